@@ -1,0 +1,68 @@
+"""``memfs ls`` and ``memfs tree``: every memory, ``system/`` first, one line each."""
+
+from __future__ import annotations
+
+import click
+
+from memfs.cli import State
+from memfs.cli.options import json_option, pass_state
+from memfs.cli.output import emit_json, line, note
+from memfs.model import Memory
+
+
+def _summary(memory: Memory) -> dict:
+    return {
+        "path": memory.path,
+        "id": memory.id,
+        "type": memory.type,
+        "scope": memory.scope,
+        "status": memory.status,
+        "revision": memory.revision,
+        "description": memory.description,
+    }
+
+
+def _listing(state: State, include_all: bool, as_json: bool):  # noqa: ANN202
+    scan = state.repo().scan()
+    memories = [m for m in scan.memories if include_all or m.status in ("active", None)]
+    if as_json:
+        emit_json({"memories": [_summary(m) for m in memories], "unreadable": [p.to_json() for p in scan.broken]})
+        return None
+    for problem in scan.broken:
+        note(f"unreadable: {problem}")
+    return memories
+
+
+@click.command("ls")
+@click.option("-a", "--all", "include_all", is_flag=True, help="Include superseded, retracted, expired... memories.")
+@json_option
+@pass_state
+def ls_cmd(state: State, include_all: bool, as_json: bool) -> None:
+    """List memories: path, status, scope and description."""
+    memories = _listing(state, include_all, as_json)
+    for m in memories or []:
+        status = "" if m.status == "active" else f" [{m.status}]"
+        scope = f" ({m.scope})" if m.scope else ""
+        line(f"{m.path}{status}{scope}  {m.description or ''}".rstrip())
+
+
+@click.command("tree")
+@click.option("-a", "--all", "include_all", is_flag=True, help="Include inactive memories.")
+@json_option
+@pass_state
+def tree_cmd(state: State, include_all: bool, as_json: bool) -> None:
+    """Show memories as a folder tree with their descriptions (system/ first)."""
+    memories = _listing(state, include_all, as_json)
+    if memories is None:
+        return
+    shown: set[str] = set()
+    for m in memories:
+        parts = m.path.split("/")
+        for depth in range(len(parts) - 1):
+            folder = "/".join(parts[: depth + 1])
+            if folder not in shown:
+                shown.add(folder)
+                line("  " * depth + parts[depth] + "/")
+        status = "" if m.status == "active" else f" [{m.status}]"
+        desc = f" — {m.description}" if m.description else ""
+        line("  " * (len(parts) - 1) + parts[-1] + status + desc)

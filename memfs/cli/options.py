@@ -1,0 +1,111 @@
+"""Options shared by several verbs: the memory fields, ``--json``, and the state object."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from memfs.cli import State
+from memfs.errors import MemfsError
+
+pass_state = click.make_pass_decorator(State)
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+
+_FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--id", "id_"), {"help": "Stable identity (default: the file name)."}),
+    (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note."}),
+    (("--scope",), {"help": "Whose memory, e.g. user:U5/project:P8."}),
+    (("--key",), {"help": "Subject/attribute identity inside the scope."}),
+    (("--source",), {"help": "Where it came from, e.g. conversation:C1#msg-12."}),
+    (("--source-kind",), {"help": "user | tool | agent | document | system."}),
+    (("--version", "version_"), {"help": "World version it applies to (product, API, config)."}),
+    (("--expires",), {"help": "ISO 8601 time with zone when it stops being valid."}),
+    (("--status",), {"help": "active | superseded | retracted | needs_review | expired."}),
+    (("--confidence",), {"type": float, "help": "0..1, how sure the writer is."}),
+    (("--description",), {"help": "One line shown in listings."}),
+    (("--tag", "tags"), {"multiple": True, "help": "A tag (repeatable)."}),
+    (("--depends-on", "depends_on"), {"multiple": True, "help": "Path this memory was derived from (repeatable)."}),
+    (("--set", "extra"), {"multiple": True, "metavar": "FIELD=YAML", "help": "Any other field (repeatable)."}),
+]
+
+_NAMES = {"id_": "id", "type_": "type", "version_": "version"}
+
+
+def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the memory-field options; the command receives them collected as ``fields``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        fields: dict[str, Any] = {}
+        for option, _ in _FIELD_OPTIONS:
+            name = option[-1].lstrip("-").replace("-", "_") if len(option) == 1 else option[1]
+            value = kwargs.pop(name, None)
+            if value in (None, ()):
+                continue
+            if name == "extra":
+                fields.update(parse_assignments(value))
+            elif name == "expires":
+                fields["expires"] = parse_cli_time(value, "--expires")
+            else:
+                fields[_NAMES.get(name, name)] = list(value) if isinstance(value, tuple) else value
+        return func(*args, fields=fields, **kwargs)
+
+    for option, extra in reversed(_FIELD_OPTIONS):
+        wrapper = click.option(*option, **extra)(wrapper)
+    return wrapper
+
+
+def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:
+    from memfs import yamlio
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise MemfsError(f"--set {item!r}: write it as FIELD=VALUE, e.g. --set ticket=B17")
+        try:
+            out[key.strip()] = yamlio.load(f"v: {raw}\n")["v"] if raw.strip() else None
+        except yamlio.YamlError as exc:
+            raise MemfsError(f"--set {item!r}: the value is not valid YAML ({exc})") from None
+    return out
+
+
+def parse_cli_time(text: str, option: str) -> dt.datetime:
+    try:
+        value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise MemfsError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z") from None
+    if value.tzinfo is None:
+        raise MemfsError(f"{option} {text!r}: has no time zone; add one, e.g. {text}Z")
+    return value
+
+
+def read_body(body: str | None, body_file: str | None) -> str | None:
+    """The body from ``--body`` or ``--body-file`` (``-`` reads stdin; stdin is never read unasked,
+    so a caller with an open but silent stdin cannot hang the command)."""
+    if body is not None and body_file is not None:
+        raise MemfsError("give either --body or --body-file, not both")
+    if body is not None:
+        return body
+    if body_file == "-":
+        return _decode(sys.stdin.buffer.read(), "stdin")
+    if body_file is not None:
+        try:
+            with open(body_file, "rb") as handle:
+                return _decode(handle.read(), body_file)
+        except OSError as exc:
+            raise MemfsError(f"--body-file {body_file}: {exc.strerror}") from None
+    return None
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MemfsError(f"{where}: the body is not UTF-8 text") from None

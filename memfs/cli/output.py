@@ -1,0 +1,47 @@
+"""All terminal output of the CLI goes through here: JSON for programs, plain text for people."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import click
+
+from memfs.model import Problem
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def line(text: str = "") -> None:
+    click.echo(text)
+
+
+def note(text: str) -> None:
+    """Something the user should see that is not the command's result (goes to stderr)."""
+    click.echo(text, err=True)
+
+
+def error(text: str) -> None:
+    click.echo(f"memfs: error: {text}", err=True)
+
+
+def problems(found: Iterable[Problem]) -> None:
+    for problem in found:
+        click.echo(str(problem))
+
+
+def commit_result(result: Any, as_json: bool) -> None:
+    """Report a write: which files changed and in which commit."""
+    if as_json:
+        emit_json(result.to_json())
+        return
+    if result.commit is None:
+        line("nothing changed, no commit made")
+        return
+    for change in result.changes:
+        rev = f" (revision {change.revision})" if change.revision else ""
+        line(f"{change.action} {change.path}{rev}")
+    line(f"commit {result.commit[:10]}")

@@ -1,0 +1,114 @@
+"""``memfs new``, ``write``, ``add`` and ``rm``: the verbs that change memories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memfs.cli import State
+from memfs.cli.options import field_options, json_option, pass_state, read_body
+from memfs.cli.output import commit_result
+
+_body = [
+    click.option("--body", help="The Markdown body."),
+    click.option("--body-file", help="Read the body from this file ('-' for stdin)."),
+]
+_common = [
+    click.option("--expect-revision", type=int, help="Fail if the memory is no longer at this revision."),
+    click.option("--reason", help="Why (goes into the commit message)."),
+    json_option,
+]
+
+
+def _apply(options: list) -> Any:
+    def decorate(func: Any) -> Any:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+@click.command("write")
+@click.argument("path")
+@field_options
+@_apply(_body + _common)
+@pass_state
+def write_cmd(
+    state: State,
+    path: str,
+    fields: dict,
+    body: str | None,
+    body_file: str | None,
+    expect_revision: int | None,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    """Create or update the memory at PATH (one commit). Only the given fields change."""
+    result = state.repo().write(
+        path, fields=fields, body=read_body(body, body_file), expected_revision=expect_revision, reason=reason
+    )
+    commit_result(result, as_json)
+
+
+@click.command("add")
+@click.argument("path")
+@field_options
+@_apply(_body + _common)
+@pass_state
+def add_cmd(
+    state: State,
+    path: str,
+    fields: dict,
+    body: str | None,
+    body_file: str | None,
+    expect_revision: int | None,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    """Create a new memory at PATH (one commit); refuses to overwrite an existing one."""
+    result = state.repo().write(path, fields=fields, body=read_body(body, body_file), create_only=True, reason=reason)
+    commit_result(result, as_json)
+
+
+@click.command("new")
+@click.argument("template")
+@click.argument("path")
+@field_options
+@_apply(_body + _common)
+@pass_state
+def new_cmd(
+    state: State,
+    template: str,
+    path: str,
+    fields: dict,
+    body: str | None,
+    body_file: str | None,
+    expect_revision: int | None,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    """Create PATH from TEMPLATE (preference, fact, episode, procedure, summary, note, system)."""
+    from memfs.templates import load_template
+
+    defaults, template_body = load_template(template)
+    defaults.update(fields)
+    given = read_body(body, body_file)
+    result = state.repo().write(
+        path, fields=defaults, body=template_body if given is None else given, create_only=True, reason=reason
+    )
+    commit_result(result, as_json)
+
+
+@click.command("rm")
+@click.argument("path")
+@click.option("--force", is_flag=True, help="Delete even if other memories depend on it.")
+@_apply(_common)
+@pass_state
+def rm_cmd(
+    state: State, path: str, force: bool, expect_revision: int | None, reason: str | None, as_json: bool
+) -> None:
+    """Delete the memory at PATH (one commit; it stays in git history)."""
+    result = state.repo().delete(path, expected_revision=expect_revision, reason=reason, force=force)
+    commit_result(result, as_json)

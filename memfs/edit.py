@@ -1,0 +1,87 @@
+"""Compute the new bytes of a memory file for a write (pure: no disk, no git).
+
+New files come from the canonical writer; existing files change only the lines of the fields
+that change (plus ``revision`` and ``updated``), and their body stays byte for byte unless a new
+body is given.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memfs import yamlio
+from memfs.document import compose
+from memfs.errors import ConflictError, InvalidMemory
+from memfs.model import FIELDS, Memory
+from memfs.parse import build, load_document, parse
+
+#: Fields memfs maintains itself on every change.
+MANAGED = ("revision", "created", "updated")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The outcome of preparing a write: new bytes (``None`` if nothing changes) and the record."""
+
+    content: bytes | None
+    memory: Memory
+    created: bool
+
+
+def _same(old: Any, new: Any) -> bool:
+    if new is None:
+        return old is None
+    try:
+        return yamlio.load(f"v: {yamlio.scalar(new)}\n")["v"] == old
+    except (TypeError, ValueError):
+        return False
+
+
+def _finish_body(body: str) -> str:
+    return body if body.endswith(("\n", "\r")) or body == "" else body + "\n"
+
+
+def new_file(path: str, fields: Mapping[str, Any], body: str, now: dt.datetime) -> Edit:
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    meta: dict[str, Any] = {"id": stem, "status": "active"}
+    meta.update({k: v for k, v in fields.items() if v is not None and k not in MANAGED})
+    meta.update(revision=1, created=fields.get("created") or now, updated=now)
+    text = compose(yamlio.render(meta, FIELDS), _finish_body(body)).render()
+    data = text.encode("utf-8")
+    return Edit(data, parse(path, data), True)
+
+
+def update_file(
+    path: str,
+    current: bytes,
+    fields: Mapping[str, Any],
+    body: str | None,
+    now: dt.datetime,
+    expected_revision: int | None = None,
+) -> Edit:
+    doc, meta = load_document(path, current)
+    old = build(path, meta, doc.body)
+    if expected_revision is not None and old.revision != expected_revision:
+        raise ConflictError(
+            f"{path}: changed since you read it (you had revision {expected_revision}, it is now "
+            f"revision {old.revision}); read it again and redo your change"
+        )
+    changes = {k: v for k, v in fields.items() if k not in MANAGED and not _same(meta.get(k), v)}
+    new_body = None if body is None else _finish_body(body)
+    if not changes and (new_body is None or new_body == doc.body):
+        return Edit(None, old, False)
+    changes["revision"] = old.revision + 1
+    changes["updated"] = now
+    try:
+        frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
+    except ValueError as exc:
+        raise InvalidMemory(f"{path}: {exc}; the file was left unchanged") from None
+    new_doc = doc.with_frontmatter(frontmatter)
+    if new_body is not None:
+        new_doc = new_doc.with_body(new_body)
+    data = new_doc.render().encode("utf-8")
+    return Edit(data, parse(path, data), False)

@@ -1,0 +1,93 @@
+"""Which files are memories, and keeping every path inside the memory root.
+
+A memory is any ``*.md`` file under the root except ``README.md`` files, paths matched by
+``.memfsignore`` (gitignore syntax), and anything under a dot-directory (``.git/``, ``.memfs/``,
+``.github/``...) or named with a leading dot (editor and atomic-write temporaries).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+from memfs.errors import PathError
+
+IGNORE_FILE = ".memfsignore"
+CACHE_DIR = ".memfs"
+
+
+def _ignore_spec(root: Path):
+    ignore = root / IGNORE_FILE
+    if not ignore.is_file():
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8").splitlines())
+
+
+def is_memory_name(rel: str) -> bool:
+    """Whether a root-relative path names a memory by its shape alone (no ignore file)."""
+    parts = rel.split("/")
+    return rel.endswith(".md") and parts[-1] != "README.md" and not any(p.startswith(".") for p in parts)
+
+
+def iter_memory_paths(root: Path) -> Iterator[str]:
+    """Root-relative paths of every memory file, sorted, following no symlinked directory."""
+    spec = _ignore_spec(root)
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        for name in filenames:
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            if is_memory_name(rel):
+                found.append(rel)
+    if spec is not None:
+        found = [p for p in found if not spec.match_file(p)]
+    yield from sorted(found, key=sort_key)
+
+
+def sort_key(rel: str) -> tuple[int, str]:
+    """``system/`` first, then everything else, each by path."""
+    return (0 if rel.startswith("system/") else 1, rel)
+
+
+def is_ignored(root: Path, rel: str) -> bool:
+    spec = _ignore_spec(root)
+    return spec is not None and spec.match_file(rel)
+
+
+def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True) -> str:
+    """The root-relative POSIX form of ``path``, or :class:`PathError` if it leaves the root.
+
+    Relative paths are taken relative to the memory root. Refused: NUL bytes, URL-encoded
+    traversal, ``..`` that escapes, absolute paths elsewhere, symlinks that resolve outside,
+    anything under ``.git/`` or ``.memfs/``, and (by default) names that are not memories.
+    """
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise PathError(f"{text!r}: a path may not contain a NUL byte")
+    decoded = unquote(text)
+    if decoded != text and (
+        ".." in decoded.replace("\\", "/").split("/") or "\x00" in decoded or decoded.startswith("/")
+    ):
+        raise PathError(f"{text}: URL-encoded traversal is not accepted; write the path plainly")
+    root_real = Path(os.path.realpath(root))
+    candidate = Path(text) if os.path.isabs(text) else root / text
+    lexical = os.path.normpath(os.path.abspath(candidate))
+    rel_lexical = os.path.relpath(lexical, os.path.abspath(root))
+    if rel_lexical == ".." or rel_lexical.startswith(".." + os.sep) or os.path.isabs(rel_lexical):
+        raise PathError(f"{text}: is outside the memory root {root}")
+    real = os.path.realpath(lexical)
+    if os.path.relpath(real, root_real).startswith(".."):
+        raise PathError(f"{text}: resolves (through a symlink) outside the memory root {root}")
+    rel = posixpath.normpath(rel_lexical.replace(os.sep, "/"))
+    first = rel.split("/")[0]
+    if first in (".git", CACHE_DIR):
+        raise PathError(f"{text}: files under {first}/ are not memories and may not be touched")
+    if must_be_memory and not is_memory_name(rel):
+        raise PathError(f"{text}: is not a memory file (memories are *.md files, not README.md, not hidden)")
+    return rel

@@ -1,0 +1,211 @@
+"""YAML for frontmatter: a strict fast reader, one canonical writer, and a minimal-diff editor.
+
+Reading uses PyYAML's C loader (what python-frontmatter uses underneath, ~0.2 ms a file) with
+duplicate keys turned into errors instead of "last one wins".
+
+Writing never round-trips the whole mapping through a YAML dumper: :func:`edit` replaces only the
+lines of the keys that change and leaves every other byte alone (comments, quoting, key order,
+flow or block lists), then re-parses the result to prove that exactly the intended values
+changed. Values are rendered by :func:`scalar`, which quotes anything that YAML 1.1 (PyYAML) and
+YAML 1.2 (ruamel, most other tools) would read differently, such as ``yes``, ``0123``, ``1.10``
+or ``12:30``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import yaml
+
+_LOADER_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class YamlError(ValueError):
+    """Frontmatter YAML that does not parse; ``line`` is 1-based within the frontmatter."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _StrictLoader(_LOADER_BASE):  # type: ignore[misc, valid-type]
+    """Safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict):
+            continue
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load(text: str) -> Any:
+    """Parse frontmatter YAML; raise :class:`YamlError` with the line number on any error."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise YamlError(str(problem), line) from None
+
+
+_YAML11_WORDS = re.compile(
+    r"y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
+    r"|null|Null|NULL|~|"
+)
+_NUMBERISH = re.compile(r"[-+]?(\.?[0-9][0-9_:.]*([eE][-+]?[0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN))")
+_PLAIN_SAFE = re.compile(r"[^\s\"'!&*|>%@`#,\[\]{}?:-][^\n\r\t]*")
+
+
+def _plain_ok(value: str) -> bool:
+    if _YAML11_WORDS.fullmatch(value) or _NUMBERISH.fullmatch(value):
+        return False
+    if not _PLAIN_SAFE.fullmatch(value) or value != value.strip():
+        return False
+    if ": " in value or " #" in value or value.endswith(":") or "\ufeff" in value:
+        return False
+    try:
+        return yaml.load(f"k: {value}\n", Loader=_StrictLoader) == {"k": value}
+    except yaml.YAMLError:
+        return False
+
+
+def format_time(value: dt.datetime) -> str:
+    """ISO 8601 in UTC with a ``Z``, whole seconds unless the value has microseconds."""
+    value = value.astimezone(dt.UTC)
+    text = value.isoformat(timespec="microseconds" if value.microsecond else "seconds")
+    return text.replace("+00:00", "Z")
+
+
+def scalar(value: Any) -> str:
+    """Render one value as flow YAML that PyYAML and YAML 1.2 parsers read back identically."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return format_time(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value if _plain_ok(value) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{scalar(str(k))}: {scalar(v)}" for k, v in value.items())
+        return "{" + inner + "}"
+    if isinstance(value, Iterable):
+        return "[" + ", ".join(_flow_item(v) for v in value) + "]"
+    raise TypeError(f"cannot write a {type(value).__name__} into frontmatter")
+
+
+def _flow_item(value: Any) -> str:
+    text = scalar(value)
+    if isinstance(value, str) and text == value and any(c in value for c in ",[]{}"):
+        return json.dumps(value, ensure_ascii=False)
+    return text
+
+
+def render(fields: Mapping[str, Any], order: Iterable[str] = ()) -> str:
+    """The canonical frontmatter for a new file: known keys in ``order``, then the rest."""
+    order = list(order)
+    keys = [k for k in order if k in fields] + [k for k in fields if k not in order]
+    return "".join(f"{k}: {scalar(fields[k])}\n" for k in keys if fields[k] is not None)
+
+
+_TOP_KEY = re.compile(r"(?P<key>[^\s#'\"\-?:][^:#]*?|\"[^\"]*\"|'[^']*')[ \t]*:(?:[ \t]|$)")
+
+
+def _key_of(line: str) -> str | None:
+    match = _TOP_KEY.match(line)
+    if match is None:
+        return None
+    key = match.group("key")
+    return key[1:-1] if key[:1] in "\"'" else key
+
+
+def _spans(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Line ranges [start, end) of every top-level key, continuation lines included."""
+    spans: dict[str, tuple[int, int]] = {}
+    current: str | None = None
+    start = 0
+    for i, line in enumerate(lines):
+        key = _key_of(line)
+        continuation = line[:1] in (" ", "\t") or line.startswith("- ") or line.rstrip() == "-"
+        if key is not None or not continuation:
+            if current is not None:
+                spans[current] = (start, i)
+                current = None
+            if key is not None:
+                current, start = key, i
+    if current is not None:
+        spans[current] = (start, len(lines))
+    return spans
+
+
+def _trailing_comment(line: str) -> str:
+    """An inline ``# comment`` after an unquoted single-line value, to keep on edit."""
+    value = line.split(":", 1)[1] if ":" in line else ""
+    if "'" in value or '"' in value:
+        return ""
+    match = re.search(r"([ \t]+#.*)$", value.rstrip("\r\n"))
+    return match.group(1) if match else ""
+
+
+def edit(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n") -> str:
+    """Set top-level keys (``None`` removes one) touching only their own lines.
+
+    New keys are appended at the end. The result is re-parsed and compared with the intended
+    mapping; any difference raises ``ValueError`` so a file is never written wrong.
+    """
+    before = load(frontmatter) if frontmatter.strip() else {}
+    lines = frontmatter.splitlines(keepends=True)
+    spans = _spans(lines)
+    replacements: list[tuple[int, int, list[str]]] = []
+    appended: list[str] = []
+    for key, value in changes.items():
+        new = [] if value is None else [f"{key}: {scalar(value)}"]
+        if key in spans:
+            start, end = spans[key]
+            if new and end - start == 1:
+                new[0] += _trailing_comment(lines[start])
+            replacements.append((start, end, [line + newline for line in new]))
+        elif new:
+            appended.extend(line + newline for line in new)
+    for start, end, new_lines in sorted(replacements, reverse=True):
+        lines[start:end] = new_lines
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += newline
+    result = "".join(lines + appended)
+    _check_edit(before, changes, result)
+    return result
+
+
+def _check_edit(before: Any, changes: Mapping[str, Any], result: str) -> None:
+    expected = dict(before or {})
+    for key, value in changes.items():
+        if value is None:
+            expected.pop(key, None)
+        else:
+            expected[key] = load(f"v: {scalar(value)}\n")["v"]
+    actual = load(result) if result.strip() else {}
+    if actual != expected:
+        raise ValueError("the frontmatter could not be edited without touching other keys")
