@@ -7,10 +7,10 @@ Start with :class:`memfs.repo.MemoryRepo` (``MemoryRepo.open(path)`` / ``MemoryR
 from memfs.errors import MemfsError
 from memfs.model import Memory, Problem
 
-__all__ = ["Memory", "MemfsError", "MemoryRepo", "Problem"]
+__all__ = ["MemfsError", "Memory", "MemoryRepo", "Problem"]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy import keeps `import memfs` cheap
+def __getattr__(name: str):
     if name == "MemoryRepo":
         from memfs.repo import MemoryRepo
 

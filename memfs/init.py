@@ -63,7 +63,7 @@ def _starter_files(root: Path) -> dict[Path, bytes]:
     return {path: data for path, data in wanted.items() if path == gitignore or not path.exists()}
 
 
-def init_repo(directory: Path, actor: str):  # noqa: ANN201 - returns MemoryRepo (import cycle)
+def init_repo(directory: Path, actor: str):
     from memfs.repo import MemoryRepo
 
     git = _ensure_git(directory, actor)

@@ -17,6 +17,7 @@ import click
 
 #: verb -> "module:function" under memfs.cli
 COMMANDS = {
+    # foundation: the store and its history
     "init": "init:init_cmd",
     "new": "write:new_cmd",
     "write": "write:write_cmd",
@@ -30,6 +31,32 @@ COMMANDS = {
     "diff": "history:diff_cmd",
     "revert": "history:revert_cmd",
     "demo": "demo:demo_cmd",
+    # search and recall
+    "search": "search:search_cmd",
+    "reindex": "search:reindex_cmd",
+    # lineage and retraction
+    "retract": "lineage:retract_cmd",
+    "reinstate": "lineage:reinstate_cmd",
+    "review": "review:review_cmd",
+    "impact": "lineage:impact_cmd",
+    "graph": "lineage:graph_cmd",
+    # lifecycle
+    "remember": "lifecycle:remember_cmd",
+    "history": "lifecycle:history_cmd",
+    "expire": "lifecycle:expire_cmd",
+    "forget": "lifecycle:forget_cmd",
+    "purge": "lifecycle:purge_cmd",
+    "stats": "lifecycle:stats_cmd",
+    # agent interfaces
+    "context": "agent:context_cmd",
+    "tool": "agent:tool_cmd",
+    "watch": "agent:watch_cmd",
+    "mcp": "agent:mcp_cmd",
+    # collaboration
+    "sync": "collab:sync_cmd",
+    "propose": "collab:propose_cmd",
+    "install-merge-driver": "collab:install_merge_driver_cmd",
+    "merge-driver": "collab:merge_driver_cmd",
 }
 
 
@@ -37,14 +64,21 @@ class LazyGroup(click.Group):
     """A click group that imports a verb's module only when that verb runs (or help lists it)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted(name for name in COMMANDS if self.get_command(ctx, name) is not None)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The verb's command, or ``None`` while the module that provides it does not exist yet."""
         target = COMMANDS.get(name)
         if target is None:
             return None
         module, attr = target.split(":")
-        return getattr(importlib.import_module(f"memfs.cli.{module}"), attr)
+        try:
+            loaded = importlib.import_module(f"memfs.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"memfs.cli.{module}":
+                return None
+            raise
+        return getattr(loaded, attr, None)
 
 
 @dataclass
@@ -54,7 +88,7 @@ class State:
     debug: bool
     _repo: Any = field(default=None, repr=False)
 
-    def repo(self):  # noqa: ANN201 - MemoryRepo, imported lazily
+    def repo(self):
         if self._repo is None:
             from memfs.cli.output import note
             from memfs.repo import MemoryRepo

@@ -22,7 +22,7 @@ def _summary(memory: Memory) -> dict:
     }
 
 
-def _listing(state: State, include_all: bool, as_json: bool):  # noqa: ANN202
+def _listing(state: State, include_all: bool, as_json: bool):
     scan = state.repo().scan()
     memories = [m for m in scan.memories if include_all or m.status in ("active", None)]
     if as_json:
