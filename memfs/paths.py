@@ -60,6 +60,16 @@ def is_ignored(root: Path, rel: str) -> bool:
     return spec is not None and spec.match_file(rel)
 
 
+def _fully_unquoted(text: str) -> str:
+    """``text`` URL-decoded until it stops changing, so double encoding (``%252e``) is seen too."""
+    for _ in range(5):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
 def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True) -> str:
     """The root-relative POSIX form of ``path``, or :class:`PathError` if it leaves the root.
 
@@ -70,7 +80,7 @@ def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = 
     text = os.fspath(path)
     if "\x00" in text:
         raise PathError(f"{text!r}: a path may not contain a NUL byte")
-    decoded = unquote(text)
+    decoded = _fully_unquoted(text)
     if decoded != text and (
         ".." in decoded.replace("\\", "/").split("/") or "\x00" in decoded or decoded.startswith("/")
     ):
