@@ -45,9 +45,13 @@ def _finish_body(body: str) -> str:
     return body if body.endswith(("\n", "\r")) or body == "" else body + "\n"
 
 
+def default_id(path: str) -> str:
+    """The id a new memory gets unless one is given: its path without ``.md``, unique by construction."""
+    return posixpath.splitext(path)[0]
+
+
 def new_file(path: str, fields: Mapping[str, Any], body: str, now: dt.datetime) -> Edit:
-    stem = posixpath.splitext(posixpath.basename(path))[0]
-    meta: dict[str, Any] = {"id": stem, "status": "active"}
+    meta: dict[str, Any] = {"id": default_id(path), "status": "active"}
     meta.update({k: v for k, v in fields.items() if v is not None and k not in MANAGED})
     meta.update(revision=1, created=fields.get("created") or now, updated=now)
     text = compose(yamlio.render(meta, FIELDS), _finish_body(body)).render()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,32 @@ def run_in(
     return proc
 
 
+def merge_text(
+    ours: bytes,
+    base: bytes,
+    theirs: bytes,
+    *,
+    labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+    marker_size: int = 7,
+) -> tuple[bytes, int]:
+    """Three-way text merge by ``git merge-file``: (result, number of conflicts; 0 = clean).
+
+    Conflicts leave git's standard markers (``<<<<<<< ours`` ... ``>>>>>>> theirs``) in the result.
+    """
+    with tempfile.TemporaryDirectory(prefix="memfs-merge-") as tmp:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(tmp) / name).write_bytes(data)
+            names.append(name)
+        args = ["merge-file", "-p", f"--marker-size={marker_size}"]
+        for label in labels:
+            args += ["-L", label]
+        proc = run_in(Path(tmp), *args, *names, check=False)
+    if not 0 <= proc.returncode < 128:
+        raise GitError(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    return proc.stdout, proc.returncode
+
+
 def discover(start: Path) -> tuple[Path, Path]:
     """(work tree top level, git dir) of the repository containing ``start``."""
     if not start.is_dir():
@@ -119,10 +146,20 @@ class Git:
             raise GitError(f"{rev!r} is not a commit in this repository")
         return sha
 
-    def rev_before(self, when: str) -> str | None:
-        """The commit HEAD pointed to at ``when`` (first-parent history), if any."""
-        out = self.run("rev-list", "-1", "--first-parent", f"--before={when}", "HEAD", check=False)
-        return out.strip() or None
+    def rev_before(self, epoch: float) -> str | None:
+        """The commit HEAD pointed to at Unix time ``epoch`` (first-parent history), if any.
+
+        Compared in Python rather than with ``--before``, whose date parser misreads small and
+        far-future timestamps.
+        """
+        if self.head() is None:
+            return None
+        out = self.run("log", "--first-parent", "--format=%H %ct", "HEAD")
+        for entry in out.splitlines():
+            sha, _, seconds = entry.partition(" ")
+            if int(seconds) <= epoch:
+                return sha
+        return None
 
     def show_file(self, rev: str, path: str) -> bytes | None:
         proc = run_in(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)

@@ -68,7 +68,7 @@ def resolve_at(repo: MemoryRepo, at: str) -> str:
     """A commit for ``at``: a revision (``HEAD~2``, a sha, a branch) or an ISO date/time."""
     when = _as_time(at)
     if when is not None:
-        sha = repo.git.rev_before(when.isoformat())
+        sha = repo.git.rev_before(when.timestamp())
         if sha is None:
             raise MemoryNotFound(f"the repository has no commit as old as {at}")
         return sha

@@ -7,10 +7,11 @@ problems are attached to the returned memory so that callers decide how strict t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from memfs import yamlio
-from memfs.document import Document, SplitError, split
+from memfs.document import Document, SplitError, conflict_marker_line, split
 from memfs.errors import InvalidMemory
 from memfs.model import Memory, Problem
 from memfs.validate import coerce_fields
@@ -32,6 +33,14 @@ def decode(path: str, data: bytes) -> str:
 def load_document(path: str, data: bytes) -> tuple[Document, dict[str, Any]]:
     """The exact parts of the file and its frontmatter mapping."""
     text = decode(path, data)
+    marker = conflict_marker_line(text)
+    if marker is not None:
+        raise _fatal(
+            path,
+            "has unresolved merge conflict markers (<<<<<<< ... ======= ... >>>>>>>)",
+            "keep the right lines of each side, delete the marker lines, run 'memfs validate', then commit",
+            marker,
+        )
     try:
         doc = split(text)
     except SplitError as exc:
@@ -53,12 +62,18 @@ def load_document(path: str, data: bytes) -> tuple[Document, dict[str, Any]]:
     return doc, meta
 
 
-def build(path: str, meta: dict[str, Any], body: str) -> Memory:
-    """A typed record from an already parsed mapping (also used for files about to be written)."""
+def build(path: str, meta: dict[str, Any], body: str, frontmatter: str | None = None) -> Memory:
+    """A typed record from an already parsed mapping (also used for files about to be written).
+
+    With the ``frontmatter`` text, each field problem gets the line number of its key.
+    """
     typed, problems = coerce_fields(path, meta)
+    if frontmatter is not None and problems:
+        lines = {key: start + 2 for key, (start, _) in yamlio.key_lines(frontmatter).items()}
+        problems = [replace(p, line=lines.get(p.field or "")) if p.line is None else p for p in problems]
     return Memory(path=path, meta=meta, body=body, problems=tuple(problems), **typed)
 
 
 def parse(path: str, data: bytes) -> Memory:
     doc, meta = load_document(path, data)
-    return build(path, meta, doc.body)
+    return build(path, meta, doc.body, doc.frontmatter)

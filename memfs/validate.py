@@ -61,12 +61,13 @@ def coerce_fields(path: str, meta: dict[str, Any]) -> tuple[dict[str, Any], list
             if isinstance(value, str):
                 typed[name] = value
             else:
-                bad(name, f"must be a string, got {_shown(value)}", f'quote it: {name}: "{value}"')
+                bad(name, f"must be a string, got {_shown(value)}", _quote_fix(name, value))
     _check_enums(typed, bad)
     _check_identity(path, typed, meta, bad)
     typed.update(_times(meta, bad))
     typed.update(_numbers(meta, bad))
     typed.update(_lists(path, meta, bad))
+    _lineage_records(path, meta, bad)
     for name in meta:
         if name not in FIELDS:
             bad(name, "is not a memfs field; it is kept as written", "remove it or ignore this", "warning")
@@ -85,7 +86,7 @@ def _check_enums(typed: dict[str, Any], bad: Callable[..., None]) -> None:
 
 def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
     if "id" not in meta:
-        bad("id", "is missing", f"add 'id: {posixpath.splitext(posixpath.basename(path))[0]}'")
+        bad("id", "is missing", f"add 'id: {posixpath.splitext(path)[0]}'")
     elif "id" in typed and not _ID.fullmatch(typed["id"]):
         bad("id", f"{typed.pop('id')!r} is not a usable id", "use letters, digits and - _ . : / @ +")
     if "type" not in meta:
@@ -108,6 +109,22 @@ def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad:
         )
 
 
+def _quote_fix(name: str, value: Any) -> str:
+    if isinstance(value, bool | int | float):
+        return f'YAML read it as a {type(value).__name__}; quote it exactly as meant, e.g. {name}: "{value}"'
+    return f'write it as a quoted string: {name}: "..."'
+
+
+def _zoned_example(raw: Any) -> str:
+    if isinstance(raw, dt.datetime):
+        return raw.replace(tzinfo=dt.UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(raw, dt.date):
+        return f"{raw.isoformat()}T00:00:00Z"
+    if _looks_naive(raw):
+        return str(raw).strip() + "Z"
+    return "2026-09-20T10:00:00Z"
+
+
 def _times(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in TIME_FIELDS:
@@ -121,7 +138,7 @@ def _times(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
                 if isinstance(raw, dt.date | dt.datetime) or _looks_naive(raw)
                 else "is not an ISO 8601 time"
             )
-            bad(name, f"{problem}: {raw!s}", f"write it like {name}: 2026-09-20T10:00:00Z")
+            bad(name, f"{problem}: {raw!s}", f"write it like {name}: {_zoned_example(raw)}")
         else:
             out[name] = value
     if "created" in out and "updated" in out and out["updated"] < out["created"]:
@@ -183,6 +200,57 @@ def _lists(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> dict[st
                     clean.append(posixpath.normpath(dep))
             out["depends_on"] = tuple(clean)
     return out
+
+
+def _lineage_records(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> None:
+    """Shapes of the fields retraction and review write (``source_primary``, ``invalidated_by``,
+    ``reinstated``); see :mod:`memfs.lineage`."""
+    if "source_primary" in meta and not isinstance(meta["source_primary"], bool):
+        got = _shown(meta["source_primary"])
+        bad("source_primary", f"must be true or false, got {got}", "write source_primary: true")
+    if "invalidated_by" in meta and meta["invalidated_by"] is not None:
+        records = meta["invalidated_by"]
+        example = "write invalidated_by: [{root: facts/x.md, reason: why, at: 2026-09-20T10:00:00Z, actor: user:me}]"
+        if not isinstance(records, list) or not records:
+            bad("invalidated_by", f"must be a non-empty list of records, got {_shown(records)}", example)
+        else:
+            for i, record in enumerate(records):
+                why = _record_problem(record, ("root",), ("reason", "actor"))
+                root_why = None if why else dependency_problem(path, record["root"])
+                if root_why:
+                    why = f"root {root_why}"
+                if why:
+                    bad("invalidated_by", f"entry {i + 1} {why}", example)
+        if meta.get("status") == "active":
+            bad(
+                "invalidated_by",
+                "is still present although the memory is active",
+                "remove it ('memfs reinstate' does this and records the review)",
+                "warning",
+            )
+    if "reinstated" in meta and meta["reinstated"] is not None:
+        why = _record_problem(meta["reinstated"], (), ("reason", "actor"), ("basis", "roots"))
+        if why:
+            bad("reinstated", why, "write reinstated: {at: 2026-09-20T10:00:00Z, actor: user:me, reason: why}")
+
+
+def _record_problem(
+    record: Any, required: tuple[str, ...], strings: tuple[str, ...], lists: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(record, dict):
+        return f"must be a mapping, got {_shown(record)}"
+    for key in required:
+        if not isinstance(record.get(key), str) or not record[key]:
+            return f"needs a '{key}' path"
+    for key in strings:
+        if key in record and not isinstance(record[key], str):
+            return f"'{key}' must be a string, got {_shown(record[key])}"
+    for key in lists:
+        if key in record and not (isinstance(record[key], list) and all(isinstance(v, str) for v in record[key])):
+            return f"'{key}' must be a list of strings, got {_shown(record[key])}"
+    if "at" in record and parse_time(record["at"]) is None:
+        return f"'at' must be an ISO 8601 time with a zone, got {record['at']!s}"
+    return None
 
 
 def dependency_problem(path: str, dep: str) -> str | None:

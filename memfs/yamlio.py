@@ -49,7 +49,17 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
     return loader.construct_mapping(node, deep=deep)
 
 
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """A timestamp-shaped value that is not a real date (``2026-13-45``) stays a string, so
+    validation can say which field is wrong instead of the whole file failing to load."""
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def load(text: str) -> Any:
@@ -74,7 +84,7 @@ _PLAIN_SAFE = re.compile(r"[^\s\"'!&*|>%@`#,\[\]{}?:-][^\n\r\t]*")
 def _plain_ok(value: str) -> bool:
     if _YAML11_WORDS.fullmatch(value) or _NUMBERISH.fullmatch(value):
         return False
-    if not _PLAIN_SAFE.fullmatch(value) or value != value.strip():
+    if not _PLAIN_SAFE.fullmatch(value) or value != value.strip() or not value.isprintable():
         return False
     if ": " in value or " #" in value or value.endswith(":") or "\ufeff" in value:
         return False
@@ -108,19 +118,31 @@ def scalar(value: Any) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, str):
-        return value if _plain_ok(value) else json.dumps(value, ensure_ascii=False)
+        return value if _plain_ok(value) else _double_quoted(value)
     if isinstance(value, Mapping):
-        inner = ", ".join(f"{scalar(str(k))}: {scalar(v)}" for k, v in value.items())
+        inner = ", ".join(f"{_flow_item(str(k))}: {_flow_item(v)}" for k, v in value.items())
         return "{" + inner + "}"
     if isinstance(value, Iterable):
         return "[" + ", ".join(_flow_item(v) for v in value) + "]"
     raise TypeError(f"cannot write a {type(value).__name__} into frontmatter")
 
 
+def _double_quoted(value: str) -> str:
+    """A JSON string (valid YAML) with every non-printable character escaped, since YAML
+    readers reject raw control characters and treat U+0085/U+2028 as line breaks."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def _flow_item(value: Any) -> str:
     text = scalar(value)
     if isinstance(value, str) and text == value and any(c in value for c in ",[]{}"):
-        return json.dumps(value, ensure_ascii=False)
+        return _double_quoted(value)
     return text
 
 
@@ -159,6 +181,11 @@ def _spans(lines: list[str]) -> dict[str, tuple[int, int]]:
     if current is not None:
         spans[current] = (start, len(lines))
     return spans
+
+
+def key_lines(frontmatter: str) -> dict[str, tuple[int, int]]:
+    """0-based [start, end) line ranges of each top-level key in a frontmatter text."""
+    return _spans(frontmatter.splitlines(keepends=True))
 
 
 def _trailing_comment(line: str) -> str:

@@ -1,0 +1,184 @@
+"""The file format: exact split/join, canonical values, and edits that touch only their lines."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memfs import yamlio
+from memfs.document import SplitError, split
+from memfs.edit import new_file, update_file
+
+NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
+
+HAND_EDITED = """\
+---
+# a comment line
+id: release-note-language        # stable identity
+type: preference
+scope: user:U5/project:P8
+key: release_note_language
+source: "conversation:C1#msg-12"
+source_kind: 'user'
+version: v2
+revision: 2
+created: 2026-09-20T10:00:00Z
+updated: 2026-09-23T08:30:00Z
+depends_on:
+  - facts/b17-status.md
+status: active   # lifecycle
+confidence: 0.9
+description: P8 release notes are written in Chinese
+tags: [writing, zh]
+ver_str: 1.10
+enabled: yes
+at: 12:30
+custom:
+  nested: true
+---
+以后P8的发布说明请用中文   
+---
+trailing rule above, blank line below
+
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        HAND_EDITED,
+        "---\nid: a\n---\nno final newline",
+        "\ufeff---\nid: a\n---\nbom\n",
+        "---\r\nid: a\r\ntype: fact\r\n---\r\ncrlf body\r\n",
+        "---\n---\nempty frontmatter\n",
+        "---\nid: a\n...\nyaml end marker\n",
+        "---\nid: a\n---\n    indented code first\n\n\n",
+    ],
+)
+def test_split_render_is_byte_identical(text: str) -> None:
+    assert split(text).render() == text
+
+
+@pytest.mark.parametrize(
+    "text", ["no frontmatter\n", "---\nid: a\nnever closed\n", "--- \n", "----\nid: a\n----\n", ""]
+)
+def test_split_refuses_files_without_frontmatter(text: str) -> None:
+    with pytest.raises(SplitError):
+        split(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("yes", '"yes"'),
+        ("no", '"no"'),
+        ("on", '"on"'),
+        ("0123", '"0123"'),
+        ("1.10", '"1.10"'),
+        ("12:30", '"12:30"'),
+        ("2026-12-31", '"2026-12-31"'),
+        ("null", '"null"'),
+        ("a: b", '"a: b"'),
+        ("x #y", '"x #y"'),
+        ("- item", '"- item"'),
+        (" padded", '" padded"'),
+        ("", '""'),
+        ("user:U5/project:P8", "user:U5/project:P8"),
+        ("conversation:C1#msg-12", "conversation:C1#msg-12"),
+        ("P8 release notes are written in Chinese", "P8 release notes are written in Chinese"),
+        ("以后P8的发布说明请用中文", "以后P8的发布说明请用中文"),
+        ("v2", "v2"),
+    ],
+)
+def test_scalar_quotes_what_yaml_would_retype(value: str, written: str) -> None:
+    assert yamlio.scalar(value) == written
+    assert yaml.safe_load(f"k: {written}")["k"] == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_any_string_survives_both_yaml_versions(value: str) -> None:
+    ruamel_yaml = pytest.importorskip("ruamel.yaml")
+    written = yamlio.scalar(value)
+    assert yaml.load(f"k: {written}\n", Loader=yaml.CSafeLoader)["k"] == value
+    assert ruamel_yaml.YAML(typ="safe", pure=True).load(f"k: {written}\n")["k"] == value
+
+
+def test_scalar_refuses_non_finite_numbers() -> None:
+    with pytest.raises(ValueError):
+        yamlio.scalar(float("nan"))
+
+
+def test_scalar_renders_times_in_utc_with_z() -> None:
+    tokyo = dt.timezone(dt.timedelta(hours=9))
+    assert yamlio.scalar(dt.datetime(2026, 9, 20, 19, 0, tzinfo=tokyo)) == "2026-09-20T10:00:00Z"
+
+
+def _changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    a, b = before.splitlines(), after.splitlines()
+    assert len(a) == len(b)
+    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+
+
+def test_update_changes_only_the_edited_lines() -> None:
+    result = update_file("prefs/x.md", HAND_EDITED.encode(), {"status": "superseded"}, None, NOW)
+    assert result.content is not None
+    changed = _changed_lines(HAND_EDITED, result.content.decode())
+    assert changed == [
+        ("revision: 2", "revision: 3"),
+        ("updated: 2026-09-23T08:30:00Z", "updated: 2026-11-29T12:00:00Z"),
+        ("status: active   # lifecycle", "status: superseded   # lifecycle"),
+    ]
+    assert result.memory.meta["ver_str"] == 1.1 and result.memory.meta["custom"] == {"nested": True}
+
+
+def test_update_of_block_list_and_new_key() -> None:
+    result = update_file(
+        "prefs/x.md", HAND_EDITED.encode(), {"depends_on": ["a.md", "b.md"], "expires": NOW}, None, NOW
+    )
+    text = result.content.decode()
+    assert "depends_on: [a.md, b.md]\nstatus: active" in text
+    assert text.split("---\n")[1].endswith("expires: 2026-11-29T12:00:00Z\n")
+    assert result.memory.depends_on == ("a.md", "b.md")
+
+
+def test_update_keeps_crlf_and_bom() -> None:
+    text = "\ufeff---\r\nid: a\r\ntype: fact\r\nstatus: active\r\n---\r\nbody\r\n"
+    result = update_file("a.md", text.encode(), {"type": "note"}, None, NOW)
+    out = result.content.decode()
+    assert out.startswith("\ufeff---\r\n") and "type: note\r\n" in out and out.endswith("---\r\nbody\r\n")
+    assert "\n" not in out.replace("\r\n", "")
+
+
+def test_update_with_same_values_is_a_no_op() -> None:
+    result = update_file("x.md", HAND_EDITED.encode(), {"status": "active", "tags": ["writing", "zh"]}, None, NOW)
+    assert result.content is None
+
+
+def test_update_body_only_keeps_frontmatter_bytes() -> None:
+    result = update_file("x.md", HAND_EDITED.encode(), {}, "new body", NOW)
+    doc_before, doc_after = split(HAND_EDITED), split(result.content.decode())
+    assert doc_after.body == "new body\n"
+    assert len(_changed_lines(doc_before.frontmatter, doc_after.frontmatter)) == 2
+
+
+def test_removing_a_field_deletes_its_whole_span() -> None:
+    result = update_file("x.md", HAND_EDITED.encode(), {"depends_on": None, "custom": None}, None, NOW)
+    text = result.content.decode()
+    assert "depends_on" not in text and "facts/b17" not in text and "nested" not in text
+
+
+def test_new_file_is_canonical() -> None:
+    fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci", "version": "1.10", "tags": ["a b", "x,y"]}
+    result = new_file("facts/b17.md", fields, "B17 is fixed", NOW)
+    text = result.content.decode()
+    assert text == (
+        "---\nid: facts/b17\ntype: fact\nscope: user:U5\nsource: tool:ci\nversion: \"1.10\"\nrevision: 1\n"
+        "created: 2026-11-29T12:00:00Z\nupdated: 2026-11-29T12:00:00Z\nstatus: active\n"
+        'tags: [a b, "x,y"]\n---\nB17 is fixed\n'
+    )
+    assert result.memory.version == "1.10" and result.memory.tags == ("a b", "x,y")

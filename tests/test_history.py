@@ -1,0 +1,100 @@
+"""History: log by operation, a memory as of a commit or a date, semantic diffs, revert."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memfs import history
+from memfs.errors import GitError, MemfsError, MemoryNotFound
+from memfs.repo import MemoryRepo
+from tests.conftest import git, run_cli, write_file
+
+FIELDS = {"type": "preference", "scope": "user:U5/project:P8", "key": "release_note_language",
+          "source": "conversation:C1#msg-12", "source_kind": "user"}
+
+
+@pytest.fixture
+def lang(repo: MemoryRepo) -> MemoryRepo:
+    repo.write("prefs/lang.md", fields=FIELDS, body="Release notes in Chinese.\n", reason="user said so")
+    repo.write("facts/b17.md", fields={"type": "fact", "scope": "project:P8", "source": "tool:ci"}, body="B17 open")
+    repo.write("prefs/lang.md", fields={"source": "conversation:C2#msg-3"}, body="Release notes in English.\n")
+    return repo
+
+
+def test_log_of_repo_path_and_op(lang: MemoryRepo) -> None:
+    assert [e.op for e in history.log(lang)] == ["update", "create", "create", "init"]
+    entries = history.log(lang, "prefs/lang.md")
+    assert [e.op for e in entries] == ["update", "create"] and entries[1].reason == "user said so"
+    assert [e.paths for e in history.log(lang, op="create")] == [("facts/b17.md",), ("prefs/lang.md",)]
+    assert history.log(lang, op="retract") == []
+    assert len(history.log(lang, limit=2)) == 2
+
+
+def test_show_at_commit_and_date(lang: MemoryRepo) -> None:
+    first = history.log(lang, "prefs/lang.md")[-1].commit
+    assert history.show_at(lang, "prefs/lang.md", first).body == "Release notes in Chinese.\n"
+    assert history.show_at(lang, "prefs/lang.md", "HEAD").revision == 2
+    assert history.show_at(lang, "prefs/lang.md", "2999-01-01T00:00:00Z").revision == 2
+    with pytest.raises(MemoryNotFound):
+        history.show_at(lang, "prefs/lang.md", "2000-01-01T00:00:00Z")
+    with pytest.raises(MemfsError, match="time zone"):
+        history.show_at(lang, "prefs/lang.md", "2026-01-01T00:00:00")
+    with pytest.raises(GitError, match="not a commit"):
+        history.show_at(lang, "prefs/lang.md", "no-such-branch")
+
+
+def test_semantic_diff_summarises_field_changes(lang: MemoryRepo) -> None:
+    [change] = history.diff(lang, "HEAD~1", "HEAD")
+    summary = {str(c).split(":")[0]: str(c) for c in change.fields}
+    assert summary["revision"] == "revision: 1 → 2"
+    assert summary["source"] == "source: conversation:C1#msg-12 → conversation:C2#msg-3"
+    assert change.body_changed and "+Release notes in English." in change.text
+
+
+def test_diff_against_the_working_tree(lang: MemoryRepo) -> None:
+    path = lang.root / "prefs/lang.md"
+    path.write_text(path.read_text().replace("status: active", "status: retracted"))
+    write_file(lang.root / "new.md", "---\nid: new\n---\n")
+    files = {f.path: f for f in history.diff(lang, "HEAD")}
+    assert [str(c) for c in files["prefs/lang.md"].fields] == ["status: active → retracted"]
+    assert files["new.md"].change == "added"
+
+
+def test_cli_diff_and_log_json(lang: MemoryRepo) -> None:
+    done = run_cli("-C", str(lang.root), "diff", "HEAD~1", "HEAD")
+    assert done.returncode == 0 and "modified: prefs/lang.md" in done.stdout and "revision: 1 → 2" in done.stdout
+    data = json.loads(run_cli("-C", str(lang.root), "diff", "HEAD~1", "HEAD", "--json").stdout)
+    assert {"field": "revision", "old": 1, "new": 2} in data[0]["fields"]
+    log = json.loads(run_cli("-C", str(lang.root), "log", "prefs/lang.md", "--json").stdout)
+    assert [e["op"] for e in log] == ["update", "create"]
+    shown = run_cli("-C", str(lang.root), "show", "prefs/lang.md", "--at", log[1]["commit"])
+    assert "Release notes in Chinese." in shown.stdout
+
+
+def test_revert_restores_exact_bytes(lang: MemoryRepo) -> None:
+    before = (lang.root / "prefs/lang.md").read_bytes()
+    lang.write("prefs/lang.md", fields={"status": "retracted"})
+    sha = history.revert(lang, "HEAD", reason="bad retraction")
+    assert (lang.root / "prefs/lang.md").read_bytes() == before
+    body = git(lang.root, "log", "-1", "--format=%B")
+    assert body.startswith("memfs: revert ") and "Memfs-Op: revert" in body and sha
+
+
+def test_revert_conflict_changes_nothing(lang: MemoryRepo) -> None:
+    first = history.log(lang, "prefs/lang.md")[-1].commit
+    head = git(lang.root, "rev-parse", "HEAD")
+    with pytest.raises(GitError, match="nothing was changed"):
+        history.revert(lang, first)
+    assert git(lang.root, "rev-parse", "HEAD") == head
+    assert git(lang.root, "status", "--porcelain") == ""
+    done = run_cli("-C", str(lang.root), "revert", first)
+    assert done.returncode == 2 and "conflicts" in done.stderr
+
+
+def test_revert_refuses_with_staged_changes(lang: MemoryRepo) -> None:
+    write_file(lang.root / "x.txt", "x")
+    git(lang.root, "add", "x.txt")
+    with pytest.raises(MemfsError, match="staged"):
+        history.revert(lang, "HEAD")
