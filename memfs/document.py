@@ -85,6 +85,24 @@ def split(text: str) -> Document:
     )
 
 
+_CONFLICT_OPEN = re.compile(r"^<{7,}(?:[ \t].*)?$", re.MULTILINE)
+_CONFLICT_SEP = re.compile(r"^={7,}[ \t]*$", re.MULTILINE)
+_CONFLICT_CLOSE = re.compile(r"^>{7,}(?:[ \t].*)?$", re.MULTILINE)
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """1-based line of the first unresolved git conflict (``<<<<<<<`` then ``=======`` then
+    ``>>>>>>>`` at line starts), or ``None``. Such a file is never a valid memory."""
+    if "<<<<<<<" not in text:
+        return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for opening in _CONFLICT_OPEN.finditer(text):
+        sep = _CONFLICT_SEP.search(text, opening.end())
+        if sep is not None and _CONFLICT_CLOSE.search(text, sep.end()) is not None:
+            return text.count("\n", 0, opening.start()) + 1
+    return None
+
+
 def compose(frontmatter: str, body: str) -> Document:
     """A new document with LF line endings, as the canonical writer makes them."""
     if frontmatter and not frontmatter.endswith("\n"):

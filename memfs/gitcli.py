@@ -161,6 +161,53 @@ class Git:
                 return sha
         return None
 
+    def branch(self) -> str | None:
+        """The checked-out branch's short name; ``None`` on a detached HEAD."""
+        proc = run_in(self.workdir, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def rev(self, name: str) -> str | None:
+        """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
+        proc = run_in(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return self.ok("merge-base", "--is-ancestor", older, newer)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        return self.run("merge-base", a, b, check=False).strip() or None
+
+    def count(self, revision_range: str) -> int:
+        return int(self.run("rev-list", "--count", revision_range).strip() or 0)
+
+    def config_get(self, key: str) -> str | None:
+        proc = run_in(self.workdir, "config", "--get", key, check=False)
+        return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
+
+    def config_set(self, key: str, value: str) -> None:
+        self.run("config", key, value)
+
+    def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
+        self.run("update-ref", "-m", message, ref, sha)
+
+    def read_blobs(self, rev: str, paths: list[str]) -> dict[str, bytes]:
+        """The contents of ``paths`` at ``rev`` in one ``git cat-file --batch`` (missing paths left out)."""
+        if not paths:
+            return {}
+        request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
+        out = run_in(self.workdir, "cat-file", "--batch", stdin=request).stdout
+        found: dict[str, bytes] = {}
+        pos = 0
+        for path in paths:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                found[path] = out[pos : pos + size]
+                pos += size + 1
+        return found
+
     def show_file(self, rev: str, path: str) -> bytes | None:
         proc = run_in(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)
         return proc.stdout if proc.returncode == 0 else None
