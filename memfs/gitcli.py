@@ -222,17 +222,32 @@ class Git:
     def commit_paths(self, paths: list[str], message: str, identity: Identity) -> str | None:
         """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
 
-        Returns the new commit, or ``None`` when none of the paths differs from HEAD.
+        Returns the new commit, or ``None`` when none of the paths differs from HEAD. Three git
+        processes in the common case (add, commit, rev-parse); ``git status`` only when a path
+        is unknown to git.
         """
-        changed = self.changed(paths)
-        if not changed:
+        if not paths:
             return None
-        self.run("add", "-A", "--", *changed)
+        if not self.ok("add", "-A", "--", *paths):
+            paths = self.changed(paths)
+            if not paths:
+                return None
+            self.run("add", "-A", "--", *paths)
         args = ["commit", "-q", "--no-edit", "-F", "-"]
-        if self.head() is not None:
-            args += ["--only", "--", *changed]
-        self.run(*args, stdin=message.encode("utf-8"), identity=identity)
+        if self._has_head():
+            args += ["--only", "--", *paths]
+        proc = run_in(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        if proc.returncode != 0:
+            output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+            if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
+                return None
+            raise GitError(f"git commit failed: {output.strip()}")
         return self.head()
+
+    def _has_head(self) -> bool:
+        if not getattr(self, "_head_seen", False):
+            self._head_seen = self.head() is not None
+        return self._head_seen
 
     def log(
         self,

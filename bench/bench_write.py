@@ -1,0 +1,112 @@
+"""Cost of one memfs write + commit against a bare `git add` + `git commit` of the same file.
+
+For each repository size (default 1,000 and 10,000 memory files, generated directly and
+committed once), alternate ROUNDS times between:
+  * memfs: ``MemoryRepo.write(path, fields={"description": ...})`` (lock, journal, minimal edit,
+    validation, atomic write, commit of exactly that path);
+  * bare:  the same one-line edit written by Python, then ``git add FILE`` and ``git commit -q``.
+Prints medians of wall and CPU time (this process plus waited-for git children) and the ratio.
+
+    .venv/bin/python bench/bench_write.py [--sizes 1000 10000] [--rounds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memfs.repo import MemoryRepo  # noqa: E402
+
+ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+BODY = "The deploy pipeline for service {i} runs the full test suite before release. " * 6
+
+
+def make_repo(root: Path, count: int) -> MemoryRepo:
+    repo = MemoryRepo.init(root, actor="bench:setup")
+    for i in range(count):
+        folder = root / f"area{i % 5}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{i:05d}.md").write_text(
+            f"---\nid: m{i:05d}\ntype: fact\nscope: project:P{i % 7}\nsource: bench:{i}\nrevision: 1\n"
+            f"created: 2026-09-20T10:00:00Z\nupdated: 2026-09-20T10:00:00Z\nstatus: active\n"
+            f"description: memory {i}\n---\n{BODY.format(i=i)}\n",
+            encoding="utf-8",
+        )
+    git(root, "config", "user.name", "bench")
+    git(root, "config", "user.email", "bench@example.invalid")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "bulk")
+    return MemoryRepo.open(root, actor="bench:memfs")
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True)
+
+
+def cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(action) -> tuple[float, float]:  # noqa: ANN001
+    wall, used = time.perf_counter(), cpu()
+    action()
+    return time.perf_counter() - wall, cpu() - used
+
+
+def bench_size(count: int, rounds: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="memfs-bench-") as tmp:
+        root = Path(tmp) / "mem"
+        repo = make_repo(root, count)
+        memfs_times, bare_times = [], []
+        for r in range(rounds):
+            memfs_path = f"area{r % 5}/m{r:05d}.md"
+            bare_file = root / f"area{(count - 1 - r) % 5}/m{count - 1 - r:05d}.md"
+
+            def memfs_write(path: str = memfs_path, r: int = r) -> None:
+                repo.write(path, fields={"description": f"edited {r}"})
+
+            def bare_commit(path: Path = bare_file, r: int = r) -> None:
+                text = path.read_text(encoding="utf-8")
+                path.write_text(text.replace("description: memory", f"description: edited {r} memory"), "utf-8")
+                git(root, "add", str(path))
+                git(root, "commit", "-qm", f"edit {r}")
+
+            memfs_times.append(timed(memfs_write))
+            bare_times.append(timed(bare_commit))
+    out = {}
+    for name, samples in (("memfs", memfs_times), ("bare", bare_times)):
+        out[f"{name}_wall_ms"] = statistics.median(s[0] for s in samples) * 1000
+        out[f"{name}_cpu_ms"] = statistics.median(s[1] for s in samples) * 1000
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
+    print("files   memfs write+commit ms (wall/cpu)   bare git add+commit ms (wall/cpu)   ratio wall / cpu")
+    for count in args.sizes:
+        r = bench_size(count, args.rounds)
+        print(
+            f"{count:>6}  {r['memfs_wall_ms']:>10.1f} / {r['memfs_cpu_ms']:<10.1f}"
+            f"            {r['bare_wall_ms']:>10.1f} / {r['bare_cpu_ms']:<10.1f}"
+            f"           {r['memfs_wall_ms'] / r['bare_wall_ms']:.2f} / {r['memfs_cpu_ms'] / r['bare_cpu_ms']:.2f}"
+        )
+    print(f"load average at end: {os.getloadavg()[0]:.1f}; medians of {args.rounds} alternating rounds")
+
+
+if __name__ == "__main__":
+    main()
