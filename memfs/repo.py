@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memfs import atomic, edit, gitcli, journal, locking, paths, validate
+from memfs import atomic, edit, gitcli, journal, locking, paths, validate, yamlio
 from memfs.commits import Message, subject_for
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError
 from memfs.model import Memory, Problem, utcnow
@@ -231,10 +231,27 @@ class MemoryRepo:
                 found.append(other)
         return found
 
-    def id_users(self, memory_id: str) -> list[str]:
-        """Memory files whose frontmatter line says ``id: <memory_id>`` (quoted or not)."""
-        pattern = f"^id:[[:space:]]*['\"]?{_grep_regex(memory_id)}['\"]?[[:space:]]*(#.*)?$"
-        return self._grep("-E", pattern)
+    def files_containing(self, text: str) -> list[str]:
+        """Memory paths whose file contains ``text`` anywhere (one ``git grep`` over the working
+        tree, untracked files included; ``.memfsignore`` is not applied): a prefilter, parse to be sure."""
+        return self._grep("-F", text)
+
+    def ids_in_use(self) -> dict[str, list[str]]:
+        """Every ``id:`` frontmatter line in the working tree, as {id: [paths]} (one ``git grep``)."""
+        out = self.git.run("grep", "-z", "--untracked", "-E", "-e", "^id:", "--", f"{self.prefix}*.md", check=False)
+        found: dict[str, list[str]] = {}
+        for entry in out.split("\n"):
+            name, _, text = entry.partition("\0")
+            rel = name[len(self.prefix):] if name.startswith(self.prefix) else None
+            if not rel or not paths.is_memory_name(rel):
+                continue
+            try:
+                value = yamlio.load(text)
+            except yamlio.YamlError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                found.setdefault(value["id"], []).append(rel)
+        return found
 
     def _grep(self, mode: str, pattern: str) -> list[str]:
         out = self.git.run("grep", "-l", "--untracked", mode, "-e", pattern, "--", f"{self.prefix}*.md", check=False)
@@ -410,23 +427,25 @@ class Transaction:
             raise InvalidMemory(f"nothing was written: {detail}{more}", problems)
 
     def _id_clashes(self, staged: list[Memory]) -> list[Problem]:
-        """Ids this transaction introduces that another (untouched) memory already uses."""
+        """Ids this transaction introduces that another (untouched) memory already uses.
+
+        One ``git grep`` for all ``id:`` lines, however many files the transaction creates.
+        """
+        new = [m for m in staged if m.id and not self._keeps_id(m)]
+        if not new:
+            return []
+        in_use = self.repo.ids_in_use()
         found = []
-        for memory in staged:
-            before = self._before.get(memory.path)
-            if not memory.id or (before is not None and memory.id.encode() in before):
-                continue
-            for other in self.repo.id_users(memory.id):
+        for memory in new:
+            for other in in_use.get(memory.id or "", []):
                 if other != memory.path and other not in self._pending:
-                    found.append(
-                        Problem(
-                            memory.path,
-                            "id",
-                            f"{memory.id!r} is already used by {other}",
-                            "give each memory its own id",
-                        )
-                    )
+                    found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
+                                         "give each memory its own id"))
         return found
+
+    def _keeps_id(self, memory: Memory) -> bool:
+        before = self._before.get(memory.path)
+        return before is not None and (memory.id or "").encode() in before
 
     def _exists(self, rel: str) -> bool:
         if rel in self._pending:

@@ -1,0 +1,69 @@
+"""``memfs review``: the queue of memories awaiting review, or (with BASE..HEAD) what a branch changed."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from memfs.cli import State
+from memfs.cli.options import json_option, pass_state
+from memfs.cli.output import emit_json, line
+from memfs.errors import MemfsError
+
+
+@click.command("review")
+@click.argument("range_", metavar="[BASE..HEAD]", required=False)
+@json_option
+@pass_state
+def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
+    """Without an argument: every needs_review memory, grouped by the retraction that flagged it,
+    and whether each could be reinstated now. With BASE..HEAD: a summary of what that range
+    changes in memory."""
+    if range_:
+        _range_summary(state, range_, as_json)
+        return
+    from memfs.retraction import review_queue
+
+    groups = review_queue(state.repo())
+    if as_json:
+        emit_json([g.to_json() for g in groups])
+        return
+    if not groups:
+        line("nothing awaits review")
+        return
+    for group in groups:
+        if group.root is None:
+            line("flagged without a retraction record:")
+        else:
+            why = f": {'; '.join(group.reasons)}" if group.reasons else ""
+            line(f"{group.root} [{group.root_status or 'missing'}]{why}")
+        for item in group.items:
+            desc = f"  {item.description}" if item.description else ""
+            verdict = (
+                f"can be reinstated (basis: {', '.join(item.eligibility.basis)})"
+                if item.eligibility.ok
+                else "no independent source left"
+            )
+            line(f"  {item.path}{desc}")
+            line(f"      {verdict}")
+
+
+def _range_summary(state: State, range_: str, as_json: bool) -> None:
+    """Delegates to ``memfs.review_summary.summarize(repo, base, head)``: its result prints with
+    ``to_json()`` for ``--json`` and ``render()`` (or ``str()``) for people."""
+    base, sep, head = range_.partition("..")
+    if not base:
+        raise MemfsError(f"{range_!r}: write the range as BASE..HEAD, e.g. main..my-branch")
+    try:
+        summary_module = importlib.import_module("memfs.review_summary")
+    except ModuleNotFoundError as exc:
+        if exc.name != "memfs.review_summary":
+            raise
+        raise MemfsError("memfs review BASE..HEAD is not available yet; use 'memfs diff BASE HEAD'") from None
+    result: Any = summary_module.summarize(state.repo(), base, head if sep and head else "HEAD")
+    if as_json:
+        emit_json(result.to_json() if hasattr(result, "to_json") else result)
+    else:
+        line(result.render() if hasattr(result, "render") else str(result))
