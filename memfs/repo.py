@@ -253,6 +253,10 @@ class MemoryRepo:
                 found.setdefault(value["id"], []).append(rel)
         return found
 
+    def id_users(self, memory_id: str) -> list[str]:
+        """Memory files whose frontmatter says ``id: <memory_id>``."""
+        return self.ids_in_use().get(memory_id, [])
+
     def _grep(self, mode: str, pattern: str) -> list[str]:
         out = self.git.run("grep", "-l", "--untracked", mode, "-e", pattern, "--", f"{self.prefix}*.md", check=False)
         found = []
@@ -484,7 +488,3 @@ class Transaction:
 
 def _text(content: bytes | None) -> str | None:
     return None if content is None else content.decode("utf-8")
-
-
-def _grep_regex(text: str) -> str:
-    return "".join("\\" + c if c in ".^$*+?()[]{}|\\/" else c for c in text)
