@@ -130,9 +130,16 @@ def main(argv: list[str] | None = None) -> None:
 
         error(str(exc))
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
         sys.exit(130)
+    except OSError as exc:
+        if debug or isinstance(exc, BrokenPipeError):
+            raise
+        from memfs.cli.output import error
+
+        error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
