@@ -133,8 +133,10 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
         sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
     except OSError as exc:
-        if debug or isinstance(exc, BrokenPipeError):
+        if debug:
             raise
         from memfs.cli.output import error
 
@@ -145,5 +147,3 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
