@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -293,3 +294,47 @@ def _parse_log(out: str) -> list[Commit]:
         names = tuple(f for f in files.strip("\n\0").split("\0") if f.strip("\n"))
         commits.append(Commit(sha, author, email, time, subject, body.strip(), tuple(n.strip("\n") for n in names)))
     return commits
+
+
+def filter_repo(workdir: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run git-filter-repo (the ``git-filter-repo`` PyPI package, under this Python) in ``workdir``.
+
+    It rewrites history: callers hold the write lock and have checked the work tree is clean.
+    """
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_filter_repo", *args],
+        cwd=workdir,
+        capture_output=True,
+        env=_env(None),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if proc.returncode != 0:
+        message = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
+        if "No module named git_filter_repo" in message:
+            raise GitError("git-filter-repo is not installed; pip install git-filter-repo (a memfs dependency)")
+        raise GitError(f"git filter-repo failed: {message}")
+    return proc
+
+
+def iter_objects(workdir: Path) -> Iterator[tuple[str, str, bytes]]:
+    """Every object in the repository, reachable or not, loose or packed: (sha, type, content)."""
+    proc = subprocess.Popen(
+        ["git", *_CONFIG, "cat-file", "--batch-all-objects", "--batch", "--unordered"],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=_env(None),
+    )
+    assert proc.stdout is not None
+    try:
+        while header := proc.stdout.readline():
+            sha, kind, size = header.decode().split()
+            content = proc.stdout.read(int(size))
+            proc.stdout.read(1)
+            yield sha, kind, content
+    finally:
+        proc.stdout.close()
+        proc.wait()

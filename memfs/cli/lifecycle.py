@@ -1,0 +1,228 @@
+"""``memfs remember``, ``history``, ``expire``, ``forget``, ``purge`` and ``stats``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from memfs.cli import State
+from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
+from memfs.cli.output import emit_json, error, line, note
+from memfs.errors import MemfsError
+
+
+@click.command("remember")
+@click.argument("candidate_file", required=False, metavar="[CANDIDATE.json|-]")
+@field_options
+@click.option("--body", "--value", "body", help="The value to remember (Markdown).")
+@click.option("--body-file", help="Read the value from this file ('-' for stdin).")
+@click.option("--path", help="File for a new memory (default: <type dir>/<key>.md).")
+@click.option("--idempotency-key", help="Applying the same key twice changes nothing (kept in the commit).")
+@click.option("--expect-revision", type=int, help="Fail with a conflict unless the memory is at this revision.")
+@click.option("--one-off", is_flag=True, help="A request for this time only: never becomes a preference.")
+@click.option("--retract", is_flag=True, help="An explicit correction: withdraw the memory at (scope, key).")
+@click.option("--reason", help="Why (goes into the commit message).")
+@click.option("--force", is_flag=True, help="A person overrides a gate rule that allows it (never secrets).")
+@json_option
+@pass_state
+def remember_cmd(
+    state: State,
+    candidate_file: str | None,
+    fields: dict,
+    body: str | None,
+    body_file: str | None,
+    path: str | None,
+    idempotency_key: str | None,
+    expect_revision: int | None,
+    one_off: bool,
+    retract: bool,
+    reason: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Gate, reconcile and store one candidate memory in one commit.
+
+    Prints what happened: INSERT, REINFORCE, SUPERSEDE, KEEP_BOTH, RETRACT or NOOP. Programs pass
+    the candidate as one JSON object: 'memfs remember --json -' reads it from stdin.
+    """
+    from memfs.candidate import from_mapping
+    from memfs.lifecycle import WriteRefused, remember
+
+    data: dict[str, Any] = _read_candidate(candidate_file) if candidate_file else {}
+    given = dict(fields)
+    given.pop("status", None)
+    options = {
+        "body": read_body(body, body_file),
+        "path": path,
+        "idempotency_key": idempotency_key,
+        "expected_revision": expect_revision,
+        "one_off": one_off or None,
+        "retract": retract or None,
+        "reason": reason,
+    }
+    given.update({k: v for k, v in options.items() if v is not None})
+    data.update(given)
+    candidate = from_mapping(data)
+    try:
+        outcome = remember(state.repo(), candidate, force=force)
+    except WriteRefused as exc:
+        if not as_json:
+            raise
+        emit_json(
+            {
+                "op": "REFUSED",
+                "paths": [],
+                "reason": str(exc),
+                "commit": None,
+                "refusals": [r.to_json() for r in exc.refusals],
+            }
+        )
+        error(str(exc))
+        sys.exit(exc.exit_code)
+    if as_json:
+        emit_json(outcome.to_json())
+        return
+    revision = f" (revision {outcome.revision})" if outcome.revision else ""
+    line(f"{outcome.op.value} {', '.join(outcome.paths) or '-'}{revision}: {outcome.reason}")
+    if outcome.commit:
+        line(f"commit {outcome.commit[:10]}")
+    if outcome.forced:
+        note("forced past: " + ", ".join(outcome.forced))
+
+
+def _read_candidate(where: str) -> dict[str, Any]:
+    try:
+        raw = sys.stdin.buffer.read() if where == "-" else open(where, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        raise MemfsError(f"{where}: {exc.strerror}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MemfsError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
+    if not isinstance(data, dict):
+        raise MemfsError('the candidate must be one JSON object, e.g. {"scope": "user:U5", "body": "..."}')
+    return data
+
+
+@click.command("history")
+@click.argument("path")
+@json_option
+@pass_state
+def history_cmd(state: State, path: str, as_json: bool) -> None:
+    """Every revision of the memory at PATH, oldest first: value, time, source and commit."""
+    from memfs.lifecycle import revisions
+
+    found = revisions(state.repo(), path)
+    if as_json:
+        emit_json([r.to_json() for r in found])
+        return
+    for r in found:
+        source = f"{r.source} ({r.source_kind})" if r.source_kind else (r.source or "no source")
+        line(f"revision {r.revision}  {r.time}  {r.status}  {source}  commit {r.commit[:10]}  {r.op or ''}".rstrip())
+        for text in r.value.rstrip("\n").splitlines() or [""]:
+            line(f"    {text}")
+
+
+@click.command("expire")
+@click.option("--now", "now_text", metavar="TIME", help="Sweep as of this ISO time (default: now).")
+@click.option("--archive", is_flag=True, help="Also move expired memories under archive/.")
+@click.option("--dry-run", is_flag=True, help="Only list what would expire.")
+@json_option
+@pass_state
+def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool, as_json: bool) -> None:
+    """Mark memories past their 'expires' time as status: expired, in one commit."""
+    from memfs.lifecycle import expire
+
+    now = parse_cli_time(now_text, "--now") if now_text else None
+    result = expire(state.repo(), now=now, archive=archive, dry_run=dry_run)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for rel in result.expired:
+        moved = result.archived.get(rel)
+        line(f"{'would expire' if dry_run else 'expired'} {rel}" + (f" -> {moved}" if moved else ""))
+    for rel in result.kept_in_place:
+        note(f"{rel}: kept in place (other memories depend on it)")
+    if result.commit:
+        line(f"commit {result.commit[:10]}")
+    elif not result.expired:
+        line("nothing has expired")
+
+
+@click.command("forget")
+@click.argument("path")
+@click.option("--reason", help="Why (goes into the commit message).")
+@click.option("--expect-revision", type=int, help="Fail unless the memory is at this revision.")
+@json_option
+@pass_state
+def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
+    """Stop recalling PATH (status: retracted, one commit). The text stays in history; see 'purge'."""
+    from memfs.lifecycle import forget
+
+    result = forget(state.repo(), path, reason=reason, expected_revision=expect_revision)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    line(f"forgot {result.path}" + (f" in commit {result.commit[:10]}" if result.commit else " (already forgotten)"))
+    if result.dependents:
+        note("derived from it, still active: " + ", ".join(result.dependents) + " (forget or review them too)")
+
+
+@click.command("purge")
+@click.argument("path")
+@click.option("--reason", required=True, help="Why (recorded in the audit commit, without the content).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@pass_state
+def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) -> None:
+    """Erase PATH from the work tree, the index and EVERY commit in history (rewrites history).
+
+    Verifies afterwards that no object still contains the text, and says which remotes need a
+    force-push. Asks for confirmation unless --yes.
+    """
+    from memfs.purge import plan, purge
+
+    repo = state.repo()
+    if not yes:
+        the_plan = plan(repo, path)
+        note(
+            f"purge {the_plan.path}: rewrites {len(the_plan.commits)} commit(s) touching "
+            f"{', '.join(the_plan.git_paths)} and every branch after them; this cannot be undone."
+        )
+        if the_plan.remotes:
+            note("remotes that will need a force-push: " + ", ".join(the_plan.remotes))
+        click.confirm("Purge it?", abort=True, err=True)
+    report = purge(repo, path, reason=reason)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for text in report.lines():
+            line(text)
+    if not report.verified:
+        raise MemfsError("the purged text is still present (see above); remove those copies and purge them too")
+
+
+@click.command("stats")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="Top memories shown.")
+@json_option
+@pass_state
+def stats_cmd(state: State, limit: int, as_json: bool) -> None:
+    """Counts by status and type, and how often each memory was recalled (kept in .memfs/, not git)."""
+    from memfs.lifecycle import stats
+
+    result = stats(state.repo())
+    if as_json:
+        emit_json(result.to_json())
+        return
+    total = sum(result.by_status.values())
+    line(f"{total} memories" + (f", {result.broken} broken" if result.broken else ""))
+    line("by status: " + ", ".join(f"{k} {v}" for k, v in sorted(result.by_status.items())))
+    line("by type: " + ", ".join(f"{k} {v}" for k, v in sorted(result.by_type.items())))
+    ranked = sorted(result.usage.items(), key=lambda kv: (-kv[1].recalls, kv[0]))[:limit]
+    if not ranked:
+        line("no recalls recorded yet")
+    for rel, use in ranked:
+        line(f"{use.recalls:6d}  {use.last_recall or '-':20}  {rel}")
