@@ -280,7 +280,14 @@ class MemoryRepo:
             commit = None
             if ready and pending.message:
                 identity = gitcli.Identity.for_actor(pending.actor or self.actor)
-                commit = self.git.commit_paths(ready, message, identity)
+                try:
+                    commit = self.git.commit_paths(ready, message, identity)
+                except MemfsError as exc:
+                    self.notices.append(
+                        f"memfs: could not finish a write interrupted by a crash ({exc}); the files are in "
+                        f"place but uncommitted. Fix the cause and run memfs again, or delete {self.journal_path}"
+                    )
+                    return
             atomic.remove(self.journal_path)
         note = f"memfs: finished a write interrupted by a crash ({len(ready)} file(s)"
         note += f", commit {commit[:10]})" if commit else ", nothing left to commit)"
@@ -475,15 +482,29 @@ class Transaction:
             ),
         )
         pending.save(repo.journal_path)
-        for rel in rels:
-            content = self._pending[rel]
-            if content is None:
-                atomic.remove(repo.abspath(rel))
-            else:
-                atomic.write_bytes(repo.abspath(rel), content)
-        commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, gitcli.Identity.for_actor(self.actor))
+        try:
+            self._put(rels, self._pending)
+            commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message,
+                                           gitcli.Identity.for_actor(self.actor))
+        except (MemfsError, OSError) as exc:
+            self._roll_back(rels)
+            raise MemfsError(f"nothing was changed: {exc}") from exc
         atomic.remove(repo.journal_path)
         return CommitResult(commit, tuple(changes), self.op)
+
+    def _put(self, rels: list[str], contents: Mapping[str, bytes | None]) -> None:
+        for rel in rels:
+            content = contents[rel]
+            if content is None:
+                atomic.remove(self.repo.abspath(rel))
+            else:
+                atomic.write_bytes(self.repo.abspath(rel), content)
+
+    def _roll_back(self, rels: list[str]) -> None:
+        """A commit git refused (a hook, a full disk): put every file back as it was."""
+        self._put(rels, self._before)
+        self.repo.git.ok("reset", "-q", "--", *[self.repo.git_path(r) for r in rels])
+        atomic.remove(self.repo.journal_path)
 
 
 def _text(content: bytes | None) -> str | None:

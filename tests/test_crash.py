@@ -8,12 +8,18 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from memfs.errors import MemfsError
 from memfs.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 CRASH_SCRIPT = """
 import os, sys
 from memfs import atomic, gitcli
+import pytest
+
+from memfs.errors import MemfsError
 from memfs.repo import MemoryRepo
 
 mode = sys.argv[2]
@@ -71,3 +77,19 @@ def test_files_edited_after_the_crash_are_left_alone(repo: MemoryRepo) -> None:
     assert "left alone because they were edited since: a.md" in reopened.notices[0]
     assert (repo.root / "a.md").read_text() == edited
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["b.md"]
+
+
+def test_a_commit_git_refuses_leaves_everything_as_it_was(repo: MemoryRepo) -> None:
+    hook = repo.git.git_dir / "hooks/pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    persona = (repo.root / "system/persona.md").read_bytes()
+    fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
+    with pytest.raises(MemfsError, match=r"nothing was changed.*no commits today"), repo.transaction("import") as tx:
+        tx.write("a.md", fields=fields, body="new")
+        tx.write("system/persona.md", fields={"description": "changed"})
+    assert not (repo.root / "a.md").exists()
+    assert (repo.root / "system/persona.md").read_bytes() == persona
+    assert git(repo.root, "status", "--porcelain") == ""
+    assert not (repo.git.git_dir / "memfs-journal.json").exists()
