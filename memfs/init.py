@@ -21,7 +21,9 @@ format = 1
 GITATTRIBUTES_TEXT = """\
 # memfs memory files: Markdown with YAML frontmatter.
 *.md text diff=markdown
-# A frontmatter-aware merge driver registers here (see 'memfs install-merge-driver').
+# Merge memories by frontmatter field semantics. Each clone needs 'memfs install-merge-driver'
+# (git config is per clone); without it git falls back to its plain text merge.
+*.md merge=memfs
 """
 
 GITIGNORE_LINE = ".memfs/"
@@ -67,6 +69,9 @@ def init_repo(directory: Path, actor: str):
     from memfs.repo import MemoryRepo
 
     git = _ensure_git(directory, actor)
+    from memfs.mergedriver import configure
+
+    configure(git)
     root = directory.resolve()
     created = _starter_files(root)
     for path, data in created.items():
