@@ -7,7 +7,7 @@ import sys
 import click
 
 from memfs.cli import State
-from memfs.cli.options import pass_state
+from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 
 
@@ -33,3 +33,52 @@ def tool_cmd(state: State, scope: str | None, source: str | None, as_text: bool)
         emit_json(result.to_json())
     if not result.ok:
         sys.exit(2)
+
+
+@click.command("watch")
+@click.option(
+    "--debounce", type=float, default=0.25, show_default=True, help="Seconds of quiet before a change is taken."
+)
+@click.option("--polling", is_flag=True, help="Poll instead of inotify/FSEvents (network or container mounts).")
+@click.option("--no-index", is_flag=True, help="Do not keep the search index caught up.")
+@json_option
+@pass_state
+def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_json: bool) -> None:
+    """Commit direct edits to memory files as they are saved; report invalid files instead.
+
+    Runs until Ctrl-C or SIGTERM, then commits whatever is still pending. Changes made while
+    nothing was watching are picked up first (from git status).
+    """
+    import signal
+    import threading
+
+    from memfs.watch import Watcher, watch_forever
+
+    def report(event) -> None:  # type: ignore[no-untyped-def]
+        if as_json:
+            import json
+
+            click.echo(
+                json.dumps(
+                    {
+                        "path": event.path,
+                        "outcome": event.outcome,
+                        "action": event.action,
+                        "commit": event.commit,
+                        "message": str(event),
+                    }
+                ),
+                nl=True,
+            )
+        elif event.outcome != "unchanged":
+            line(str(event))
+        sys.stdout.flush()
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    repo = state.repo()
+    watcher = Watcher(repo, debounce=debounce, report=report, index=not no_index, polling=polling)
+    note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
+    watch_forever(watcher, stop)
+    note("memfs: stopped watching")
