@@ -1,4 +1,5 @@
-"""Cost of one memfs write + commit against a bare `git add` + `git commit` of the same file.
+"""Cost of one memfs write + commit against a bare `git add` + `git commit` of the same file,
+and of validating the whole repository (as a pre-commit hook would).
 
 For each repository size (default 1,000 and 10,000 memory files, generated directly and
 committed once), alternate ROUNDS times between:
@@ -20,18 +21,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memfs.repo import MemoryRepo  # noqa: E402
+from memfs.repo import MemoryRepo
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 BODY = "The deploy pipeline for service {i} runs the full test suite before release. " * 6
 
 
 def make_repo(root: Path, count: int) -> MemoryRepo:
-    repo = MemoryRepo.init(root, actor="bench:setup")
+    MemoryRepo.init(root, actor="bench:setup")
     for i in range(count):
         folder = root / f"area{i % 5}"
         folder.mkdir(exist_ok=True)
@@ -58,7 +60,7 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def timed(action) -> tuple[float, float]:  # noqa: ANN001
+def timed(action: Callable[[], object]) -> tuple[float, float]:
     wall, used = time.perf_counter(), cpu()
     action()
     return time.perf_counter() - wall, cpu() - used
@@ -84,7 +86,11 @@ def bench_size(count: int, rounds: int) -> dict[str, float]:
 
             memfs_times.append(timed(memfs_write))
             bare_times.append(timed(bare_commit))
-    out = {}
+        validate_times = [timed(repo.validate) for _ in range(3)]
+        cli_times = [timed(lambda: subprocess.run([sys.executable, "-m", "memfs", "-C", str(root), "validate", "-q"],
+                                                  env=ENV, capture_output=True, check=True)) for _ in range(3)]
+    out = {"validate_ms": statistics.median(s[0] for s in validate_times) * 1000,
+           "validate_cli_ms": statistics.median(s[0] for s in cli_times) * 1000}
     for name, samples in (("memfs", memfs_times), ("bare", bare_times)):
         out[f"{name}_wall_ms"] = statistics.median(s[0] for s in samples) * 1000
         out[f"{name}_cpu_ms"] = statistics.median(s[1] for s in samples) * 1000
@@ -98,13 +104,18 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
     print("files   memfs write+commit ms (wall/cpu)   bare git add+commit ms (wall/cpu)   ratio wall / cpu")
+    results = []
     for count in args.sizes:
         r = bench_size(count, args.rounds)
+        results.append((count, r))
         print(
             f"{count:>6}  {r['memfs_wall_ms']:>10.1f} / {r['memfs_cpu_ms']:<10.1f}"
             f"            {r['bare_wall_ms']:>10.1f} / {r['bare_cpu_ms']:<10.1f}"
             f"           {r['memfs_wall_ms'] / r['bare_wall_ms']:.2f} / {r['memfs_cpu_ms'] / r['bare_cpu_ms']:.2f}"
         )
+    print("validate (whole repo, library / fresh CLI process), ms wall:")
+    for count, r in results:
+        print(f"{count:>6}  {r['validate_ms']:.0f} / {r['validate_cli_ms']:.0f}")
     print(f"load average at end: {os.getloadavg()[0]:.1f}; medians of {args.rounds} alternating rounds")
 
 

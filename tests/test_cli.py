@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ PREF = ["--type", "preference", "--scope", "user:U5/project:P8", "--key", "relea
         "--source", "conversation:C1#msg-12", "--source-kind", "user"]
 
 
-def cli(repo: MemoryRepo, *args: str, input: str | None = None):  # noqa: ANN201
+def cli(repo: MemoryRepo, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     return run_cli("-C", str(repo.root), *args, input=input)
 
 

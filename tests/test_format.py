@@ -40,11 +40,11 @@ at: 12:30
 custom:
   nested: true
 ---
-以后P8的发布说明请用中文   
+以后P8的发布说明请用中文{trailing}
 ---
 trailing rule above, blank line below
 
-"""
+""".format(trailing="   ")
 
 
 @pytest.mark.parametrize(
