@@ -28,6 +28,7 @@ Contract (each is tested):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import posixpath
@@ -91,9 +92,23 @@ def handle(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext | 
         handler = _HANDLERS.get(command)
         if handler is None:
             raise ToolError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
-        return handler(repo, request, context)
+        result = handler(repo, request, context)
     except MemfsError as exc:
         return ToolResult(False, command, f"Error: {exc}", error=str(exc))
+    if result.commit:
+        _catch_up_index(repo)
+    return result
+
+
+def _catch_up_index(repo: MemoryRepo) -> None:
+    """Bring an existing search index up to date now, so the next search sees this write at once."""
+    try:
+        from memfs import index
+    except ImportError:
+        return
+    if (repo.cache_dir / index.STATE_FILE).exists():
+        with contextlib.suppress(MemfsError):
+            index.sync(repo)
 
 
 # --- request fields --------------------------------------------------------------------------

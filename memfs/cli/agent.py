@@ -82,3 +82,23 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
     note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
     watch_forever(watcher, stop)
     note("memfs: stopped watching")
+
+
+@click.command("mcp")
+@click.option("--scope", help="Default scope for search, context and files created from a bare body.")
+@click.option("--http", "http_port", type=int, help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.")
+@click.option("--list-tools", is_flag=True, help="Print which tools this installation serves, then exit.")
+@pass_state
+def mcp_cmd(state: State, scope: str | None, http_port: int | None, list_tools: bool) -> None:
+    """Serve this memory repository over MCP (stdio by default) for agent hosts.
+
+    Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
+    """
+    from memfs import mcp_server
+
+    if list_tools:
+        emit_json(mcp_server.available_tools())
+        return
+    repo = state.repo()
+    transport = "http" if http_port else "stdio"
+    mcp_server.serve(repo, actor=state.actor or repo.actor, scope=scope, transport=transport, port=http_port or 0)
