@@ -1,0 +1,104 @@
+"""``memfs sync``, ``propose``, ``install-merge-driver`` and the ``merge-driver`` entry git runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from memfs.cli import State
+from memfs.cli.options import json_option, pass_state
+from memfs.cli.output import emit_json, line, note
+
+
+@click.command("sync")
+@click.option("--remote", help="Remote to sync with (default: the branch's upstream, else origin).")
+@click.option("--branch", help="Remote branch (default: the upstream branch, else the same name).")
+@click.option("--rebase", "mode", flag_value="rebase", help="Replay local commits on top (the default).")
+@click.option("--merge", "mode", flag_value="merge", help="Integrate with a merge commit instead.")
+@click.option("--no-push", is_flag=True, help="Fetch and integrate only.")
+@json_option
+@pass_state
+def sync_cmd(
+    state: State, remote: str | None, branch: str | None, mode: str | None, no_push: bool, as_json: bool
+) -> None:
+    """Fetch, integrate and push memory. Never force-pushes; backs up before rewriting; a conflict
+    stops with your branch unchanged and says what to do."""
+    from memfs.sync import sync
+
+    result = sync(state.repo(), remote=remote, branch=branch, mode=mode, push=not no_push)  # type: ignore[arg-type]
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for text in result.summary():
+            line(text)
+
+
+@click.command("propose")
+@click.option("--branch", help="Review branch name (default: memfs/<actor>/<UTC time>).")
+@click.option("--remote", help="Remote to push to (default: the branch's upstream, else origin).")
+@click.option("--base", help="Branch the review targets (default: the upstream branch).")
+@click.option("--keep-main", is_flag=True, help="Leave the local branch as it is (default: back to the remote tip).")
+@click.option("--reason", help="Reason recorded if uncommitted memory changes are committed first.")
+@json_option
+@pass_state
+def propose_cmd(
+    state: State,
+    branch: str | None,
+    remote: str | None,
+    base: str | None,
+    keep_main: bool,
+    reason: str | None,
+    as_json: bool,
+) -> None:
+    """Put pending memory changes on a review branch and push it, ready for a pull request."""
+    from memfs.sync import propose
+
+    result = propose(state.repo(), branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    if result.committed:
+        line(f"committed pending memory changes: {result.committed[:10]}")
+    line(f"pushed {len(result.commits)} commit(s) to {result.remote}/{result.branch}:")
+    for sha, subject in result.commits:
+        line(f"  {sha[:10]} {subject}")
+    if result.main_reset:
+        line(f"your branch is back at {result.remote}/{result.base}; the changes live on {result.branch} until merged")
+    for ref in result.backups:
+        line(f"backup of the previous tip: {ref}")
+    for link in result.links:
+        line(f"open a pull request: {link}")
+    line(f"summary for reviewers: {result.review_command}")
+
+
+@click.command("install-merge-driver")
+@click.option("--command", "command", help="Driver command line for git (default: this Python's -m memfs).")
+@json_option
+@pass_state
+def install_merge_driver_cmd(state: State, command: str | None, as_json: bool) -> None:
+    """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
+    from memfs.mergedriver import install
+
+    result = install(state.repo(), command)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    line(f"merge.memfs.driver = {result.command}")
+    line(f"{result.attributes}: routes *.md to it" + (f" (committed {result.commit[:10]})" if result.commit else ""))
+
+
+@click.command("merge-driver", hidden=True)
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("ours", type=click.Path(path_type=Path))
+@click.argument("theirs", type=click.Path(path_type=Path))
+@click.argument("path")
+@click.option("--marker-size", type=int, default=7)
+def merge_driver_cmd(base: Path, ours: Path, theirs: Path, path: str, marker_size: int) -> None:
+    """What git runs as 'memfs merge-driver %O %A %B %P': merge into OURS; exit 1 on conflict."""
+    from memfs.mergedriver import run
+
+    if not run(base, ours, theirs, path, marker_size):
+        note(f"memfs: {path}: conflicting changes left as conflict markers; edit the file, then 'memfs validate'")
+        sys.exit(1)
