@@ -162,14 +162,38 @@ class MemoryRepo:
                 result.broken.extend(exc.problems)
         return result
 
-    def validate(self, scan: Scan | None = None) -> list[Problem]:
-        """Every finding in the repository: broken files, field problems, cross-file problems."""
+    def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
+        """Every finding in the repository: broken files, field problems, cross-file problems.
+
+        With ``only`` (root-relative paths, as a pre-commit hook passes them) just those files are
+        parsed; duplicate ids are still found repository-wide, by one ``git grep``.
+        """
+        if only is not None:
+            return self._validate_only(only)
         scan = scan or self.scan()
         found = list(scan.broken)
         for memory in scan.memories:
             found.extend(memory.problems)
         found.extend(validate.check_repo(scan.memories, self.exists))
-        return sorted(found, key=lambda p: (paths.sort_key(p.path), p.severity != "error", p.field or ""))
+        return _ordered(found)
+
+    def _validate_only(self, rels: list[str]) -> list[Problem]:
+        scan = Scan()
+        for rel in dict.fromkeys(rels):
+            data = self.read_bytes(rel)
+            try:
+                if data is not None:
+                    scan.memories.append(parse(rel, data))
+            except InvalidMemory as exc:
+                scan.broken.extend(exc.problems)
+        found = [p for p in self.validate(scan) if "is also used by" not in p.message]
+        in_use = self.ids_in_use()
+        for memory in scan.memories:
+            others = [p for p in in_use.get(memory.id or "", []) if p != memory.path]
+            if memory.id and others:
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is also used by {', '.join(others)}",
+                                     "give each memory its own id"))
+        return _ordered(found)
 
     # --- writing -------------------------------------------------------------------------
     def transaction(
@@ -505,6 +529,10 @@ class Transaction:
         self._put(rels, self._before)
         self.repo.git.ok("reset", "-q", "--", *[self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
+
+
+def _ordered(found: list[Problem]) -> list[Problem]:
+    return sorted(found, key=lambda p: (paths.sort_key(p.path), p.severity != "error", p.field or ""))
 
 
 def _text(content: bytes | None) -> str | None:

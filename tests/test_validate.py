@@ -112,3 +112,20 @@ def test_strict_fails_on_warnings(repo: MemoryRepo) -> None:
     write_file(repo.root / "a.md", memory(GOOD.format(id="a") + "ticket: B17\n"))
     assert run_cli("-C", str(repo.root), "validate").returncode == 0
     assert run_cli("-C", str(repo.root), "validate", "--strict").returncode == 1
+
+
+def test_hook_style_paths_from_the_top_of_a_larger_repo(tmp_path) -> None:
+    from tests.conftest import git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    mem = MemoryRepo.init(project / "memory")
+    write_file(mem.root / "facts/a.md", memory(GOOD.format(id="a") + "confidence: 7\n"))
+    write_file(mem.root / "facts/b.md", memory(GOOD.format(id="persona")))
+    write_file(project / "src/app.py", "print()\n")
+    done = run_cli("validate", "memory/facts/a.md", "memory/facts/b.md", "src/app.py", cwd=project)
+    assert done.returncode == 1
+    assert "facts/a.md:7: error: confidence" in done.stdout
+    assert "facts/b.md: error: id: 'persona' is also used by memory/system/persona.md" in done.stdout
+    assert run_cli("validate", "src/app.py", cwd=project).returncode == 0

@@ -6,6 +6,7 @@ file). With file arguments, as pre-commit passes them, only those files are repo
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -13,6 +14,20 @@ import click
 from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
+from memfs.errors import PathError
+from memfs.repo import MemoryRepo
+
+
+def _memory_path(repo: MemoryRepo, given: str) -> str | None:
+    """The root-relative path of a named file if it is a memory (hooks also pass other files).
+
+    A path that exists relative to the current directory is taken as such (pre-commit passes
+    paths relative to the work tree's top level); anything else is relative to the memory root.
+    """
+    try:
+        return repo.rel(os.path.abspath(given) if os.path.exists(given) else given)
+    except PathError:
+        return None
 
 
 @click.command("validate")
@@ -24,10 +39,10 @@ from memfs.cli.output import emit_json, line, problems
 def validate_cmd(state: State, files: tuple[str, ...], strict: bool, quiet: bool, as_json: bool) -> None:
     """Validate memory files: frontmatter, fields, ids, depends_on."""
     repo = state.repo()
-    found = repo.validate()
     if files:
-        wanted = {repo.rel(f) for f in files if f.endswith(".md") and not f.endswith("README.md")}
-        found = [p for p in found if p.path in wanted]
+        found = repo.validate(only=[_memory_path(repo, f) for f in files if _memory_path(repo, f)])
+    else:
+        found = repo.validate()
     failing = [p for p in found if p.severity == "error" or strict]
     if quiet:
         found = [p for p in found if p.severity == "error"]
