@@ -323,7 +323,9 @@ def revisions(repo: MemoryRepo, path: str) -> list[Revision]:
     from memfs import commits
 
     rel = repo.rel(path)
-    out = []
+    out: list[Revision] = []
+    current = repo.read_bytes(rel)
+    wanted_id = _id_of(rel, current)
     for entry in reversed(repo.git.log(path=repo.git_path(rel), follow=True)):
         name = next((f for f in entry.files if f.endswith(".md")), repo.git_path(rel))
         data = repo.git.show_file(entry.sha, name)
@@ -334,6 +336,8 @@ def revisions(repo: MemoryRepo, path: str) -> list[Revision]:
             memory = parse(short, data)
         except InvalidMemory:
             continue
+        if short != rel and wanted_id is not None and memory.id != wanted_id:
+            continue  # git's rename guess paired this file with another memory of similar frontmatter
         time = memory.updated or memory.created
         out.append(
             Revision(
@@ -352,6 +356,15 @@ def revisions(repo: MemoryRepo, path: str) -> list[Revision]:
     if not out and not repo.exists(rel):
         raise MemoryNotFound(f"{rel}: no such memory, now or in history")
     return out
+
+
+def _id_of(rel: str, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return parse(rel, data).id
+    except InvalidMemory:
+        return None
 
 
 # --- expiry sweep ---------------------------------------------------------------------------

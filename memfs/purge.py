@@ -30,7 +30,8 @@ from typing import Any
 from memfs import gitcli, idempotency, locking, usage
 from memfs.commits import Message
 from memfs.document import SplitError, split
-from memfs.errors import MemfsError, MemoryNotFound
+from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound
+from memfs.parse import parse
 from memfs.repo import MemoryRepo
 
 MIN_NEEDLE = 8
@@ -130,12 +131,50 @@ def _remotes(repo: MemoryRepo) -> dict[str, str]:
 
 
 def _history_paths(repo: MemoryRepo, rel: str) -> list[str]:
+    """The memory's path and every earlier path it was renamed from (archive moves, ``git mv``).
+
+    A rename counts only when the old file carries the same ``id``: git's similarity detection
+    alone would pair small memories that merely share most of their frontmatter."""
     git_path = repo.git_path(rel)
     names = {git_path}
-    if repo.git.head() is not None:
-        out = repo.git.run("log", "--all", "--follow", "--name-only", "--format=", "--", git_path, check=False)
-        names.update(n for n in out.splitlines() if n.strip())
+    if repo.git.head() is None:
+        return [git_path]
+    memory_id = _id_at(repo, None, git_path) or _last_id(repo, git_path)
+    out = repo.git.run("log", "--all", "-M", "--diff-filter=R", "--name-status", "--format=%x1e%H")
+    renames = []
+    for record in out.split("\x1e")[1:]:
+        sha, *lines = record.strip().splitlines()
+        for entry in lines:
+            parts = entry.split("\t")
+            if len(parts) == 3 and parts[0].startswith("R"):
+                renames.append((sha, parts[1], parts[2]))
+    changed = True
+    while changed and memory_id:
+        changed = False
+        for sha, old, new in renames:
+            if new in names and old not in names and _id_at(repo, f"{sha}^", old) == memory_id:
+                names.add(old)
+                changed = True
     return sorted(names)
+
+
+def _id_at(repo: MemoryRepo, rev: str | None, git_path: str) -> str | None:
+    if rev is None:
+        rel = git_path[len(repo.prefix) :]
+        data = repo.read_bytes(rel)
+    else:
+        data = repo.git.show_file(rev, git_path)
+    if data is None:
+        return None
+    try:
+        return parse(git_path, data).id
+    except InvalidMemory:
+        return None
+
+
+def _last_id(repo: MemoryRepo, git_path: str) -> str | None:
+    last = repo.git.run("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", git_path).strip()
+    return _id_at(repo, last, git_path) if last else None
 
 
 def _texts(data: bytes) -> list[str]:
@@ -256,9 +295,14 @@ def verify(repo: MemoryRepo, texts: tuple[str, ...] | list[str]) -> list[str]:
     for sha, kind, content in gitcli.iter_objects(repo.git.workdir):
         if any(n in content for n in needles):
             found.append(f"{kind} {sha}")
-    for needle in texts:
-        out = repo.git.run("grep", "-l", "--untracked", "-F", "-e", needle, check=False)
-        found += [f"work tree file {name}" for name in out.splitlines() if name]
+    listed = repo.git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    for name in sorted({n for n in listed.split("\0") if n}):
+        try:
+            content = (repo.git.workdir / name).read_bytes()
+        except OSError:
+            continue
+        if any(n in content for n in needles):
+            found.append(f"work tree file {name}")
     return sorted(set(found))
 
 

@@ -83,7 +83,7 @@ class _Rule:
 _PLACEHOLDER = re.compile(
     r"^(?:[*x•.]+|<[^>]*>|\$\{?[^}]*\}?|\{[^}]*\}|%s|password|passwd|secret|pass|changeme)$", re.I
 )
-_PASSWORD_WORD = r"(?:pass(?:word|wd|phrase|code)?|pwd|pin(?:\s+code)?)"
+_PASSWORD_WORD = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|pin(?:\s+code)?)"
 
 
 def _password_value(value: str) -> bool:

@@ -1,0 +1,408 @@
+"""Lifecycle: remember (gate → reconcile → one commit), revisions, idempotency, concurrency,
+expiry sweep, forget, purge and usage statistics, on real git repositories."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memfs import idempotency, usage
+from memfs.candidate import from_mapping
+from memfs.errors import ConflictError
+from memfs.history import log
+from memfs.lifecycle import WriteRefused, expire, forget, remember, revisions, stats
+from memfs.parse import parse
+from memfs.purge import purge
+from memfs.reconcile import Op, normalise, reconcile, reinforced_confidence
+from memfs.repo import MemoryRepo
+from tests.conftest import git, run_cli
+
+PREF = {
+    "scope": "user:U5/project:P8",
+    "key": "release_note_language",
+    "type": "preference",
+    "source_kind": "user",
+}
+PATH = "prefs/release-note-language.md"
+
+
+def said(body: str, source: str, **more: object):
+    return from_mapping({**PREF, "body": body, "source": source, **more})
+
+
+def mine(repo: MemoryRepo) -> list[str]:
+    """Memory files other than the ones ``memfs init`` creates under system/."""
+    return [p for p in repo.memory_paths() if not p.startswith("system/")]
+
+
+def commits(repo: MemoryRepo) -> int:
+    return int(git(repo.root, "rev-list", "--count", "HEAD"))
+
+
+def all_object_texts(root: Path) -> str:
+    """Every reachable object (rev-list --all --objects) and every object at all (batch-all-objects)."""
+    names = [line.split()[0] for line in git(root, "rev-list", "--all", "--objects").splitlines()]
+    reachable = [subprocess.run(["git", "cat-file", "-p", n], cwd=root, capture_output=True).stdout for n in names]
+    everything = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True
+    ).stdout
+    return b"\n".join([*reachable, everything]).decode("utf-8", "replace")
+
+
+# --- the release-notes scenario, end to end ----------------------------------------------------
+def test_release_notes_scenario(repo: MemoryRepo) -> None:
+    first = remember(
+        repo, said("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+    )
+    assert (first.op, first.paths, first.revision) == (Op.INSERT, (PATH,), 1)
+    assert git(repo.root, "log", "-1", "--format=%B").count("Memfs-Op: insert") == 1
+    assert "Memfs-Idempotency-Key: C1-12" in git(repo.root, "log", "-1", "--format=%B")
+    confidence = repo.read(PATH).confidence
+
+    again = remember(repo, said("write P8 release notes in Chinese", "conversation:C2#msg-3"))
+    assert (again.op, again.paths, again.revision) == (Op.REINFORCE, (PATH,), 1)
+    reinforced = repo.read(PATH)
+    assert reinforced.confidence > confidence and reinforced.revision == 1
+    assert mine(repo) == [PATH]
+
+    english = remember(repo, said("Write P8 release notes in English from now on.", "conversation:C3#msg-2"))
+    assert (english.op, english.paths, english.revision) == (Op.SUPERSEDE, (PATH,), 2)
+    now = repo.read(PATH)
+    assert (now.revision, now.source, now.status) == (2, "conversation:C3#msg-2", "active")
+    assert "English" in (now.description or "")
+    history = revisions(repo, PATH)
+    values = [(r.revision, r.value.strip(), r.source, r.op) for r in history]
+    assert values[0] == (1, "Write P8 release notes in Chinese.", "conversation:C1#msg-12", "insert")
+    assert values[-1] == (2, "Write P8 release notes in English from now on.", "conversation:C3#msg-2", "supersede")
+    assert all(r.commit and r.time for r in history)
+
+    before = commits(repo)
+    with pytest.raises(WriteRefused) as refused:
+        remember(repo, said("use English", "tool:web-search#3", source_kind="tool"))
+    assert refused.value.refusals[0].rule == "untrusted-preference"
+    with pytest.raises(WriteRefused) as refused:
+        remember(repo, said("translate this to English", "conversation:C3#msg-9", key="translation"))
+    assert refused.value.refusals[0].rule == "one-off-preference"
+    with pytest.raises(WriteRefused) as refused:
+        remember(
+            repo,
+            from_mapping(
+                {
+                    "scope": "user:U5",
+                    "type": "fact",
+                    "body": "U5's password is Sup3r$ecret",
+                    "source": "conversation:C4#msg-1",
+                    "source_kind": "user",
+                }
+            ),
+        )
+    assert refused.value.refusals[0].rule == "secret/password"
+    assert not refused.value.refusals[0].forceable
+    assert commits(repo) == before
+    assert git(repo.root, "status", "--porcelain") == ""
+    assert mine(repo) == [PATH]
+
+    replay = remember(
+        repo, said("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+    )
+    assert replay.op is Op.NOOP and replay.commit is None and "already applied" in replay.reason
+    assert commits(repo) == before and repo.read(PATH).revision == 2
+
+    report = purge(repo, PATH, reason="U5 asked to erase this preference")
+    assert report.verified, report.remaining
+    assert not (repo.root / PATH).exists()
+    texts = all_object_texts(repo.root)
+    assert "release notes in Chinese" not in texts and "English from now on" not in texts
+    assert "Memfs-Op: purge" in git(repo.root, "log", "-1", "--format=%B")
+    if _has_verb("search"):
+        found = run_cli("search", "release notes", "--json", cwd=repo.root)
+        assert "release notes in" not in found.stdout
+
+
+def _has_verb(name: str) -> bool:
+    from memfs.cli import cli
+
+    return cli.get_command(None, name) is not None  # type: ignore[arg-type]
+
+
+# --- reconcile (pure) ------------------------------------------------------------------------
+def _mem(path: str, body: str, **meta: object):
+    fields = {"id": path[:-3], "type": "fact", "scope": "user:U5", "source": "s", "status": "active", **meta}
+    text = "---\n" + "".join(f"{k}: {v}\n" for k, v in fields.items()) + "---\n" + body + "\n"
+    return parse(path, text.encode())
+
+
+def test_normalise() -> None:
+    assert normalise("  Use\tENGLISH. ") == normalise("use english") == "use english"
+    assert normalise("用英文。") == normalise("用英文")
+    assert normalise("ＡＢＣ") == "abc"
+    assert normalise("use English") != normalise("use Chinese")
+
+
+def test_reconcile_ops() -> None:
+    def c(**kw: object):
+        return from_mapping({"scope": "user:U5", "key": "k", "body": "v1", "source": "s2", **kw})
+
+    old = _mem("facts/k.md", "v1", key="k")
+    assert reconcile(c(), []).op is Op.INSERT
+    assert reconcile(c(), [old]).op is Op.REINFORCE
+    assert reconcile(c(source="s"), [old]).op is Op.NOOP
+    assert reconcile(c(body="v2"), [old]).op is Op.SUPERSEDE
+    assert reconcile(c(scope="user:U6"), [old]).op is Op.KEEP_BOTH
+    assert reconcile(c(version="v2"), [old]).op is Op.KEEP_BOTH
+    assert reconcile(c(retract=True), [old]).op is Op.RETRACT
+    assert reconcile(c(retract=True), []).op is Op.NOOP
+    assert reconcile(c(), [old], applied_in="abc").op is Op.NOOP
+    retracted = _mem("facts/k.md", "v1", key="k", status="retracted")
+    assert reconcile(c(), [retracted]).op is Op.INSERT
+
+
+def test_reinforced_confidence() -> None:
+    assert reinforced_confidence(0.8, 0.8) == 0.96
+    assert reinforced_confidence(0.8, None) == 0.9
+    assert reinforced_confidence(1.0, 0.3) == 1.0
+
+
+# --- remember on a repository ----------------------------------------------------------------
+def test_keyless_candidates_are_matched_by_normalised_content(repo: MemoryRepo) -> None:
+    base = {"scope": "user:U5", "type": "fact", "source_kind": "user"}
+    first = remember(repo, from_mapping({**base, "body": "U5 works in Berlin.", "source": "c:1"}))
+    second = remember(repo, from_mapping({**base, "body": "u5 works in  berlin", "source": "c:2"}))
+    other_scope = remember(
+        repo, from_mapping({**base, "scope": "user:U6", "body": "U5 works in Berlin.", "source": "c:3"})
+    )
+    assert (first.op, second.op, other_scope.op) == (Op.INSERT, Op.REINFORCE, Op.INSERT)
+    assert second.paths == first.paths and other_scope.paths != first.paths
+    assert len(mine(repo)) == 2
+
+
+def test_keep_both_for_another_version(repo: MemoryRepo) -> None:
+    base = {"scope": "service:payments", "key": "timeout", "type": "fact", "source_kind": "document"}
+    v1 = remember(repo, from_mapping({**base, "body": "30 s", "version": "v1", "source": "doc:v1"}))
+    v2 = remember(repo, from_mapping({**base, "body": "10 s", "version": "v2", "source": "doc:v2"}))
+    assert (v1.op, v2.op) == (Op.INSERT, Op.KEEP_BOTH)
+    assert repo.read(v1.paths[0]).body.strip() == "30 s" and repo.read(v2.paths[0]).version == "v2"
+
+
+def test_retract_withdraws_the_memory_in_one_commit(repo: MemoryRepo) -> None:
+    remember(repo, said("Write P8 release notes in Chinese.", "c:1"))
+    before = commits(repo)
+    out = remember(repo, said("(withdrawn)", "c:2", retract=True, reason="U5 said that was wrong"))
+    assert out.op is Op.RETRACT and out.commit
+    assert repo.read(PATH).status == "retracted"
+    assert commits(repo) == before + 1
+    assert remember(repo, said("(withdrawn)", "c:2", retract=True)).op is Op.NOOP
+
+
+def test_force_overrides_only_forceable_rules(repo: MemoryRepo) -> None:
+    out = remember(repo, said("use English", "tool:web#1", source_kind="tool"), force=True)
+    assert out.op is Op.INSERT and out.forced == ("untrusted-preference",)
+    assert "Memfs-Forced: untrusted-preference" in git(repo.root, "log", "-1", "--format=%B")
+    with pytest.raises(WriteRefused):
+        remember(repo, said("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "c:9", key="k2"), force=True)
+
+
+def test_expected_revision_conflict(repo: MemoryRepo) -> None:
+    remember(repo, said("Chinese", "c:1"))
+    remember(repo, said("English", "c:2", expected_revision=1))
+    with pytest.raises(ConflictError, match="revision 2"):
+        remember(repo, said("French", "c:3", expected_revision=1))
+    with pytest.raises(ConflictError):
+        remember(repo, said("French", "c:3", key="new_key", expected_revision=4))
+    assert repo.read(PATH).body.strip() == "English"
+
+
+def test_idempotency_survives_cache_loss_and_restarts(repo: MemoryRepo) -> None:
+    remember(repo, said("Chinese", "c:1", idempotency_key="k-1"))
+    remember(repo, said("English", "c:2", idempotency_key="k-2"))
+    assert set(idempotency.applied_keys(repo)) == {"k-1", "k-2"}
+    shutil.rmtree(repo.cache_dir)
+    reopened = MemoryRepo.open(repo.root)
+    assert remember(reopened, said("Chinese", "c:1", idempotency_key="k-1")).op is Op.NOOP
+    assert idempotency.applied_in(reopened, "k-2")
+    assert reopened.read(PATH).body.strip() == "English"
+    assert remember(reopened, said("French", "c:3", idempotency_key="k-1 ")).op is Op.NOOP
+
+
+def _remember_script(root: Path, body: str, expected: int | None) -> list[str]:
+    data = {**PREF, "body": body, "source": f"c:{body}"}
+    if expected is not None:
+        data["expected_revision"] = expected
+    return [sys.executable, "-m", "memfs", "-C", str(root), "remember", "--json", "-"], json.dumps(data)
+
+
+@pytest.mark.slow
+def test_concurrent_supersedes_one_winner_per_revision(repo: MemoryRepo) -> None:
+    remember(repo, said("v0", "c:0"))
+    procs = []
+    for i in range(4):
+        args, data = _remember_script(repo.root, f"with-expectation-{i}", 1)
+        procs.append(
+            (
+                subprocess.Popen(
+                    args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+                ),
+                data,
+            )
+        )
+    results = [p.communicate(d) for p, d in procs]
+    codes = [p.returncode for p, _ in procs]
+    assert sorted(codes) == [0, 2, 2, 2], results
+    assert all("changed since you read it" in err for (_, err), code in zip(results, codes, strict=True) if code)
+    assert repo.read(PATH).revision == 2
+
+    procs = []
+    for i in range(4):
+        args, data = _remember_script(repo.root, f"free-{i}", None)
+        procs.append(
+            (
+                subprocess.Popen(
+                    args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+                ),
+                data,
+            )
+        )
+    outs = [json.loads(p.communicate(d)[0]) for p, d in procs]
+    assert sorted(o["revision"] for o in outs) == [3, 4, 5, 6]
+    values = [r.value.strip() for r in revisions(repo, PATH)]
+    assert all(f"free-{i}" in values for i in range(4))
+
+
+# --- expiry, forget, stats --------------------------------------------------------------------
+def test_expire_sweep_marks_and_archives_in_one_commit(repo: MemoryRepo) -> None:
+    base = {"scope": "user:U5", "type": "fact", "source_kind": "user", "source": "c:1"}
+    past = remember(repo, from_mapping({**base, "key": "a", "body": "a", "expires": "2026-01-01T00:00:00Z"}))
+    later = remember(repo, from_mapping({**base, "key": "b", "body": "b", "expires": "2099-01-01T00:00:00Z"}))
+    also = remember(repo, from_mapping({**base, "key": "c", "body": "c", "expires": "2026-02-01T00:00:00Z"}))
+    now = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
+    assert expire(repo, now=now, dry_run=True).expired == sorted([past.paths[0], also.paths[0]])
+    before = commits(repo)
+    result = expire(repo, now=now, archive=True)
+    assert commits(repo) == before + 1 and result.commit
+    assert set(result.archived) == {past.paths[0], also.paths[0]}
+    for old, new in result.archived.items():
+        assert not (repo.root / old).exists() and repo.read(new).status == "expired"
+        assert new.startswith("archive/")
+    assert repo.read(later.paths[0]).status == "active"
+    assert expire(repo, now=now).commit is None
+
+
+def test_forget_is_a_status_change_that_keeps_history(repo: MemoryRepo) -> None:
+    out = remember(repo, said("Chinese", "c:1"))
+    result = forget(repo, out.paths[0], reason="U5 asked")
+    assert result.commit and repo.read(PATH).status == "retracted"
+    assert [e.op for e in log(repo, PATH)][:1] == ["forget"]
+    assert "Chinese" in git(repo.root, "show", f"{result.commit}~1:{PATH}")
+
+
+def test_usage_stats_stay_out_of_git(repo: MemoryRepo) -> None:
+    remember(repo, said("Chinese", "c:1"))
+    head = git(repo.root, "rev-parse", "HEAD")
+    usage.record_recall(repo, [PATH, PATH], when=dt.datetime(2026, 9, 1, tzinfo=dt.UTC))
+    usage.record_recall(repo, [PATH])
+    result = stats(repo)
+    assert result.usage[PATH].recalls == 2
+    assert result.by_status["active"] >= 1 and result.by_type["preference"] == 1
+    assert git(repo.root, "rev-parse", "HEAD") == head and git(repo.root, "status", "--porcelain") == ""
+
+
+# --- purge ------------------------------------------------------------------------------------
+def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRepo) -> None:
+    keep = remember(repo, said("Keep me around", "c:0", key="other"))
+    remember(repo, said("secret-ish diagnosis QUUX-17", "c:1", type="fact", key="diagnosis"))
+    remember(repo, said("changed diagnosis FROB-23", "c:2", type="fact", key="diagnosis"))
+    remember(repo, said("Keep me around, updated", "c:3", key="other"))
+    target = "facts/diagnosis.md"
+    git(repo.root, "remote", "add", "origin", "https://user:pw@example.invalid/mem.git")
+    (repo.cache_dir / "index").mkdir(parents=True, exist_ok=True)
+    (repo.cache_dir / "index" / "seg").write_text("QUUX-17")
+    usage.record_recall(repo, [target, keep.paths[0]])
+    report = purge(repo, target, reason="privacy request")
+    assert report.verified and report.remaining == []
+    assert report.remotes == {"origin": "https://example.invalid/mem.git"}
+    assert "refs/heads/main" in report.refs_rewritten and report.commits_removed == 2
+    assert not (repo.cache_dir / "index").exists()
+    texts = all_object_texts(repo.root)
+    assert "QUUX-17" not in texts and "FROB-23" not in texts
+    assert "Keep me around, updated" in repo.read(keep.paths[0]).body
+    assert len(revisions(repo, keep.paths[0])) == 2
+    assert target not in usage.load(repo) and keep.paths[0] in usage.load(repo)
+    assert target not in git(repo.root, "log", "--all", "--format=%B")
+
+
+def test_purge_reports_copies_elsewhere_and_refuses_dirty_tree(repo: MemoryRepo) -> None:
+    remember(repo, said("the phrase ZORKMID-99 here", "c:1", type="fact", key="a"))
+    remember(repo, said("derived: the phrase ZORKMID-99 here", "c:2", type="fact", key="b"))
+    (repo.root / "facts/b.md").write_text((repo.root / "facts/b.md").read_text() + "edit\n")
+    with pytest.raises(Exception, match="commit or stash"):
+        purge(repo, "facts/a.md", reason="r")
+    git(repo.root, "checkout", "--", "facts/b.md")
+    report = purge(repo, "facts/a.md", reason="r")
+    assert not report.verified and any("facts/b.md" in r for r in report.remaining)
+
+
+def test_purge_follows_archive_moves_but_not_lookalikes(repo: MemoryRepo) -> None:
+    base = {"scope": "user:U5", "type": "fact", "source_kind": "user", "source": "c:1"}
+    gone = remember(
+        repo, from_mapping({**base, "key": "a", "body": "old value XYZZY-1", "expires": "2026-01-01T00:00:00Z"})
+    )
+    look = remember(repo, from_mapping({**base, "key": "b", "body": "other"}))
+    moved = expire(repo, now=dt.datetime(2026, 6, 1, tzinfo=dt.UTC), archive=True).archived[gone.paths[0]]
+    assert [r.path for r in revisions(repo, look.paths[0])] == [look.paths[0]]
+    report = purge(repo, moved, reason="r")
+    assert report.verified and set(report.history_paths) == {gone.paths[0], moved}
+    assert "XYZZY-1" not in all_object_texts(repo.root)
+    assert repo.read(look.paths[0]).body.strip() == "other"
+
+
+# --- CLI --------------------------------------------------------------------------------------
+def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
+    data = json.dumps({**PREF, "body": "Chinese", "source": "c:1", "idempotency_key": "x"})
+    out = run_cli("remember", "--json", "-", cwd=repo.root, input=data)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["op"] == "INSERT" and result["paths"] == [PATH] and result["commit"]
+    assert json.loads(run_cli("remember", "--json", "-", cwd=repo.root, input=data).stdout)["op"] == "NOOP"
+    out = run_cli(
+        "remember",
+        "--scope",
+        "user:U5/project:P8",
+        "--key",
+        "release_note_language",
+        "--type",
+        "preference",
+        "--source",
+        "c:2",
+        "--source-kind",
+        "user",
+        "--value",
+        "English",
+        cwd=repo.root,
+    )
+    assert out.returncode == 0 and out.stdout.startswith("SUPERSEDE prefs/release-note-language.md (revision 2)")
+    hist = run_cli("history", PATH, cwd=repo.root)
+    assert "revision 1" in hist.stdout and "revision 2" in hist.stdout and "Chinese" in hist.stdout
+    bad = json.dumps({"scope": "user:U5", "body": "key AKIAIOSFODNN7EXAMPLE", "source": "c:3"})
+    out = run_cli("remember", "--json", "-", cwd=repo.root, input=bad)
+    assert out.returncode == 2
+    refusal = json.loads(out.stdout)
+    assert refusal["op"] == "REFUSED" and refusal["refusals"][0]["rule"] == "secret/aws-access-key"
+    assert "AKIAIOSFODNN7EXAMPLE" not in out.stdout + out.stderr
+
+
+def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
+    remember(repo, said("Chinese", "c:1"))
+    assert run_cli("forget", PATH, "--reason", "asked", cwd=repo.root).returncode == 0
+    assert "nothing has expired" in run_cli("expire", cwd=repo.root).stdout
+    assert json.loads(run_cli("stats", "--json", cwd=repo.root).stdout)["by_status"]["retracted"] == 1
+    aborted = run_cli("purge", PATH, "--reason", "r", cwd=repo.root, input="n\n")
+    assert aborted.returncode != 0 and (repo.root / PATH).exists()
+    done = run_cli("purge", PATH, "--reason", "r", "--yes", "--json", cwd=repo.root)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verified"] is True
