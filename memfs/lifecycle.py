@@ -84,40 +84,121 @@ def remember(repo: MemoryRepo, candidate: Candidate, *, force: bool = False, act
     :class:`WriteRefused` (nothing written) or :class:`ConflictError` when
     ``candidate.expected_revision`` is stale.
     """
-    if candidate.idempotency_key:
-        candidate = replace(candidate, idempotency_key=" ".join(candidate.idempotency_key.split()))
+    candidate = _tidy(candidate)
     refused = gate.secrets(candidate)
     if refused:
         raise WriteRefused(refused)
     with repo.transaction("remember", actor=actor) as tx:
-        memories = _related_memories(repo, tx, candidate)
-        decision = reconcile(candidate, memories)
-        refusals = gate.check(candidate, decision.target)
-        blocking = [r for r in refusals if not (force and r.forceable)]
-        if blocking:
-            raise WriteRefused(blocking)
-        applied = idempotency.applied_in(repo, candidate.idempotency_key)
-        if applied is not None:
-            decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
-        _check_expected(candidate, decision)
-        paths, revision, commit = _apply(repo, tx, candidate, decision)
-        tx.op = decision.op.trailer
-        tx.reason = candidate.reason or decision.reason
-        tx.trailers.update(_trailers(candidate, refusals if force else []))
-    forced = tuple(r.rule for r in refusals) if force else ()
-    return Outcome(decision.op, paths, decision.reason, commit or tx.result.commit, revision, forced)
+        keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
+        step = _remember_in(repo, tx, candidate, force, keys)
+        tx.op = step.op.trailer
+        tx.reason = candidate.reason or step.reason
+        tx.trailers.update(_trailers([candidate], [r for r in step.forced]))
+    return replace(step, commit=step.commit or tx.result.commit)
 
 
-def _trailers(candidate: Candidate, forced: list[gate.Refusal]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {"Memfs-Scope": [candidate.scope]}
-    if candidate.key:
-        out["Memfs-Key"] = [candidate.key]
-    if candidate.source:
-        out["Memfs-Source"] = [candidate.source]
+@dataclass
+class BatchResult:
+    """What :func:`remember_batch` did: one outcome per candidate (``None`` where refused)."""
+
+    commit: str | None
+    outcomes: list[Outcome | None]
+    refused: dict[int, list[gate.Refusal]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "outcomes": [o.to_json() if o else None for o in self.outcomes],
+            "refused": {str(i): [r.to_json() for r in rs] for i, rs in self.refused.items()},
+        }
+
+
+def remember_batch(
+    repo: MemoryRepo, candidates: list[Candidate], *, force: bool = False, actor: str | None = None
+) -> BatchResult:
+    """Remember many candidates in ONE commit (an import, a session's worth of memories).
+
+    Each candidate sees the ones before it; a refused candidate is skipped and reported, the rest
+    are committed. A stale ``expected_revision`` aborts the whole batch (nothing is written).
+    A RETRACT uses the lineage retraction, which makes its own commit."""
+    result = BatchResult(None, [], {})
+    tidy = [_tidy(c) for c in candidates]
+    with repo.transaction("remember", actor=actor) as tx:
+        applied = dict(idempotency.applied_keys(repo))
+        ops: Counter[str] = Counter()
+        kept: list[Candidate] = []
+        staged: dict[str, None] = {}
+        for index, candidate in enumerate(tidy):
+            try:
+                refused = gate.secrets(candidate)
+                if refused:
+                    raise WriteRefused(refused)
+                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged))
+            except WriteRefused as exc:
+                result.refused[index] = exc.refusals
+                result.outcomes.append(None)
+                continue
+            result.outcomes.append(step)
+            ops[step.op.trailer] += 1
+            if step.op is not Op.NOOP:
+                kept.append(candidate)
+                staged.update(dict.fromkeys(step.paths))
+                if candidate.idempotency_key:
+                    applied[candidate.idempotency_key] = "(this batch)"
+        tx.subject = f"{sum(ops.values()) - ops['noop']} memories"
+        tx.reason = ", ".join(f"{op} {n}" for op, n in sorted(ops.items()))
+        tx.trailers.update(_trailers(kept, []))
+        tx.trailers.pop("Memfs-Scope", None)
+        tx.trailers.pop("Memfs-Key", None)
+        tx.trailers.pop("Memfs-Source", None)
+    result.commit = tx.result.commit
+    result.outcomes = [replace(o, commit=o.commit or result.commit) if o else None for o in result.outcomes]
+    return result
+
+
+def _tidy(candidate: Candidate) -> Candidate:
     if candidate.idempotency_key:
-        out[idempotency.TRAILER] = [candidate.idempotency_key]
-    if forced:
-        out["Memfs-Forced"] = sorted({r.rule for r in forced})
+        return replace(candidate, idempotency_key=" ".join(candidate.idempotency_key.split()))
+    return candidate
+
+
+def _remember_in(
+    repo: MemoryRepo,
+    tx: Transaction,
+    candidate: Candidate,
+    force: bool,
+    applied_keys: dict[str, str],
+    staged: tuple[str, ...] = (),
+) -> Outcome:
+    """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
+    operation (a lineage retraction) committed on its own."""
+    memories = _related_memories(repo, tx, candidate, staged)
+    decision = reconcile(candidate, memories)
+    refusals = gate.check(candidate, decision.target)
+    blocking = [r for r in refusals if not (force and r.forceable)]
+    if blocking:
+        raise WriteRefused(blocking)
+    applied = applied_keys.get(candidate.idempotency_key or "")
+    if applied is not None:
+        decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
+    _check_expected(candidate, decision)
+    paths, revision, commit = _apply(repo, tx, candidate, decision)
+    forced = tuple(r.rule for r in refusals) if force else ()
+    return Outcome(decision.op, paths, decision.reason, commit, revision, forced)
+
+
+def _trailers(candidates: list[Candidate], forced: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
+    """Queryable trailers: scope, key, source and idempotency key of what was remembered."""
+    out: dict[str, list[str]] = {}
+    for name, values in (
+        ("Memfs-Scope", [c.scope for c in candidates]),
+        ("Memfs-Key", [c.key for c in candidates if c.key]),
+        ("Memfs-Source", [c.source for c in candidates if c.source]),
+        (idempotency.TRAILER, [c.idempotency_key for c in candidates if c.idempotency_key]),
+        ("Memfs-Forced", sorted(set(forced))),
+    ):
+        if values:
+            out[name] = list(dict.fromkeys(values))
     return out
 
 
@@ -144,17 +225,20 @@ def _key_pattern(name: str, value: str) -> str:
     return f"^{name}:[[:space:]]*['\"]?{escaped}['\"]?[[:space:]]*(#.*)?$"
 
 
-def _related_memories(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> list[Memory]:
+def _related_memories(
+    repo: MemoryRepo, tx: Transaction, candidate: Candidate, staged: tuple[str, ...] = ()
+) -> list[Memory]:
     """Memories with the candidate's key (any scope), or in its scope when it has no key.
 
     ``git grep`` finds the files; each is then parsed, so quoting and comments do not matter.
-    Broken files are skipped here (validation reports them)."""
+    ``staged`` adds files written earlier in the same transaction (not on disk yet). Broken files
+    are skipped here (validation reports them)."""
     if candidate.key:
         rels = repo._grep("-E", _key_pattern("key", candidate.key))
     else:
         rels = repo._grep("-E", _key_pattern("scope", candidate.scope))
     found = []
-    for rel in rels:
+    for rel in dict.fromkeys([*rels, *staged]):
         try:
             found.append(tx.read(rel))
         except (InvalidMemory, MemoryNotFound):

@@ -182,6 +182,28 @@ def test_keyless_candidates_are_matched_by_normalised_content(repo: MemoryRepo) 
     assert len(mine(repo)) == 2
 
 
+def test_batch_is_one_commit_and_skips_refused(repo: MemoryRepo) -> None:
+    from memfs.lifecycle import remember_batch
+
+    before = commits(repo)
+    result = remember_batch(
+        repo,
+        [
+            said("Chinese", "c:1", idempotency_key="b-1"),
+            said("chinese.", "c:2"),
+            said("my password is hunter2!", "c:3", key="pw"),
+            said("English", "c:4", idempotency_key="b-2"),
+            said("Chinese", "c:1", idempotency_key="b-1"),
+        ],
+    )
+    assert [o.op if o else None for o in result.outcomes] == [Op.INSERT, Op.REINFORCE, None, Op.SUPERSEDE, Op.NOOP]
+    assert list(result.refused) == [2] and result.refused[2][0].rule == "secret/password"
+    assert commits(repo) == before + 1 and repo.read(PATH).revision == 2
+    message = git(repo.root, "log", "-1", "--format=%B")
+    assert "Memfs-Idempotency-Key: b-1" in message and "Memfs-Idempotency-Key: b-2" in message
+    assert remember(repo, said("x", "c:9", idempotency_key="b-2")).op is Op.NOOP
+
+
 def test_keep_both_for_another_version(repo: MemoryRepo) -> None:
     base = {"scope": "service:payments", "key": "timeout", "type": "fact", "source_kind": "document"}
     v1 = remember(repo, from_mapping({**base, "body": "30 s", "version": "v1", "source": "doc:v1"}))
