@@ -102,3 +102,49 @@ def mcp_cmd(state: State, scope: str | None, http_port: int | None, list_tools: 
     repo = state.repo()
     transport = "http" if http_port else "stdio"
     mcp_server.serve(repo, actor=state.actor or repo.actor, scope=scope, transport=transport, port=http_port or 0)
+
+
+@click.command("context")
+@click.argument("task")
+@click.option("--scope", help="Whose memory to recall, e.g. user:U5/project:P8 (exact unless --inherit).")
+@click.option("--version", "version_", help="World version the task is about; memories for other versions are skipped.")
+@click.option("--budget", type=int, default=4000, show_default=True, help="Token budget for the whole context.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "xml", "json"]), default="markdown", show_default=True)
+@click.option(
+    "--inherit", is_flag=True, help="Also recall memories of the scope's ancestors (user:U5 inside user:U5/project:P8)."
+)
+@click.option(
+    "--system-share", type=float, default=0.5, show_default=True, help="Largest fraction of the budget system/ may use."
+)
+@click.option("--counter", "counter_name", help="Token counter: heuristic (default), bpe-openai:ENC or tiktoken:ENC.")
+@pass_state
+def context_cmd(
+    state: State,
+    task: str,
+    scope: str | None,
+    version_: str | None,
+    budget: int,
+    fmt: str,
+    inherit: bool,
+    system_share: float,
+    counter_name: str | None,
+) -> None:
+    """Print the memory to give a model for TASK: system/ files (as committed), then recalled
+    memories, labelled as reference material, within --budget tokens; says what was left out."""
+    from memfs.context import assemble
+    from memfs.tokens import counter
+
+    built = assemble(
+        state.repo(),
+        task,
+        scope=scope,
+        version=version_,
+        budget=budget,
+        format=fmt,
+        inherit=inherit,
+        system_share=system_share,
+        count=counter(counter_name),
+    )
+    for warning in built.warnings:
+        note(f"memfs: warning: {warning}")
+    click.echo(built.render(), nl=False)
