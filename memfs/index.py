@@ -305,14 +305,16 @@ class _State:
             "files": {rel: e.to_json() for rel, e in self.files.items()},
         }
 
-    def totals(self) -> tuple[int, list[int]]:
-        count, totals = 0, [0] * len(TEXT_FIELDS)
+    def average_lengths(self) -> dict[str, float]:
+        """Mean token count of each text field over the memories that have it (as Lucene does)."""
+        totals, having = [0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)
         for entry in self.files.values():
             if entry.lengths is not None:
-                count += 1
                 for i, n in enumerate(entry.lengths):
-                    totals[i] += n
-        return count, totals
+                    if n:
+                        totals[i] += n
+                        having[i] += 1
+        return {name: (totals[i] / having[i] if having[i] else 1.0) for i, name in enumerate(TEXT_FIELDS)}
 
     def broken(self) -> list[Problem]:
         return [
@@ -384,6 +386,30 @@ def _stat_tree(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
+def _open_dir(path: Path):
+    """``whoosh.index.open_dir``; on a corrupt index Whoosh leaks the file it was reading, so that
+    file is collected here, quietly, and the caller gets :class:`_CorruptIndex`."""
+    import warnings
+
+    from whoosh import index as whoosh_index
+
+    problem = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            return whoosh_index.open_dir(str(path))
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        import gc
+
+        gc.collect()
+    raise _CorruptIndex(problem)
+
+
+class _CorruptIndex(Exception):
+    pass
+
+
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
@@ -404,12 +430,11 @@ _local = threading.local()
 
 class _Handle:
     def __init__(self, cache: Path, state: _State, state_key: tuple[int, int]) -> None:
-        from whoosh import index as whoosh_index
         from whoosh.searching import Searcher
 
         self.state = state
         self.state_key = state_key
-        self.ix = whoosh_index.open_dir(str(cache / state.index_dir))
+        self.ix = _open_dir(cache / state.index_dir)
         reader = self.ix.reader()
         self.stats = _Stats(reader, state)
         self.searcher = Searcher(reader, weighting=_weighting(self.stats))
@@ -474,13 +499,12 @@ class _Stats:
 
     def __init__(self, reader, state: _State) -> None:
         self.reader = reader
-        count, totals = state.totals()
         self.count = max(reader.doc_count(), 1)
-        self.avgfl = {name: (totals[i] / count if count else 1.0) or 1.0 for i, name in enumerate(TEXT_FIELDS)}
+        self.avgfl = state.average_lengths()
         self.deleted: list[tuple[Any, list[int]]] = []
         for leaf, _offset in reader.leaf_readers():
             if leaf.has_deletions():
-                self.deleted.append((leaf, sorted(leaf.all_deleted())))
+                self.deleted.append((leaf, sorted(leaf.deleted_docs_set)))
         self._df: dict[tuple[str, Any], int] = {}
 
     def df(self, fieldname: str, text: Any) -> int:
@@ -702,15 +726,19 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
 
 
 def _apply(repo, state: _State, report: SyncReport, wait: float) -> None:
-    from whoosh import index as whoosh_index
-
     cache = repo.cache_dir
     snapshot = time.time_ns()
     current = _stat_tree(repo.root)
     changed, removed = _pending(state, current)
     if not changed and not removed:
         return
-    ix = whoosh_index.open_dir(str(cache / state.index_dir))
+    try:
+        ix = _open_dir(cache / state.index_dir)
+    except Exception as exc:
+        report.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
+        _rebuild_locked(repo, None)
+        report.rebuilt = True
+        return
     writer = _LazyWriter(ix, wait)
     try:
         for rel in removed:
@@ -827,7 +855,7 @@ def search(
         report = sync(repo)
         result.notices.extend(report.notices)
         result.stale = report.stale
-    handle = _open_handle(repo)
+    handle = _open_handle(repo, result)
     result.broken = handle.state.broken()
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
@@ -851,19 +879,23 @@ def _types() -> tuple[str, ...]:
     return TYPES
 
 
-def _open_handle(repo) -> _Handle:
-    """The open index; if it vanished under us (a concurrent rebuild), catch up once more."""
+def _open_handle(repo, result: SearchResult) -> _Handle:
+    """The open index; one that cannot be opened (corrupt, or removed by a concurrent rebuild) is rebuilt."""
     try:
         return _handle(repo)
-    except Exception:
+    except Exception as exc:
         close(repo)
-        sync(repo)
-        try:
-            return _handle(repo)
-        except Exception as exc:
-            raise MemfsError(
-                f"cannot open the search index in {repo.cache_dir} ({type(exc).__name__}); run 'memfs reindex'"
-            ) from None
+        result.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
+    try:
+        rebuild(repo)
+        return _handle(repo)
+    except MemfsError:
+        raise
+    except Exception as exc:
+        raise MemfsError(
+            f"cannot open the search index in {repo.cache_dir} ({type(exc).__name__}); "
+            "delete that folder (it is only a cache) and search again"
+        ) from None
 
 
 def _ranked(handle: _Handle, q, allowed, expired: set[int], limit: int, now, policy) -> list[tuple[float, str, Any]]:
