@@ -79,19 +79,21 @@ class Plan:
         }
 
 
-def plan(roots: Iterable[str], graph: Graph, root_status: Mapping[str, str | None]) -> Plan:
-    """The retraction of ``roots`` on ``graph`` (pure). ``graph.memories`` must hold every
-    memory with a ``depends_on`` (what :func:`memfs.lineage.load` gives)."""
+def plan(
+    roots: Iterable[str], graph: Graph, root_status: Mapping[str, str | None], members: Mapping[str, Memory]
+) -> Plan:
+    """The retraction of ``roots`` on ``graph`` (pure). ``members`` holds the parsed memories of
+    the closure (see :func:`closure_members`); a member missing from it is left unchanged."""
     ordered = tuple(dict.fromkeys(roots))
     per_root = lineage.closure_by_root(ordered, graph.children)
     reached: dict[str, list[str]] = {}
-    for root, members in per_root.items():
-        for member in members:
+    for root, found in per_root.items():
+        for member in found:
             reached.setdefault(member, []).append(root)
     status: dict[str, str | None] = dict(root_status)
     flagged, recorded, unchanged = [], [], []
     for member in sorted(reached):
-        memory = graph.memories.get(member)
+        memory = members.get(member)
         state = memory.status if memory is not None else None
         status[member] = state
         known = {r.root for r in lineage.invalidations(memory)} if memory is not None else set()
@@ -116,17 +118,30 @@ def plan(roots: Iterable[str], graph: Graph, root_status: Mapping[str, str | Non
     )
 
 
+def closure_members(repo: MemoryRepo, roots: Iterable[str], graph: Graph) -> dict[str, Memory]:
+    """The parsed memories downstream of ``roots`` (paths come from the graph, so they are
+    already root-relative memory paths; a file that does not parse raises :class:`InvalidMemory`)."""
+    found = {}
+    for rel in sorted(lineage.invalidation_closure(roots, graph.children)):
+        data = repo.read_bytes(rel)
+        if data is None:
+            continue
+        try:
+            found[rel] = parse(rel, data)
+        except InvalidMemory as exc:
+            raise InvalidMemory(
+                f"{rel}: is downstream of {', '.join(roots)} but cannot be parsed ({exc}); nothing was changed. "
+                "Fix it first (memfs validate shows the problem)",
+                exc.problems,
+            ) from None
+    return found
+
+
 def _root_paths(repo: MemoryRepo, roots: Iterable[str]) -> tuple[str, ...]:
     rels = tuple(dict.fromkeys(repo.rel(r) for r in roots))
     if not rels:
         raise MemfsError("name at least one memory to retract")
     return rels
-
-
-def _read(repo: MemoryRepo, rel: str, graph: Graph, reader: Any = None) -> Memory:
-    if rel in graph.memories:
-        return graph.memories[rel]
-    return (reader or repo).read(rel)
 
 
 def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
@@ -145,8 +160,8 @@ def impact(repo: MemoryRepo, roots: Iterable[str]) -> Plan:
     """What ``retract`` would change, without changing anything (a dry run)."""
     rels = _root_paths(repo, roots)
     graph = lineage.load(repo)
-    status = {r: _read(repo, r, graph).status for r in rels}
-    return plan(rels, graph, status)
+    status = {r: repo.read(r).status for r in rels}
+    return plan(rels, graph, status, closure_members(repo, rels, graph))
 
 
 # --- retract ---------------------------------------------------------------------------------
@@ -176,13 +191,14 @@ def retract(repo: MemoryRepo, roots: Iterable[str], *, reason: str, actor: str |
     rels = _root_paths(repo, roots)
     with repo.transaction("retract", reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
         graph = lineage.load(repo)
-        memories = {r: _read(repo, r, graph, tx) for r in rels}
-        the_plan = plan(rels, graph, {r: m.status for r, m in memories.items()})
-        _refuse_broken(graph, (*rels, *the_plan.closure))
+        _refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
+        status = {r: tx.read(r).status for r in rels}
+        members = closure_members(repo, rels, graph)
+        the_plan = plan(rels, graph, status, members)
         for rel in the_plan.roots_changed:
             tx.write(rel, fields={"status": "retracted"})
         for member in the_plan.downstream:
-            memory = graph.memories[member]
+            memory = members[member]
             known = {r.root for r in lineage.invalidations(memory)}
             new = [
                 Invalidation(root, reason, tx.now, tx.actor).to_yaml()
@@ -213,26 +229,33 @@ class Reviewer:
     """Applies :func:`memfs.lineage.reinstate_basis` to memories of one repository state,
     reading each status at most once."""
 
-    def __init__(self, repo: MemoryRepo, graph: Graph) -> None:
+    def __init__(self, repo: MemoryRepo, graph: Graph, known: Iterable[Memory] = ()) -> None:
         self.repo = repo
         self.graph = graph
-        self.cleared = frozenset(p for p, m in graph.memories.items() if lineage.was_reinstated(m))
-        self._status: dict[str, str | None] = {}
+        self._memory: dict[str, Memory | None] = {m.path: m for m in known}
+        self.cleared = frozenset(
+            p for p in lineage.mentioning(repo, REINSTATED) if (m := self.memory(p)) and lineage.was_reinstated(m)
+        )
+
+    def memory(self, rel: str) -> Memory | None:
+        """The parsed memory (cached); ``None`` when missing or unreadable."""
+        if rel not in self._memory:
+            data = self.repo.read_bytes(rel)
+            try:
+                self._memory[rel] = None if data is None else parse(rel, data)
+            except InvalidMemory:
+                self._memory[rel] = None
+        return self._memory[rel]
 
     def statuses(self, rels: Iterable[str]) -> dict[str, str | None]:
         """Current status of each path; ``None`` when the file is missing, ``"unreadable"`` when broken."""
         return {rel: self.status(rel) for rel in rels}
 
     def status(self, rel: str) -> str | None:
-        if rel in self.graph.memories:
-            return self.graph.memories[rel].status
-        if rel not in self._status:
-            data = self.repo.read_bytes(rel)
-            try:
-                self._status[rel] = None if data is None else parse(rel, data).status
-            except InvalidMemory:
-                self._status[rel] = "unreadable"
-        return self._status[rel]
+        memory = self.memory(rel)
+        if memory is None:
+            return "unreadable" if self.repo.exists(rel) else None
+        return memory.status
 
     def eligibility(self, memory: Memory) -> Eligibility:
         roots = [r.root for r in lineage.invalidations(memory)]
@@ -351,7 +374,7 @@ def review_queue(repo: MemoryRepo) -> list[ReviewGroup]:
             waiting.append(memory)
     if not waiting:
         return []
-    reviewer = Reviewer(repo, lineage.load(repo))
+    reviewer = Reviewer(repo, lineage.load(repo), waiting)
     groups: dict[str | None, list[ReviewItem]] = {}
     reasons: dict[str | None, list[str]] = {}
     for memory in waiting:

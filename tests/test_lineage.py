@@ -14,6 +14,7 @@ from memfs import lineage
 from memfs.errors import InvalidMemory, MemfsError
 from memfs.history import log, revert
 from memfs.lineage import invalidation_closure, reinstate_basis
+from memfs.parse import parse
 from memfs.repo import MemoryRepo
 from memfs.retraction import graph_view, impact, reinstate, retract, review_queue
 from tests.conftest import git, run_cli, write_file
@@ -190,7 +191,8 @@ def test_two_roots_and_a_second_retraction(repo: MemoryRepo) -> None:
     roots = [r.root for r in lineage.invalidations(repo.read("notes/both.md"))]
     assert roots == ["facts/a.md", "facts/b.md"]
     groups = {g.root: [i.path for i in g.items] for g in review_queue(repo)}
-    assert groups == {"facts/a.md": ["notes/both.md", "notes/onlyb.md"], "facts/b.md": ["notes/both.md", "notes/onlyb.md"]}
+    both = ["notes/both.md", "notes/onlyb.md"]
+    assert groups == {"facts/a.md": both, "facts/b.md": both}
 
 
 def test_revert_restores_bytes_exactly(chain: MemoryRepo) -> None:
@@ -286,7 +288,7 @@ def test_impact_is_a_dry_run_and_graph(chain: MemoryRepo) -> None:
 def test_broken_dependent_blocks_retraction(chain: MemoryRepo) -> None:
     write_file(chain.root / "notes/broken.md", "---\ndepends_on: [facts/source.md\n---\nbody\n")
     head = chain.git.head()
-    with pytest.raises(InvalidMemory, match="notes/broken.md: cannot be parsed"):
+    with pytest.raises(InvalidMemory, match=r"notes/broken\.md: cannot be parsed"):
         retract(chain, ["facts/source.md"], reason="wrong")
     assert chain.git.head() == head and status(chain, "facts/source.md") == "active"
 
@@ -334,3 +336,50 @@ def test_cli_review_range_delegates_or_says_not_yet(chain: MemoryRepo) -> None:
         assert out.returncode == 2 and "not available yet" in out.stderr
     else:
         assert out.returncode == 0, out.stderr
+
+
+entry = st.sampled_from(
+    [
+        "a.md",
+        "notes/b.md",
+        "./notes/b.md",
+        "x/../c.md",
+        "self.md",
+        "/abs.md",
+        "../out.md",
+        "'q u.md'",
+        '"d.md"',
+        "é.md",
+        "1.5",
+        "yes",
+        "e.md  # why",
+        "",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(entry, max_size=4), st.booleans(), st.booleans())
+def test_fast_dependencies_match_full_parse(items: list[str], block: bool, comment: bool) -> None:
+    if block:
+        value = "".join(f"\n  - {i}" for i in items) if items else " []"
+    else:
+        value = " [" + ", ".join(i.split("  #")[0] for i in items) + "]"
+    tail = "  # note" if comment and not block else ""
+    text = f"---\nid: self\ntype: note\ndepends_on:{value}{tail}\nstatus: active\n---\nbody\n"
+    data = text.encode()
+    try:
+        full = parse("self.md", data)
+    except InvalidMemory:
+        with pytest.raises(InvalidMemory):
+            lineage.dependencies("self.md", data)
+        return
+    assert lineage.dependencies("self.md", data) == tuple(dict.fromkeys(full.depends_on))
+
+
+def test_unparseable_downstream_member_blocks_retraction(chain: MemoryRepo) -> None:
+    write_file(chain.root / "notes/dup.md", "---\nid: a\nid: b\ndepends_on: [facts/source.md]\n---\nbody\n")
+    head = chain.git.head()
+    with pytest.raises(InvalidMemory, match=r"notes/dup\.md: is downstream of facts/source\.md but cannot be parsed"):
+        retract(chain, ["facts/source.md"], reason="wrong")
+    assert chain.git.head() == head and status(chain, "notes/note.md") == "active"
