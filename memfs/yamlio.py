@@ -14,6 +14,7 @@ or ``12:30``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -81,6 +82,7 @@ _NUMBERISH = re.compile(r"[-+]?(\.?[0-9][0-9_:.]*([eE][-+]?[0-9]+)?|\.(inf|Inf|I
 _PLAIN_SAFE = re.compile(r"[^\s\"'!&*|>%@`#,\[\]{}?:-][^\n\r\t]*")
 
 
+@functools.lru_cache(maxsize=8192)
 def _plain_ok(value: str) -> bool:
     if _YAML11_WORDS.fullmatch(value) or _NUMBERISH.fullmatch(value):
         return False
