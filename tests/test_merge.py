@@ -162,7 +162,7 @@ def test_field_conflict_is_a_marker_block_in_the_frontmatter() -> None:
 def test_both_added_the_same_path() -> None:
     result = merged(None, doc(description="one"), doc(description="two", tags=["y"]))
     assert result.conflicts == ("description",)
-    assert "tags: [x, \"y\"]" in result.content.decode()
+    assert 'tags: [x, "y"]' in result.content.decode()
 
 
 def test_unparseable_sides_fall_back_to_a_text_merge() -> None:
