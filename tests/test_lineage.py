@@ -383,3 +383,18 @@ def test_unparseable_downstream_member_blocks_retraction(chain: MemoryRepo) -> N
     with pytest.raises(InvalidMemory, match=r"notes/dup\.md: is downstream of facts/source\.md but cannot be parsed"):
         retract(chain, ["facts/source.md"], reason="wrong")
     assert chain.git.head() == head and status(chain, "notes/note.md") == "active"
+
+
+def test_recall_honours_retraction_and_revert(chain: MemoryRepo) -> None:
+    index = pytest.importorskip("memfs.index")
+    for path in ("facts/source.md", "notes/note.md", "index/entry.md", "answers/cached.md", "notes/unrelated.md"):
+        chain.write(path, body=f"{path} mentions zebracorn\n")
+
+    def found() -> set[str]:
+        return {h.memory.path for h in index.search(chain, "zebracorn", limit=10).hits}
+
+    assert len(found()) == 5
+    result = retract(chain, ["facts/source.md"], reason="wrong")
+    assert found() == {"notes/unrelated.md"}
+    revert(chain, result.commit)
+    assert len(found()) == 5
