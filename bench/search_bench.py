@@ -78,8 +78,13 @@ def generate(root: Path, n: int, seed: int = 42) -> list[tuple[str, str, str]]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines), encoding="utf-8")
         made.append((rel, scope, body))
-    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTER_NAME="bench",
-               GIT_COMMITTER_EMAIL="b@x")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="b@x",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="b@x",
+    )
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
     subprocess.run(["git", "commit", "-q", "-m", "bench corpus"], cwd=root, check=True, env=env)
     return made
@@ -155,8 +160,11 @@ def run(n: int, base: Path, nq: int, cli_runs: int, scan_runs: int) -> dict:
     cli = []
     exe = str(Path(sys.executable).with_name("memfs"))
     for q, scope in queries[:cli_runs]:
-        _, w, _ = timed(lambda q=q, scope=scope: subprocess.run(
-            [exe, "-C", str(root), "search", "--json", "--scope", scope, q], capture_output=True, check=True))
+        _, w, _ = timed(
+            lambda q=q, scope=scope: subprocess.run(
+                [exe, "-C", str(root), "search", "--json", "--scope", scope, q], capture_output=True, check=True
+            )
+        )
         cli.append(w)
     scans = []
     for q, _scope in queries[:scan_runs]:

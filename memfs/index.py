@@ -295,6 +295,7 @@ class _State:
     serial: int = 0
     snapshot_ns: int = 0
     files: dict[str, _Entry] = field(default_factory=dict)
+    probe: list | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -302,6 +303,7 @@ class _State:
             "index_dir": self.index_dir,
             "serial": self.serial,
             "snapshot_ns": self.snapshot_ns,
+            "probe": self.probe,
             "files": {rel: e.to_json() for rel, e in self.files.items()},
         }
 
@@ -317,11 +319,8 @@ class _State:
         return {name: (totals[i] / having[i] if having[i] else 1.0) for i, name in enumerate(TEXT_FIELDS)}
 
     def broken(self) -> list[Problem]:
-        return [
-            Problem(rel, None, e.broken, "fix the file; search skips it until it parses")
-            for rel, e in sorted(self.files.items())
-            if e.broken is not None
-        ]
+        found = [(rel, e.broken) for rel, e in self.files.items() if e.broken is not None]
+        return [Problem(rel, None, why, "fix the file; search skips it until it parses") for rel, why in sorted(found)]
 
 
 class _BadState(Exception):
@@ -334,7 +333,7 @@ def _read_state(cache: Path) -> _State:
         if raw.get("format") != INDEX_FORMAT:
             raise _BadState(f"it was built by another memfs version ({raw.get('format')})")
         files = {rel: _Entry(*values) for rel, values in raw["files"].items()}
-        return _State(raw["index_dir"], raw["serial"], raw["snapshot_ns"], files)
+        return _State(raw["index_dir"], raw["serial"], raw["snapshot_ns"], files, raw.get("probe"))
     except FileNotFoundError:
         raise _BadState("there is none yet") from None
     except _BadState:
@@ -410,6 +409,74 @@ class _CorruptIndex(Exception):
     pass
 
 
+def _probe(repo) -> list | None:
+    """HEAD and the paths git reports as changed, untracked or ignored (memory files only), from one
+    ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent commit needs).
+
+    Equal probes plus unchanged stats of the listed files mean nothing changed: git has checked every
+    tracked file's stat against its index, in C. ``None`` when git cannot answer.
+    """
+    from memfs.errors import GitError
+
+    prefix = repo.prefix
+    try:
+        out = repo.git.run(
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--untracked-files=all",
+            "--ignored=matching",
+            "--",
+            prefix or ".",
+        )
+    except GitError:
+        return None
+    head = None
+    listed: list[str] = []
+    records = out.split("\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        if record.startswith("# branch.oid "):
+            head = record[len("# branch.oid ") :]
+        elif record[:2] in ("? ", "! "):
+            listed.append(record[2:])
+        elif record.startswith("1 "):
+            listed.append(record.split(" ", 8)[8])
+        elif record.startswith("2 "):
+            listed.append(record.split(" ", 9)[9])
+            listed.append(records[i])
+            i += 1
+        elif record.startswith("u "):
+            listed.append(record.split(" ", 10)[10])
+    rels = sorted({p[len(prefix) :] for p in listed if p.startswith(prefix) and paths.is_memory_name(p[len(prefix) :])})
+    return [head, rels]
+
+
+def _unchanged_since(root: Path, state: _State, probe: list | None) -> bool:
+    """Whether ``probe`` proves the working tree still matches ``state`` (no stat walk needed): same
+    HEAD, same set of changed/untracked/ignored memory files, and those files' stats as recorded."""
+    if probe is None or state.probe is None or probe != state.probe:
+        return False
+    racy_before = state.snapshot_ns - RACY_NS
+    for rel in probe[1]:
+        entry = state.files.get(rel)
+        try:
+            st = os.stat(root / rel)
+        except OSError:
+            if entry is not None:
+                return False
+            continue
+        if entry is None or entry.mtime_ns != st.st_mtime_ns or entry.size != st.st_size:
+            return False
+        if entry.mtime_ns >= racy_before:
+            return False
+    return True
+
+
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
@@ -429,7 +496,7 @@ _local = threading.local()
 
 
 class _Handle:
-    def __init__(self, cache: Path, state: _State, state_key: tuple[int, int]) -> None:
+    def __init__(self, cache: Path, state: _State, state_key: tuple[int, int, int]) -> None:
         from whoosh.searching import Searcher
 
         self.state = state
@@ -438,7 +505,6 @@ class _Handle:
         reader = self.ix.reader()
         self.stats = _Stats(reader, state)
         self.searcher = Searcher(reader, weighting=_weighting(self.stats))
-        self.bitsets: dict[tuple, Any] = {}
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -452,9 +518,9 @@ def _handles() -> dict[str, _Handle]:
     return found
 
 
-def _state_key(cache: Path) -> tuple[int, int]:
+def _state_key(cache: Path) -> tuple[int, int, int]:
     st = (cache / STATE_FILE).stat()
-    return (st.st_mtime_ns, st.st_size)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _handle(repo) -> _Handle:
@@ -466,7 +532,7 @@ def _handle(repo) -> _Handle:
     state_key = _state_key(cache)
     if current is not None and current.state_key == state_key:
         return current
-    state = _read_state(cache)
+    state = _cached_state(repo)
     if current is not None:
         current.close()
         handles.pop(key, None)
@@ -475,15 +541,23 @@ def _handle(repo) -> _Handle:
     return handle
 
 
+_parsed: dict[str, tuple[tuple[int, int, int], _State]] = {}
+
+
 def _cached_state(repo) -> _State:
+    """The state file, parsed once per change of the file (it is large: one entry per memory).
+    Callers must not mutate it; :func:`_read_state` gives a private copy."""
     cache = repo.cache_dir
-    current = _handles().get(str(cache))
     try:
-        if current is not None and current.state_key == _state_key(cache):
-            return current.state
+        key = _state_key(cache)
     except FileNotFoundError:
-        pass
-    return _read_state(cache)
+        raise _BadState("there is none yet") from None
+    found = _parsed.get(str(cache))
+    if found is not None and found[0] == key:
+        return found[1]
+    state = _read_state(cache)
+    _parsed[str(cache)] = (key, state)
+    return state
 
 
 def close(repo) -> None:
@@ -596,8 +670,9 @@ def _rebuild_locked(repo, progress: Callable[[int, int], None] | None) -> _State
     target = cache / name
     target.mkdir()
     snapshot = time.time_ns()
+    probe = _probe(repo)
     stats = _stat_tree(repo.root)
-    state = _State(name, serial, snapshot)
+    state = _State(name, serial, snapshot, probe=probe)
     try:
         ix = whoosh_index.create_in(str(target), make_schema())
         writer = _LazyWriter(ix, 0, fresh=True)
@@ -705,9 +780,12 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
         rebuild(repo)
         report.rebuilt = True
         return report
+    probe = _probe(repo)
+    if _unchanged_since(repo.root, state, probe):
+        return report
     current = _stat_tree(repo.root)
     changed, removed = _pending(state, current)
-    if not changed and not removed:
+    if not changed and not removed and probe == state.probe:
         return report
     try:
         with locking.exclusive(cache / LOCK_FILE, timeout=wait):
@@ -728,9 +806,10 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
 def _apply(repo, state: _State, report: SyncReport, wait: float) -> None:
     cache = repo.cache_dir
     snapshot = time.time_ns()
+    probe = _probe(repo)
     current = _stat_tree(repo.root)
     changed, removed = _pending(state, current)
-    if not changed and not removed:
+    if not changed and not removed and probe == state.probe:
         return
     try:
         ix = _open_dir(cache / state.index_dir)
@@ -754,6 +833,7 @@ def _apply(repo, state: _State, report: SyncReport, wait: float) -> None:
     finally:
         writer.finish(commit=False)
     state.snapshot_ns = snapshot
+    state.probe = probe
     state.serial += 1
     _write_state(cache, state)
 
@@ -789,21 +869,6 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
     if type_ is not None:
         parts.append(Term("type", type_))
     return And(parts)
-
-
-def _allowed(handle: _Handle, rule: recall.ScopeRule, version: str | None, type_: str | None):
-    """Documents passing the time-independent part of eligibility, cached per searcher generation."""
-    from whoosh.idsets import BitSet
-
-    key = (rule.scopes, version, type_)
-    found = handle.bitsets.get(key)
-    if found is None:
-        searcher = handle.searcher
-        found = BitSet(searcher.docs_for_query(_restriction(rule, version, type_)), size=searcher.doc_count_all())
-        if len(handle.bitsets) > 256:
-            handle.bitsets.clear()
-        handle.bitsets[key] = found
-    return found
 
 
 def _expired(handle: _Handle, now: dt.datetime) -> set[int]:
@@ -844,6 +909,8 @@ def search(
         raise MemfsError(f"type {type!r}: unknown; use one of: {', '.join(_types())}")
     if at is not None and at.tzinfo is None:
         raise MemfsError(f"at {at.isoformat()}: has no time zone; add one, e.g. Z")
+    from whoosh.query import Require
+
     now = at or utcnow()
     policy = policy or recall.RankPolicy.load(repo.root)
     rule = recall.ScopeRule(scope, inherit)
@@ -861,9 +928,8 @@ def search(
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
     q = _text_query(terms)
-    allowed = _allowed(handle, rule, version, type)
-    expired = _expired(handle, now)
-    ranked = _ranked(handle, q, allowed, expired, limit, now, policy)
+    restricted = Require(q, _restriction(rule, version, type))
+    ranked = _ranked(handle, restricted, _expired(handle, now), limit, now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
@@ -898,7 +964,7 @@ def _open_handle(repo, result: SearchResult) -> _Handle:
         ) from None
 
 
-def _ranked(handle: _Handle, q, allowed, expired: set[int], limit: int, now, policy) -> list[tuple[float, str, Any]]:
+def _ranked(handle: _Handle, q, expired: set[int], limit: int, now, policy) -> list[tuple[float, str, Any]]:
     """Eligible candidates ordered by final score, fetched deep enough that the top ``limit`` is exact.
 
     Freshness and confidence are at most 1, so once the ``limit``-th final score is at least the
@@ -907,7 +973,7 @@ def _ranked(handle: _Handle, q, allowed, expired: set[int], limit: int, now, pol
     searcher = handle.searcher
     fetch = max(limit * 3, 30)
     while True:
-        results = searcher.search(q, limit=fetch, filter=allowed, mask=expired or None)
+        results = searcher.search(q, limit=fetch, mask=expired or None, optimize=False)
         scored = []
         for hit in results:
             stored = _Stored.from_rec(hit["rec"])
