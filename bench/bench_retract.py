@@ -116,10 +116,19 @@ def timed(func: Callable[[], object]) -> tuple[float, float, object]:
     return wall, cpu, result
 
 
-def median_run(label: str, runs: int, func: Callable[[], object], reset: Callable[[], None] | None = None) -> dict:
+def median_run(
+    label: str,
+    runs: int,
+    func: Callable[[], object],
+    reset: Callable[[], None] | None = None,
+    prepare: Callable[[], None] | None = None,
+) -> dict:
+    """Median wall and CPU of ``func`` over ``runs``; ``prepare`` runs untimed before each run."""
     walls, cpus = [], []
     result = None
     for _ in range(runs):
+        if prepare:
+            prepare()
         wall, cpu, result = timed(func)
         walls.append(wall)
         cpus.append(cpu)
@@ -217,21 +226,8 @@ def main() -> None:
         git(workdir, "add", "--", *changed)
         git(workdir, "commit", "-qm", "bare")
 
-    def bare_prepared() -> None:
-        write_all()
-
-    walls, cpus = [], []
-    for _ in range(args.runs):
-        bare_prepared()
-        wall, cpu, _ = timed(bare_commit)
-        walls.append(wall)
-        cpus.append(cpu)
-        reset()
-    bare = {"wall": statistics.median(walls), "cpu": statistics.median(cpus)}
-    print(
-        f"{'bare git add + git commit of the same ' + str(len(changed)) + ' files':<58} "
-        f"wall {bare['wall'] * 1000:8.1f} ms   cpu {bare['cpu'] * 1000:8.1f} ms"
-    )
+    label = f"bare git add + git commit of the same {len(changed)} files"
+    bare = median_run(label, args.runs, bare_commit, reset, prepare=write_all)
     from memfs import edit, gitcli
     from memfs.lineage import INVALIDATED_BY, Invalidation
     from memfs.model import utcnow
@@ -239,17 +235,8 @@ def main() -> None:
     def as_memfs_commits() -> None:
         repo.git.commit_paths(changed, "memfs: bench\n", gitcli.Identity.for_actor("agent:bench"))
 
-    walls, cpus = [], []
-    for _ in range(args.runs):
-        write_all()
-        wall, cpu, _ = timed(as_memfs_commits)
-        walls.append(wall)
-        cpus.append(cpu)
-        reset()
-    print(
-        f"{'  memfs gitcli.commit_paths (add -A + commit --only, pathspecs)':<58} "
-        f"wall {statistics.median(walls) * 1000:8.1f} ms   cpu {statistics.median(cpus) * 1000:8.1f} ms"
-    )
+    label = "  memfs gitcli.commit_paths (add -A + commit --only, pathspecs)"
+    median_run(label, args.runs, as_memfs_commits, reset, prepare=write_all)
     now = utcnow()
     old = {p: (workdir / p).read_bytes() for p in changed if p != ROOT}
     record = [Invalidation(ROOT, "bench", now, "agent:bench").to_yaml()]
