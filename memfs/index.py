@@ -344,6 +344,8 @@ def _read_state(cache: Path) -> _State:
 
 def _write_state(cache: Path, state: _State) -> None:
     atomic.write_bytes(cache / STATE_FILE, json.dumps(state.to_json(), separators=(",", ":")).encode())
+    with contextlib.suppress(OSError):
+        _parsed[str(cache)] = (_state_key(cache), state)
 
 
 def _ensure_cache(cache: Path) -> None:
@@ -780,6 +782,7 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
         rebuild(repo)
         report.rebuilt = True
         return report
+    snapshot = time.time_ns()
     probe = _probe(repo)
     if _unchanged_since(repo.root, state, probe):
         return report
@@ -787,6 +790,7 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
         return report
+    seen = (state.serial, snapshot, probe, current)
     try:
         with locking.exclusive(cache / LOCK_FILE, timeout=wait):
             try:
@@ -796,18 +800,22 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
                 _rebuild_locked(repo, None)
                 report.rebuilt = True
                 return report
-            _apply(repo, state, report, wait)
+            _apply(repo, state, report, wait, seen)
     except LockTimeout:
         report.stale = True
         report.notices.append("memfs: the search index is being updated by another process; results may be stale")
     return report
 
 
-def _apply(repo, state: _State, report: SyncReport, wait: float) -> None:
+def _apply(repo, state: _State, report: SyncReport, wait: float, seen: tuple) -> None:
+    """Index what changed. ``seen`` is (serial, snapshot time, probe, stats) observed just before the
+    lock was taken; it is reused when no other process updated the state in between."""
     cache = repo.cache_dir
-    snapshot = time.time_ns()
-    probe = _probe(repo)
-    current = _stat_tree(repo.root)
+    serial, snapshot, probe, current = seen
+    if state.serial != serial:
+        snapshot = time.time_ns()
+        probe = _probe(repo)
+        current = _stat_tree(repo.root)
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
         return
