@@ -3,9 +3,11 @@
 Provider token shapes (AWS, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid, Twilio, Discord,
 Telegram, Mailchimp, Square, Azure storage, Artifactory, JWT, private-key headers...) come from
 the ``detect-secrets`` plugins' own regular expressions, so new token formats arrive with that
-library. Its entropy and keyword plugins are not used: on ordinary prose they fire on every other
-word (measured in bench/README.md). What it lacks is added here: passwords written in prose
-("my password is ..."; also 密码), current OpenAI/Anthropic/Google/Hugging Face key shapes,
+library. Its entropy and keyword plugins are not used: they are built for source code (quoted
+strings, ``key = value``), so in prose they miss "my password is ..." and, run line by line in
+ad-hoc mode, flag ordinary words ("my", "password") as high-entropy. What it lacks is added
+here: passwords written in prose ("my password is ..."; also 密码), current OpenAI, Anthropic,
+Google and Hugging Face key shapes,
 ``api_key=...`` style assignments, URLs and connection strings with a password, payment card
 numbers (Luhn check plus a card-network prefix) and 18-digit Chinese resident ID numbers (birth
 date and ISO 7064 MOD 11-2 check digit, via ``python-stdnum``).
