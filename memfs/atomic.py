@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -23,6 +24,18 @@ def _fsync_dir(directory: Path) -> None:
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Atomically replace (or create) ``path`` with ``data``, keeping an existing file's mode."""
+    tmp = _write_temp(path, data, sync=True)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    _fsync_dir(path.parent)
+
+
+def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
+    """A hidden temporary beside ``path`` holding ``data``, with ``path``'s mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.memfs-tmp"
     try:
@@ -33,14 +46,53 @@ def write_bytes(path: Path, data: bytes) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
-    _fsync_dir(path.parent)
+    return tmp
+
+
+#: Above this many files, one ``os.sync`` replaces per-file ``fsync`` calls (a 1,000-file
+#: retraction otherwise spends most of its time in 2,000 fsyncs).
+BATCH_SYNC_THRESHOLD = 8
+
+
+def write_many(contents: Mapping[Path, bytes | None]) -> None:
+    """Atomically replace (``None``: delete) several files; durable when it returns.
+
+    Each file is still replaced by rename, so readers never see half a file. Small batches fsync
+    every file; large ones write every temporary first, ``os.sync()`` once, rename them all and
+    sync again. A crash in between is covered by the caller's journal, which holds the bytes.
+    """
+    if len(contents) <= BATCH_SYNC_THRESHOLD:
+        for path, data in contents.items():
+            if data is None:
+                remove(path)
+            else:
+                write_bytes(path, data)
+        return
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in contents.items():
+            if data is not None:
+                staged.append((_write_temp(path, data, sync=False), path))
+        os.sync()
+        for tmp, path in staged:
+            os.replace(tmp, path)
+        staged.clear()
+        for path, data in contents.items():
+            if data is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+        os.sync()
+    finally:
+        for tmp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
 
 def remove(path: Path) -> None:

@@ -36,7 +36,7 @@ def _same(old: Any, new: Any) -> bool:
     if new is None:
         return old is None
     try:
-        return yamlio.load(f"v: {yamlio.scalar(new)}\n")["v"] == old
+        return yamlio.as_loaded(new) == old
     except (TypeError, ValueError):
         return False
 
@@ -68,7 +68,7 @@ def update_file(
     expected_revision: int | None = None,
 ) -> Edit:
     doc, meta = load_document(path, current)
-    old = build(path, meta, doc.body)
+    old = build(path, meta, doc.body, doc.frontmatter)
     if expected_revision is not None and old.revision != expected_revision:
         raise ConflictError(
             f"{path}: changed since you read it (you had revision {expected_revision}, it is now "
@@ -81,11 +81,11 @@ def update_file(
     changes["revision"] = old.revision + 1
     changes["updated"] = now
     try:
-        frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
+        frontmatter, new_meta = yamlio.edit_checked(doc.frontmatter, changes, doc.newline, before=meta)
     except ValueError as exc:
         raise InvalidMemory(f"{path}: {exc}; the file was left unchanged") from None
     new_doc = doc.with_frontmatter(frontmatter)
     if new_body is not None:
         new_doc = new_doc.with_body(new_body)
     data = new_doc.render().encode("utf-8")
-    return Edit(data, parse(path, data), False)
+    return Edit(data, build(path, new_meta, new_doc.body, frontmatter), False)

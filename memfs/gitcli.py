@@ -225,17 +225,19 @@ class Git:
 
         Returns the new commit, or ``None`` when none of the paths differs from HEAD. Three git
         processes in the common case (add, commit, rev-parse); ``git status`` only when a path
-        is unknown to git.
+        is unknown to git. For many paths with nothing else staged, the index is committed as it
+        is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
         """
         if not paths:
             return None
+        whole_index = len(paths) > 8 and self._has_head() and not self.run("diff", "--cached", "--name-only").strip()
         if not self.ok("add", "-A", "--", *paths):
             paths = self.changed(paths)
             if not paths:
                 return None
             self.run("add", "-A", "--", *paths)
         args = ["commit", "-q", "--no-edit", "-F", "-"]
-        if self._has_head():
+        if self._has_head() and not whole_index:
             args += ["--only", "--", *paths]
         proc = run_in(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
         if proc.returncode != 0:

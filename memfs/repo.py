@@ -348,6 +348,7 @@ class Transaction:
         self._pending: dict[str, bytes | None] = {}
         self._before: dict[str, bytes | None] = {}
         self._actions: dict[str, Change] = {}
+        self._parsed: dict[str, Memory] = {}
         self._lock: Iterator[None] | None = None
 
     def __enter__(self) -> Transaction:
@@ -401,12 +402,14 @@ class Transaction:
             result = edit.update_file(rel, current, fields, body, self.now, expected_revision)
         if result.content is not None:
             self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision)
+            self._parsed[rel] = result.memory
         return result.memory
 
     def write_bytes(self, rel: str, content: bytes) -> Memory:
         """Stage exact bytes (for operations that build files themselves); validated at commit."""
         memory = parse(rel, content)
         self._stage(rel, content, "update" if self.current_bytes(rel) is not None else "create", memory.revision)
+        self._parsed[rel] = memory
         return memory
 
     def delete(self, path: str, *, expected_revision: int | None = None, force: bool = False) -> None:
@@ -432,6 +435,7 @@ class Transaction:
 
     def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
         self._remember_before(rel)
+        self._parsed.pop(rel, None)
         if self._before[rel] is None and content is None:
             self._pending.pop(rel, None)
             self._actions.pop(rel, None)
@@ -447,7 +451,7 @@ class Transaction:
             if content is None:
                 continue
             try:
-                memory = parse(rel, content)
+                memory = self._parsed.get(rel) or parse(rel, content)
             except InvalidMemory as exc:
                 problems.extend(exc.problems)
                 continue
@@ -507,7 +511,7 @@ class Transaction:
         )
         pending.save(repo.journal_path)
         try:
-            self._put(rels, self._pending)
+            atomic.write_many({repo.abspath(r): self._pending[r] for r in rels})
             commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message,
                                            gitcli.Identity.for_actor(self.actor))
         except (MemfsError, OSError) as exc:
@@ -516,17 +520,9 @@ class Transaction:
         atomic.remove(repo.journal_path)
         return CommitResult(commit, tuple(changes), self.op)
 
-    def _put(self, rels: list[str], contents: Mapping[str, bytes | None]) -> None:
-        for rel in rels:
-            content = contents[rel]
-            if content is None:
-                atomic.remove(self.repo.abspath(rel))
-            else:
-                atomic.write_bytes(self.repo.abspath(rel), content)
-
     def _roll_back(self, rels: list[str]) -> None:
         """A commit git refused (a hook, a full disk): put every file back as it was."""
-        self._put(rels, self._before)
+        atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels})
         self.repo.git.ok("reset", "-q", "--", *[self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
 

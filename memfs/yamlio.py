@@ -205,7 +205,15 @@ def edit(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n") -> s
     New keys are appended at the end. The result is re-parsed and compared with the intended
     mapping; any difference raises ``ValueError`` so a file is never written wrong.
     """
-    before = load(frontmatter) if frontmatter.strip() else {}
+    return edit_checked(frontmatter, changes, newline)[0]
+
+
+def edit_checked(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n",
+                 before: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """:func:`edit`, also returning the re-parsed mapping; ``before`` (the already parsed
+    ``frontmatter``) saves a parse when the caller has it."""
+    if before is None:
+        before = load(frontmatter) if frontmatter.strip() else {}
     lines = frontmatter.splitlines(keepends=True)
     spans = _spans(lines)
     replacements: list[tuple[int, int, list[str]]] = []
@@ -224,17 +232,32 @@ def edit(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n") -> s
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += newline
     result = "".join(lines + appended)
-    _check_edit(before, changes, result)
-    return result
+    return result, _check_edit(before, changes, result)
 
 
-def _check_edit(before: Any, changes: Mapping[str, Any], result: str) -> None:
+def as_loaded(value: Any) -> Any:
+    """What reading ``scalar(value)`` back gives, without a YAML round trip for plain types."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value
+    if isinstance(value, list | tuple):
+        return [as_loaded(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): as_loaded(v) for k, v in value.items()}
+    return load(f"v: {scalar(value)}\n")["v"]
+
+
+def _check_edit(before: Any, changes: Mapping[str, Any], result: str) -> dict[str, Any]:
     expected = dict(before or {})
     for key, value in changes.items():
         if value is None:
             expected.pop(key, None)
         else:
-            expected[key] = load(f"v: {scalar(value)}\n")["v"]
+            expected[key] = as_loaded(value)
     actual = load(result) if result.strip() else {}
     if actual != expected:
         raise ValueError("the frontmatter could not be edited without touching other keys")
+    return actual
