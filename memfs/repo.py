@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -187,9 +188,9 @@ class MemoryRepo:
             except InvalidMemory as exc:
                 scan.broken.extend(exc.problems)
         found = [p for p in self.validate(scan) if "is also used by" not in p.message]
-        in_use = self.ids_in_use()
+        in_use = self.ids_in_use(m.id for m in scan.memories if m.id)
         for memory in scan.memories:
-            others = [p for p in in_use.get(memory.id or "", []) if p != memory.path]
+            others = self.id_users(memory.id, exclude=[memory.path]) if memory.id in in_use else []
             if memory.id and others:
                 found.append(Problem(memory.path, "id", f"{memory.id!r} is also used by {', '.join(others)}",
                                      "give each memory its own id"))
@@ -260,26 +261,41 @@ class MemoryRepo:
         tree, untracked files included; ``.memfsignore`` is not applied): a prefilter, parse to be sure."""
         return self._grep("-F", text)
 
-    def ids_in_use(self) -> dict[str, list[str]]:
-        """Every ``id:`` frontmatter line in the working tree, as {id: [paths]} (one ``git grep``)."""
-        out = self.git.run("grep", "-z", "--untracked", "-E", "-e", "^id:", "--", f"{self.prefix}*.md", check=False)
+    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """{id: [paths]} from the ``id:`` lines of every memory file, by one ``git grep``.
+
+        With ``only``, git searches just for those ids as fixed strings (fast on large repos).
+        A line is a prefilter (a body line could start with ``id:`` too): :meth:`id_users`
+        confirms by parsing the files it names.
+        """
+        wanted = None if only is None else set(only)
+        if wanted is not None and not wanted:
+            return {}
+        patterns = ["-E", "-e", "^id:"] if wanted is None else ["-F", *[a for i in wanted for a in ("-e", i)]]
+        out = self.git.run("grep", "-z", "--untracked", *patterns, "--", f"{self.prefix}*.md", check=False)
         found: dict[str, list[str]] = {}
         for entry in out.split("\n"):
             name, _, text = entry.partition("\0")
             rel = name[len(self.prefix):] if name.startswith(self.prefix) else None
-            if not rel or not paths.is_memory_name(rel):
+            if not rel or not text.startswith("id:") or not paths.is_memory_name(rel):
                 continue
-            try:
-                value = yamlio.load(text)
-            except yamlio.YamlError:
-                continue
-            if isinstance(value, dict) and isinstance(value.get("id"), str):
-                found.setdefault(value["id"], []).append(rel)
+            value = _id_value(text)
+            if value is not None and (wanted is None or value in wanted):
+                found.setdefault(value, []).append(rel)
         return found
 
-    def id_users(self, memory_id: str) -> list[str]:
-        """Memory files whose frontmatter says ``id: <memory_id>``."""
-        return self.ids_in_use().get(memory_id, [])
+    def id_users(self, memory_id: str, exclude: Iterable[str] = ()) -> list[str]:
+        """Memory files (other than ``exclude``) whose frontmatter says ``id: <memory_id>``."""
+        skip = set(exclude)
+        users = []
+        for rel in self.ids_in_use([memory_id]).get(memory_id, []):
+            data = None if rel in skip else self.read_bytes(rel)
+            try:
+                if data is not None and parse(rel, data).id == memory_id:
+                    users.append(rel)
+            except InvalidMemory:
+                continue
+        return users
 
     def _grep(self, mode: str, pattern: str) -> list[str]:
         out = self.git.run("grep", "-l", "--untracked", mode, "-e", pattern, "--", f"{self.prefix}*.md", check=False)
@@ -473,13 +489,14 @@ class Transaction:
         new = [m for m in staged if m.id and not self._keeps_id(m)]
         if not new:
             return []
-        in_use = self.repo.ids_in_use()
+        candidates = self.repo.ids_in_use(m.id for m in new if m.id)
         found = []
         for memory in new:
-            for other in in_use.get(memory.id or "", []):
-                if other != memory.path and other not in self._pending:
-                    found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
-                                         "give each memory its own id"))
+            if memory.id not in candidates:
+                continue
+            for other in self.repo.id_users(memory.id, exclude=[memory.path, *self._pending]):
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
+                                     "give each memory its own id"))
         return found
 
     def _keeps_id(self, memory: Memory) -> bool:
@@ -525,6 +542,21 @@ class Transaction:
         atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels})
         self.repo.git.ok("reset", "-q", "--", *[self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
+
+
+_PLAIN_ID = re.compile(r"id:[ \t]*([A-Za-z0-9_][A-Za-z0-9_./:@+-]*)[ \t]*(?:#.*)?")
+
+
+def _id_value(line: str) -> str | None:
+    """The id on an ``id: ...`` line: plain ones directly, anything quoted through YAML."""
+    plain = _PLAIN_ID.fullmatch(line.rstrip("\r"))
+    if plain:
+        return plain.group(1)
+    try:
+        value = yamlio.load(line)
+    except yamlio.YamlError:
+        return None
+    return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
