@@ -3,10 +3,10 @@
 The index is a cache of the working tree. Before every read, :func:`sync` runs one ``git status``
 (HEAD plus changed/untracked/ignored paths, which git checks against its own stat cache) and, if
 that or the stats of the listed files differ from what ``.memfs/state.json`` recorded, compares a
-stat snapshot (``mtime_ns``, size) of every memory file and re-indexes only what differs: a plain ``git commit``, ``git pull``, ``git revert`` or
-checkout, an editor's save, a deletion or a rename all show up as changed, new or missing files.
-Files whose mtime is too close to the snapshot to be trusted ("racy", as git calls it) are
-re-hashed. Indexing only reads memory files, never writes them.
+stat snapshot (``mtime_ns``, size) of every memory file and re-indexes only what differs: a plain
+``git commit``, ``git pull``, ``git revert`` or checkout, an editor's save, a deletion or a rename
+all show up as changed, new or missing files. Files whose mtime is too close to the snapshot to be
+trusted ("racy", as git calls it) are re-hashed. Indexing only reads memory files, never writes them.
 
 ``state.json`` also records the index format (schema + analyzer version); a mismatch, a missing
 or corrupt index, or a corrupt state file triggers a rebuild with a notice, never a traceback.
