@@ -17,9 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -27,6 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchlib import commit_all, cpu, pct
 
 from memfs import index
 from memfs.context import _render_head as _render_head
@@ -36,7 +36,6 @@ from memfs.repo import MemoryRepo
 from memfs.tokens import estimate_tokens
 from memfs.watch import Watcher
 
-ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 WORDS = (
     "release deploy pipeline service test suite rollback database migration schema latency cache "
     "invoice customer language chinese report weekly standup sprint ticket review approval budget "
@@ -44,19 +43,10 @@ WORDS = (
 ).split()
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True)
 
 
-def cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def make_repo(root: Path, count: int) -> MemoryRepo:
@@ -79,10 +69,7 @@ def make_repo(root: Path, count: int) -> MemoryRepo:
             + "\n",
             encoding="utf-8",
         )
-    git(root, "config", "user.name", "bench")
-    git(root, "config", "user.email", "bench@example.invalid")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "bulk")
+    commit_all(root)
     return MemoryRepo.open(root, actor="bench:memfs")
 
 

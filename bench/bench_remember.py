@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -33,25 +32,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib import ENV, commit_all, cpu, git
+
 from memfs import idempotency
 from memfs.candidate import Candidate, from_mapping
 from memfs.lifecycle import remember, remember_batch
 from memfs.repo import MemoryRepo
 from memfs.secrets_scan import scan
 
-ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 BODY = "Service {i} deploys through the staging pipeline after the full test suite passes. "
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True)
 
 
-def cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def make_repo(root: Path, size: int) -> None:
@@ -65,10 +59,7 @@ def make_repo(root: Path, size: int) -> None:
             f"updated: 2026-09-20T10:00:00Z\nstatus: active\nconfidence: 0.8\n---\n{BODY.format(i=i) * 3}\n",
             encoding="utf-8",
         )
-    git(root, "config", "user.name", "bench")
-    git(root, "config", "user.email", "bench@example.invalid")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "bulk")
+    commit_all(root)
 
 
 def candidates(size: int, count: int) -> list[Candidate]:

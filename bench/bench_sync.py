@@ -23,31 +23,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchlib import git, timed
+
 from memfs import edit, gitcli, merge, mergedriver
 from memfs.model import utcnow
 from memfs.repo import MemoryRepo
 from memfs.sync import sync
-
-
-def cpu() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
-def timed(fn: Callable[[], object]) -> tuple[float, float]:
-    w, c = time.perf_counter(), cpu()
-    fn()
-    return time.perf_counter() - w, cpu() - c
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def fields(i: int) -> dict[str, object]:

@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib import ENV, commit_all, git, timed
+
 from memfs.repo import MemoryRepo
 
-ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 BODY = "The deploy pipeline for service {i} runs the full test suite before release. " * 6
 
 
@@ -43,27 +41,14 @@ def make_repo(root: Path, count: int) -> MemoryRepo:
             f"description: memory {i}\n---\n{BODY.format(i=i)}\n",
             encoding="utf-8",
         )
-    git(root, "config", "user.name", "bench")
-    git(root, "config", "user.email", "bench@example.invalid")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "bulk")
+    commit_all(root)
     return MemoryRepo.open(root, actor="bench:memfs")
 
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True)
 
 
-def cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def timed(action: Callable[[], object]) -> tuple[float, float]:
-    wall, used = time.perf_counter(), cpu()
-    action()
-    return time.perf_counter() - wall, cpu() - used
 
 
 def bench_size(count: int, rounds: int) -> dict[str, float]:

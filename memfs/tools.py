@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from typing import Any
 
 from memfs import paths, yamlio
 from memfs.document import split
+from memfs.edit import default_id
 from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound, PathError
 from memfs.model import Memory
 from memfs.parse import load_document, parse
@@ -276,7 +276,7 @@ def _full_text(rel: str, text: str, current: bytes | None, now: dt.datetime) -> 
     if current is None:
         changes.update(revision=1, created=meta.get("created") or now, updated=now)
         if "id" not in meta:
-            changes["id"] = posixpath.splitext(posixpath.basename(rel))[0]
+            changes["id"] = default_id(rel)
         if "status" not in meta:
             changes["status"] = "active"
     else:

@@ -30,26 +30,21 @@ def _apply(options: list) -> Any:
     return decorate
 
 
+def _write(state: State, path: str, fields: dict, body: str | None, body_file: str | None,
+           expect_revision: int | None, reason: str | None, as_json: bool, create_only: bool) -> None:
+    result = state.repo().write(path, fields=fields, body=read_body(body, body_file), create_only=create_only,
+                                expected_revision=expect_revision, reason=reason)
+    commit_result(result, as_json)
+
+
 @click.command("write")
 @click.argument("path")
 @field_options
 @_apply(_body + _common)
 @pass_state
-def write_cmd(
-    state: State,
-    path: str,
-    fields: dict,
-    body: str | None,
-    body_file: str | None,
-    expect_revision: int | None,
-    reason: str | None,
-    as_json: bool,
-) -> None:
+def write_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
     """Create or update the memory at PATH (one commit). Only the given fields change."""
-    result = state.repo().write(
-        path, fields=fields, body=read_body(body, body_file), expected_revision=expect_revision, reason=reason
-    )
-    commit_result(result, as_json)
+    _write(state, path, fields, create_only=False, **options)
 
 
 @click.command("add")
@@ -57,19 +52,9 @@ def write_cmd(
 @field_options
 @_apply(_body + _common)
 @pass_state
-def add_cmd(
-    state: State,
-    path: str,
-    fields: dict,
-    body: str | None,
-    body_file: str | None,
-    expect_revision: int | None,
-    reason: str | None,
-    as_json: bool,
-) -> None:
+def add_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
     """Create a new memory at PATH (one commit); refuses to overwrite an existing one."""
-    result = state.repo().write(path, fields=fields, body=read_body(body, body_file), create_only=True, reason=reason)
-    commit_result(result, as_json)
+    _write(state, path, fields, create_only=True, **options)
 
 
 @click.command("new")

@@ -1,0 +1,45 @@
+"""Helpers shared by the benchmark scripts: isolated git, CPU accounting, percentiles."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+#: git without the user's or the system's configuration, so runs are comparable anywhere.
+ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True)
+
+
+def commit_all(root: Path, message: str = "bulk") -> None:
+    """Commit everything under ``root`` as a bench identity (for generated repositories)."""
+    git(root, "config", "user.name", "bench")
+    git(root, "config", "user.email", "bench@example.invalid")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+
+
+def cpu() -> float:
+    """CPU seconds of this process plus every child it has waited for (git processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one call."""
+    wall, used = time.perf_counter(), cpu()
+    action()
+    return time.perf_counter() - wall, cpu() - used
+
+
+def pct(values: list[float], p: float) -> float:
+    """The p-th percentile by nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
