@@ -360,8 +360,7 @@ def slugify(text: str, limit: int = 60) -> str:
 
 def _new_path(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> str:
     """``prefs/release-note-language.md``; the scope, then a number, is added when taken (a file
-    there, or a memory already using that path as its id: a plain-text ``git grep`` prefilter,
-    since the commit checks ids exactly anyway)."""
+    there, or a memory already using that path as its id)."""
     folder = TYPE_DIRS.get(candidate.type, "notes")
     base = slugify(candidate.key or " ".join(candidate.body.split()[:8]))
     if candidate.version:
@@ -370,7 +369,7 @@ def _new_path(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> str:
     stems += [f"{stems[1]}-{n}" for n in range(2, 1000)]
     for stem in stems:
         rel = posixpath.join(folder, stem + ".md")
-        if tx.current_bytes(rel) is None and not repo.files_containing(f"id: {default_id(rel)}"):
+        if tx.current_bytes(rel) is None and tx.id_is_free(default_id(rel)):
             return rel
     raise MemfsError(f"could not find a free file name for {base!r} under {folder}/; give one with --path")
 

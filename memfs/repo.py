@@ -365,6 +365,7 @@ class Transaction:
         self._before: dict[str, bytes | None] = {}
         self._actions: dict[str, Change] = {}
         self._parsed: dict[str, Memory] = {}
+        self._free_ids: set[str] = set()
         self._lock: Iterator[None] | None = None
 
     def __enter__(self) -> Transaction:
@@ -486,7 +487,7 @@ class Transaction:
 
         One ``git grep`` for all ``id:`` lines, however many files the transaction creates.
         """
-        new = [m for m in staged if m.id and not self._keeps_id(m)]
+        new = [m for m in staged if m.id and not self._keeps_id(m) and m.id not in self._free_ids]
         if not new:
             return []
         candidates = self.repo.ids_in_use(m.id for m in new if m.id)
@@ -498,6 +499,16 @@ class Transaction:
                 found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
                                      "give each memory its own id"))
         return found
+
+    def id_is_free(self, memory_id: str) -> bool:
+        """Whether no memory file uses ``memory_id`` (checked once, under this transaction's lock,
+        so the commit need not grep for it again)."""
+        if memory_id in self._free_ids:
+            return True
+        if self.repo.ids_in_use([memory_id]) and self.repo.id_users(memory_id, exclude=self._pending):
+            return False
+        self._free_ids.add(memory_id)
+        return True
 
     def _keeps_id(self, memory: Memory) -> bool:
         before = self._before.get(memory.path)
