@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memfs import yamlio
-from memfs.document import compose
+from memfs.document import Document, compose
 from memfs.errors import ConflictError, InvalidMemory
 from memfs.model import FIELDS, Memory
 from memfs.parse import build, load_document, parse
@@ -66,8 +66,11 @@ def update_file(
     body: str | None,
     now: dt.datetime,
     expected_revision: int | None = None,
+    loaded: tuple[Document, dict[str, Any]] | None = None,
 ) -> Edit:
-    doc, meta = load_document(path, current)
+    """The edit of an existing file; ``loaded`` is ``current`` already split and parsed, if the
+    caller has it (a transaction that just read the file)."""
+    doc, meta = loaded if loaded is not None else load_document(path, current)
     old = build(path, meta, doc.body, doc.frontmatter)
     if expected_revision is not None and old.revision != expected_revision:
         raise ConflictError(

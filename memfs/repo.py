@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from memfs import atomic, edit, gitcli, journal, locking, paths, validate, yamlio
 from memfs.commits import Message, subject_for
+from memfs.document import Document
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError
 from memfs.model import Memory, Problem, utcnow
-from memfs.parse import parse
+from memfs.parse import build, load_document, parse
 
 CONFIG_FILE = ".memfs.toml"
 Action = Literal["create", "update", "delete"]
@@ -366,6 +367,7 @@ class Transaction:
         self._actions: dict[str, Change] = {}
         self._parsed: dict[str, Memory] = {}
         self._free_ids: set[str] = set()
+        self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
         self._lock: Iterator[None] | None = None
 
     def __enter__(self) -> Transaction:
@@ -391,7 +393,9 @@ class Transaction:
         data = self.current_bytes(rel)
         if data is None:
             raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
-        return parse(rel, data)
+        doc, meta = load_document(rel, data)
+        self._loaded[rel] = (data, doc, meta)
+        return build(rel, meta, doc.body, doc.frontmatter)
 
     def _remember_before(self, rel: str) -> None:
         if rel not in self._before:
@@ -416,7 +420,9 @@ class Transaction:
         elif create_only:
             raise MemfsError(f"{rel}: already exists; use 'memfs write' to change it, or pick another path")
         else:
-            result = edit.update_file(rel, current, fields, body, self.now, expected_revision)
+            cached = self._loaded.get(rel)
+            loaded = cached[1:] if cached is not None and cached[0] is current else None
+            result = edit.update_file(rel, current, fields, body, self.now, expected_revision, loaded=loaded)
         if result.content is not None:
             self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision)
             self._parsed[rel] = result.memory
