@@ -361,6 +361,9 @@ def _recall(
             ctx.left_out.append(LeftOut(block.path, "budget"))
     if len(found.hits) >= candidates:
         ctx.warnings.append(f"only the best {candidates} matches were considered; more may exist")
+    from memfs import usage
+
+    usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
 
 
 def _used(ctx: Context, count: TokenCounter, cost: Callable[[Block], int]) -> int:

@@ -899,6 +899,7 @@ def search(
     explain: bool = False,
     policy: recall.RankPolicy | None = None,
     catch_up: bool = True,
+    record: bool = False,
 ) -> SearchResult:
     """Eligible memories for ``query`` in ``scope``, best first: the one call behind ``memfs search``.
 
@@ -908,6 +909,8 @@ def search(
     memories that matched the words but are not eligible. Broken memory files are listed in
     ``broken``; ``notices`` carries anything the caller should show the user (a rebuild, a stale
     index). ``catch_up=False`` skips the check against the files (for callers that just did it).
+    ``record=True`` counts the hits as recalled in the usage statistics (``memfs stats``); the
+    CLI and the MCP server do, internal lookups do not.
     """
     if not isinstance(query, str) or not query.strip():
         raise MemfsError("the search query is empty; say what to look for, e.g. memfs search 'release notes'")
@@ -945,6 +948,10 @@ def search(
             break
     if explain:
         result.filtered = _filtered_out(handle, q, rule, version, type, now, limit)
+    if record and result.hits:
+        from memfs import usage
+
+        usage.record_recall(repo, [hit.path for hit in result.hits])
     return result
 
 

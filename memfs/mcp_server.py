@@ -171,7 +171,8 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
             not expired. Each hit has path, scope, source, status, score and body."""
             from memfs import index
 
-            found = call(index.search, repo, query, scope=scope, version=version, limit=limit, inherit=inherit)
+            found = call(index.search, repo, query, scope=scope, version=version, limit=limit, inherit=inherit,
+                         record=True)
             return found.to_json()
 
         server.add_tool(memory_search, annotations=reading)

@@ -402,3 +402,16 @@ def test_cli_bad_input(repo: MemoryRepo, args: list[str], message: str) -> None:
     proc = run_cli(*args, cwd=repo.root)
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_search_and_context_record_recalls_outsidegit(repo) -> None:
+    """`memfs stats` counts what search returned and what context injected; reads never commit."""
+    repo.write("prefs/lang.md", fields={"type": "preference", "scope": "user:U5", "source": "conversation:C1"},
+               body="P8 release notes in English.")
+    head = git(repo.root, "rev-parse", "HEAD")
+    assert run_cli("-C", str(repo.root), "search", "release notes", "--scope", "user:U5").returncode == 0
+    assert run_cli("-C", str(repo.root), "context", "write release notes", "--scope", "user:U5").returncode == 0
+    assert run_cli("-C", str(repo.root), "search", "nothing matches this", "--scope", "user:U5").returncode == 0
+    stats = json.loads(run_cli("-C", str(repo.root), "stats", "--json").stdout)
+    assert stats["usage"]["prefs/lang.md"]["recalls"] == 2
+    assert git(repo.root, "rev-parse", "HEAD") == head and git(repo.root, "status", "--porcelain") == ""

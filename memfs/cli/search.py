@@ -54,6 +54,7 @@ def search_cmd(
         limit=limit,
         inherit=inherit,
         explain=explain,
+        record=True,
     )
     for text in result.notices:
         note(text)
