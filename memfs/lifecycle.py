@@ -234,9 +234,9 @@ def _related_memories(
     ``staged`` adds files written earlier in the same transaction (not on disk yet). Broken files
     are skipped here (validation reports them)."""
     if candidate.key:
-        rels = repo._grep("-E", _key_pattern("key", candidate.key))
+        rels = repo.files_matching(_key_pattern("key", candidate.key))
     else:
-        rels = repo._grep("-E", _key_pattern("scope", candidate.scope))
+        rels = repo.files_matching(_key_pattern("scope", candidate.scope))
     found = []
     for rel in dict.fromkeys([*rels, *staged]):
         try:

@@ -257,6 +257,11 @@ class MemoryRepo:
                 found.append(other)
         return found
 
+    def files_matching(self, regex: str) -> list[str]:
+        """Memory paths with a line matching the POSIX extended ``regex`` (one ``git grep``,
+        untracked files included): a prefilter, parse to be sure."""
+        return self._grep("-E", regex)
+
     def files_containing(self, text: str) -> list[str]:
         """Memory paths whose file contains ``text`` anywhere (one ``git grep`` over the working
         tree, untracked files included; ``.memfsignore`` is not applied): a prefilter, parse to be sure."""
