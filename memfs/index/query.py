@@ -1,0 +1,211 @@
+"""Searching: the text query, the eligibility restriction folded into it, exact top-N ranking."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from memfs import recall
+from memfs.cjk import is_cjk, tokens
+from memfs.errors import MemfsError
+from memfs.index.results import Filtered, Hit, SearchResult
+from memfs.index.store import (
+    FIELD_BOOSTS,
+    MAX_QUERY_CHARS,
+    MAX_QUERY_TERMS,
+    NONE,
+    _epoch_us,
+    _Handle,
+    _handle,
+    _Stored,
+    close,
+)
+from memfs.index.sync import _load, rebuild, sync
+from memfs.model import Problem, utcnow
+
+
+# --- searching --------------------------------------------------------------------------------
+def query_terms(text: str) -> list[str]:
+    """The unique index terms of a query, in order (at most :data:`MAX_QUERY_TERMS`)."""
+    return list(dict.fromkeys(tokens(text[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
+
+
+def _text_query(terms: Iterable[str]):
+    from whoosh.query import Or, Prefix, Term
+
+    parts = []
+    for term in terms:
+        for name, boost in FIELD_BOOSTS.items():
+            if len(term) == 1 and is_cjk(term):
+                parts.append(Prefix(name, term, boost=boost))
+            else:
+                parts.append(Term(name, term, boost=boost))
+    return Or(parts)
+
+
+def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None):
+    from whoosh.query import And, Or, Term
+
+    parts = [Term("status", "active"), Term("sourced", "yes")]
+    scopes = rule.scopes
+    if scopes is not None:
+        parts.append(Or([Term("scope", s) for s in scopes]))
+    if version is not None:
+        parts.append(Or([Term("version", version), Term("version", NONE)]))
+    if type_ is not None:
+        parts.append(Term("type", type_))
+    return And(parts)
+
+
+def _expired(handle: _Handle, now: dt.datetime) -> set[int]:
+    from whoosh.query import NumericRange
+
+    return set(handle.searcher.docs_for_query(NumericRange("expires", None, _epoch_us(now))))
+
+
+def search(
+    repo,
+    query: str,
+    *,
+    scope: str | None = None,
+    version: str | None = None,
+    at: dt.datetime | None = None,
+    type: str | None = None,
+    limit: int = 10,
+    inherit: bool = False,
+    explain: bool = False,
+    policy: recall.RankPolicy | None = None,
+    catch_up: bool = True,
+    record: bool = False,
+) -> SearchResult:
+    """Eligible memories for ``query`` in ``scope``, best first: the one call behind ``memfs search``.
+
+    ``scope`` is matched exactly (``inherit=True`` adds its ancestors by whole ``/`` segments;
+    ``None`` searches every scope). ``version=None`` accepts every version. ``at`` is "now" for
+    expiry and freshness (default: the current time). ``explain`` also fills ``filtered`` with
+    memories that matched the words but are not eligible. Broken memory files are listed in
+    ``broken``; ``notices`` carries anything the caller should show the user (a rebuild, a stale
+    index). ``catch_up=False`` skips the check against the files (for callers that just did it).
+    ``record=True`` counts the hits as recalled in the usage statistics (``memfs stats``); the
+    CLI and the MCP server do, internal lookups do not.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise MemfsError("the search query is empty; say what to look for, e.g. memfs search 'release notes'")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise MemfsError(f"limit {limit!r}: must be a whole number of at least 1")
+    scope = recall.check_scope(scope)
+    if type is not None and type not in _types():
+        raise MemfsError(f"type {type!r}: unknown; use one of: {', '.join(_types())}")
+    if at is not None and at.tzinfo is None:
+        raise MemfsError(f"at {at.isoformat()}: has no time zone; add one, e.g. Z")
+    from whoosh.query import Require
+
+    now = at or utcnow()
+    policy = policy or recall.RankPolicy.load(repo.root)
+    rule = recall.ScopeRule(scope, inherit)
+    terms = query_terms(query)
+    result = SearchResult(query, scope, version, now, inherit, terms)
+    if len(query) > MAX_QUERY_CHARS or len(dict.fromkeys(tokens(query[:MAX_QUERY_CHARS]))) > MAX_QUERY_TERMS:
+        result.notices.append(f"memfs: the query is long; only its first {MAX_QUERY_TERMS} distinct words are used")
+    if catch_up:
+        report = sync(repo)
+        result.notices.extend(report.notices)
+        result.stale = report.stale
+    handle = _open_handle(repo, result)
+    result.broken = handle.state.broken()
+    if not terms:
+        result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
+        return result
+    q = _text_query(terms)
+    restricted = Require(q, _restriction(rule, version, type))
+    ranked = _ranked(handle, restricted, _expired(handle, now), limit, now, policy)
+    for hit in _final(repo, ranked, rule, version, type, now, result):
+        result.hits.append(hit)
+        if len(result.hits) == limit:
+            break
+    if explain:
+        result.filtered = _filtered_out(handle, q, rule, version, type, now, limit)
+    if record and result.hits:
+        from memfs import usage
+
+        usage.record_recall(repo, [hit.path for hit in result.hits])
+    return result
+
+
+def _types() -> tuple[str, ...]:
+    from memfs.model import TYPES
+
+    return TYPES
+
+
+def _open_handle(repo, result: SearchResult) -> _Handle:
+    """The open index; one that cannot be opened (corrupt, or removed by a concurrent rebuild) is rebuilt."""
+    try:
+        return _handle(repo)
+    except Exception as exc:
+        close(repo)
+        result.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
+    try:
+        rebuild(repo)
+        return _handle(repo)
+    except MemfsError:
+        raise
+    except Exception as exc:
+        raise MemfsError(
+            f"cannot open the search index in {repo.cache_dir} ({type(exc).__name__}); "
+            "delete that folder (it is only a cache) and search again"
+        ) from None
+
+
+def _ranked(handle: _Handle, q, expired: set[int], limit: int, now, policy) -> list[tuple[float, str, Any]]:
+    """Eligible candidates ordered by final score, fetched deep enough that the top ``limit`` is exact.
+
+    Freshness and confidence are at most 1, so once the ``limit``-th final score is at least the
+    relevance of the last fetched document, nothing further down can overtake it.
+    """
+    searcher = handle.searcher
+    fetch = max(limit * 3, 30)
+    while True:
+        results = searcher.search(q, limit=fetch, mask=expired or None, optimize=False)
+        scored = []
+        for hit in results:
+            stored = _Stored.from_rec(hit["rec"])
+            fresh = recall.freshness(stored, now, policy)
+            conf = stored.confidence
+            scored.append((recall.final_score(hit.score, fresh, conf), hit["path"], (hit.score, fresh, conf)))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        fetched = results.scored_length()
+        if fetched < fetch or (len(scored) >= limit and scored[limit - 1][0] >= results[fetched - 1].score):
+            return scored
+        fetch *= 4
+
+
+def _final(repo, ranked, rule, version, type_, now, result: SearchResult) -> Iterable[Hit]:
+    """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
+    known = {p.path for p in result.broken}
+    for final, rel, (relevance, fresh, conf) in ranked:
+        _data, memory, broken = _load(repo, rel)
+        if memory is None:
+            if broken and rel not in known:
+                result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))
+            continue
+        if recall.eligibility(memory, scope=rule, version=version, now=now) is not None:
+            continue
+        if type_ is not None and memory.type != type_:
+            continue
+        yield Hit(memory, final, relevance, fresh, conf)
+
+
+def _filtered_out(handle: _Handle, q, rule, version, type_, now, limit: int) -> list[Filtered]:
+    found = []
+    for hit in handle.searcher.search(q, limit=limit * 5 + 20):
+        stored = _Stored.from_rec(hit["rec"])
+        reason = recall.eligibility(stored, scope=rule, version=version, now=now)
+        if reason is None and type_ is not None and stored.type != type_:
+            reason = f"wrong type ({stored.type})"
+        if reason is not None:
+            found.append(Filtered(hit["path"], reason, hit.score))
+            if len(found) == limit:
+                break
+    return found

@@ -1,0 +1,127 @@
+"""What searches, syncs and rebuilds return: typed records with ``to_json`` for the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.model import Memory, Problem
+
+
+# --- results ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Hit:
+    """One recalled memory: the file as it is now, and the factors of its score."""
+
+    memory: Memory
+    score: float
+    relevance: float
+    freshness: float
+    confidence: float
+
+    @property
+    def path(self) -> str:
+        return self.memory.path
+
+    def to_json(self, *, body: bool = True) -> dict[str, Any]:
+        m = self.memory
+        out: dict[str, Any] = {
+            "path": m.path,
+            "id": m.id,
+            "scope": m.scope,
+            "source": m.source,
+            "type": m.type,
+            "status": m.status,
+            "version": m.version,
+            "score": round(self.score, 6),
+            "relevance": round(self.relevance, 6),
+            "freshness": round(self.freshness, 6),
+            "confidence": round(self.confidence, 6),
+            "created": _iso(m.created),
+            "updated": _iso(m.updated),
+            "expires": _iso(m.expires),
+            "description": m.description,
+            "tags": list(m.tags),
+        }
+        if body:
+            out["body"] = m.body
+        return out
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """A memory that matched the words but is not eligible, and why (for ``--explain``)."""
+
+    path: str
+    reason: str
+    relevance: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason, "relevance": round(self.relevance, 6)}
+
+
+@dataclass
+class SearchResult:
+    query: str
+    scope: str | None
+    version: str | None
+    at: dt.datetime
+    inherit: bool
+    terms: list[str]
+    hits: list[Hit] = field(default_factory=list)
+    filtered: list[Filtered] = field(default_factory=list)
+    broken: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    stale: bool = False
+
+    def to_json(self, *, body: bool = True) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "scope": self.scope,
+            "inherit": self.inherit,
+            "version": self.version,
+            "at": _iso(self.at),
+            "terms": self.terms,
+            "hits": [h.to_json(body=body) for h in self.hits],
+            "filtered": [f.to_json() for f in self.filtered],
+            "unreadable": [p.to_json() for p in self.broken],
+            "notices": self.notices,
+            "stale": self.stale,
+        }
+
+
+@dataclass
+class SyncReport:
+    """What one catch-up did. ``stale`` means another process held the index lock too long."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    stale: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.rebuilt)
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.isoformat().replace("+00:00", "Z")
+
+
+
+
+@dataclass(frozen=True)
+class ReindexReport:
+    indexed: int
+    broken: list[Problem]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "indexed": self.indexed,
+            "unreadable": [p.to_json() for p in self.broken],
+            "seconds": round(self.seconds, 3),
+        }
