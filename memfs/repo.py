@@ -219,9 +219,13 @@ class MemoryRepo:
         create_only: bool = False,
         reason: str | None = None,
         actor: str | None = None,
+        force: bool = False,
     ) -> CommitResult:
-        """Create or update one memory in one commit. Unchanged content makes no commit."""
+        """Create or update one memory in one commit. Unchanged content makes no commit.
+
+        A file marked ``read_only: true`` is refused unless ``force`` (a person overriding it)."""
         rel = self.rel(path)
+        self._guard_read_only(rel, force)
         op = "create" if not self.exists(rel) else "update"
         with self.transaction(op, reason=reason, actor=actor) as tx:
             tx.write(rel, fields=fields, body=body, expected_revision=expected_revision, create_only=create_only)
@@ -236,11 +240,25 @@ class MemoryRepo:
         actor: str | None = None,
         force: bool = False,
     ) -> CommitResult:
-        """Delete one memory in one commit; refused while other memories depend on it (unless ``force``)."""
+        """Delete one memory in one commit; refused while other memories depend on it, or while it
+        is ``read_only: true`` (unless ``force``)."""
         rel = self.rel(path)
+        self._guard_read_only(rel, force)
         with self.transaction("delete", reason=reason, actor=actor) as tx:
             tx.delete(rel, expected_revision=expected_revision, force=force)
         return tx.result
+
+    def _guard_read_only(self, rel: str, force: bool) -> None:
+        data = None if force else self.read_bytes(rel)
+        try:
+            read_only = data is not None and parse(rel, data).read_only
+        except InvalidMemory:
+            return
+        if read_only:
+            raise MemfsError(
+                f"{rel}: is read_only: true (core memory that agents may not change); "
+                "a person who means to change it can pass --force"
+            )
 
     def dependents(self, rel: str) -> list[str]:
         """Memories whose ``depends_on`` names ``rel`` (a fast ``git grep`` prefilter, then parsed)."""

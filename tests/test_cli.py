@@ -122,3 +122,13 @@ def test_actor_option_sets_the_author(repo: MemoryRepo) -> None:
     run_cli("--actor", "user:alice", "-C", str(repo.root), "write", "b.md", "--type", "note", "--scope",
             "user:U5", "--source", "t")
     assert git(repo.root, "log", "-1", "--format=%an").strip() == "user:alice"
+
+
+def test_read_only_files_need_force(repo: MemoryRepo) -> None:
+    persona = (repo.root / "system/persona.md").read_bytes()
+    refused = cli(repo, "write", "system/persona.md", "--description", "hijacked")
+    assert refused.returncode == 2 and "read_only: true" in refused.stderr
+    assert cli(repo, "rm", "system/persona.md").returncode == 2
+    assert (repo.root / "system/persona.md").read_bytes() == persona
+    assert cli(repo, "write", "system/persona.md", "--description", "edited by a person", "--force").returncode == 0
+    assert repo.read("system/persona.md").description == "edited by a person"

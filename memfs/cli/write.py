@@ -31,9 +31,10 @@ def _apply(options: list) -> Any:
 
 
 def _write(state: State, path: str, fields: dict, body: str | None, body_file: str | None,
-           expect_revision: int | None, reason: str | None, as_json: bool, create_only: bool) -> None:
+           expect_revision: int | None, reason: str | None, as_json: bool, create_only: bool,
+           force: bool = False) -> None:
     result = state.repo().write(path, fields=fields, body=read_body(body, body_file), create_only=create_only,
-                                expected_revision=expect_revision, reason=reason)
+                                expected_revision=expect_revision, reason=reason, force=force)
     commit_result(result, as_json)
 
 
@@ -41,6 +42,7 @@ def _write(state: State, path: str, fields: dict, body: str | None, body_file: s
 @click.argument("path")
 @field_options
 @_apply(_body + _common)
+@click.option("--force", is_flag=True, help="Change it even if it is read_only: true (people only).")
 @pass_state
 def write_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
     """Create or update the memory at PATH (one commit). Only the given fields change."""
@@ -88,7 +90,7 @@ def new_cmd(
 
 @click.command("rm")
 @click.argument("path")
-@click.option("--force", is_flag=True, help="Delete even if other memories depend on it.")
+@click.option("--force", is_flag=True, help="Delete even if other memories depend on it, or it is read_only.")
 @_apply(_common)
 @pass_state
 def rm_cmd(
