@@ -128,6 +128,7 @@ class Git:
     def __init__(self, workdir: Path, git_dir: Path) -> None:
         self.workdir = workdir
         self.git_dir = git_dir
+        self._head_seen = False
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None) -> str:
         proc = run_in(self.workdir, *args, stdin=stdin, check=check, identity=identity)
@@ -248,7 +249,7 @@ class Git:
         return self.head()
 
     def _has_head(self) -> bool:
-        if not getattr(self, "_head_seen", False):
+        if not self._head_seen:
             self._head_seen = self.head() is not None
         return self._head_seen
 
