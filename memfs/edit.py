@@ -45,6 +45,15 @@ def _finish_body(body: str) -> str:
     return body if body.endswith(("\n", "\r")) or body == "" else body + "\n"
 
 
+def check_revision(path: str, actual: int, expected: int | None, then: str = "and redo your change") -> None:
+    """Optimistic concurrency: :class:`ConflictError` if the caller read another revision."""
+    if expected is not None and actual != expected:
+        raise ConflictError(
+            f"{path}: changed since you read it (you had revision {expected}, it is now "
+            f"revision {actual}); read it again {then}"
+        )
+
+
 def default_id(path: str) -> str:
     """The id a new memory gets unless one is given: its path without ``.md``, unique by construction."""
     return posixpath.splitext(path)[0]
@@ -72,11 +81,7 @@ def update_file(
     caller has it (a transaction that just read the file)."""
     doc, meta = loaded if loaded is not None else load_document(path, current)
     old = build(path, meta, doc.body, doc.frontmatter)
-    if expected_revision is not None and old.revision != expected_revision:
-        raise ConflictError(
-            f"{path}: changed since you read it (you had revision {expected_revision}, it is now "
-            f"revision {old.revision}); read it again and redo your change"
-        )
+    check_revision(path, old.revision, expected_revision)
     changes = {k: v for k, v in fields.items() if k not in MANAGED and not _same(meta.get(k), v)}
     new_body = None if body is None else _finish_body(body)
     if not changes and (new_body is None or new_body == doc.body):

@@ -100,6 +100,11 @@ def merge_text(
     return proc.stdout, proc.returncode
 
 
+def ere_escape(text: str) -> str:
+    """``text`` as a literal inside a POSIX extended regex (``git grep -E``, ``git log -E --grep``)."""
+    return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in text)
+
+
 def discover(start: Path) -> tuple[Path, Path]:
     """(work tree top level, git dir) of the repository containing ``start``."""
     if not start.is_dir():

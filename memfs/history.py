@@ -47,7 +47,7 @@ def log(
 ) -> list[LogEntry]:
     """Commits touching the memory root (or one memory), newest first, optionally by ``Memfs-Op``."""
     git_path = repo.git_path(repo.rel(path)) if path else (repo.prefix.rstrip("/") or ".")
-    grep = f"^Memfs-Op: {_escape(op)}$" if op else None
+    grep = f"^Memfs-Op: {gitcli.ere_escape(op)}$" if op else None
     entries = []
     for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=path is not None):
         tr = commits.trailers(c.body)
@@ -58,10 +58,6 @@ def log(
             )
         )
     return entries
-
-
-def _escape(text: str) -> str:
-    return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in text)
 
 
 def resolve_at(repo: MemoryRepo, at: str) -> str:

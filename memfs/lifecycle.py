@@ -22,8 +22,9 @@ from typing import Any
 
 from memfs import gate, idempotency, usage
 from memfs.candidate import Candidate
-from memfs.edit import default_id
+from memfs.edit import check_revision, default_id
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound
+from memfs.gitcli import ere_escape
 from memfs.model import Memory, _jsonable, utcnow
 from memfs.parse import load_document, parse
 from memfs.reconcile import Decision, Op, reconcile, reinforced_confidence
@@ -213,16 +214,12 @@ def _check_expected(candidate: Candidate, decision: Decision) -> None:
             f"expected revision {expected} of {subject}, but there is no active memory for it any more; "
             "read it again and redo your change"
         )
-    if target is not None and target.revision != expected:
-        raise ConflictError(
-            f"{target.path}: changed since you read it (you had revision {expected}, it is now revision "
-            f"{target.revision}); read it again and redo your change"
-        )
+    if target is not None:
+        check_revision(target.path, target.revision, expected)
 
 
 def _key_pattern(name: str, value: str) -> str:
-    escaped = "".join("\\" + c if c in ".^$*+?()[]{}|\\/" else c for c in value)
-    return f"^{name}:[[:space:]]*['\"]?{escaped}['\"]?[[:space:]]*(#.*)?$"
+    return f"^{name}:[[:space:]]*['\"]?{ere_escape(value)}['\"]?[[:space:]]*(#.*)?$"
 
 
 def _related_memories(

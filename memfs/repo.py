@@ -191,8 +191,8 @@ class MemoryRepo:
         found = [p for p in self.validate(scan) if "is also used by" not in p.message]
         in_use = self.ids_in_use(m.id for m in scan.memories if m.id)
         for memory in scan.memories:
-            others = self.id_users(memory.id, exclude=[memory.path]) if memory.id in in_use else []
-            if memory.id and others:
+            others = self.id_users(memory.id, exclude=[memory.path], candidates=in_use) if memory.id else []
+            if others:
                 found.append(Problem(memory.path, "id", f"{memory.id!r} is also used by {', '.join(others)}",
                                      "give each memory its own id"))
         return _ordered(found)
@@ -308,11 +308,18 @@ class MemoryRepo:
                 found.setdefault(value, []).append(rel)
         return found
 
-    def id_users(self, memory_id: str, exclude: Iterable[str] = ()) -> list[str]:
-        """Memory files (other than ``exclude``) whose frontmatter says ``id: <memory_id>``."""
+    def id_users(self, memory_id: str, exclude: Iterable[str] = (),
+                 candidates: dict[str, list[str]] | None = None) -> list[str]:
+        """Memory files (other than ``exclude``) whose frontmatter says ``id: <memory_id>``.
+
+        ``candidates`` is an :meth:`ids_in_use` answer the caller already has (saves the grep);
+        each candidate is confirmed by parsing its file.
+        """
+        if candidates is None:
+            candidates = self.ids_in_use([memory_id])
         skip = set(exclude)
         users = []
-        for rel in self.ids_in_use([memory_id]).get(memory_id, []):
+        for rel in candidates.get(memory_id, []):
             data = None if rel in skip else self.read_bytes(rel)
             try:
                 if data is not None and parse(rel, data).id == memory_id:
@@ -464,12 +471,7 @@ class Transaction:
         if current is None:
             raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
         if expected_revision is not None:
-            memory = parse(rel, current)
-            if memory.revision != expected_revision:
-                raise ConflictError(
-                    f"{rel}: changed since you read it (you had revision {expected_revision}, it is now "
-                    f"revision {memory.revision}); read it again before deleting"
-                )
+            edit.check_revision(rel, parse(rel, current).revision, expected_revision, then="before deleting")
         if not force:
             users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
             if users:
@@ -522,9 +524,8 @@ class Transaction:
         candidates = self.repo.ids_in_use(m.id for m in new if m.id)
         found = []
         for memory in new:
-            if memory.id not in candidates:
-                continue
-            for other in self.repo.id_users(memory.id, exclude=[memory.path, *self._pending]):
+            for other in self.repo.id_users(memory.id or "", exclude=[memory.path, *self._pending],
+                                            candidates=candidates):
                 found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
                                      "give each memory its own id"))
         return found
@@ -534,7 +535,7 @@ class Transaction:
         so the commit need not grep for it again)."""
         if memory_id in self._free_ids:
             return True
-        if self.repo.ids_in_use([memory_id]) and self.repo.id_users(memory_id, exclude=self._pending):
+        if self.repo.id_users(memory_id, exclude=self._pending):
             return False
         self._free_ids.add(memory_id)
         return True

@@ -312,11 +312,8 @@ class Watcher:
     def _repo_problems(self, memory: Memory) -> list[Problem]:
         found = [p for p in validate.check_repo([memory], self.repo.exists) if p.severity == "error"]
         if memory.id:
-            for other in self.repo.id_users(memory.id):
-                if other != memory.path:
-                    found.append(
-                        Problem(memory.path, "id", f"{memory.id!r} is already used by {other}", "pick another id")
-                    )
+            for other in self.repo.id_users(memory.id, exclude=[memory.path]):
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}", "pick another id"))
         return found
 
     def _emit(self, event: WatchEvent) -> None:
