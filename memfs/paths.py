@@ -7,8 +7,10 @@ A memory is any ``*.md`` file under the root except ``README.md`` files, paths m
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
@@ -19,13 +21,25 @@ IGNORE_FILE = ".memfsignore"
 CACHE_DIR = ".memfs"
 
 
-def _ignore_spec(root: Path):
+def ignore_spec(root: Path):
+    """The compiled ``.memfsignore`` of ``root`` (``None`` without one); compiled once per version
+    of the file, since every path check in a bulk operation asks for it."""
     ignore = root / IGNORE_FILE
-    if not ignore.is_file():
+    try:
+        st = ignore.stat()
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return _compiled(str(ignore), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(path: str, mtime_ns: int, size: int):
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8").splitlines())
+    with open(path, encoding="utf-8") as handle:
+        return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
 
 
 def is_memory_name(rel: str) -> bool:
@@ -36,7 +50,7 @@ def is_memory_name(rel: str) -> bool:
 
 def iter_memory_paths(root: Path) -> Iterator[str]:
     """Root-relative paths of every memory file, sorted, following no symlinked directory."""
-    spec = _ignore_spec(root)
+    spec = ignore_spec(root)
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
@@ -56,7 +70,7 @@ def sort_key(rel: str) -> tuple[int, str]:
 
 
 def is_ignored(root: Path, rel: str) -> bool:
-    spec = _ignore_spec(root)
+    spec = ignore_spec(root)
     return spec is not None and spec.match_file(rel)
 
 

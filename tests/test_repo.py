@@ -170,3 +170,14 @@ def test_scan_reports_broken_files_and_orders_system_first(repo: MemoryRepo) -> 
     scan = repo.scan()
     assert [m.path for m in scan.memories] == ["system/persona.md", "a.md"]
     assert [p.path for p in scan.broken] == ["broken.md"]
+
+
+def test_memfsignore_edits_take_effect_in_the_same_process(repo: MemoryRepo) -> None:
+    write_file(repo.root / "drafts/x.md", "---\nid: x\n---\n")
+    assert "drafts/x.md" in repo.memory_paths()
+    write_file(repo.root / ".memfsignore", "drafts/\n")
+    assert "drafts/x.md" not in repo.memory_paths()
+    with pytest.raises(PathError, match="memfsignore"):
+        repo.rel("drafts/x.md")
+    write_file(repo.root / ".memfsignore", "# nothing ignored any more\n")
+    assert "drafts/x.md" in repo.memory_paths() and repo.rel("drafts/x.md") == "drafts/x.md"

@@ -59,7 +59,7 @@ def _stat_tree(root: Path) -> dict[str, tuple[int, int]]:
                 except OSError:
                     continue
     if (root / paths.IGNORE_FILE).is_file():
-        spec = paths._ignore_spec(root)
+        spec = paths.ignore_spec(root)
         if spec is not None:
             found = {rel: st for rel, st in found.items() if not spec.match_file(rel)}
     return found
