@@ -58,7 +58,7 @@ def reason(body: str) -> str | None:
     return None
 
 
-def subject_for(op: str, paths: list[str]) -> str:
+def subject_for(paths: list[str]) -> str:
     """``facts/a.md`` for one path, ``3 memories`` for several."""
     if len(paths) == 1:
         return paths[0]

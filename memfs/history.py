@@ -83,12 +83,17 @@ def _as_time(text: str) -> dt.datetime | None:
 
 def show_at(repo: MemoryRepo, path: str, at: str) -> Memory:
     """The memory at ``path`` as it was at commit/date ``at``."""
+    return parse(*file_at(repo, path, at))
+
+
+def file_at(repo: MemoryRepo, path: str, at: str) -> tuple[str, bytes]:
+    """(root-relative path, exact bytes) of the memory at ``path`` at commit/date ``at``."""
     rel = repo.rel(path)
     sha = resolve_at(repo, at)
     data = repo.git.show_file(sha, repo.git_path(rel))
     if data is None:
         raise MemoryNotFound(f"{rel}: did not exist at {at} (commit {sha[:10]})")
-    return parse(rel, data)
+    return rel, data
 
 
 @dataclass(frozen=True)

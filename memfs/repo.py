@@ -142,11 +142,15 @@ class MemoryRepo:
             return None
 
     def read(self, path: str | os.PathLike[str]) -> Memory:
+        return parse(*self.read_file(path))
+
+    def read_file(self, path: str | os.PathLike[str]) -> tuple[str, bytes]:
+        """(root-relative path, exact bytes) of a memory file; :class:`MemoryNotFound` if absent."""
         rel = self.rel(path)
         data = self.read_bytes(rel)
         if data is None:
             raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
-        return parse(rel, data)
+        return rel, data
 
     def memory_paths(self) -> list[str]:
         return list(paths.iter_memory_paths(self.root))
@@ -557,7 +561,7 @@ class Transaction:
         repo = self.repo
         rels = [c.path for c in changes]
         message = Message(
-            self.op, self.subject or subject_for(self.op, rels), self.actor, self.reason, tuple(rels), self.trailers
+            self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers
         ).render()
         pending = journal.Journal(
             message,

@@ -462,7 +462,7 @@ def _commit_pending(repo: MemoryRepo, reason: str | None) -> str | None:
             + ("" if len(problems) <= 5 else f" (+{len(problems) - 5} more)")
             + ". Fix them ('memfs validate') and propose again.",
         )
-    message = Message("commit", subject_for("commit", rels), repo.actor, reason, tuple(rels)).render()
+    message = Message("commit", subject_for(rels), repo.actor, reason, tuple(rels)).render()
     return repo.git.commit_paths([repo.git_path(r) for r in rels], message, gitcli.Identity.for_actor(repo.actor))
 
 

@@ -264,7 +264,7 @@ class Watcher:
                 rel_paths = [rel for rel, _ in ready]
                 message = Message(
                     OP,
-                    subject_for(OP, rel_paths),
+                    subject_for(rel_paths),
                     self.actor,
                     "direct edit picked up by memfs watch",
                     tuple(rel_paths),

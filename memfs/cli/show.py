@@ -16,22 +16,19 @@ from memfs.cli.output import emit_json, line
 @pass_state
 def show_cmd(state: State, path: str, at: str | None, as_json: bool) -> None:
     """Print the memory at PATH."""
-    repo = state.repo()
-    if at is not None:
-        from memfs.history import show_at
+    from memfs.parse import parse
 
-        memory = show_at(repo, path, at)
-        data = None
+    repo = state.repo()
+    if at is None:
+        rel, data = repo.read_file(path)
     else:
-        memory = repo.read(path)
-        data = repo.read_bytes(memory.path)
+        from memfs.history import file_at
+
+        rel, data = file_at(repo, path, at)
+    memory = parse(rel, data)
     if as_json:
         out = memory.to_json()
         out["problems"] = [p.to_json() for p in memory.problems]
         emit_json(out)
         return
-    if data is None:
-        from memfs.history import resolve_at
-
-        data = repo.git.show_file(resolve_at(repo, at or "HEAD"), repo.git_path(memory.path)) or b""
     line(data.decode("utf-8").rstrip("\n"))
