@@ -135,8 +135,12 @@ class FileDiff:
         }
 
 
-def _side(repo: MemoryRepo, rev: str | None, rel: str) -> bytes | None:
-    return repo.read_bytes(rel) if rev is None else repo.git.show_file(rev, repo.git_path(rel))
+def _sides(repo: MemoryRepo, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
+    """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree."""
+    if rev is None:
+        return {rel: repo.read_bytes(rel) for rel in rels}
+    blobs = repo.git.read_blobs(rev, [repo.git_path(rel) for rel in rels])
+    return {rel: blobs.get(repo.git_path(rel)) for rel in rels}
 
 
 def _meta_body(rel: str, data: bytes | None) -> tuple[dict[str, Any], str | None]:
@@ -165,12 +169,11 @@ def diff(repo: MemoryRepo, old_rev: str, new_rev: str | None = None, path: str |
     if new_sha is None:
         untracked = repo.git.run("ls-files", "-z", "--others", "--exclude-standard", "--", scope).split("\0")
         names += [n for n in untracked if n]
+    rels = [n[len(repo.prefix) :] for n in sorted(set(names)) if n.endswith(".md")]
+    old_files, new_files = _sides(repo, old_sha, rels), _sides(repo, new_sha, rels)
     out = []
-    for name in sorted(set(names)):
-        rel = name[len(repo.prefix) :]
-        if not rel.endswith(".md"):
-            continue
-        before, after = _side(repo, old_sha, rel), _side(repo, new_sha, rel)
+    for rel in rels:
+        before, after = old_files[rel], new_files[rel]
         if before == after:
             continue
         (old_meta, old_body), (new_meta, new_body) = _meta_body(rel, before), _meta_body(rel, after)
