@@ -135,7 +135,7 @@ class FileDiff:
         }
 
 
-def _sides(repo: MemoryRepo, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
+def files_at(repo: MemoryRepo, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
     """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree."""
     if rev is None:
         return {rel: repo.read_bytes(rel) for rel in rels}
@@ -170,7 +170,7 @@ def diff(repo: MemoryRepo, old_rev: str, new_rev: str | None = None, path: str |
         untracked = repo.git.run("ls-files", "-z", "--others", "--exclude-standard", "--", scope).split("\0")
         names += [n for n in untracked if n]
     rels = [n[len(repo.prefix) :] for n in sorted(set(names)) if n.endswith(".md")]
-    old_files, new_files = _sides(repo, old_sha, rels), _sides(repo, new_sha, rels)
+    old_files, new_files = files_at(repo, old_sha, rels), files_at(repo, new_sha, rels)
     out = []
     for rel in rels:
         before, after = old_files[rel], new_files[rel]

@@ -200,9 +200,11 @@ def summarize(repo: MemoryRepo, base: str, head: str = "HEAD") -> ReviewSummary:
     diffs = history.diff(repo, fork, head_sha)
     after: dict[str, Memory | None] = {}
     before: dict[str, Memory | None] = {}
+    changed = [d.path for d in diffs]
+    old_files, new_files = history.files_at(repo, fork, changed), history.files_at(repo, head_sha, changed)
     for d in diffs:
-        before[d.path] = _parse(d.path, repo.git.show_file(fork, repo.git_path(d.path)))
-        after[d.path] = _parse(d.path, repo.git.show_file(head_sha, repo.git_path(d.path)))
+        before[d.path] = _parse(d.path, old_files[d.path])
+        after[d.path] = _parse(d.path, new_files[d.path])
     graph = _ReverseGraph(repo, head_sha) if any(_status_to(d, "retracted") for d in diffs) else None
     for d in diffs:
         _classify(summary, d, before[d.path], after[d.path], after, by_path.get(d.path, []), graph, repo, head_sha)
