@@ -299,20 +299,28 @@ def describe(body: str) -> str:
     return ""
 
 
-def _new_fields(candidate: Candidate) -> dict[str, Any]:
+def _value_fields(candidate: Candidate) -> dict[str, Any]:
+    """The fields that describe the candidate's value and its provenance (new or superseding)."""
     fields: dict[str, Any] = dict(candidate.extra)
     fields.update(
         type=candidate.type,
-        scope=candidate.scope,
-        key=candidate.key,
         source=candidate.source,
         source_kind=candidate.source_kind,
-        version=candidate.version,
         expires=candidate.expires,
         depends_on=list(candidate.depends_on) or None,
-        status="active",
         confidence=DEFAULT_CONFIDENCE if candidate.confidence is None else candidate.confidence,
         description=candidate.description or describe(candidate.body) or None,
+    )
+    return fields
+
+
+def _new_fields(candidate: Candidate) -> dict[str, Any]:
+    fields = _value_fields(candidate)
+    fields.update(
+        scope=candidate.scope,
+        key=candidate.key,
+        version=candidate.version,
+        status="active",
         tags=list(candidate.tags) or None,
     )
     return fields
@@ -321,16 +329,7 @@ def _new_fields(candidate: Candidate) -> dict[str, Any]:
 def _superseding_fields(candidate: Candidate, old: Memory) -> dict[str, Any]:
     """The new value's provenance replaces the old one's; fields that described the old value
     (description, expiry, what it was derived from) go unless the candidate gives new ones."""
-    fields: dict[str, Any] = dict(candidate.extra)
-    fields.update(
-        type=candidate.type,
-        source=candidate.source,
-        source_kind=candidate.source_kind,
-        expires=candidate.expires,
-        depends_on=list(candidate.depends_on) or None,
-        confidence=DEFAULT_CONFIDENCE if candidate.confidence is None else candidate.confidence,
-        description=candidate.description or describe(candidate.body) or None,
-    )
+    fields = _value_fields(candidate)
     if candidate.tags:
         fields["tags"] = list(candidate.tags)
     return fields
