@@ -132,3 +132,11 @@ def test_read_only_files_need_force(repo: MemoryRepo) -> None:
     assert (repo.root / "system/persona.md").read_bytes() == persona
     assert cli(repo, "write", "system/persona.md", "--description", "edited by a person", "--force").returncode == 0
     assert repo.read("system/persona.md").description == "edited by a person"
+
+
+def test_operating_system_errors_are_one_line(repo: MemoryRepo) -> None:
+    (repo.git.git_dir / "memfs.lock").mkdir()
+    done = cli(repo, "write", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("memfs: error:") and "memfs.lock" in done.stderr
+    assert not (repo.root / "a.md").exists()
