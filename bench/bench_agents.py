@@ -4,7 +4,7 @@
    hundred) plus three system/ files, index built once; then ``context.assemble`` for ROUNDS
    different tasks at budget 4,000. Prints p50/p95 wall and CPU per call, tokens used, and the
    share of tokens spent on labels, delimiters and the preamble.
-2. ``watch``: the same repository under an in-process :class:`memfs.watch.Watcher` (debounce
+2. ``watch``: the same repository under an in-process :class:`memfs.agents.watch.Watcher` (debounce
    250 ms, index on); an external atomic save (temp file + rename) of a new memory, timed until
    the commit exists and until ``index.search`` finds it. Medians and p95 over ROUNDS saves.
 3. ``--calibrate``: the offline token estimate against a real BPE (``bpe-openai``, if installed).
@@ -29,12 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchlib import commit_all, cpu, pct
 
 from memfs import index
-from memfs.context import _render_head as _render_head
-from memfs.context import _render_tail as _render_tail
-from memfs.context import assemble
-from memfs.repo import MemoryRepo
-from memfs.tokens import estimate_tokens
-from memfs.watch import Watcher
+from memfs.agents.context import _render_head as _render_head
+from memfs.agents.context import _render_tail as _render_tail
+from memfs.agents.context import assemble
+from memfs.agents.watch import Watcher
+from memfs.policy.tokens import estimate_tokens
+from memfs.store.repo import MemoryRepo
 
 WORDS = (
     "release deploy pipeline service test suite rollback database migration schema latency cache "

@@ -35,10 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memfs import lineage, yamlio
-from memfs.model import FIELDS
-from memfs.repo import MemoryRepo
-from memfs.retraction import retract
+from memfs.format import yamlio
+from memfs.format.model import FIELDS
+from memfs.ops.retraction import retract
+from memfs.policy import lineage
+from memfs.store.repo import MemoryRepo
 
 ROOT = "facts/root.md"
 CHAINS, DEPTH, DIAMONDS = 40, 22, 100
@@ -228,9 +229,10 @@ def main() -> None:
 
     label = f"bare git add + git commit of the same {len(changed)} files"
     bare = median_run(label, args.runs, bare_commit, reset, prepare=write_all)
-    from memfs import edit, gitcli
-    from memfs.lineage import INVALIDATED_BY, Invalidation
-    from memfs.model import utcnow
+    from memfs.format import edit
+    from memfs.format.model import utcnow
+    from memfs.policy.lineage import INVALIDATED_BY, Invalidation
+    from memfs.store import gitcli
 
     def as_memfs_commits() -> None:
         repo.git.commit_paths(changed, "memfs: bench\n", gitcli.Identity.for_actor("agent:bench"))

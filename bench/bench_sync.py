@@ -30,10 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchlib import git, timed
 
-from memfs import edit, gitcli, merge, mergedriver
-from memfs.model import utcnow
-from memfs.repo import MemoryRepo
-from memfs.sync import sync
+from memfs.format import edit
+from memfs.format.model import utcnow
+from memfs.ops import mergedriver
+from memfs.ops.sync import sync
+from memfs.policy import merge
+from memfs.store import gitcli
+from memfs.store.repo import MemoryRepo
 
 
 def fields(i: int) -> dict[str, object]:
@@ -104,7 +107,7 @@ def doc(**changes: object) -> bytes:
     meta.update({"updated": "2026-09-20T10:00:00Z", "status": "active"})
     meta.update(changes)
     body = changes.pop("body", "para one\n\npara two\n\npara three\n")
-    from memfs import yamlio
+    from memfs.format import yamlio
 
     meta.pop("body", None)
     return ("---\n" + yamlio.render(meta) + "---\n" + str(body)).encode()

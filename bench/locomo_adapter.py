@@ -9,8 +9,9 @@ Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops
 
 from __future__ import annotations
 
-from memfs import index, recall
-from memfs.repo import MemoryRepo
+from memfs import index
+from memfs.policy import recall
+from memfs.store.repo import MemoryRepo
 
 
 def factory(ctx: dict):

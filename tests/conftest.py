@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 
 ACTOR = "agent:test"
 

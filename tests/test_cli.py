@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 PREF = ["--type", "preference", "--scope", "user:U5/project:P8", "--key", "release_note_language",

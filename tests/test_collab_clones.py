@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memfs import mergedriver
 from memfs.errors import MemfsError
-from memfs.repo import MemoryRepo
-from memfs.sync import sync
+from memfs.ops import mergedriver
+from memfs.ops.sync import sync
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git
 
 CLONES = 3
@@ -36,9 +36,9 @@ class World:
 
 
 def _retract(repo: MemoryRepo, rel: str) -> None:
-    """Through memfs.retraction when it is there (flags downstream too), else a status edit."""
+    """Through memfs.ops.retraction when it is there (flags downstream too), else a status edit."""
     try:
-        from memfs.retraction import retract
+        from memfs.ops.retraction import retract
     except ImportError:
         repo.write(rel, fields={"status": "retracted"}, reason="test retraction")
         return

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from memfs.errors import MemfsError
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 CRASH_SCRIPT = """
 import os, sys
-from memfs import atomic, gitcli
+from memfs.store import atomic, gitcli
 import pytest
 
 from memfs.errors import MemfsError
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 
 mode = sys.argv[2]
 if mode == "before-commit":

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memfs import commits
-from memfs.demo import EVENTS, PREFERENCE, build_demo, example_files, first_revision, plan
 from memfs.errors import MemfsError
-from memfs.history import diff, log, show_at
-from memfs.repo import MemoryRepo
+from memfs.ops.demo import EVENTS, PREFERENCE, build_demo, example_files, first_revision, plan
+from memfs.store import commits
+from memfs.store.history import diff, log, show_at
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 

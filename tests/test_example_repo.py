@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from memfs import document, yamlio
-from memfs.demo import example_files
-from memfs.edit import MANAGED, update_file
-from memfs.init import CONFIG_TEXT, GITATTRIBUTES_TEXT
-from memfs.model import SOURCE_KINDS, STATUSES, TYPES
-from memfs.parse import load_document, parse
-from memfs.paths import is_memory_name, iter_memory_paths
-from memfs.repo import MemoryRepo
-from memfs.templates import data_dir
+from memfs.format import document, yamlio
+from memfs.format.edit import MANAGED, update_file
+from memfs.format.model import SOURCE_KINDS, STATUSES, TYPES
+from memfs.format.parse import load_document, parse
+from memfs.format.templates import data_dir
+from memfs.ops.demo import example_files
+from memfs.store.init import CONFIG_TEXT, GITATTRIBUTES_TEXT
+from memfs.store.paths import is_memory_name, iter_memory_paths
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 EXAMPLE = data_dir("example_repo")

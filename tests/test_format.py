@@ -9,9 +9,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfs import yamlio
-from memfs.document import SplitError, split
-from memfs.edit import new_file, update_file
+from memfs.format import yamlio
+from memfs.format.document import SplitError, split
+from memfs.format.edit import new_file, update_file
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
 

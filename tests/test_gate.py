@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memfs.candidate import Candidate, from_mapping
 from memfs.errors import MemfsError
-from memfs.gate import check
-from memfs.secrets_scan import scan
+from memfs.policy.candidate import Candidate, from_mapping
+from memfs.policy.gate import check
+from memfs.policy.secrets_scan import scan
 
 # A syntactically valid JWT (header {"alg":"HS256","typ":"JWT"}, payload {"sub":"1234567890"}).
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
@@ -127,7 +127,7 @@ def test_a_tool_may_record_a_fact() -> None:
 
 
 def test_changing_an_existing_preference_counts_even_as_another_type() -> None:
-    from memfs.parse import parse
+    from memfs.format.parse import parse
 
     existing = parse(
         "prefs/x.md",

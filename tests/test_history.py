@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from memfs import history
 from memfs.errors import GitError, MemfsError, MemoryNotFound
-from memfs.repo import MemoryRepo
+from memfs.store import history
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli, write_file
 
 FIELDS = {"type": "preference", "scope": "user:U5/project:P8", "key": "release_note_language",

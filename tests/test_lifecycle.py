@@ -12,15 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from memfs import idempotency, usage
-from memfs.candidate import from_mapping
 from memfs.errors import ConflictError
-from memfs.history import log
-from memfs.lifecycle import WriteRefused, expire, forget, remember, revisions, stats
-from memfs.parse import parse
-from memfs.purge import purge
-from memfs.reconcile import Op, normalise, reconcile, reinforced_confidence
-from memfs.repo import MemoryRepo
+from memfs.format.parse import parse
+from memfs.ops import idempotency
+from memfs.ops.lifecycle import WriteRefused, expire, forget, remember, revisions, stats
+from memfs.ops.purge import purge
+from memfs.policy.candidate import from_mapping
+from memfs.policy.reconcile import Op, normalise, reconcile, reinforced_confidence
+from memfs.store import usage
+from memfs.store.history import log
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 PREF = {
@@ -183,7 +184,7 @@ def test_keyless_candidates_are_matched_by_normalised_content(repo: MemoryRepo) 
 
 
 def test_batch_is_one_commit_and_skips_refused(repo: MemoryRepo) -> None:
-    from memfs.lifecycle import remember_batch
+    from memfs.ops.lifecycle import remember_batch
 
     before = commits(repo)
     result = remember_batch(

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfs import lineage
 from memfs.errors import InvalidMemory, MemfsError
-from memfs.history import log, revert
-from memfs.lineage import invalidation_closure, reinstate_basis
-from memfs.parse import parse
-from memfs.repo import MemoryRepo
-from memfs.retraction import graph_view, impact, reinstate, retract, review_queue
+from memfs.format.parse import parse
+from memfs.ops.retraction import graph_view, impact, reinstate, retract, review_queue
+from memfs.policy import lineage
+from memfs.policy.lineage import invalidation_closure, reinstate_basis
+from memfs.store.history import log, revert
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli, write_file
 
 
@@ -331,7 +331,7 @@ def test_cli_retract_review_reinstate(chain: MemoryRepo) -> None:
 def test_cli_review_range_delegates_or_says_not_yet(chain: MemoryRepo) -> None:
     out = run_cli("review", "HEAD~1..HEAD", cwd=chain.root)
     try:
-        import memfs.review_summary  # noqa: F401
+        import memfs.ops.branch_review  # noqa: F401
     except ModuleNotFoundError:
         assert out.returncode == 2 and "not available yet" in out.stderr
     else:

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 pytest.importorskip("mcp")
@@ -96,7 +96,7 @@ def test_list_tools_flag(repo: MemoryRepo):
 
 
 def test_mcp_is_not_imported_by_other_verbs(repo: MemoryRepo):
-    code = "import sys, memfs.cli.agent, memfs.tools, memfs.watch; print('mcp' in sys.modules)"
+    code = "import sys, memfs.cli.agent, memfs.agents.tools, memfs.agents.watch; print('mcp' in sys.modules)"
     done = run_cli("-C", str(repo.root), "--help")
     assert done.returncode == 0
     import subprocess

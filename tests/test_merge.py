@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memfs import gitcli, merge, mergedriver
 from memfs.errors import InvalidMemory
-from memfs.parse import parse
-from memfs.repo import MemoryRepo
+from memfs.format.parse import parse
+from memfs.ops import mergedriver
+from memfs.policy import merge
+from memfs.store import gitcli
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli, set_identity
 
 T = [dt.datetime(2026, 9, d, 10, tzinfo=dt.UTC) for d in range(20, 25)]
@@ -32,7 +34,7 @@ def doc(body: str = "para one\n\npara two\n", **fields: object) -> bytes:
         "tags": ["x"],
     }
     meta.update(fields)
-    from memfs import yamlio
+    from memfs.format import yamlio
 
     return ("---\n" + yamlio.render(meta) + "---\n" + body).encode()
 

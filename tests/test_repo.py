@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memfs.commits import trailers
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, NotAMemoryRepo, PathError
-from memfs.repo import MemoryRepo
+from memfs.store.commits import trailers
+from memfs.store.repo import MemoryRepo
 from tests.conftest import ACTOR, git, set_identity, write_file
 
 FIELDS = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from memfs.errors import MemfsError
-from memfs.repo import MemoryRepo
-from memfs.review_summary import summarize
+from memfs.ops.branch_review import summarize
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

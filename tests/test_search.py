@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from memfs import index, locking, recall
-from memfs.cjk import tokens
+from memfs import index
 from memfs.errors import MemfsError
-from memfs.repo import MemoryRepo
+from memfs.index.analysis import tokens
+from memfs.policy import recall
+from memfs.store import locking
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli, write_file
 
 T0 = "2026-01-01T00:00:00Z"

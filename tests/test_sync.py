@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memfs import mergedriver
 from memfs.errors import ConflictError, MemfsError
-from memfs.repo import MemoryRepo
-from memfs.sync import BACKUP_PREFIX, SyncRefused, backups, propose, sync
+from memfs.ops import mergedriver
+from memfs.ops.sync import BACKUP_PREFIX, SyncRefused, backups, propose, sync
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli
 
 FIELDS = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}

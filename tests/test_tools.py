@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memfs.repo import MemoryRepo
-from memfs.tools import MAX_FILE_BYTES, ToolContext, handle
+from memfs.agents.tools import MAX_FILE_BYTES, ToolContext, handle
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git, run_cli, write_file
 
 CTX = ToolContext(actor="agent:writer", scope="user:U5")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from memfs.errors import ConflictError, InvalidMemory
-from memfs.repo import MemoryRepo
-from memfs.summaries import load_summary, save_summary, summary_path
-from memfs.tokens import counter, estimate_tokens
-from memfs.transcript import (
+from memfs.ops.thread_summary import load_summary, save_summary, summary_path
+from memfs.policy.tokens import counter, estimate_tokens
+from memfs.policy.transcript import (
     SummaryRecord,
     TranscriptError,
     call_ids,
@@ -19,6 +18,7 @@ from memfs.transcript import (
     summary_body,
     truncate,
 )
+from memfs.store.repo import MemoryRepo
 
 
 def fixed(text: str) -> int:

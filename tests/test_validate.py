@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 from tests.conftest import run_cli, write_file
 
 GOOD = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"

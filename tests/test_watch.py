@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from memfs.repo import MemoryRepo
-from memfs.watch import Watcher, WatchEvent, is_temporary, watched_path
+from memfs.agents.watch import Watcher, WatchEvent, is_temporary, watched_path
+from memfs.store.repo import MemoryRepo
 from tests.conftest import git
 
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")

@@ -1,7 +1,7 @@
 """The ``memfs`` command. Each verb lives in its own module and is imported only when run, so
 that a one-shot call (an agent running ``memfs search``) pays only for what it uses.
 
-Every verb is one call on the library (:class:`memfs.repo.MemoryRepo` and friends); this layer
+Every verb is one call on the library (:class:`memfs.store.repo.MemoryRepo` and friends); this layer
 only parses arguments and prints results. Errors the user can fix print one line and exit 2.
 """
 
@@ -91,7 +91,7 @@ class State:
     def repo(self):
         if self._repo is None:
             from memfs.cli.output import note
-            from memfs.repo import MemoryRepo
+            from memfs.store.repo import MemoryRepo
 
             self._repo = MemoryRepo.open(self.directory, self.actor)
             for text in self._repo.notices:

@@ -22,7 +22,7 @@ def tool_cmd(state: State, scope: str | None, source: str | None, as_text: bool)
 
     Example: echo '{"command":"view","path":"/memories"}' | memfs tool
     """
-    from memfs.tools import ToolContext, handle, request_from_json
+    from memfs.agents.tools import ToolContext, handle, request_from_json
 
     request = request_from_json(sys.stdin.buffer.read())
     repo = state.repo()
@@ -52,7 +52,7 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
     import signal
     import threading
 
-    from memfs.watch import Watcher, watch_forever
+    from memfs.agents.watch import Watcher, watch_forever
 
     def report(event) -> None:  # type: ignore[no-untyped-def]
         if as_json:
@@ -94,7 +94,7 @@ def mcp_cmd(state: State, scope: str | None, http_port: int | None, list_tools: 
 
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
-    from memfs import mcp_server
+    from memfs.agents import mcp_server
 
     if list_tools:
         emit_json(mcp_server.available_tools())
@@ -131,8 +131,8 @@ def context_cmd(
 ) -> None:
     """Print the memory to give a model for TASK: system/ files (as committed), then recalled
     memories, labelled as reference material, within --budget tokens; says what was left out."""
-    from memfs.context import assemble
-    from memfs.tokens import counter
+    from memfs.agents.context import assemble
+    from memfs.policy.tokens import counter
 
     built = assemble(
         state.repo(),

@@ -25,7 +25,7 @@ def sync_cmd(
 ) -> None:
     """Fetch, integrate and push memory. Never force-pushes; backs up before rewriting; a conflict
     stops with your branch unchanged and says what to do."""
-    from memfs.sync import sync
+    from memfs.ops.sync import sync
 
     result = sync(state.repo(), remote=remote, branch=branch, mode=mode, push=not no_push)  # type: ignore[arg-type]
     if as_json:
@@ -53,7 +53,7 @@ def propose_cmd(
     as_json: bool,
 ) -> None:
     """Put pending memory changes on a review branch and push it, ready for a pull request."""
-    from memfs.sync import propose
+    from memfs.ops.sync import propose
 
     result = propose(state.repo(), branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
     if as_json:
@@ -79,7 +79,7 @@ def propose_cmd(
 @pass_state
 def install_merge_driver_cmd(state: State, command: str | None, as_json: bool) -> None:
     """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
-    from memfs.mergedriver import install
+    from memfs.ops.mergedriver import install
 
     result = install(state.repo(), command)
     if as_json:
@@ -97,7 +97,7 @@ def install_merge_driver_cmd(state: State, command: str | None, as_json: bool) -
 @click.option("--marker-size", type=int, default=7)
 def merge_driver_cmd(base: Path, ours: Path, theirs: Path, path: str, marker_size: int) -> None:
     """What git runs as 'memfs merge-driver %O %A %B %P': merge into OURS; exit 1 on conflict."""
-    from memfs.mergedriver import run
+    from memfs.ops.mergedriver import run
 
     if not run(base, ours, theirs, path, marker_size):
         note(f"memfs: {path}: conflicting changes left as conflict markers; edit the file, then 'memfs validate'")

@@ -1,6 +1,6 @@
 """``memfs demo DIR``: build the example repository with its history, then show it around.
 
-The building is :func:`memfs.demo.build_demo`; this module only prints the tour, sized for an
+The building is :func:`memfs.ops.demo.build_demo`; this module only prints the tour, sized for an
 80-column terminal.
 """
 
@@ -29,7 +29,7 @@ def demo_cmd(ctx: click.Context, directory: Path) -> None:
     another git repository, which is never touched). It must be new, empty, or an earlier
     demo, which is replaced.
     """
-    from memfs.demo import build_demo
+    from memfs.ops.demo import build_demo
 
     result = build_demo(directory)
     state = ctx.find_object(State)
@@ -40,7 +40,7 @@ def demo_cmd(ctx: click.Context, directory: Path) -> None:
 
 
 def _tour(ctx: click.Context, result) -> None:
-    from memfs.demo import PREFERENCE
+    from memfs.ops.demo import PREFERENCE
 
     verb = "replaced the earlier demo with" if result.replaced else "built"
     line(f"memfs demo: {verb} a memory repository at")
@@ -82,7 +82,7 @@ def _verb(ctx: click.Context, name: str) -> click.Command | None:
 
 
 def _history(repo) -> None:
-    from memfs.history import log
+    from memfs.store.history import log
 
     for entry in reversed(log(repo)):
         subject = entry.subject.removeprefix("memfs: ")
@@ -92,7 +92,7 @@ def _history(repo) -> None:
 
 
 def _preference_diff(repo, old: str, new: str, path: str) -> None:
-    from memfs.history import diff
+    from memfs.store.history import diff
 
     for f in diff(repo, old, new, path):
         line(f"{f.change}: {f.path}")

@@ -17,7 +17,7 @@ from memfs.cli.output import emit_json, line
 @pass_state
 def log_cmd(state: State, path: str | None, op: str | None, limit: int | None, as_json: bool) -> None:
     """History of the repository, or of one memory."""
-    from memfs.history import log
+    from memfs.store.history import log
 
     entries = log(state.repo(), path, op=op, limit=limit)
     if as_json:
@@ -41,7 +41,7 @@ def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json:
     OLD and NEW are commits or ISO times. Each file shows a summary of frontmatter changes
     (status: active → retracted) above its textual diff.
     """
-    from memfs.history import diff
+    from memfs.store.history import diff
 
     files = diff(state.repo(), old, new, path)
     if as_json:
@@ -66,7 +66,7 @@ def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json:
 @pass_state
 def revert_cmd(state: State, commit: str, reason: str | None, as_json: bool) -> None:
     """Undo COMMIT with a new commit; on conflict nothing changes."""
-    from memfs.history import revert
+    from memfs.store.history import revert
 
     sha = revert(state.repo(), commit, reason=reason)
     if as_json:

@@ -48,8 +48,8 @@ def remember_cmd(
     Prints what happened: INSERT, REINFORCE, SUPERSEDE, KEEP_BOTH, RETRACT or NOOP. Programs pass
     the candidate as one JSON object: 'memfs remember --json -' reads it from stdin.
     """
-    from memfs.candidate import from_mapping
-    from memfs.lifecycle import WriteRefused, remember
+    from memfs.ops.lifecycle import WriteRefused, remember
+    from memfs.policy.candidate import from_mapping
 
     data: dict[str, Any] = _read_candidate(candidate_file) if candidate_file else {}
     given = dict(fields)
@@ -113,7 +113,7 @@ def _read_candidate(where: str) -> dict[str, Any]:
 @pass_state
 def history_cmd(state: State, path: str, as_json: bool) -> None:
     """Every revision of the memory at PATH, oldest first: value, time, source and commit."""
-    from memfs.lifecycle import revisions
+    from memfs.ops.lifecycle import revisions
 
     found = revisions(state.repo(), path)
     if as_json:
@@ -134,7 +134,7 @@ def history_cmd(state: State, path: str, as_json: bool) -> None:
 @pass_state
 def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool, as_json: bool) -> None:
     """Mark memories past their 'expires' time as status: expired, in one commit."""
-    from memfs.lifecycle import expire
+    from memfs.ops.lifecycle import expire
 
     now = parse_cli_time(now_text, "--now") if now_text else None
     result = expire(state.repo(), now=now, archive=archive, dry_run=dry_run)
@@ -160,7 +160,7 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
 @pass_state
 def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
     """Stop recalling PATH (status: retracted, one commit). The text stays in history; see 'purge'."""
-    from memfs.lifecycle import forget
+    from memfs.ops.lifecycle import forget
 
     result = forget(state.repo(), path, reason=reason, expected_revision=expect_revision)
     if as_json:
@@ -183,7 +183,7 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
     Verifies afterwards that no object still contains the text, and says which remotes need a
     force-push. Asks for confirmation unless --yes.
     """
-    from memfs.purge import plan, purge
+    from memfs.ops.purge import plan, purge
 
     repo = state.repo()
     if not yes:
@@ -211,7 +211,7 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
 @pass_state
 def stats_cmd(state: State, limit: int, as_json: bool) -> None:
     """Counts by status and type, and how often each memory was recalled (kept in .memfs/, not git)."""
-    from memfs.lifecycle import stats
+    from memfs.ops.lifecycle import stats
 
     result = stats(state.repo())
     if as_json:

@@ -9,7 +9,7 @@ import click
 from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line
-from memfs.lineage import TreeNode
+from memfs.policy.lineage import TreeNode
 
 
 def render_tree(root: TreeNode, label: Callable[[str], str]) -> list[str]:
@@ -54,7 +54,7 @@ def retract_cmd(state: State, paths: tuple[str, ...], reason: str, as_json: bool
     cycles included) becomes status: needs_review with an invalidated_by record. Undo it with
     'memfs revert COMMIT' or plain 'git revert'.
     """
-    from memfs.retraction import retract
+    from memfs.ops.retraction import retract
 
     result = retract(state.repo(), paths, reason=reason)
     if as_json:
@@ -89,7 +89,7 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
     or its own source marked as primary evidence (source_primary: true). Otherwise it refuses and
     says why.
     """
-    from memfs.retraction import reinstate
+    from memfs.ops.retraction import reinstate
 
     result = reinstate(state.repo(), path, reason=reason)
     if as_json:
@@ -106,7 +106,7 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
 @pass_state
 def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
     """Dry run of 'memfs retract PATH...': the tree of what it would flag. Changes nothing."""
-    from memfs.retraction import impact
+    from memfs.ops.retraction import impact
 
     plan = impact(state.repo(), paths)
     if as_json:
@@ -126,7 +126,7 @@ def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
 @pass_state
 def graph_cmd(state: State, path: str, as_dot: bool, depth: int | None, as_json: bool) -> None:
     """What PATH was derived from (upstream) and what was derived from it (downstream)."""
-    from memfs.retraction import graph_view
+    from memfs.ops.retraction import graph_view
 
     view = graph_view(state.repo(), path, max_depth=depth)
     if as_json:

@@ -7,7 +7,7 @@ import click
 from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
-from memfs.model import Memory
+from memfs.format.model import Memory
 
 
 def _summary(memory: Memory) -> dict:

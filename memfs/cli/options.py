@@ -62,7 +62,7 @@ def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:
-    from memfs import yamlio
+    from memfs.format import yamlio
 
     out: dict[str, Any] = {}
     for item in items:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from memfs.model import Problem
+from memfs.format.model import Problem
 
 
 def emit_json(data: Any) -> None:

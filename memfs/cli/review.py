@@ -24,7 +24,7 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
     if range_:
         _range_summary(state, range_, as_json)
         return
-    from memfs.retraction import review_queue
+    from memfs.ops.retraction import review_queue
 
     groups = review_queue(state.repo())
     if as_json:
@@ -51,15 +51,15 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
 
 
 def _range_summary(state: State, range_: str, as_json: bool) -> None:
-    """Delegates to ``memfs.review_summary.summarize(repo, base, head)``: its result prints with
+    """Delegates to ``memfs.ops.branch_review.summarize(repo, base, head)``: its result prints with
     ``to_json()`` for ``--json`` and ``render()`` (or ``str()``) for people."""
     base, sep, head = range_.partition("..")
     if not base:
         raise MemfsError(f"{range_!r}: write the range as BASE..HEAD, e.g. main..my-branch")
     try:
-        summary_module = importlib.import_module("memfs.review_summary")
+        summary_module = importlib.import_module("memfs.ops.branch_review")
     except ModuleNotFoundError as exc:
-        if exc.name != "memfs.review_summary":
+        if exc.name != "memfs.ops.branch_review":
             raise
         raise MemfsError("memfs review BASE..HEAD is not available yet; use 'memfs diff BASE HEAD'") from None
     result: Any = summary_module.summarize(state.repo(), base, head if sep and head else "HEAD")

@@ -16,13 +16,13 @@ from memfs.cli.output import emit_json, line
 @pass_state
 def show_cmd(state: State, path: str, at: str | None, as_json: bool) -> None:
     """Print the memory at PATH."""
-    from memfs.parse import parse
+    from memfs.format.parse import parse
 
     repo = state.repo()
     if at is None:
         rel, data = repo.read_file(path)
     else:
-        from memfs.history import file_at
+        from memfs.store.history import file_at
 
         rel, data = file_at(repo, path, at)
     memory = parse(rel, data)

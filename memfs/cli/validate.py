@@ -15,7 +15,7 @@ from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
 from memfs.errors import PathError
-from memfs.repo import MemoryRepo
+from memfs.store.repo import MemoryRepo
 
 
 def _memory_path(repo: MemoryRepo, given: str) -> str | None:

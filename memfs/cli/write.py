@@ -77,7 +77,7 @@ def new_cmd(
     as_json: bool,
 ) -> None:
     """Create PATH from TEMPLATE (preference, fact, episode, procedure, summary, note, system)."""
-    from memfs.templates import load_template
+    from memfs.format.templates import load_template
 
     defaults, template_body = load_template(template)
     defaults.update(fields)

@@ -23,10 +23,10 @@ The package: :mod:`.store` (schema, state file, handles, statistics), :mod:`.syn
 with the files, rebuilds), :mod:`.query` (searching), :mod:`.results` (the records returned).
 """
 
+from memfs.index.catchup import rebuild, reindex, sync
 from memfs.index.query import query_terms, search
 from memfs.index.results import Filtered, Hit, ReindexReport, SearchResult, SyncReport
 from memfs.index.store import FIELD_BOOSTS, INDEX_FORMAT, LOCK_FILE, STATE_FILE, _handles, close
-from memfs.index.sync import rebuild, reindex, sync
 
 __all__ = [
     "FIELD_BOOSTS",

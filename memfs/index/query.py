@@ -6,9 +6,10 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from memfs import recall
-from memfs.cjk import is_cjk, tokens
 from memfs.errors import MemfsError
+from memfs.format.model import Problem, utcnow
+from memfs.index.analysis import is_cjk, tokens
+from memfs.index.catchup import _load, rebuild, sync
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.index.store import (
     FIELD_BOOSTS,
@@ -21,8 +22,7 @@ from memfs.index.store import (
     _Stored,
     close,
 )
-from memfs.index.sync import _load, rebuild, sync
-from memfs.model import Problem, utcnow
+from memfs.policy import recall
 
 
 # --- searching --------------------------------------------------------------------------------
@@ -127,14 +127,14 @@ def search(
     if explain:
         result.filtered = _filtered_out(handle, q, rule, version, type, now, limit)
     if record and result.hits:
-        from memfs import usage
+        from memfs.store import usage
 
         usage.record_recall(repo, [hit.path for hit in result.hits])
     return result
 
 
 def _types() -> tuple[str, ...]:
-    from memfs.model import TYPES
+    from memfs.format.model import TYPES
 
     return TYPES
 

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from memfs.model import Memory, Problem
+from memfs.format.model import Memory, Problem
 
 
 # --- results ---------------------------------------------------------------------------------

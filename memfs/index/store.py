@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memfs import atomic, recall
-from memfs.cjk import ANALYZER_VERSION, tokens
-from memfs.model import FIELDS, Memory, Problem
+from memfs.format.model import FIELDS, Memory, Problem
+from memfs.index.analysis import ANALYZER_VERSION, tokens
+from memfs.policy import recall
+from memfs.store import atomic
 
 SCHEMA_VERSION = 1
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
@@ -43,7 +44,7 @@ REBUILD_WAIT = 600.0
 def make_schema():
     from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 
-    from memfs.cjk import MemfsAnalyzer
+    from memfs.index.analysis import MemfsAnalyzer
 
     analyzer = MemfsAnalyzer()
     text = {name: TEXT(analyzer=analyzer, phrase=False) for name in TEXT_FIELDS}

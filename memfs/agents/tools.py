@@ -1,0 +1,507 @@
+"""File tools for agents: the memory-tool command shape, confined to the memory root, one commit a call.
+
+The commands are those of Anthropic's memory tool (``view``, ``create``, ``str_replace``,
+``insert``, ``delete``, ``rename``) plus Letta's ``update_description``. A request is a JSON object
+``{"command": ..., "path": ..., "reason": ...}``; :func:`handle` returns a :class:`ToolResult`
+whose ``output`` is text for the model and whose JSON form is for programs. Failures are results
+with ``ok: false`` and a message that says what to do, never exceptions, so a tool loop can hand
+them straight back to the model.
+
+Contract (each is tested):
+
+* Paths are relative to the memory root; ``/memories/...`` (the Anthropic tool's virtual root)
+  means the same. :func:`memfs.store.paths.confine` refuses NUL bytes, ``..``, absolute paths
+  elsewhere, URL-encoded traversal, symlinks that leave the root, ``.git/`` and ``.memfs/``.
+  Backslashes are refused too: on POSIX ``..\\x`` is a file name, elsewhere it is traversal.
+* ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
+  ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
+  refused, and an agent may not add, change or remove ``read_only``.
+* The agent edits the file as text (``view`` shows frontmatter and body with line numbers).
+  Body-only edits go through the transaction's field writer, so the frontmatter changes only in
+  ``revision`` and ``updated``; edits that touch the frontmatter are re-parsed and validated, and
+  only the ``revision``/``updated`` lines are then rewritten by memfs.
+* Every mutating call is validated and committed before it returns (the request's ``reason`` is
+  the commit reason, the actor is the author); the search index catches up on its next read.
+* Content over :data:`MAX_FILE_BYTES`, binary content (NUL or other C0 control bytes) and text
+  that cannot be UTF-8 (lone surrogates) are refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound, PathError
+from memfs.format import yamlio
+from memfs.format.document import split
+from memfs.format.edit import default_id
+from memfs.format.model import Memory
+from memfs.format.parse import load_document, parse
+from memfs.store import paths
+from memfs.store.repo import MemoryRepo, Transaction
+
+#: Largest memory file the tools will write or show whole (Anthropic's managed stores cap ~100 KB).
+MAX_FILE_BYTES = 100_000
+#: Longest directory listing ``view`` returns before saying how many were left out.
+MAX_LISTING = 200
+VIRTUAL_ROOT = "/memories"
+COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename", "update_description")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class ToolError(MemfsError):
+    """A request the tool refuses; the message is what the model is shown."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one call. ``output`` is what to show the model."""
+
+    ok: bool
+    command: str
+    output: str
+    path: str | None = None
+    commit: str | None = None
+    revision: int | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Defaults the host fills in: who acts, and fields for files created from a bare body."""
+
+    actor: str | None = None
+    scope: str | None = None
+    source: str | None = None
+
+
+def handle(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
+    """Run one tool request; never raises for a bad request (``ok: false`` with the reason)."""
+    context = context or ToolContext()
+    command = str(request.get("command", "")) if isinstance(request, Mapping) else ""
+    try:
+        if not isinstance(request, Mapping):
+            raise ToolError("the request must be a JSON object with a 'command'")
+        handler = _HANDLERS.get(command)
+        if handler is None:
+            raise ToolError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
+        result = handler(repo, request, context)
+    except MemfsError as exc:
+        return ToolResult(False, command, f"Error: {exc}", error=str(exc))
+    if result.commit:
+        _catch_up_index(repo)
+    return result
+
+
+def _catch_up_index(repo: MemoryRepo) -> None:
+    """Bring an existing search index up to date now, so the next search sees this write at once."""
+    try:
+        from memfs import index
+    except ImportError:
+        return
+    if (repo.cache_dir / index.STATE_FILE).exists():
+        with contextlib.suppress(MemfsError):
+            index.sync(repo)
+
+
+# --- request fields --------------------------------------------------------------------------
+def _str(request: Mapping[str, Any], name: str, *, required: bool = True, empty: bool = False) -> str | None:
+    value = request.get(name)
+    if value is None:
+        if required:
+            raise ToolError(f"'{name}' is required")
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"'{name}' must be a string, got {type(value).__name__}")
+    if not empty and required and not value:
+        raise ToolError(f"'{name}' may not be empty")
+    return value
+
+
+def check_text(text: str, what: str) -> str:
+    """Refuse text memfs would not store: not encodable as UTF-8, binary, or over the size limit."""
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ToolError(f"{what}: is not valid Unicode text (it has a lone surrogate); send UTF-8 text") from None
+    bad = _CONTROL.search(text)
+    if bad:
+        raise ToolError(
+            f"{what}: looks like binary content (control byte {ord(bad.group()):#04x}); memories are UTF-8 Markdown"
+        )
+    if size > MAX_FILE_BYTES:
+        raise ToolError(f"{what}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one memory; split it up")
+    return text
+
+
+def tool_path(repo: MemoryRepo, raw: str, *, memory: bool = True) -> str:
+    """The root-relative path for a tool argument, or :class:`PathError` saying why not."""
+    text = raw.strip()
+    if "\\" in text:
+        raise PathError(f"{raw!r}: backslashes are not accepted in memory paths; use '/'")
+    if text == VIRTUAL_ROOT or text.startswith(VIRTUAL_ROOT + "/"):
+        text = text[len(VIRTUAL_ROOT) :].lstrip("/") or "."
+    if text.startswith("~"):
+        raise PathError(f"{raw!r}: '~' paths are outside the memory root; give a path relative to it")
+    if not memory:
+        rel = paths.confine(repo.root, text or ".", must_be_memory=False)
+        return "" if rel == "." else rel
+    return repo.rel(text)
+
+
+# --- commands --------------------------------------------------------------------------------
+def _view(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    raw = _str(request, "path", required=False) or "."
+    rel = tool_path(repo, raw, memory=False)
+    target = repo.root / rel if rel else repo.root
+    if target.is_dir():
+        return ToolResult(True, "view", _listing(repo, rel), path=rel or ".")
+    rel = tool_path(repo, raw)
+    data = repo.read_bytes(rel)
+    if data is None:
+        raise MemoryNotFound(f"{rel}: no such memory; view the directory to see what exists")
+    if len(data) > MAX_FILE_BYTES and request.get("view_range") is None:
+        raise ToolError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{rel}: is not UTF-8 (byte {exc.start}); it cannot be shown or edited as text") from None
+    lines = text.splitlines()
+    first, last = _range(request.get("view_range"), len(lines))
+    numbered = "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(first, last + 1))
+    revision = _revision(rel, data)
+    return ToolResult(True, "view", numbered, path=rel, revision=revision)
+
+
+def _range(value: Any, count: int) -> tuple[int, int]:
+    if value is None:
+        return 1, count
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise ToolError("'view_range' must be [first_line, last_line] (last -1 means to the end)")
+    first, last = value
+    last = count if last == -1 else last
+    if not 1 <= first <= max(count, 1) or last < first:
+        raise ToolError(f"'view_range' {list(value)} is outside the file's {count} lines")
+    return first, min(last, count)
+
+
+def _revision(rel: str, data: bytes) -> int | None:
+    try:
+        return parse(rel, data).revision
+    except InvalidMemory:
+        return None
+
+
+def _listing(repo: MemoryRepo, rel_dir: str) -> str:
+    prefix = f"{rel_dir}/" if rel_dir else ""
+    found = [p for p in repo.memory_paths() if p.startswith(prefix)]
+    shown = found[:MAX_LISTING]
+    lines = [f"{VIRTUAL_ROOT}/{rel_dir}".rstrip("/") + "/" + f" ({len(found)} memories)"]
+    for rel in shown:
+        data = repo.read_bytes(rel) or b""
+        try:
+            memory = parse(rel, data)
+            about = memory.description or _first_line(memory.body)
+            flags = "" if memory.status in (None, "active") else f" [{memory.status}]"
+            flags += " [read-only]" if memory.read_only else ""
+        except InvalidMemory as exc:
+            about, flags = f"(invalid: {exc})", ""
+        lines.append(f"- {rel}{flags}: {about}" if about else f"- {rel}{flags}")
+    if len(found) > len(shown):
+        lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")
+    return "\n".join(lines)
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        if line.strip() and not line.lstrip().startswith("<!--"):
+            return line.strip()[:100]
+    return ""
+
+
+def _create(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    file_text = check_text(_str(request, "file_text", empty=True) or "", rel)
+    overwrite = request.get("overwrite") is True
+    with _transaction(repo, "create", request, context) as tx:
+        current = tx.current_bytes(rel)
+        if current is not None and not overwrite:
+            raise ToolError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
+        if current is not None:
+            _refuse_read_only(repo, rel, current)
+        if file_text.lstrip("\ufeff").startswith("---"):
+            content = _full_text(rel, file_text, current, tx.now)
+            _refuse_read_only_change(rel, current, content)
+            memory = tx.write_bytes(rel, content)
+        else:
+            fields = _defaults(rel, request, context, tx.actor) if current is None else {}
+            memory = tx.write(rel, fields=fields, body=file_text)
+    return _done(tx, "create", rel, memory, f"{'Overwrote' if current is not None else 'Created'} {rel}")
+
+
+def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor: str) -> dict[str, Any]:
+    """Frontmatter for a file created from a bare body: explicit request fields, else the host's."""
+    fields = request.get("fields") or {}
+    if not isinstance(fields, Mapping):
+        raise ToolError("'fields' must be an object of frontmatter fields")
+    out: dict[str, Any] = {"type": "note", "source_kind": "agent"}
+    if context.scope:
+        out["scope"] = context.scope
+    out["source"] = context.source or actor
+    for name in ("description",):
+        if request.get(name) is not None:
+            out[name] = request[name]
+    out.update(fields)
+    if "read_only" in out:
+        raise ToolError(f"{rel}: agents may not set read_only")
+    return out
+
+
+def _full_text(rel: str, text: str, current: bytes | None, now: dt.datetime) -> bytes:
+    """The bytes for a whole file an agent wrote: its text, with memfs's managed fields filled in."""
+    data = text.encode("utf-8")
+    doc, meta = load_document(rel, data)
+    changes: dict[str, Any] = {}
+    if current is None:
+        changes.update(revision=1, created=meta.get("created") or now, updated=now)
+        if "id" not in meta:
+            changes["id"] = default_id(rel)
+        if "status" not in meta:
+            changes["status"] = "active"
+    else:
+        old = parse(rel, current)
+        changes.update(revision=old.revision + 1, updated=now)
+        if "created" in old.meta:
+            changes["created"] = old.meta["created"]
+    try:
+        frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
+    except ValueError as exc:
+        raise InvalidMemory(f"{rel}: {exc}; nothing was written") from None
+    return doc.with_frontmatter(frontmatter).render().encode("utf-8")
+
+
+def _str_replace(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    old = _str(request, "old_str")
+    new = check_text(_str(request, "new_str", empty=True) or "", "new_str")
+
+    def change(text: str) -> str:
+        count = text.count(old)
+        if count != 1:
+            where = "no match" if count == 0 else f"{count} matches"
+            raise ToolError(f"{rel}: old_str must match exactly once, found {where}; include more surrounding text")
+        return text.replace(old, new, 1)
+
+    return _edit_text(repo, request, context, "str_replace", rel, change)
+
+
+def _insert(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    line = request.get("insert_line")
+    text = check_text(_str(request, "insert_text", empty=True) or "", "insert_text")
+    if not isinstance(line, int) or isinstance(line, bool):
+        raise ToolError("'insert_line' must be a line number (0 inserts at the top)")
+
+    def change(current: str) -> str:
+        lines = current.splitlines(keepends=True)
+        if not 0 <= line <= len(lines):
+            raise ToolError(f"{rel}: insert_line {line} is outside the file's {len(lines)} lines")
+        newline = "\r\n" if "\r\n" in current else "\n"
+        if lines and line == len(lines) and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += newline
+        added = text if text.endswith(("\n", "\r")) else text + newline
+        return "".join(lines[:line]) + added + "".join(lines[line:])
+
+    return _edit_text(repo, request, context, "insert", rel, change)
+
+
+def _edit_text(
+    repo: MemoryRepo,
+    request: Mapping[str, Any],
+    context: ToolContext,
+    command: str,
+    rel: str,
+    change: Callable[[str], str],
+) -> ToolResult:
+    with _transaction(repo, "edit", request, context, tool=command) as tx:
+        current = _existing(tx, rel)
+        _refuse_read_only(repo, rel, current)
+        text = _decoded(rel, current)
+        new_text = check_text(change(text), rel)
+        memory = _write_text(tx, rel, current, text, new_text)
+    return _done(tx, command, rel, memory, f"Edited {rel}")
+
+
+def _write_text(tx: Transaction, rel: str, current: bytes, text: str, new_text: str) -> Memory:
+    """Stage the agent's new text: body-only edits keep the frontmatter byte for byte."""
+    before, after = split(text), _split_new(rel, new_text)
+    if (before.bom, before.opening, before.frontmatter, before.closing) == (
+        after.bom,
+        after.opening,
+        after.frontmatter,
+        after.closing,
+    ):
+        return tx.write(rel, body=after.body)
+    content = _full_text(rel, new_text, current, tx.now)
+    _refuse_read_only_change(rel, current, content)
+    return tx.write_bytes(rel, content)
+
+
+def _split_new(rel: str, text: str):
+    try:
+        return split(text)
+    except ValueError as exc:
+        raise ToolError(f"{rel}: the edit would break the frontmatter ({exc}); nothing was written") from None
+
+
+def _delete(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    raw = _str(request, "path")
+    rel = tool_path(repo, raw, memory=False)
+    if rel == "" or (repo.root / rel).is_dir():
+        raise ToolError(f"{raw}: is a directory; delete the memories in it one by one")
+    rel = tool_path(repo, raw)
+    with _transaction(repo, "delete", request, context) as tx:
+        current = _existing(tx, rel)
+        _refuse_read_only(repo, rel, current)
+        tx.delete(rel)
+    return _done(tx, "delete", rel, None, f"Deleted {rel} (it stays in git history)")
+
+
+def _rename(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    old = tool_path(repo, _str(request, "old_path"))
+    new = tool_path(repo, _str(request, "new_path"))
+    if old == new:
+        raise ToolError(f"{old}: old_path and new_path are the same")
+    with _transaction(repo, "rename", request, context, subject=f"{old} -> {new}") as tx:
+        current = _existing(tx, old)
+        _refuse_read_only(repo, old, current)
+        if tx.current_bytes(new) is not None:
+            raise ToolError(f"{new}: already exists; pick another name or delete it first")
+        users = repo.dependents(old)
+        if users:
+            raise ToolError(f"{old}: cannot rename, {', '.join(users)} depend(s) on it; update their depends_on first")
+        tx.delete(old, force=True)
+        memory = tx.write_bytes(new, current)
+    return _done(tx, "rename", new, memory, f"Renamed {old} to {new}")
+
+
+def _update_description(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    description = check_text(_str(request, "description", empty=True) or "", "description")
+    if "\n" in description or "\r" in description:
+        raise ToolError("'description' must be one line")
+    with _transaction(repo, "describe", request, context, tool="update_description") as tx:
+        current = _existing(tx, rel)
+        _refuse_read_only(repo, rel, current)
+        memory = tx.write(rel, fields={"description": description})
+    return _done(tx, "update_description", rel, memory, f"Updated the description of {rel}")
+
+
+_HANDLERS: dict[str, Callable[[MemoryRepo, Mapping[str, Any], ToolContext], ToolResult]] = {
+    "view": _view,
+    "create": _create,
+    "str_replace": _str_replace,
+    "insert": _insert,
+    "delete": _delete,
+    "rename": _rename,
+    "update_description": _update_description,
+}
+
+
+# --- shared steps ----------------------------------------------------------------------------
+def _transaction(
+    repo: MemoryRepo,
+    op: str,
+    request: Mapping[str, Any],
+    context: ToolContext,
+    *,
+    tool: str | None = None,
+    subject: str | None = None,
+) -> Transaction:
+    reason = request.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise ToolError("'reason' must be a string")
+    actor = context.actor or repo.actor
+    return repo.transaction(
+        op, reason=reason, actor=actor, subject=subject, trailers={"Memfs-Tool": [tool or str(request["command"])]}
+    )
+
+
+def _existing(tx: Transaction, rel: str) -> bytes:
+    current = tx.current_bytes(rel)
+    if current is None:
+        raise MemoryNotFound(f"{rel}: no such memory; create it first")
+    if len(current) > MAX_FILE_BYTES:
+        raise ToolError(f"{rel}: {len(current)} bytes is over the {MAX_FILE_BYTES}-byte limit; edit it by hand")
+    return current
+
+
+def _decoded(rel: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{rel}: is not UTF-8 (byte {exc.start}); fix the file's encoding by hand first") from None
+
+
+def _read_only(rel: str, data: bytes | None) -> bool:
+    if data is None:
+        return False
+    try:
+        _, meta = load_document(rel, data)
+    except InvalidMemory:
+        return False
+    return meta.get("read_only") is True
+
+
+def _refuse_read_only(repo: MemoryRepo, rel: str, current: bytes | None) -> None:
+    """Refuse if the working copy or the committed copy is ``read_only: true``."""
+    committed = repo.git.show_file("HEAD", repo.git_path(rel)) if repo.git.head() else None
+    if _read_only(rel, current) or _read_only(rel, committed):
+        raise ToolError(f"{rel}: is read_only; agents may not change it (a person can edit it directly)")
+
+
+def _refuse_read_only_change(rel: str, current: bytes | None, content: bytes) -> None:
+    before = None if current is None else load_document(rel, current)[1].get("read_only")
+    after = load_document(rel, content)[1].get("read_only")
+    if before != after:
+        raise ToolError(f"{rel}: agents may not add, change or remove read_only")
+
+
+def _done(tx: Transaction, command: str, rel: str, memory: Memory | None, message: str) -> ToolResult:
+    commit = tx.result.commit
+    if commit is None:
+        message += " (no change, nothing committed)"
+    else:
+        message += f" (commit {commit[:10]})"
+    if memory is not None and memory.problems:
+        warnings = [str(p) for p in memory.problems if p.severity == "warning"]
+        if warnings:
+            message += "\nWarnings: " + "; ".join(warnings)
+    revision = memory.revision if memory is not None else None
+    return ToolResult(True, command, message, path=rel, commit=commit, revision=revision)
+
+
+def request_from_json(data: bytes) -> Any:
+    """Decode a JSON request from raw bytes (stdin), refusing non-UTF-8 input clearly."""
+    import json
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"the request is not UTF-8 (byte {exc.start}); send JSON as UTF-8") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolError(f"the request is not valid JSON: {exc}") from None

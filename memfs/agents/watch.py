@@ -1,0 +1,344 @@
+"""``memfs watch``: commit direct edits to memory files (by editors, agents, scripts) as they happen.
+
+Facts this is built on (measured with watchdog 7.1 on Linux, ``shared/notes/dependencies.md`` §5):
+an atomic save (temp file + rename, what most editors and libraries do) produces no modified
+event, only a move onto the target; vim's default save briefly moves the file away and creates it
+again; one ``git commit`` fires 100+ events inside ``.git/``. So the watcher
+
+* subscribes only to created / closed-after-write / moved / deleted events, and treats both ends
+  of a move as "this path may have changed";
+* ignores ``.git/``, ``.memfs/``, dotfiles, editor temporaries (``4913``, ``*~``, ``*.swp``,
+  ``.*.tmp``, memfs's own ``.*.memfs-tmp``) and anything that is not a memory file;
+* debounces per path (default 250 ms), then re-reads the file from disk: the event type does not
+  matter, only what the file is now (gone = deleted);
+* skips a file whose content matches HEAD (memfs's own writes are committed already, so they
+  cannot loop) or that a host registered with :meth:`Watcher.expect` before writing it;
+* validates; a valid change is committed (one commit per debounce batch, author = the actor,
+  ``Memfs-Op: watch``); an invalid file is **not** committed, is reported with the reason and is
+  left on disk untouched;
+* on start, reconciles with ``git status`` (changes made while nobody was watching) instead of
+  trusting that no event was missed; :meth:`Watcher.stop` flushes pending changes first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from memfs.errors import InvalidMemory, MemfsError
+from memfs.format import validate
+from memfs.format.model import Memory, Problem
+from memfs.format.parse import parse
+from memfs.store import gitcli, locking, paths
+from memfs.store.commits import Message, subject_for
+from memfs.store.repo import MemoryRepo
+
+DEBOUNCE_SECONDS = 0.25
+OP = "watch"
+_TEMP_NAMES = ("4913",)
+_TEMP_SUFFIXES = ("~", ".swp", ".swx", ".swo", ".tmp", ".memfs-tmp", ".part", ".crdownload")
+
+Outcome = Literal["committed", "invalid", "unchanged", "failed"]
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """What the watcher did about one path."""
+
+    path: str
+    outcome: Outcome
+    action: Literal["update", "delete"] = "update"
+    commit: str | None = None
+    problems: tuple[Problem, ...] = ()
+    message: str = ""
+
+    def __str__(self) -> str:
+        if self.outcome == "committed":
+            verb = "deleted" if self.action == "delete" else "committed"
+            return f"{verb} {self.path} ({(self.commit or '')[:10]})"
+        if self.outcome == "invalid":
+            why = "; ".join(str(p) for p in self.problems[:3]) or self.message
+            return f"NOT committed {self.path}: {why} (the file was left as it is; fix it and save again)"
+        if self.outcome == "failed":
+            return f"NOT committed {self.path}: {self.message}"
+        return f"unchanged {self.path}"
+
+
+def is_temporary(name: str) -> bool:
+    """Editor and atomic-write temporaries, by file name."""
+    return name in _TEMP_NAMES or name.startswith(".") or name.endswith(_TEMP_SUFFIXES)
+
+
+def watched_path(repo: MemoryRepo, absolute: str) -> str | None:
+    """The memory-root-relative path of an event's file if it is a memory file, else ``None``."""
+    try:
+        rel = posixpath.normpath(str(absolute)[len(str(repo.root)) + 1 :].replace("\\", "/"))
+    except (TypeError, ValueError):
+        return None
+    if not str(absolute).startswith(str(repo.root) + "/") or rel.startswith(".."):
+        return None
+    parts = rel.split("/")
+    if parts[0] in (".git", paths.CACHE_DIR) or any(is_temporary(p) for p in parts):
+        return None
+    if not paths.is_memory_name(rel) or paths.is_ignored(repo.root, rel):
+        return None
+    return rel
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+class Watcher:
+    """Watch one memory repository; call :meth:`start`, later :meth:`stop`.
+
+    ``report`` is called (from the watcher's worker thread) with every :class:`WatchEvent`.
+    ``index`` keeps the search index caught up after each commit (when :mod:`memfs.index` exists).
+    """
+
+    def __init__(
+        self,
+        repo: MemoryRepo,
+        *,
+        actor: str | None = None,
+        debounce: float = DEBOUNCE_SECONDS,
+        report: Callable[[WatchEvent], None] | None = None,
+        index: bool = True,
+        polling: bool = False,
+    ) -> None:
+        self.repo = repo
+        self.actor = actor or repo.actor
+        self.debounce = debounce
+        self.report = report or (lambda event: None)
+        self.index = index
+        self.polling = polling
+        self._pending: dict[str, float] = {}
+        self._expected: dict[str, str | None] = {}
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._worker: threading.Thread | None = None
+        self._observer = None
+        self.events: list[WatchEvent] = []
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self) -> list[WatchEvent]:
+        """Start observing, then reconcile with ``git status``; returns what reconciling did.
+
+        Observing starts first so that nothing saved while reconciling is missed.
+        """
+        self._start_observer()
+        self._worker = threading.Thread(target=self._run, name="memfs-watch", daemon=True)
+        self._worker.start()
+        done = self.reconcile()
+        self._sync_index()
+        return done
+
+    def stop(self) -> None:
+        """Stop observing, then commit whatever is still pending (no debounce wait)."""
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=10)
+            self._observer = None
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._worker is not None:
+            self._worker.join()
+            self._worker = None
+        with self._cond:
+            rest = list(self._pending)
+            self._pending.clear()
+        if rest:
+            self.process(rest)
+
+    def __enter__(self) -> Watcher:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _start_observer(self) -> None:
+        from watchdog.events import (
+            FileClosedEvent,
+            FileCreatedEvent,
+            FileDeletedEvent,
+            FileMovedEvent,
+            FileSystemEventHandler,
+        )
+
+        if self.polling:
+            from watchdog.observers.polling import PollingObserver as ObserverClass
+        else:
+            from watchdog.observers import Observer as ObserverClass
+
+        watcher = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+                if event.is_directory:
+                    return
+                for raw in (event.src_path, getattr(event, "dest_path", "")):
+                    if raw:
+                        rel = watched_path(watcher.repo, raw if isinstance(raw, str) else raw.decode())
+                        if rel is not None:
+                            watcher.touch(rel)
+
+        # watchdog 7.1 may warn "Callback with id ... already exists" while directories are being
+        # created in the tree; it is harmless, but under ``-W error`` it would kill the observer.
+        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
+        observer = ObserverClass()
+        observer.schedule(
+            Handler(),
+            str(self.repo.root),
+            recursive=True,
+            event_filter=[FileCreatedEvent, FileClosedEvent, FileMovedEvent, FileDeletedEvent],
+        )
+        observer.start()
+        self._observer = observer
+
+    # --- events ----------------------------------------------------------------------------
+    def touch(self, rel: str) -> None:
+        """Note that ``rel`` may have changed; it is processed ``debounce`` seconds after the last touch."""
+        with self._cond:
+            self._pending[rel] = time.monotonic() + self.debounce
+            self._cond.notify_all()
+
+    def expect(self, rel: str, content: bytes | None) -> None:
+        """A host is about to write ``content`` to ``rel`` itself: do not commit that content."""
+        with self._cond:
+            self._expected[rel] = _digest(content)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopping:
+                    now = time.monotonic()
+                    due = [rel for rel, when in self._pending.items() if when <= now]
+                    if due:
+                        for rel in due:
+                            del self._pending[rel]
+                        break
+                    wait = min(self._pending.values(), default=now + 3600) - now
+                    self._cond.wait(timeout=max(wait, 0.01))
+                if self._stopping:
+                    return
+            try:
+                self.process(due)
+            except Exception as exc:  # keep watching; say what happened
+                for rel in due:
+                    self._emit(WatchEvent(rel, "failed", message=f"{type(exc).__name__}: {exc}"))
+
+    # --- processing ------------------------------------------------------------------------
+    def reconcile(self) -> list[WatchEvent]:
+        """Process every memory file that differs from HEAD right now (edits made while not watching)."""
+        prefix = self.repo.prefix
+        changed = self.repo.git.changed([prefix.rstrip("/") or "."])
+        rels = []
+        for git_path in changed:
+            if not git_path.startswith(prefix):
+                continue
+            rel = git_path[len(prefix) :]
+            if watched_path(self.repo, str(self.repo.root / rel)) is not None:
+                rels.append(rel)
+        return self.process(rels)
+
+    def process(self, rels: Iterable[str]) -> list[WatchEvent]:
+        """Validate the current state of ``rels`` and commit the valid changes together."""
+        repo = self.repo
+        results: list[WatchEvent] = []
+        ready: list[tuple[str, str]] = []
+        with locking.exclusive(repo.lock_path):
+            for rel in sorted(set(rels), key=paths.sort_key):
+                event = self._check(rel)
+                if event is None:
+                    ready.append((rel, "delete" if repo.read_bytes(rel) is None else "update"))
+                else:
+                    results.append(event)
+            if ready:
+                rel_paths = [rel for rel, _ in ready]
+                message = Message(
+                    OP,
+                    subject_for(rel_paths),
+                    self.actor,
+                    "direct edit picked up by memfs watch",
+                    tuple(rel_paths),
+                ).render()
+                identity = gitcli.Identity.for_actor(self.actor)
+                commit = repo.git.commit_paths([repo.git_path(r) for r in rel_paths], message, identity)
+                for rel, action in ready:
+                    outcome: Outcome = "committed" if commit else "unchanged"
+                    results.append(WatchEvent(rel, outcome, action, commit))  # type: ignore[arg-type]
+        if ready:
+            self._sync_index()
+        for event in results:
+            self._emit(event)
+        return results
+
+    def _check(self, rel: str) -> WatchEvent | None:
+        """``None`` if the change at ``rel`` may be committed, else the event saying why not."""
+        repo = self.repo
+        data = repo.read_bytes(rel)
+        head = repo.git.show_file("HEAD", repo.git_path(rel)) if repo.git.head() else None
+        with self._cond:
+            expected = self._expected.pop(rel, "absent")
+        if data == head or (expected != "absent" and expected == _digest(data)):
+            return WatchEvent(rel, "unchanged")
+        if data is None:
+            users = [u for u in repo.dependents(rel) if repo.exists(u)]
+            if users:
+                problem = Problem(
+                    rel,
+                    None,
+                    f"was deleted, but {', '.join(users)} depend(s) on it",
+                    f"restore it with 'git checkout -- {repo.git_path(rel)}' or remove those depends_on entries",
+                )
+                return WatchEvent(rel, "invalid", "delete", problems=(problem,))
+            return None
+        try:
+            memory = parse(rel, data)
+        except InvalidMemory as exc:
+            return WatchEvent(rel, "invalid", problems=tuple(exc.problems), message=str(exc))
+        problems = list(memory.errors) + self._repo_problems(memory)
+        if problems:
+            return WatchEvent(rel, "invalid", problems=tuple(problems))
+        return None
+
+    def _repo_problems(self, memory: Memory) -> list[Problem]:
+        found = [p for p in validate.check_repo([memory], self.repo.exists) if p.severity == "error"]
+        if memory.id:
+            for other in self.repo.id_users(memory.id, exclude=[memory.path]):
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}", "pick another id"))
+        return found
+
+    def _emit(self, event: WatchEvent) -> None:
+        self.events.append(event)
+        self.report(event)
+
+    def _sync_index(self) -> None:
+        if not self.index:
+            return
+        try:
+            from memfs import index
+        except ImportError:
+            return
+        try:
+            index.sync(self.repo)
+        except MemfsError as exc:
+            self._emit(WatchEvent("", "failed", message=f"search index not updated: {exc}"))
+
+
+def watch_forever(watcher: Watcher, stop: threading.Event) -> None:
+    """Run ``watcher`` until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM), then flush."""
+    watcher.start()
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        watcher.stop()

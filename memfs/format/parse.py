@@ -1,0 +1,79 @@
+"""From the bytes of a memory file to a typed :class:`~memfs.format.model.Memory`.
+
+Fatal problems (not UTF-8, no frontmatter, broken YAML, a frontmatter that is not a mapping)
+raise :class:`~memfs.errors.InvalidMemory` carrying one :class:`~memfs.format.model.Problem`; field
+problems are attached to the returned memory so that callers decide how strict to be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from memfs.errors import InvalidMemory
+from memfs.format import yamlio
+from memfs.format.document import Document, SplitError, conflict_marker_line, split
+from memfs.format.model import Memory, Problem
+from memfs.format.validate import coerce_fields
+
+
+def _fatal(path: str, message: str, fix: str, line: int | None = None) -> InvalidMemory:
+    problem = Problem(path, None, message, fix, "error", line)
+    return InvalidMemory(str(problem), [problem])
+
+
+def decode(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _fatal(path, f"is not UTF-8 (byte {exc.start})", "save the file as UTF-8", line) from None
+
+
+def load_document(path: str, data: bytes) -> tuple[Document, dict[str, Any]]:
+    """The exact parts of the file and its frontmatter mapping."""
+    text = decode(path, data)
+    marker = conflict_marker_line(text)
+    if marker is not None:
+        raise _fatal(
+            path,
+            "has unresolved merge conflict markers (<<<<<<< ... ======= ... >>>>>>>)",
+            "keep the right lines of each side, delete the marker lines, run 'memfs validate', then commit",
+            marker,
+        )
+    try:
+        doc = split(text)
+    except SplitError as exc:
+        raise _fatal(path, str(exc), "start the file with '---', the YAML fields, then '---'", exc.line) from None
+    try:
+        meta = yamlio.load(doc.frontmatter) if doc.frontmatter.strip() else {}
+    except yamlio.YamlError as exc:
+        line = exc.line + 1 if exc.line else None
+        raise _fatal(path, f"frontmatter is not valid YAML: {exc}", "fix the YAML syntax", line) from None
+    if not isinstance(meta, dict):
+        raise _fatal(
+            path,
+            f"frontmatter must be a mapping of fields, got {type(meta).__name__}",
+            "write one 'field: value' per line",
+            2,
+        )
+    if not all(isinstance(k, str) for k in meta):
+        raise _fatal(path, "every frontmatter key must be a string", "write one 'field: value' per line", 2)
+    return doc, meta
+
+
+def build(path: str, meta: dict[str, Any], body: str, frontmatter: str | None = None) -> Memory:
+    """A typed record from an already parsed mapping (also used for files about to be written).
+
+    With the ``frontmatter`` text, each field problem gets the line number of its key.
+    """
+    typed, problems = coerce_fields(path, meta)
+    if frontmatter is not None and problems:
+        lines = {key: start + 2 for key, (start, _) in yamlio.key_lines(frontmatter).items()}
+        problems = [replace(p, line=lines.get(p.field or "")) if p.line is None else p for p in problems]
+    return Memory(path=path, meta=meta, body=body, problems=tuple(problems), **typed)
+
+
+def parse(path: str, data: bytes) -> Memory:
+    doc, meta = load_document(path, data)
+    return build(path, meta, doc.body, doc.frontmatter)

@@ -1,0 +1,289 @@
+"""Validation rules, as pure functions.
+
+:func:`coerce_fields` checks one file's frontmatter and returns typed values plus findings;
+:func:`check_repo` adds the checks that need the whole repository (duplicate ids, ``depends_on``
+targets). Every finding names the file, the field, the problem and the fix. Unknown keys are
+warnings, never errors.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from memfs.format.model import FIELDS, SOURCE_KINDS, STATUSES, SYSTEM_DIR, TIME_FIELDS, TYPES, Memory, Problem
+
+_SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_.:@+=-]+")
+_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
+_STRING_FIELDS = ("id", "type", "scope", "key", "source", "source_kind", "version", "status", "description")
+
+
+def scope_problem(scope: str) -> str | None:
+    """Why ``scope`` is malformed, or ``None``. Segments are joined by ``/``, e.g. ``user:U5/project:P8``."""
+    if not scope:
+        return "is empty"
+    for segment in scope.split("/"):
+        if segment in ("", ".", ".."):
+            return f"has an empty or relative segment in {scope!r}"
+        if not _SCOPE_SEGMENT.fullmatch(segment):
+            return f"segment {segment!r} may only use letters, digits and _ . : @ + = -"
+    return None
+
+
+def parse_time(value: Any) -> dt.datetime | None:
+    """A zoned datetime from YAML (already a datetime) or an ISO string; ``None`` if naive/invalid."""
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value
+    return None
+
+
+def coerce_fields(path: str, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """Typed values for the known fields of ``meta`` and every problem found in them."""
+    found: list[Problem] = []
+
+    def bad(name: str, message: str, fix: str, severity: str = "error") -> None:
+        found.append(Problem(path, name, message, fix, severity))  # type: ignore[arg-type]
+
+    typed: dict[str, Any] = {}
+    for name in _STRING_FIELDS:
+        if name in meta and meta[name] is not None:
+            value = meta[name]
+            if isinstance(value, str):
+                typed[name] = value
+            else:
+                bad(name, f"must be a string, got {_shown(value)}", _quote_fix(name, value))
+    _check_enums(typed, bad)
+    _check_identity(path, typed, meta, bad)
+    typed.update(_times(meta, bad))
+    typed.update(_numbers(meta, bad))
+    typed.update(_lists(path, meta, bad))
+    _lineage_records(path, meta, bad)
+    for name in meta:
+        if name not in FIELDS:
+            bad(name, "is not a memfs field; it is kept as written", "remove it or ignore this", "warning")
+    return typed, found
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"
+
+
+def _check_enums(typed: dict[str, Any], bad: Callable[..., None]) -> None:
+    for name, allowed in (("type", TYPES), ("status", STATUSES), ("source_kind", SOURCE_KINDS)):
+        if name in typed and typed[name] not in allowed:
+            bad(name, f"unknown value {typed.pop(name)!r}", "use one of: " + ", ".join(allowed))
+
+
+def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
+    if "id" not in meta:
+        bad("id", "is missing", f"add 'id: {posixpath.splitext(path)[0]}'")
+    elif "id" in typed and not _ID.fullmatch(typed["id"]):
+        bad("id", f"{typed.pop('id')!r} is not a usable id", "use letters, digits and - _ . : / @ +")
+    if "type" not in meta:
+        bad("type", "is missing", "add 'type: ' with one of: " + ", ".join(TYPES))
+    if "status" not in meta:
+        bad("status", "is missing", "add 'status: active'")
+    in_system = path.startswith(SYSTEM_DIR + "/")
+    if "scope" in typed:
+        why = scope_problem(typed["scope"])
+        if why:
+            typed.pop("scope")
+            bad("scope", why, "write it like user:U5/project:P8")
+    elif not in_system and "scope" not in meta:
+        bad("scope", "is missing", "add 'scope: ' naming whose memory this is, e.g. user:U5")
+    if typed.get("status", meta.get("status")) == "active" and not typed.get("source", "").strip():
+        bad(
+            "source",
+            "an active memory has no source, so it can never be recalled",
+            "add 'source: ' saying where it came from",
+        )
+
+
+def _quote_fix(name: str, value: Any) -> str:
+    if isinstance(value, bool | int | float):
+        return f'YAML read it as a {type(value).__name__}; quote it exactly as meant, e.g. {name}: "{value}"'
+    return f'write it as a quoted string: {name}: "..."'
+
+
+def _zoned_example(raw: Any) -> str:
+    if isinstance(raw, dt.datetime):
+        return raw.replace(tzinfo=dt.UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(raw, dt.date):
+        return f"{raw.isoformat()}T00:00:00Z"
+    if _looks_naive(raw):
+        return str(raw).strip() + "Z"
+    return "2026-09-20T10:00:00Z"
+
+
+def _times(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in TIME_FIELDS:
+        if name not in meta or meta[name] is None:
+            continue
+        value = parse_time(meta[name])
+        if value is None:
+            raw = meta[name]
+            problem = (
+                "has no time zone"
+                if isinstance(raw, dt.date | dt.datetime) or _looks_naive(raw)
+                else "is not an ISO 8601 time"
+            )
+            bad(name, f"{problem}: {raw!s}", f"write it like {name}: {_zoned_example(raw)}")
+        else:
+            out[name] = value
+    if "created" in out and "updated" in out and out["updated"] < out["created"]:
+        bad("updated", "is earlier than created", "set updated to the time of the last change", "warning")
+    return out
+
+
+def _looks_naive(raw: Any) -> bool:
+    try:
+        return isinstance(raw, str) and dt.datetime.fromisoformat(raw.strip()).tzinfo is None
+    except ValueError:
+        return False
+
+
+def _numbers(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "confidence" in meta:
+        value = meta["confidence"]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            bad("confidence", f"must be a number, got {_shown(value)}", "use a number from 0 to 1")
+        elif not math.isfinite(value) or not 0 <= value <= 1:
+            bad("confidence", f"{value} is outside 0..1", "use a number from 0 to 1")
+        else:
+            out["confidence"] = float(value)
+    for name, minimum in (("revision", 1), ("limit", 1)):
+        if name in meta:
+            value = meta[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                bad(name, f"must be a whole number >= {minimum}, got {_shown(value)}", f"write {name}: {minimum}")
+            else:
+                out[name] = value
+    if "read_only" in meta:
+        if isinstance(meta["read_only"], bool):
+            out["read_only"] = meta["read_only"]
+        else:
+            bad("read_only", f"must be true or false, got {_shown(meta['read_only'])}", "write read_only: true")
+    return out
+
+
+def _lists(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "tags" in meta and meta["tags"] is not None:
+        tags = meta["tags"]
+        if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+            out["tags"] = tuple(tags)
+        else:
+            bad("tags", f"must be a list of strings, got {_shown(tags)}", "write tags: [a, b]")
+    if "depends_on" in meta and meta["depends_on"] is not None:
+        deps = meta["depends_on"]
+        if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+            bad("depends_on", f"must be a list of paths, got {_shown(deps)}", "write depends_on: [facts/x.md]")
+        else:
+            clean = []
+            for dep in deps:
+                why = dependency_problem(path, dep)
+                if why:
+                    bad("depends_on", why, "use a path relative to the memory root, e.g. facts/x.md")
+                else:
+                    clean.append(posixpath.normpath(dep))
+            out["depends_on"] = tuple(clean)
+    return out
+
+
+def _lineage_records(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> None:
+    """Shapes of the fields retraction and review write (``source_primary``, ``invalidated_by``,
+    ``reinstated``); see :mod:`memfs.policy.lineage`."""
+    if "source_primary" in meta and not isinstance(meta["source_primary"], bool):
+        got = _shown(meta["source_primary"])
+        bad("source_primary", f"must be true or false, got {got}", "write source_primary: true")
+    if "invalidated_by" in meta and meta["invalidated_by"] is not None:
+        records = meta["invalidated_by"]
+        example = "write invalidated_by: [{root: facts/x.md, reason: why, at: 2026-09-20T10:00:00Z, actor: user:me}]"
+        if not isinstance(records, list) or not records:
+            bad("invalidated_by", f"must be a non-empty list of records, got {_shown(records)}", example)
+        else:
+            for i, record in enumerate(records):
+                why = _record_problem(record, ("root",), ("reason", "actor"))
+                root_why = None if why else dependency_problem(path, record["root"])
+                if root_why:
+                    why = f"root {root_why}"
+                if why:
+                    bad("invalidated_by", f"entry {i + 1} {why}", example)
+        if meta.get("status") == "active":
+            bad(
+                "invalidated_by",
+                "is still present although the memory is active",
+                "remove it ('memfs reinstate' does this and records the review)",
+                "warning",
+            )
+    if "reinstated" in meta and meta["reinstated"] is not None:
+        why = _record_problem(meta["reinstated"], (), ("reason", "actor"), ("basis", "roots"))
+        if why:
+            bad("reinstated", why, "write reinstated: {at: 2026-09-20T10:00:00Z, actor: user:me, reason: why}")
+
+
+def _record_problem(
+    record: Any, required: tuple[str, ...], strings: tuple[str, ...], lists: tuple[str, ...] = ()
+) -> str | None:
+    if not isinstance(record, dict):
+        return f"must be a mapping, got {_shown(record)}"
+    for key in required:
+        if not isinstance(record.get(key), str) or not record[key]:
+            return f"needs a '{key}' path"
+    for key in strings:
+        if key in record and not isinstance(record[key], str):
+            return f"'{key}' must be a string, got {_shown(record[key])}"
+    for key in lists:
+        if key in record and not (isinstance(record[key], list) and all(isinstance(v, str) for v in record[key])):
+            return f"'{key}' must be a list of strings, got {_shown(record[key])}"
+    if "at" in record and parse_time(record["at"]) is None:
+        return f"'at' must be an ISO 8601 time with a zone, got {record['at']!s}"
+    return None
+
+
+def dependency_problem(path: str, dep: str) -> str | None:
+    """Why a ``depends_on`` entry is unusable on its own (existence is checked repo-wide)."""
+    if not dep or "\x00" in dep:
+        return "has an empty entry"
+    if dep.startswith("/") or re.match(r"[A-Za-z]:[\\/]", dep) or "://" in dep:
+        return f"{dep!r} is absolute; it must be relative to the memory root"
+    norm = posixpath.normpath(dep)
+    if norm == ".." or norm.startswith("../"):
+        return f"{dep!r} points outside the memory repository"
+    if norm == path:
+        return f"{dep!r} is this memory itself"
+    return None
+
+
+def check_repo(memories: Iterable[Memory], exists: Callable[[str], bool]) -> list[Problem]:
+    """Problems only visible across files: duplicate ids and missing ``depends_on`` targets."""
+    found: list[Problem] = []
+    by_id: dict[str, list[str]] = defaultdict(list)
+    for memory in memories:
+        if memory.id:
+            by_id[memory.id].append(memory.path)
+        for dep in memory.depends_on:
+            if not exists(dep):
+                found.append(
+                    Problem(memory.path, "depends_on", f"{dep!r} does not exist", "fix the path or remove the entry")
+                )
+    for memory_id, paths in by_id.items():
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                found.append(
+                    Problem(path, "id", f"{memory_id!r} is also used by {others}", "give each memory its own id")
+                )
+    return found

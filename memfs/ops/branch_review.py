@@ -1,0 +1,340 @@
+"""A reviewer's summary of what a branch changes in memory, for a pull request comment.
+
+``summarize(repo, base, head)`` compares ``head`` with the point where it forked from ``base``
+(like a pull request: changes that happened on ``base`` meanwhile are not the branch's) and sorts
+every changed memory into what a reviewer needs to decide on: added, superseded (old value → new
+value), retracted (with how many memories depend on it downstream), flagged for review, expired,
+purged/deleted, other frontmatter field changes, and files that fail to parse. It reads git only
+(:func:`memfs.store.history.diff` for the per-file field changes, commit trailers for reasons and
+operations) and renders as Markdown text or JSON.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.errors import InvalidMemory, MemfsError
+from memfs.format.model import Memory, _jsonable
+from memfs.format.parse import parse
+from memfs.store import commits, history, paths
+from memfs.store.repo import MemoryRepo
+
+#: Fields that change on every write; shown in JSON, left out of the text summary.
+NOISE = ("revision", "updated")
+PURGE_OPS = ("purge", "forget")
+_VALUE_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory in one category. ``old``/``new`` are short value texts (description or first line)."""
+
+    path: str
+    description: str | None = None
+    old: str | None = None
+    new: str | None = None
+    by: str | None = None
+    reason: str | None = None
+    downstream: int | None = None
+    flagged: int | None = None
+    op: str | None = None
+    fields: tuple[history.FieldChange, ...] = ()
+    body_changed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path}
+        for key in ("description", "old", "new", "by", "reason", "downstream", "flagged", "op"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.fields:
+            out["fields"] = [{"field": f.field, "old": _jsonable(f.old), "new": _jsonable(f.new)} for f in self.fields]
+        if self.body_changed:
+            out["body_changed"] = True
+        return out
+
+
+@dataclass
+class ReviewSummary:
+    base: str
+    head: str
+    fork_point: str
+    commits: list[history.LogEntry] = field(default_factory=list)
+    added: list[Entry] = field(default_factory=list)
+    superseded: list[Entry] = field(default_factory=list)
+    retracted: list[Entry] = field(default_factory=list)
+    flagged: list[Entry] = field(default_factory=list)
+    expired: list[Entry] = field(default_factory=list)
+    purged: list[Entry] = field(default_factory=list)
+    changed: list[Entry] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+
+    CATEGORIES = ("added", "superseded", "retracted", "flagged", "expired", "purged", "changed")
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {name: len(getattr(self, name)) for name in self.CATEGORIES}
+        out["invalid"] = len(self.invalid)
+        out["commits"] = len(self.commits)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"base": self.base, "head": self.head, "fork_point": self.fork_point}
+        out["counts"] = self.counts
+        for name in self.CATEGORIES:
+            out[name] = [e.to_json() for e in getattr(self, name)]
+        out["invalid"] = list(self.invalid)
+        out["commits"] = [
+            {"commit": c.commit, "actor": c.actor, "op": c.op, "subject": c.subject, "reason": c.reason}
+            for c in self.commits
+        ]
+        return out
+
+    def render(self) -> str:
+        """Markdown, ready to post as a pull request comment."""
+        c = self.counts
+        head = [
+            f"### memfs review: `{self.base}..{self.head}` ({c['commits']} commit(s))",
+            "",
+            " · ".join(f"{c[n]} {n}" for n in self.CATEGORIES)
+            + (f" · **{c['invalid']} invalid**" if c["invalid"] else ""),
+        ]
+        sections = [
+            ("Invalid (fix before merging)", [f"- {p}" for p in self.invalid]),
+            ("Added", [_added(e) for e in self.added]),
+            ("Superseded", [_superseded(e) for e in self.superseded]),
+            ("Retracted", [_retracted(e) for e in self.retracted]),
+            ("Flagged for review", [_flagged(e) for e in self.flagged]),
+            ("Expired", [f"- `{e.path}`{_desc(e)}" for e in self.expired]),
+            ("Purged / deleted", [f"- `{e.path}` ({e.op or 'delete'}){_why(e)}" for e in self.purged]),
+            ("Field changes", [_changed(e) for e in self.changed]),
+            ("Commits", [f"- `{x.commit[:10]}` {x.actor}: {x.subject}" for x in self.commits]),
+        ]
+        out = list(head)
+        for title, lines in sections:
+            lines = [ln for ln in lines if ln]
+            if lines:
+                out += ["", f"#### {title}", *lines]
+        if not any(getattr(self, n) for n in self.CATEGORIES) and not self.invalid:
+            out += ["", "No memory changes."]
+        return "\n".join(out)
+
+
+def _desc(e: Entry) -> str:
+    return f" — {e.description}" if e.description else ""
+
+
+def _why(e: Entry) -> str:
+    return f"; reason: {e.reason}" if e.reason else ""
+
+
+def _added(e: Entry) -> str:
+    return f"- `{e.path}`{_desc(e)}"
+
+
+def _superseded(e: Entry) -> str:
+    by = f" (by `{e.by}`)" if e.by else ""
+    return f"- `{e.path}`: {_quote(e.old)} → {_quote(e.new)}{by}{_why(e)}"
+
+
+def _retracted(e: Entry) -> str:
+    down = f"; {e.downstream} downstream memor{'y' if e.downstream == 1 else 'ies'}" if e.downstream else ""
+    flagged = f" ({e.flagged} flagged for review here)" if e.flagged else ""
+    return f"- `{e.path}`{_desc(e)}{_why(e)}{down}{flagged}"
+
+
+def _flagged(e: Entry) -> str:
+    return f"- `{e.path}`{_desc(e)}" + (f" (because of `{e.by}`)" if e.by else "")
+
+
+def _changed(e: Entry) -> str:
+    shown = [str(f) for f in e.fields if f.field not in NOISE]
+    if e.body_changed:
+        shown.append("body changed")
+    return f"- `{e.path}`: " + "; ".join(shown) if shown else ""
+
+
+def _quote(text: str | None) -> str:
+    return f'"{text}"' if text else "(none)"
+
+
+def value_text(memory: Memory | None) -> str | None:
+    """What a memory says, in one short line: its description, else the first body line."""
+    if memory is None:
+        return None
+    text = memory.description or next((ln.strip() for ln in memory.body.splitlines() if ln.strip()), "")
+    return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
+
+
+def _parse(rel: str, data: bytes | None) -> Memory | None:
+    if data is None:
+        return None
+    try:
+        return parse(rel, data)
+    except InvalidMemory:
+        return None
+
+
+def _range(base: str, head: str) -> tuple[str, str]:
+    """Accept ``BASE``/``HEAD`` as given by ``BASE..HEAD`` or ``BASE...HEAD`` split at ``..``."""
+    head = head.lstrip(".") or "HEAD"
+    if not base:
+        raise MemfsError("give the range as BASE..HEAD, e.g. origin/main..memfs/agent/20261129")
+    return base, head
+
+
+def summarize(repo: MemoryRepo, base: str, head: str = "HEAD") -> ReviewSummary:
+    """What ``head`` changes in memory since it forked from ``base``."""
+    base, head = _range(base, head)
+    base_sha, head_sha = repo.git.resolve(base), repo.git.resolve(head)
+    fork = repo.git.merge_base(base_sha, head_sha)
+    if fork is None:
+        raise MemfsError(f"{base} and {head} share no history; there is nothing to compare")
+    summary = ReviewSummary(base, head, fork)
+    scope = repo.prefix.rstrip("/") or "."
+    log = repo.git.log(rev=f"{fork}..{head_sha}", path=scope, follow=False)
+    summary.commits = [_entry(repo, c) for c in log]
+    by_path = _ops_by_path(summary.commits)
+    diffs = history.diff(repo, fork, head_sha)
+    after: dict[str, Memory | None] = {}
+    before: dict[str, Memory | None] = {}
+    changed = [d.path for d in diffs]
+    old_files, new_files = history.files_at(repo, fork, changed), history.files_at(repo, head_sha, changed)
+    for d in diffs:
+        before[d.path] = _parse(d.path, old_files[d.path])
+        after[d.path] = _parse(d.path, new_files[d.path])
+    graph = _ReverseGraph(repo, head_sha) if any(_status_to(d, "retracted") for d in diffs) else None
+    for d in diffs:
+        _classify(summary, d, before[d.path], after[d.path], after, by_path.get(d.path, []), graph, repo, head_sha)
+    return summary
+
+
+def _entry(repo: MemoryRepo, c: Any) -> history.LogEntry:
+    tr = commits.trailers(c.body)
+    mine = tuple(f[len(repo.prefix) :] for f in c.files if f.startswith(repo.prefix))
+    op = (tr.get("Memfs-Op") or [None])[0]
+    return history.LogEntry(c.sha, c.author, c.time, c.subject, op, commits.reason(c.body), mine, tr)
+
+
+def _ops_by_path(log: list[history.LogEntry]) -> dict[str, list[history.LogEntry]]:
+    found: dict[str, list[history.LogEntry]] = {}
+    for entry in log:
+        for path in set(entry.paths) | set(entry.trailers.get("Memfs-Path", [])):
+            found.setdefault(path, []).append(entry)
+    return found
+
+
+def _status_to(d: history.FileDiff, status: str) -> bool:
+    return any(f.field == "status" and f.new == status for f in d.fields)
+
+
+def _reason(entries: list[history.LogEntry], ops: tuple[str, ...] = ()) -> str | None:
+    for entry in entries:
+        if entry.reason and (not ops or entry.op in ops):
+            return entry.reason
+    return None
+
+
+def _classify(
+    summary: ReviewSummary,
+    d: history.FileDiff,
+    old: Memory | None,
+    new: Memory | None,
+    after: dict[str, Memory | None],
+    log: list[history.LogEntry],
+    graph: _ReverseGraph | None,
+    repo: MemoryRepo,
+    head: str,
+) -> None:
+    if d.change != "deleted" and new is None:
+        data = repo.git.show_file(head, repo.git_path(d.path))
+        try:
+            parse(d.path, data or b"")
+        except InvalidMemory as exc:
+            summary.invalid.extend(str(p) for p in exc.problems)
+        return
+    if new is not None:
+        summary.invalid.extend(str(p) for p in new.errors)
+    if d.change == "added":
+        summary.added.append(Entry(d.path, new.description if new else None))
+        return
+    if d.change == "deleted":
+        op = next((e.op for e in log if e.op in PURGE_OPS), None) or next((e.op for e in log if e.op), None)
+        summary.purged.append(Entry(d.path, old.description if old else None, op=op, reason=_reason(log)))
+        return
+    status = next((f.new for f in d.fields if f.field == "status"), None)
+    desc = new.description if new else None
+    if status == "superseded":
+        by = _successor(new, after) if new else None
+        summary.superseded.append(
+            Entry(
+                d.path,
+                desc,
+                old=value_text(old),
+                new=value_text(after.get(by)) if by else None,
+                by=by,
+                reason=_reason(log),
+            )
+        )
+    elif status == "retracted":
+        down = graph.downstream(d.path) if graph else set()
+        flagged = sum(1 for p in down if (m := after.get(p)) is not None and m.status == "needs_review")
+        summary.retracted.append(
+            Entry(
+                d.path, desc, reason=_reason(log, ("retract",)) or _reason(log), downstream=len(down), flagged=flagged
+            )
+        )
+    elif status == "needs_review":
+        summary.flagged.append(Entry(d.path, desc, by=_flagged_by(new)))
+    elif status == "expired":
+        summary.expired.append(Entry(d.path, desc, reason=_reason(log)))
+    others = tuple(f for f in d.fields if f.field != "status")
+    explained = (*NOISE, "invalidated_by") if status == "needs_review" else NOISE
+    if any(f.field not in explained for f in others) or (d.body_changed and status is None):
+        summary.changed.append(Entry(d.path, desc, fields=others, body_changed=d.body_changed))
+
+
+def _flagged_by(memory: Memory | None) -> str | None:
+    records = memory.meta.get("invalidated_by") if memory else None
+    roots = [r["root"] for r in records if isinstance(r, dict) and "root" in r] if isinstance(records, list) else []
+    return str(roots[-1]) if roots else None
+
+
+def _successor(old: Memory, after: dict[str, Memory | None]) -> str | None:
+    """The active memory with the same (scope, key) among the changed files, if there is one."""
+    if not old.key:
+        return None
+    for path, memory in sorted(after.items()):
+        if memory is None or path == old.path or memory.status != "active":
+            continue
+        if (memory.key, memory.scope, memory.version) == (old.key, old.scope, old.version):
+            return path
+    return None
+
+
+class _ReverseGraph:
+    """Reverse ``depends_on`` edges of every memory at ``rev`` (read in one ``git cat-file --batch``)."""
+
+    def __init__(self, repo: MemoryRepo, rev: str) -> None:
+        scope = repo.prefix.rstrip("/") or "."
+        names = [n for n in repo.git.run("ls-tree", "-r", "-z", "--name-only", rev, "--", scope).split("\0") if n]
+        rels = [n[len(repo.prefix) :] for n in names]
+        rels = [r for r in rels if paths.is_memory_name(r)]
+        blobs = repo.git.read_blobs(rev, [repo.git_path(r) for r in rels])
+        self.children: dict[str, list[str]] = {}
+        for rel in rels:
+            memory = _parse(rel, blobs.get(repo.git_path(rel)))
+            for dep in memory.depends_on if memory else ():
+                self.children.setdefault(dep, []).append(rel)
+
+    def downstream(self, root: str) -> set[str]:
+        seen: set[str] = set()
+        queue = deque([root])
+        while queue:
+            for child in self.children.get(queue.popleft(), []):
+                if child not in seen and child != root:
+                    seen.add(child)
+                    queue.append(child)
+        return seen

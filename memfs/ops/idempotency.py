@@ -1,0 +1,76 @@
+"""Which idempotency keys were already applied, read from the ``Memfs-Idempotency-Key`` trailer.
+
+The commit trailer is the truth, so the answer survives restarts, deleting ``.memfs/`` and index
+rebuilds. ``.memfs/idempotency.json`` caches key → commit together with the HEAD it reflects; a
+lookup reads only the commits added since (``git log OLD..HEAD``), and falls back to a full scan
+when HEAD is no longer a descendant (reset, purge, history rewrite).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memfs.store import atomic, commits
+from memfs.store.repo import MemoryRepo
+
+TRAILER = "Memfs-Idempotency-Key"
+CACHE_FILE = "idempotency.json"
+
+
+def _cache_path(repo: MemoryRepo) -> Path:
+    return repo.cache_dir / CACHE_FILE
+
+
+def _load(path: Path) -> tuple[str | None, dict[str, str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        head, keys = data["head"], data["keys"]
+        if isinstance(head, str) and isinstance(keys, dict):
+            return head, {str(k): str(v) for k, v in keys.items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None, {}
+
+
+def _scan(repo: MemoryRepo, rev_range: str) -> dict[str, str]:
+    """key -> commit for every commit in ``rev_range`` carrying the trailer (oldest wins)."""
+    out = repo.git.run("log", "-E", f"--grep=^{TRAILER}: ", "--format=%x1e%H%x1f%B", rev_range)
+    found: dict[str, str] = {}
+    for record in out.split("\x1e")[1:]:
+        sha, _, body = record.partition("\x1f")
+        for key in commits.trailers(body).get(TRAILER, []):
+            found[key] = sha
+    return found
+
+
+def applied_keys(repo: MemoryRepo) -> dict[str, str]:
+    """Every applied key and the commit that applied it, brought up to date with HEAD."""
+    head = repo.git.head()
+    if head is None:
+        return {}
+    path = _cache_path(repo)
+    cached_head, keys = _load(path)
+    if cached_head == head:
+        return keys
+    if cached_head and repo.git.ok("merge-base", "--is-ancestor", cached_head, head):
+        keys.update(_scan(repo, f"{cached_head}..{head}"))
+    else:
+        keys = _scan(repo, head)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_bytes(path, json.dumps({"head": head, "keys": keys}, ensure_ascii=False).encode("utf-8"))
+    except OSError:
+        pass
+    return keys
+
+
+def applied_in(repo: MemoryRepo, key: str | None) -> str | None:
+    """The commit that applied ``key``, or ``None``."""
+    if not key:
+        return None
+    return applied_keys(repo).get(key)
+
+
+def drop_cache(repo: MemoryRepo) -> None:
+    atomic.remove(_cache_path(repo))

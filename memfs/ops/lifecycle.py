@@ -1,0 +1,581 @@
+"""How memories are born, change and fade: remember, revisions, expiry sweep, forget, stats.
+
+:func:`remember` runs a candidate through the write gate (:mod:`memfs.policy.gate`), reconciles it with
+what is there (:mod:`memfs.policy.reconcile`) and applies the decision in ONE commit whose trailers say
+what happened (``Memfs-Op: supersede``, ``Memfs-Idempotency-Key``...). Everything from reading
+the existing memories to the commit happens under the repository's write lock, so two writers on
+the same subject are serialised: each sees the other's result, and a caller that passes the
+revision it read gets a :class:`~memfs.errors.ConflictError` instead of overwriting.
+
+Hard deletion (purge) lives in :mod:`memfs.ops.purge`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound
+from memfs.format.edit import check_revision, default_id
+from memfs.format.model import Memory, _jsonable, utcnow
+from memfs.format.parse import load_document, parse
+from memfs.ops import idempotency
+from memfs.policy import gate
+from memfs.policy.candidate import Candidate
+from memfs.policy.reconcile import Decision, Op, reconcile, reinforced_confidence
+from memfs.store import usage
+from memfs.store.gitcli import ere_escape
+from memfs.store.repo import MemoryRepo, Transaction
+
+TYPE_DIRS = {
+    "preference": "prefs",
+    "fact": "facts",
+    "episode": "episodes",
+    "procedure": "procedures",
+    "summary": "summaries",
+    "note": "notes",
+}
+DESCRIPTION_CHARS = 120
+#: Confidence of a new value when the candidate gives none: one statement, not yet confirmed.
+#: Each confirmation (REINFORCE) raises it by a noisy OR, see :func:`memfs.policy.reconcile.reinforced_confidence`.
+DEFAULT_CONFIDENCE = 0.8
+
+
+class WriteRefused(MemfsError):
+    """The write gate refused the candidate; nothing was written. ``refusals`` lists every rule."""
+
+    def __init__(self, refusals: list[gate.Refusal]) -> None:
+        first = refusals[0]
+        more = f" (+{len(refusals) - 1} more rule(s))" if len(refusals) > 1 else ""
+        hint = "; a person may override this with --force" if all(r.forceable for r in refusals) else ""
+        super().__init__(f"nothing was written: {first}{more}{hint}")
+        self.refusals = refusals
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`remember` did."""
+
+    op: Op
+    paths: tuple[str, ...]
+    reason: str
+    commit: str | None
+    revision: int | None = None
+    forced: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op.value,
+            "paths": list(self.paths),
+            "reason": self.reason,
+            "commit": self.commit,
+            "revision": self.revision,
+            "forced": list(self.forced),
+        }
+
+
+# --- remember ----------------------------------------------------------------------------
+def remember(repo: MemoryRepo, candidate: Candidate, *, force: bool = False, actor: str | None = None) -> Outcome:
+    """Gate, reconcile and apply ``candidate`` in one commit (none for NOOP).
+
+    ``force`` overrides the gate rules a person may override (never secrets). Raises
+    :class:`WriteRefused` (nothing written) or :class:`ConflictError` when
+    ``candidate.expected_revision`` is stale.
+    """
+    candidate = _tidy(candidate)
+    refused = gate.secrets(candidate)
+    if refused:
+        raise WriteRefused(refused)
+    with repo.transaction("remember", actor=actor) as tx:
+        keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
+        step = _remember_in(repo, tx, candidate, force, keys)
+        tx.op = step.op.trailer
+        tx.reason = candidate.reason or step.reason
+        tx.trailers.update(_trailers([candidate], [r for r in step.forced]))
+    return replace(step, commit=step.commit or tx.result.commit)
+
+
+@dataclass
+class BatchResult:
+    """What :func:`remember_batch` did: one outcome per candidate (``None`` where refused)."""
+
+    commit: str | None
+    outcomes: list[Outcome | None]
+    refused: dict[int, list[gate.Refusal]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "outcomes": [o.to_json() if o else None for o in self.outcomes],
+            "refused": {str(i): [r.to_json() for r in rs] for i, rs in self.refused.items()},
+        }
+
+
+def remember_batch(
+    repo: MemoryRepo, candidates: list[Candidate], *, force: bool = False, actor: str | None = None
+) -> BatchResult:
+    """Remember many candidates in ONE commit (an import, a session's worth of memories).
+
+    Each candidate sees the ones before it; a refused candidate is skipped and reported, the rest
+    are committed. A stale ``expected_revision`` aborts the whole batch (nothing is written).
+    A RETRACT uses the lineage retraction, which makes its own commit."""
+    result = BatchResult(None, [], {})
+    tidy = [_tidy(c) for c in candidates]
+    with repo.transaction("remember", actor=actor) as tx:
+        applied = dict(idempotency.applied_keys(repo))
+        ops: Counter[str] = Counter()
+        kept: list[Candidate] = []
+        staged: dict[str, None] = {}
+        for index, candidate in enumerate(tidy):
+            try:
+                refused = gate.secrets(candidate)
+                if refused:
+                    raise WriteRefused(refused)
+                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged))
+            except WriteRefused as exc:
+                result.refused[index] = exc.refusals
+                result.outcomes.append(None)
+                continue
+            result.outcomes.append(step)
+            ops[step.op.trailer] += 1
+            if step.op is not Op.NOOP:
+                kept.append(candidate)
+                staged.update(dict.fromkeys(step.paths))
+                if candidate.idempotency_key:
+                    applied[candidate.idempotency_key] = "(this batch)"
+        tx.subject = f"{sum(ops.values()) - ops['noop']} memories"
+        tx.reason = ", ".join(f"{op} {n}" for op, n in sorted(ops.items()))
+        tx.trailers.update(_trailers(kept, []))
+        tx.trailers.pop("Memfs-Scope", None)
+        tx.trailers.pop("Memfs-Key", None)
+        tx.trailers.pop("Memfs-Source", None)
+    result.commit = tx.result.commit
+    result.outcomes = [replace(o, commit=o.commit or result.commit) if o else None for o in result.outcomes]
+    return result
+
+
+def _tidy(candidate: Candidate) -> Candidate:
+    if candidate.idempotency_key:
+        return replace(candidate, idempotency_key=" ".join(candidate.idempotency_key.split()))
+    return candidate
+
+
+def _remember_in(
+    repo: MemoryRepo,
+    tx: Transaction,
+    candidate: Candidate,
+    force: bool,
+    applied_keys: dict[str, str],
+    staged: tuple[str, ...] = (),
+) -> Outcome:
+    """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
+    operation (a lineage retraction) committed on its own."""
+    memories = _related_memories(repo, tx, candidate, staged)
+    decision = reconcile(candidate, memories)
+    refusals = gate.check(candidate, decision.target)
+    blocking = [r for r in refusals if not (force and r.forceable)]
+    if blocking:
+        raise WriteRefused(blocking)
+    applied = applied_keys.get(candidate.idempotency_key or "")
+    if applied is not None:
+        decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
+    _check_expected(candidate, decision)
+    paths, revision, commit = _apply(repo, tx, candidate, decision)
+    forced = tuple(r.rule for r in refusals) if force else ()
+    return Outcome(decision.op, paths, decision.reason, commit, revision, forced)
+
+
+def _trailers(candidates: list[Candidate], forced: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
+    """Queryable trailers: scope, key, source and idempotency key of what was remembered."""
+    out: dict[str, list[str]] = {}
+    for name, values in (
+        ("Memfs-Scope", [c.scope for c in candidates]),
+        ("Memfs-Key", [c.key for c in candidates if c.key]),
+        ("Memfs-Source", [c.source for c in candidates if c.source]),
+        (idempotency.TRAILER, [c.idempotency_key for c in candidates if c.idempotency_key]),
+        ("Memfs-Forced", sorted(set(forced))),
+    ):
+        if values:
+            out[name] = list(dict.fromkeys(values))
+    return out
+
+
+def _check_expected(candidate: Candidate, decision: Decision) -> None:
+    expected = candidate.expected_revision
+    if expected is None or decision.op is Op.NOOP:
+        return
+    target = decision.target
+    if target is None and expected not in (0,):
+        subject = f"({candidate.scope}, {candidate.key})" if candidate.key else "this content"
+        raise ConflictError(
+            f"expected revision {expected} of {subject}, but there is no active memory for it any more; "
+            "read it again and redo your change"
+        )
+    if target is not None:
+        check_revision(target.path, target.revision, expected)
+
+
+def _key_pattern(name: str, value: str) -> str:
+    return f"^{name}:[[:space:]]*['\"]?{ere_escape(value)}['\"]?[[:space:]]*(#.*)?$"
+
+
+def _related_memories(
+    repo: MemoryRepo, tx: Transaction, candidate: Candidate, staged: tuple[str, ...] = ()
+) -> list[Memory]:
+    """Memories with the candidate's key (any scope), or in its scope when it has no key.
+
+    ``git grep`` finds the files; each is then parsed, so quoting and comments do not matter.
+    ``staged`` adds files written earlier in the same transaction (not on disk yet). Broken files
+    are skipped here (validation reports them)."""
+    if candidate.key:
+        rels = repo.files_matching(_key_pattern("key", candidate.key))
+    else:
+        rels = repo.files_matching(_key_pattern("scope", candidate.scope))
+    found = []
+    for rel in dict.fromkeys([*rels, *staged]):
+        try:
+            found.append(tx.read(rel))
+        except (InvalidMemory, MemoryNotFound):
+            continue
+    return found
+
+
+_Applied = tuple[tuple[str, ...], int | None, str | None]
+
+
+def _apply(repo: MemoryRepo, tx: Transaction, candidate: Candidate, decision: Decision) -> _Applied:
+    """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any)."""
+    op, target = decision.op, decision.target
+    if op in (Op.INSERT, Op.KEEP_BOTH):
+        rel = candidate.path or _new_path(repo, tx, candidate)
+        memory = tx.write(rel, fields=_new_fields(candidate), body=candidate.body, create_only=True)
+        return (memory.path,), memory.revision, None
+    if op is Op.NOOP:
+        return ((target.path,) if target else ()), (target.revision if target else None), None
+    assert target is not None
+    if op is Op.REINFORCE:
+        _reinforce(tx, target, candidate)
+        return (target.path,), target.revision, None
+    if op is Op.SUPERSEDE:
+        memory = tx.write(
+            target.path,
+            fields=_superseding_fields(candidate, target),
+            body=candidate.body,
+            expected_revision=target.revision,
+        )
+        return (memory.path,), memory.revision, None
+    retract = _lineage_retract()
+    if retract is not None:
+        # Same thread, so the write lock is re-entered: the retraction commits inside our lock.
+        result = retract(repo, [target.path], reason=candidate.reason or decision.reason, actor=tx.actor)
+        return (target.path, *result.plan.downstream), None, result.commit
+    memory = tx.write(target.path, fields={"status": "retracted"}, expected_revision=target.revision)
+    return (memory.path,), memory.revision, None
+
+
+def _lineage_retract() -> Any:
+    """The lineage issue's retraction (status retracted + downstream closure), when present."""
+    import importlib
+
+    for module in ("memfs.policy.lineage", "memfs.ops.retraction"):
+        try:
+            found = getattr(importlib.import_module(module), "retract", None)
+        except ImportError:
+            continue
+        if callable(found):
+            return found
+    return None
+
+
+def describe(body: str) -> str:
+    """A one-line description from the body: its first non-empty line, shortened."""
+    for raw in body.splitlines():
+        text = raw.strip().lstrip("#>-* ").strip()
+        if text:
+            return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1].rstrip() + "…"
+    return ""
+
+
+def _value_fields(candidate: Candidate) -> dict[str, Any]:
+    """The fields that describe the candidate's value and its provenance (new or superseding)."""
+    fields: dict[str, Any] = dict(candidate.extra)
+    fields.update(
+        type=candidate.type,
+        source=candidate.source,
+        source_kind=candidate.source_kind,
+        expires=candidate.expires,
+        depends_on=list(candidate.depends_on) or None,
+        confidence=DEFAULT_CONFIDENCE if candidate.confidence is None else candidate.confidence,
+        description=candidate.description or describe(candidate.body) or None,
+    )
+    return fields
+
+
+def _new_fields(candidate: Candidate) -> dict[str, Any]:
+    fields = _value_fields(candidate)
+    fields.update(
+        scope=candidate.scope,
+        key=candidate.key,
+        version=candidate.version,
+        status="active",
+        tags=list(candidate.tags) or None,
+    )
+    return fields
+
+
+def _superseding_fields(candidate: Candidate, old: Memory) -> dict[str, Any]:
+    """The new value's provenance replaces the old one's; fields that described the old value
+    (description, expiry, what it was derived from) go unless the candidate gives new ones."""
+    fields = _value_fields(candidate)
+    if candidate.tags:
+        fields["tags"] = list(candidate.tags)
+    return fields
+
+
+def _reinforce(tx: Transaction, target: Memory, candidate: Candidate) -> None:
+    """Raise confidence and ``updated`` without a new revision: the value did not change."""
+    from memfs.format import yamlio
+
+    current = tx.current_bytes(target.path)
+    assert current is not None
+    doc, _ = load_document(target.path, current)
+    changes = {"updated": tx.now, "confidence": reinforced_confidence(target.confidence, candidate.confidence)}
+    frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
+    tx.write_bytes(target.path, doc.with_frontmatter(frontmatter).render().encode("utf-8"))
+
+
+def slugify(text: str, limit: int = 60) -> str:
+    """A file-name stem: letters and digits of any script kept, everything else one ``-``."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    slug = re.sub(r"[^\w]+|_", "-", text).strip("-")
+    return slug[:limit].rstrip("-") or "memory"
+
+
+def _new_path(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> str:
+    """``prefs/release-note-language.md``; the scope, then a number, is added when taken (a file
+    there, or a memory already using that path as its id)."""
+    folder = TYPE_DIRS.get(candidate.type, "notes")
+    base = slugify(candidate.key or " ".join(candidate.body.split()[:8]))
+    if candidate.version:
+        base += "-" + slugify(candidate.version, 20)
+    stems = [base, f"{base}--{slugify(candidate.scope, 40)}"]
+    stems += [f"{stems[1]}-{n}" for n in range(2, 1000)]
+    for stem in stems:
+        rel = posixpath.join(folder, stem + ".md")
+        if tx.current_bytes(rel) is None and tx.id_is_free(default_id(rel)):
+            return rel
+    raise MemfsError(f"could not find a free file name for {base!r} under {folder}/; give one with --path")
+
+
+# --- history of one memory ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Revision:
+    revision: int | None
+    value: str
+    time: str | None
+    source: str | None
+    source_kind: str | None
+    status: str | None
+    commit: str
+    op: str | None
+    actor: str
+    path: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revision": self.revision,
+            "value": self.value,
+            "time": self.time,
+            "source": self.source,
+            "source_kind": self.source_kind,
+            "status": self.status,
+            "commit": self.commit,
+            "op": self.op,
+            "actor": self.actor,
+            "path": self.path,
+        }
+
+
+def revisions(repo: MemoryRepo, path: str) -> list[Revision]:
+    """Every committed state of the memory at ``path``, oldest first (renames followed)."""
+    from memfs.store import commits
+
+    rel = repo.rel(path)
+    out: list[Revision] = []
+    current = repo.read_bytes(rel)
+    wanted_id = _id_of(rel, current)
+    for entry in reversed(repo.git.log(path=repo.git_path(rel), follow=True)):
+        name = next((f for f in entry.files if f.endswith(".md")), repo.git_path(rel))
+        data = repo.git.show_file(entry.sha, name)
+        if data is None:
+            continue
+        short = name[len(repo.prefix) :] if name.startswith(repo.prefix) else name
+        try:
+            memory = parse(short, data)
+        except InvalidMemory:
+            continue
+        if short != rel and wanted_id is not None and memory.id != wanted_id:
+            continue  # git's rename guess paired this file with another memory of similar frontmatter
+        time = memory.updated or memory.created
+        out.append(
+            Revision(
+                memory.revision,
+                memory.body,
+                _jsonable(time) if time else entry.time,
+                memory.source,
+                memory.source_kind,
+                memory.status,
+                entry.sha,
+                (commits.trailers(entry.body).get("Memfs-Op") or [None])[0],
+                entry.author,
+                short,
+            )
+        )
+    if not out and not repo.exists(rel):
+        raise MemoryNotFound(f"{rel}: no such memory, now or in history")
+    return out
+
+
+def _id_of(rel: str, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return parse(rel, data).id
+    except InvalidMemory:
+        return None
+
+
+# --- expiry sweep ---------------------------------------------------------------------------
+@dataclass
+class SweepResult:
+    commit: str | None
+    expired: list[str] = field(default_factory=list)
+    archived: dict[str, str] = field(default_factory=dict)
+    kept_in_place: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "expired": self.expired,
+            "archived": self.archived,
+            "kept_in_place": self.kept_in_place,
+        }
+
+
+ARCHIVE_DIR = "archive"
+
+
+def expire(
+    repo: MemoryRepo,
+    *,
+    now: dt.datetime | None = None,
+    archive: bool = False,
+    dry_run: bool = False,
+    actor: str | None = None,
+) -> SweepResult:
+    """Mark every active memory whose ``expires`` has passed ``status: expired`` in one commit;
+    with ``archive`` also move it under ``archive/`` (kept in place when others depend on it)."""
+    now = now or utcnow()
+    result = SweepResult(None)
+    if dry_run:
+        result.expired = [m.path for m in _due(repo, now)]
+        return result
+    with repo.transaction("expire", reason=f"expired as of {_jsonable(now)}", actor=actor) as tx:
+        due = _due(repo, now)
+        for memory in due:
+            updated = tx.write(memory.path, fields={"status": "expired"}, expected_revision=memory.revision)
+            result.expired.append(memory.path)
+            if not archive or memory.path.startswith(ARCHIVE_DIR + "/"):
+                continue
+            if repo.dependents(memory.path):
+                result.kept_in_place.append(memory.path)
+                continue
+            destination = _archive_path(tx, memory.path)
+            data = tx.current_bytes(updated.path)
+            assert data is not None
+            tx.delete(memory.path, force=True)
+            tx.write_bytes(destination, data)
+            result.archived[memory.path] = destination
+        if len(due) > 1:
+            tx.subject = f"{len(due)} memories"
+    result.commit = tx.result.commit
+    return result
+
+
+def _due(repo: MemoryRepo, now: dt.datetime) -> list[Memory]:
+    return [m for m in repo.scan().memories if m.status == "active" and m.expires is not None and now >= m.expires]
+
+
+def _archive_path(tx: Transaction, rel: str) -> str:
+    stem, ext = posixpath.splitext(posixpath.join(ARCHIVE_DIR, rel))
+    candidate, n = stem + ext, 2
+    while tx.current_bytes(candidate) is not None:
+        candidate, n = f"{stem}-{n}{ext}", n + 1
+    return candidate
+
+
+# --- soft forget ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ForgetResult:
+    commit: str | None
+    path: str
+    dependents: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "path": self.path, "status": "retracted", "dependents": list(self.dependents)}
+
+
+def forget(
+    repo: MemoryRepo,
+    path: str,
+    *,
+    reason: str | None = None,
+    expected_revision: int | None = None,
+    actor: str | None = None,
+) -> ForgetResult:
+    """Stop recalling a memory: ``status: retracted`` in one commit. The content stays in the file
+    and in history (use :func:`memfs.ops.purge.purge` to erase it). Memories derived from it are listed
+    so the caller can forget or review them too."""
+    rel = repo.rel(path)
+    with repo.transaction("forget", reason=reason, actor=actor) as tx:
+        tx.write(rel, fields={"status": "retracted"}, expected_revision=expected_revision)
+        dependents = tuple(repo.dependents(rel))
+    return ForgetResult(tx.result.commit, rel, dependents)
+
+
+# --- statistics -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stats:
+    by_status: dict[str, int]
+    by_type: dict[str, int]
+    broken: int
+    usage: dict[str, usage.Usage]
+    memories: dict[str, Memory] = field(repr=False, default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memories": sum(self.by_status.values()),
+            "broken": self.broken,
+            "by_status": self.by_status,
+            "by_type": self.by_type,
+            "usage": {p: u.to_json() for p, u in sorted(self.usage.items(), key=lambda kv: -kv[1].recalls)},
+        }
+
+
+def stats(repo: MemoryRepo) -> Stats:
+    """Counts by status and type, and recall statistics from ``.memfs/usage.json``."""
+    scan = repo.scan()
+    by_status = Counter(m.status or "?" for m in scan.memories)
+    by_type = Counter(m.type or "?" for m in scan.memories)
+    return Stats(
+        dict(by_status),
+        dict(by_type),
+        len({p.path for p in scan.broken}),
+        usage.load(repo),
+        {m.path: m for m in scan.memories},
+    )

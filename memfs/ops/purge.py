@@ -1,0 +1,332 @@
+"""Hard deletion: erase a memory from the working tree, the caches and every commit in history.
+
+For privacy requests, where a soft ``forget`` (status change, content kept in history) is not
+enough. :func:`purge`:
+
+1. holds the write lock and refuses while tracked files have uncommitted changes (the rewrite
+   resets the work tree);
+2. collects every path the memory had (renames followed) and every text it ever held;
+3. rewrites all refs with git-filter-repo (``--invert-paths --sensitive-data-removal --no-fetch``),
+   which drops the file from every commit and prunes commits that become empty;
+4. expires every reflog and runs ``git gc --prune=now``;
+5. drops the search index and other caches under ``.memfs/`` (rebuilt on the next read) and the
+   memory's usage statistics;
+6. verifies that no object in the repository, reachable or not, loose or packed, still contains
+   any of the texts, and that no file in the work tree does;
+7. records an empty audit commit (``Memfs-Op: purge``) that names only a SHA-256 of the path.
+
+Other clones and remotes still hold the old history: the report lists the remotes and the
+rewritten branches that need a force-push.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound
+from memfs.format.document import SplitError, split
+from memfs.format.parse import parse
+from memfs.ops import idempotency
+from memfs.store import gitcli, locking, usage
+from memfs.store.commits import Message
+from memfs.store.repo import MemoryRepo
+
+MIN_NEEDLE = 8
+_KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock"}
+
+
+@dataclass(frozen=True)
+class PurgePlan:
+    """What a purge would touch, for the confirmation prompt."""
+
+    path: str
+    git_paths: tuple[str, ...]
+    commits: tuple[str, ...]
+    remotes: dict[str, str]
+    texts: tuple[str, ...] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "history_paths": list(self.git_paths),
+            "commits": len(self.commits),
+            "remotes": self.remotes,
+        }
+
+
+@dataclass
+class PurgeReport:
+    path: str
+    reason: str
+    history_paths: list[str]
+    commits_rewritten: int = 0
+    commits_removed: int = 0
+    refs_rewritten: list[str] = field(default_factory=list)
+    remotes: dict[str, str] = field(default_factory=dict)
+    caches_dropped: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    audit_commit: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return not self.remaining
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "reason": self.reason,
+            "history_paths": self.history_paths,
+            "commits_rewritten": self.commits_rewritten,
+            "commits_removed": self.commits_removed,
+            "refs_rewritten": self.refs_rewritten,
+            "remotes_needing_force_push": self.remotes,
+            "caches_dropped": self.caches_dropped,
+            "verified": self.verified,
+            "remaining": self.remaining,
+            "audit_commit": self.audit_commit,
+        }
+
+    def lines(self) -> list[str]:
+        out = [
+            f"purged {self.path} (history paths: {', '.join(self.history_paths) or 'none'})",
+            f"history rewritten: {self.commits_rewritten} commit(s) rewritten, {self.commits_removed} removed "
+            "(they only touched this memory)",
+        ]
+        if self.refs_rewritten:
+            out.append("refs rewritten: " + ", ".join(self.refs_rewritten))
+        out.append("reflogs expired, unreachable objects pruned (git gc --prune=now)")
+        if self.caches_dropped:
+            out.append("caches dropped (rebuilt on next read): " + ", ".join(self.caches_dropped))
+        if self.verified:
+            out.append("verified: no object in the repository and no file in the work tree contains the purged text")
+        else:
+            out.append("NOT CLEAN, the text is still in: " + "; ".join(self.remaining))
+        if self.remotes:
+            for name, url in self.remotes.items():
+                out.append(
+                    f"remote {name} ({url}) still has the old history: force-push the rewritten refs, e.g. "
+                    f"git push --force {name} {' '.join(_branches(self.refs_rewritten)) or '--all'}"
+                )
+            out.append("every other clone must be re-cloned or reset too, or the text comes back on the next push")
+        else:
+            out.append("no remotes configured; other copies of this repository (clones, backups) still hold it")
+        if self.audit_commit:
+            out.append(f"audit record: commit {self.audit_commit[:10]} (names only a SHA-256 of the path)")
+        return out
+
+
+def _branches(refs: list[str]) -> list[str]:
+    return [r[len("refs/heads/") :] for r in refs if r.startswith("refs/heads/")]
+
+
+def _remotes(repo: MemoryRepo) -> dict[str, str]:
+    out = {}
+    for name in repo.git.run("remote").split():
+        url = repo.git.run("remote", "get-url", name, check=False).strip()
+        out[name] = re.sub(r"://[^/@\s]+@", "://", url)
+    return out
+
+
+def _history_paths(repo: MemoryRepo, rel: str) -> list[str]:
+    """The memory's path and every earlier path it was renamed from (archive moves, ``git mv``).
+
+    A rename counts only when the old file carries the same ``id``: git's similarity detection
+    alone would pair small memories that merely share most of their frontmatter."""
+    git_path = repo.git_path(rel)
+    names = {git_path}
+    if repo.git.head() is None:
+        return [git_path]
+    memory_id = _id_at(repo, None, git_path) or _last_id(repo, git_path)
+    out = repo.git.run("log", "--all", "-M", "--diff-filter=R", "--name-status", "--format=%x1e%H")
+    renames = []
+    for record in out.split("\x1e")[1:]:
+        sha, *lines = record.strip().splitlines()
+        for entry in lines:
+            parts = entry.split("\t")
+            if len(parts) == 3 and parts[0].startswith("R"):
+                renames.append((sha, parts[1], parts[2]))
+    changed = True
+    while changed and memory_id:
+        changed = False
+        for sha, old, new in renames:
+            if new in names and old not in names and _id_at(repo, f"{sha}^", old) == memory_id:
+                names.add(old)
+                changed = True
+    return sorted(names)
+
+
+def _id_at(repo: MemoryRepo, rev: str | None, git_path: str) -> str | None:
+    if rev is None:
+        rel = git_path[len(repo.prefix) :]
+        data = repo.read_bytes(rel)
+    else:
+        data = repo.git.show_file(rev, git_path)
+    if data is None:
+        return None
+    try:
+        return parse(git_path, data).id
+    except InvalidMemory:
+        return None
+
+
+def _last_id(repo: MemoryRepo, git_path: str) -> str | None:
+    last = repo.git.run("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", git_path).strip()
+    return _id_at(repo, last, git_path) if last else None
+
+
+def _texts(data: bytes) -> list[str]:
+    """The distinctive text of one version of the file: its body, else the whole file."""
+    text = data.decode("utf-8", "replace")
+    try:
+        body = split(text).body.strip()
+    except SplitError:
+        body = text.strip()
+    return [body] if len(body) >= MIN_NEEDLE else ([text.strip()] if text.strip() else [])
+
+
+def plan(repo: MemoryRepo, path: str) -> PurgePlan:
+    """Which paths, commits and texts a purge of ``path`` covers (reads only)."""
+    rel = repo.rel(path)
+    git_paths = _history_paths(repo, rel)
+    commits: list[str] = []
+    texts: dict[str, None] = {}
+    current = repo.read_bytes(rel)
+    if current is not None:
+        texts.update(dict.fromkeys(_texts(current)))
+    if repo.git.head() is not None:
+        out = repo.git.run("log", "--all", "--format=%H", "--", *git_paths)
+        commits = out.split()
+        for sha in commits:
+            for name in git_paths:
+                data = repo.git.show_file(sha, name)
+                if data is not None:
+                    texts.update(dict.fromkeys(_texts(data)))
+    if current is None and not commits:
+        raise MemoryNotFound(f"{rel}: no such memory, now or in history; nothing to purge")
+    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts))
+
+
+def purge(repo: MemoryRepo, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
+    """Erase ``path`` everywhere this repository keeps it; see the module docstring for the steps."""
+    if not (reason or "").strip():
+        raise MemfsError("say why with --reason (it goes into the audit record, without the content)")
+    actor = actor or repo.actor
+    with locking.exclusive(repo.lock_path):
+        the_plan = plan(repo, path)
+        _require_clean(repo, the_plan)
+        report = PurgeReport(the_plan.path, reason, list(the_plan.git_paths), remotes=the_plan.remotes)
+        tracked = bool(the_plan.commits)
+        if tracked:
+            _rewrite(repo, the_plan, report)
+        target = repo.abspath(the_plan.path)
+        if target.exists():
+            target.unlink()
+        repo.git.run("reflog", "expire", "--expire=now", "--all")
+        repo.git.run("gc", "--quiet", "--prune=now")
+        report.caches_dropped = _drop_caches(repo, the_plan)
+        report.remaining = verify(repo, the_plan.texts)
+        if repo.git.head() is not None:
+            report.audit_commit = _audit(repo, the_plan, reason, actor)
+    return report
+
+
+def _require_clean(repo: MemoryRepo, the_plan: PurgePlan) -> None:
+    if repo.git.head() is None:
+        return
+    out = repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=no")
+    dirty = [e[3:] for e in out.split("\0") if len(e) > 3 and e[3:] not in the_plan.git_paths]
+    if dirty:
+        raise MemfsError(
+            "purge rewrites history and resets the work tree, so commit or stash these changes first: "
+            + ", ".join(dirty[:10])
+            + (f" (+{len(dirty) - 10} more)" if len(dirty) > 10 else "")
+        )
+
+
+def _rewrite(repo: MemoryRepo, the_plan: PurgePlan, report: PurgeReport) -> None:
+    state = repo.git.git_dir / "filter-repo"
+    shutil.rmtree(state, ignore_errors=True)
+    before = repo.git.run("rev-list", "--all", "--count").strip()
+    args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
+    for name in the_plan.git_paths:
+        args += ["--path", name]
+    try:
+        gitcli.filter_repo(repo.git.workdir, *args)
+        commit_map = (state / "commit-map").read_text().split("\n")[1:] if (state / "commit-map").exists() else []
+        ref_map = (state / "ref-map").read_text().split("\n")[1:] if (state / "ref-map").exists() else []
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    pairs = [line.split() for line in commit_map if line.strip()]
+    report.commits_rewritten = sum(1 for old, new in pairs if old != new and set(new) != {"0"})
+    after = repo.git.run("rev-list", "--all", "--count").strip() if repo.git.head() else "0"
+    report.commits_removed = max(0, int(before) - int(after))
+    refs = [line.split() for line in ref_map if line.strip()]
+    report.refs_rewritten = sorted(ref for old, new, ref in refs if old != new)
+    (repo.git.git_dir / "ORIG_HEAD").unlink(missing_ok=True)
+
+
+def _drop_caches(repo: MemoryRepo, the_plan: PurgePlan) -> list[str]:
+    dropped = []
+    cache = repo.cache_dir
+    if cache.is_dir():
+        for entry in sorted(cache.iterdir()):
+            if entry.name in _KEEP_IN_CACHE:
+                continue
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            dropped.append(f"{entry.name}{'/' if entry.is_dir() else ''}")
+    idempotency.drop_cache(repo)
+    usage.forget_paths(repo, [p[len(repo.prefix) :] for p in the_plan.git_paths if p.startswith(repo.prefix)])
+    return dropped
+
+
+def verify(repo: MemoryRepo, texts: tuple[str, ...] | list[str]) -> list[str]:
+    """Where any of ``texts`` still is: objects (``<type> <sha>``, reachable or not) and work-tree
+    files. Empty means clean."""
+    needles = [t.encode("utf-8") for t in texts if t]
+    if not needles:
+        return []
+    found = []
+    for sha, kind, content in gitcli.iter_objects(repo.git.workdir):
+        if any(n in content for n in needles):
+            found.append(f"{kind} {sha}")
+    listed = repo.git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    for name in sorted({n for n in listed.split("\0") if n}):
+        try:
+            content = (repo.git.workdir / name).read_bytes()
+        except OSError:
+            continue
+        if any(n in content for n in needles):
+            found.append(f"work tree file {name}")
+    return sorted(set(found))
+
+
+def _audit(repo: MemoryRepo, the_plan: PurgePlan, reason: str, actor: str) -> str | None:
+    digest = hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest()
+    message = Message(
+        "purge",
+        "1 memory",
+        actor,
+        reason,
+        (),
+        {"Memfs-Purged-Path-Sha256": [digest], "Memfs-Purged-Commits": [str(len(the_plan.commits))]},
+    ).render()
+    identity = gitcli.Identity.for_actor(actor)
+    repo.git.run(
+        "commit",
+        "-q",
+        "--allow-empty",
+        "--only",
+        "--no-verify",
+        "-F",
+        "-",
+        stdin=message.encode("utf-8"),
+        identity=identity,
+    )
+    return repo.git.head()

@@ -1,0 +1,449 @@
+"""Retract, reinstate, impact and the review queue: the lineage policy applied to a repository.
+
+A retraction is one commit: the roots become ``status: retracted`` and every memory downstream
+of them (along reverse ``depends_on``, transitively) becomes ``status: needs_review`` with an
+``invalidated_by`` record (root, reason, time, actor). Every file is changed through the
+minimal-diff editor, so unknown keys, comments and formatting stay, and ``git revert`` of that
+commit restores each file byte for byte. Policy lives in :mod:`memfs.policy.lineage` (pure); this module
+reads the repository, applies the policy and writes inside one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound
+from memfs.format.model import Memory
+from memfs.format.parse import parse
+from memfs.policy import lineage
+from memfs.policy.lineage import INVALIDATED_BY, REINSTATED, Eligibility, Graph, Invalidation, TreeNode
+from memfs.store.repo import MemoryRepo
+
+#: Statuses a retraction leaves alone downstream: they are already out of recall.
+_LEFT_ALONE = ("retracted", "superseded", "expired")
+
+
+# --- planning (what a retraction would do) -----------------------------------------------------
+@dataclass(frozen=True)
+class Plan:
+    """What retracting ``roots`` does: which roots change, which downstream memories are flagged
+    (``flagged``: active -> needs_review; ``recorded``: already needs_review, gets one more
+    record), and which are in the closure but left as they are (``unchanged``)."""
+
+    roots: tuple[str, ...]
+    roots_changed: tuple[str, ...]
+    flagged: tuple[str, ...]
+    recorded: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    reached_by: Mapping[str, tuple[str, ...]]
+    status: Mapping[str, str | None]
+    trees: tuple[TreeNode, ...] = ()
+
+    @property
+    def downstream(self) -> tuple[str, ...]:
+        """Downstream memories this retraction changes."""
+        return tuple(sorted(set(self.flagged) | set(self.recorded)))
+
+    @property
+    def closure(self) -> tuple[str, ...]:
+        return tuple(sorted(set(self.flagged) | set(self.recorded) | set(self.unchanged)))
+
+    def new_status(self, path: str) -> str | None:
+        if path in self.roots_changed:
+            return "retracted"
+        if path in self.flagged:
+            return "needs_review"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "roots": list(self.roots),
+            "roots_changed": list(self.roots_changed),
+            "flagged": list(self.flagged),
+            "recorded": list(self.recorded),
+            "unchanged": list(self.unchanged),
+            "count": len(self.downstream),
+            "trees": [self._tree_json(t) for t in self.trees],
+        }
+
+    def _tree_json(self, node: TreeNode) -> dict[str, Any]:
+        return {
+            "path": node.path,
+            "status": self.status.get(node.path),
+            "new_status": self.new_status(node.path),
+            "repeat": node.repeat,
+            "cycle": node.cycle,
+            "children": [self._tree_json(c) for c in node.children],
+        }
+
+
+def plan(
+    roots: Iterable[str], graph: Graph, root_status: Mapping[str, str | None], members: Mapping[str, Memory]
+) -> Plan:
+    """The retraction of ``roots`` on ``graph`` (pure). ``members`` holds the parsed memories of
+    the closure (see :func:`closure_members`); a member missing from it is left unchanged."""
+    ordered = tuple(dict.fromkeys(roots))
+    per_root = lineage.closure_by_root(ordered, graph.children)
+    reached: dict[str, list[str]] = {}
+    for root, found in per_root.items():
+        for member in found:
+            reached.setdefault(member, []).append(root)
+    status: dict[str, str | None] = dict(root_status)
+    flagged, recorded, unchanged = [], [], []
+    for member in sorted(reached):
+        memory = members.get(member)
+        state = memory.status if memory is not None else None
+        status[member] = state
+        known = {r.root for r in lineage.invalidations(memory)} if memory is not None else set()
+        new_roots = [r for r in reached[member] if r not in known]
+        if memory is None or state in _LEFT_ALONE or state is None:
+            unchanged.append(member)
+        elif state == "needs_review":
+            (recorded if new_roots else unchanged).append(member)
+        else:
+            (flagged if new_roots else unchanged).append(member)
+    changed_roots = tuple(r for r in ordered if root_status.get(r) != "retracted")
+    trees = tuple(lineage.tree(root, graph.children) for root in ordered)
+    return Plan(
+        ordered,
+        changed_roots,
+        tuple(flagged),
+        tuple(recorded),
+        tuple(unchanged),
+        {k: tuple(v) for k, v in reached.items()},
+        status,
+        trees,
+    )
+
+
+def closure_members(repo: MemoryRepo, roots: Iterable[str], graph: Graph) -> dict[str, Memory]:
+    """The parsed memories downstream of ``roots`` (paths come from the graph, so they are
+    already root-relative memory paths; a file that does not parse raises :class:`InvalidMemory`)."""
+    found = {}
+    for rel in sorted(lineage.invalidation_closure(roots, graph.children)):
+        data = repo.read_bytes(rel)
+        if data is None:
+            continue
+        try:
+            found[rel] = parse(rel, data)
+        except InvalidMemory as exc:
+            raise InvalidMemory(
+                f"{rel}: is downstream of {', '.join(roots)} but cannot be parsed ({exc}); nothing was changed. "
+                "Fix it first (memfs validate shows the problem)",
+                exc.problems,
+            ) from None
+    return found
+
+
+def _root_paths(repo: MemoryRepo, roots: Iterable[str]) -> tuple[str, ...]:
+    rels = tuple(dict.fromkeys(repo.rel(r) for r in roots))
+    if not rels:
+        raise MemfsError("name at least one memory to retract")
+    return rels
+
+
+def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
+    """A file that does not parse but may depend on an affected memory cannot be flagged safely."""
+    names = [a.encode() for a in affected]
+    suspects = sorted(p for p, data in graph.raw_broken.items() if any(n in data for n in names))
+    if suspects:
+        raise InvalidMemory(
+            f"{', '.join(suspects)}: cannot be parsed and may depend on a memory being retracted, so it could not be "
+            "flagged; nothing was changed. Fix it first (memfs validate shows the problem)",
+            [p for p in graph.broken if p.path in suspects],
+        )
+
+
+def impact(repo: MemoryRepo, roots: Iterable[str]) -> Plan:
+    """What ``retract`` would change, without changing anything (a dry run)."""
+    rels = _root_paths(repo, roots)
+    graph = lineage.load(repo)
+    status = {r: repo.read(r).status for r in rels}
+    return plan(rels, graph, status, closure_members(repo, rels, graph))
+
+
+# --- retract ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RetractResult:
+    commit: str | None
+    plan: Plan
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, **self.plan.to_json()}
+
+
+def subject(roots: tuple[str, ...], downstream: int) -> str:
+    """``facts/a.md (+3 downstream)``; several roots are listed (up to three, then counted)."""
+    shown = ", ".join(roots[:3]) + (f" and {len(roots) - 3} more" if len(roots) > 3 else "")
+    return f"{shown} (+{downstream} downstream)"
+
+
+def retract(repo: MemoryRepo, roots: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
+    """Retract ``roots`` and flag everything downstream, in one commit (none if nothing changes).
+
+    Retracting again is a no-op, except that memories which started depending on a retracted root
+    since are flagged then.
+    """
+    if not (reason or "").strip():
+        raise MemfsError("say why with --reason: it is recorded on every flagged memory and in the commit")
+    rels = _root_paths(repo, roots)
+    with repo.transaction("retract", reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
+        graph = lineage.load(repo)
+        _refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
+        status = {r: tx.read(r).status for r in rels}
+        members = closure_members(repo, rels, graph)
+        the_plan = plan(rels, graph, status, members)
+        for rel in the_plan.roots_changed:
+            tx.write(rel, fields={"status": "retracted"})
+        for member in the_plan.downstream:
+            memory = members[member]
+            known = {r.root for r in lineage.invalidations(memory)}
+            new = [
+                Invalidation(root, reason, tx.now, tx.actor).to_yaml()
+                for root in the_plan.reached_by[member]
+                if root not in known
+            ]
+            tx.write(member, fields={"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]})
+        tx.subject = subject(rels, len(the_plan.downstream))
+        tx.trailers["Memfs-Downstream"] = [str(len(the_plan.downstream))]
+    return RetractResult(tx.result.commit, the_plan)
+
+
+def _old_records(memory: Memory) -> list[Any]:
+    """Existing ``invalidated_by`` entries exactly as parsed, so an edit never rewrites them."""
+    raw = memory.meta.get(INVALIDATED_BY)
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InvalidMemory(
+            f"{memory.path}: invalidated_by is not a list, so another retraction record cannot be added; "
+            "fix it first (memfs validate shows the problem). Nothing was changed"
+        )
+    return list(raw)
+
+
+# --- reinstate -------------------------------------------------------------------------------
+class Reviewer:
+    """Applies :func:`memfs.policy.lineage.reinstate_basis` to memories of one repository state,
+    reading each status at most once."""
+
+    def __init__(self, repo: MemoryRepo, graph: Graph, known: Iterable[Memory] = ()) -> None:
+        self.repo = repo
+        self.graph = graph
+        self._memory: dict[str, Memory | None] = {m.path: m for m in known}
+        self.cleared = frozenset(
+            p for p in lineage.mentioning(repo, REINSTATED) if (m := self.memory(p)) and lineage.was_reinstated(m)
+        )
+
+    def memory(self, rel: str) -> Memory | None:
+        """The parsed memory (cached); ``None`` when missing or unreadable."""
+        if rel not in self._memory:
+            data = self.repo.read_bytes(rel)
+            try:
+                self._memory[rel] = None if data is None else parse(rel, data)
+            except InvalidMemory:
+                self._memory[rel] = None
+        return self._memory[rel]
+
+    def statuses(self, rels: Iterable[str]) -> dict[str, str | None]:
+        """Current status of each path; ``None`` when the file is missing, ``"unreadable"`` when broken."""
+        return {rel: self.status(rel) for rel in rels}
+
+    def status(self, rel: str) -> str | None:
+        memory = self.memory(rel)
+        if memory is None:
+            return "unreadable" if self.repo.exists(rel) else None
+        return memory.status
+
+    def eligibility(self, memory: Memory) -> Eligibility:
+        roots = [r.root for r in lineage.invalidations(memory)]
+        parents = self.graph.upstream(memory.path) or memory.depends_on
+        return lineage.reinstate_basis(
+            memory.path,
+            parents=parents,
+            recorded_roots=roots,
+            status=self.statuses([*parents, *roots]),
+            reverse_edges=self.graph.children,
+            cleared=self.cleared,
+            source_primary=lineage.is_source_primary(memory),
+            source=memory.source,
+        )
+
+
+@dataclass(frozen=True)
+class ReinstateResult:
+    commit: str | None
+    path: str
+    eligibility: Eligibility
+    roots: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "path": self.path,
+            "basis": list(self.eligibility.basis),
+            "roots": list(self.roots),
+        }
+
+
+def reinstate(repo: MemoryRepo, path: str, *, reason: str, actor: str | None = None) -> ReinstateResult:
+    """Return a ``needs_review`` memory to ``active`` in one commit, if it still has an independent
+    active source (see :func:`memfs.policy.lineage.reinstate_basis`); otherwise raise and say why.
+
+    The ``invalidated_by`` record is replaced by a ``reinstated`` record (time, actor, reason, the
+    basis and the roots it was cleared of), so the diff shows what was reviewed and why it holds.
+    """
+    if not (reason or "").strip():
+        raise MemfsError("say why with --reason: the review is recorded on the memory and in the commit")
+    rel = repo.rel(path)
+    with repo.transaction("reinstate", reason=reason, actor=actor) as tx:
+        memory = tx.read(rel)
+        if memory.status != "needs_review":
+            raise MemfsError(_not_in_review(rel, memory.status))
+        graph = lineage.load(repo)
+        verdict = Reviewer(repo, graph).eligibility(memory)
+        if not verdict.ok:
+            raise MemfsError(verdict.why)
+        roots = tuple(dict.fromkeys(r.root for r in lineage.invalidations(memory)))
+        record: dict[str, Any] = {"at": tx.now, "actor": tx.actor, "reason": reason, "basis": list(verdict.basis)}
+        if roots:
+            record["roots"] = list(roots)
+        tx.write(rel, fields={"status": "active", INVALIDATED_BY: None, REINSTATED: record})
+        tx.trailers.update({"Memfs-Basis": list(verdict.basis), "Memfs-Root": list(roots)})
+    return ReinstateResult(tx.result.commit, rel, verdict, roots)
+
+
+def _not_in_review(rel: str, status: str | None) -> str:
+    if status == "retracted":
+        return (
+            f"{rel} is retracted, not awaiting review; undo its retraction with 'memfs revert COMMIT' "
+            "(find it with 'memfs log --op retract')"
+        )
+    return f"{rel} is {status or 'without a valid status'}, not needs_review; only flagged memories are reinstated"
+
+
+# --- the review queue ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReviewItem:
+    path: str
+    description: str | None
+    records: tuple[Invalidation, ...]
+    eligibility: Eligibility
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "description": self.description,
+            "reinstatable": self.eligibility.ok,
+            "basis": list(self.eligibility.basis),
+            "why_not": self.eligibility.why or None,
+        }
+
+
+@dataclass(frozen=True)
+class ReviewGroup:
+    """Memories awaiting review because of one root (``root`` is ``None``: flagged by hand)."""
+
+    root: str | None
+    root_status: str | None
+    reasons: tuple[str, ...]
+    items: tuple[ReviewItem, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "root_status": self.root_status,
+            "reasons": list(self.reasons),
+            "items": [i.to_json() for i in self.items],
+        }
+
+
+def review_queue(repo: MemoryRepo) -> list[ReviewGroup]:
+    """Every ``needs_review`` memory, grouped by the root that invalidated it (a memory flagged by
+    two retractions appears under both), each with whether it could be reinstated now."""
+    waiting = []
+    for rel in lineage.mentioning(repo, "needs_review"):
+        data = repo.read_bytes(rel)
+        try:
+            memory = parse(rel, data) if data is not None else None
+        except InvalidMemory:
+            continue
+        if memory is not None and memory.status == "needs_review":
+            waiting.append(memory)
+    if not waiting:
+        return []
+    reviewer = Reviewer(repo, lineage.load(repo), waiting)
+    groups: dict[str | None, list[ReviewItem]] = {}
+    reasons: dict[str | None, list[str]] = {}
+    for memory in waiting:
+        records = tuple(lineage.invalidations(memory))
+        item = ReviewItem(memory.path, memory.description, records, reviewer.eligibility(memory))
+        for root in dict.fromkeys(r.root for r in records) if records else [None]:
+            groups.setdefault(root, []).append(item)
+            reasons.setdefault(root, [])
+            for record in records:
+                if record.root == root and record.reason not in reasons[root]:
+                    reasons[root].append(record.reason)
+    root_status = reviewer.statuses(r for r in groups if r is not None)
+    order = sorted(groups, key=lambda r: (r is None, r or ""))
+    return [
+        ReviewGroup(root, root_status.get(root) if root else None, tuple(reasons[root]), tuple(groups[root]))
+        for root in order
+    ]
+
+
+# --- the neighbourhood of one memory ---------------------------------------------------------
+@dataclass(frozen=True)
+class GraphView:
+    path: str
+    upstream: TreeNode
+    downstream: TreeNode
+    status: Mapping[str, str | None]
+    parents: Mapping[str, tuple[str, ...]]
+    cycles: tuple[tuple[str, ...], ...]
+
+    @property
+    def nodes(self) -> list[str]:
+        return sorted({n.path for n in self.upstream.walk()} | {n.path for n in self.downstream.walk()})
+
+    def dot(self) -> str:
+        return lineage.to_dot(self.nodes, self.parents, self.status)
+
+    def to_json(self) -> dict[str, Any]:
+        nodes = self.nodes
+        return {
+            "path": self.path,
+            "nodes": [{"path": n, "status": self.status.get(n)} for n in nodes],
+            "edges": [
+                {"from": p, "to": n, "kind": "depends_on"} for n in nodes for p in self.parents.get(n, ()) if p in nodes
+            ],
+            "upstream": _tree_json(self.upstream, self.status),
+            "downstream": _tree_json(self.downstream, self.status),
+            "cycles": [list(c) for c in self.cycles],
+        }
+
+
+def _tree_json(node: TreeNode, status: Mapping[str, str | None]) -> dict[str, Any]:
+    return {
+        "path": node.path,
+        "status": status.get(node.path),
+        "repeat": node.repeat,
+        "cycle": node.cycle,
+        "children": [_tree_json(c, status) for c in node.children],
+    }
+
+
+def graph_view(repo: MemoryRepo, path: str, *, max_depth: int | None = None) -> GraphView:
+    """What ``path`` was derived from (upstream) and what was derived from it (downstream)."""
+    rel = repo.rel(path)
+    if not repo.exists(rel):
+        raise MemoryNotFound(f"{rel}: no such memory in {repo.root}")
+    graph = lineage.load(repo)
+    up = lineage.tree(rel, graph.parents, max_depth=max_depth)
+    down = lineage.tree(rel, graph.children, max_depth=max_depth)
+    names = {n.path for n in up.walk()} | {n.path for n in down.walk()}
+    sub = {n: tuple(p for p in graph.parents.get(n, ()) if p in names) for n in names}
+    cycles = tuple(tuple(c) for c in lineage.find_cycles(sub) if rel in c)
+    return GraphView(rel, up, down, Reviewer(repo, graph).statuses(names), graph.parents, cycles)

@@ -1,0 +1,534 @@
+"""``memfs sync`` and ``memfs propose``: share memory through a git remote without ever losing it.
+
+Invariants (each has a test):
+
+* **No force-push.** Every push is a plain fast-forward of the remote branch; before pushing,
+  sync checks that the remote tip it fetched is an ancestor of what it sends. A rejected push
+  (someone pushed in between) means fetch and integrate again, never overwrite.
+* **A backup ref before any history-changing step.** Before a rebase, a merge, or moving a branch
+  back, the current tip is saved as ``refs/memfs/backup/<UTC time>-<sha>``. Such refs are never
+  deleted by memfs (``git for-each-ref refs/memfs/backup`` lists them).
+* **A conflict stops cleanly.** If integration conflicts (or would produce an invalid memory), the
+  rebase/merge is aborted, the branch is exactly where it was, nothing is pushed, and the error
+  says which files and what to do.
+
+The whole operation holds the repository's write lock, so no memfs write interleaves with it.
+The search index needs nothing from here: every read brings it up to date with HEAD.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memfs.errors import ConflictError, GitError, InvalidMemory, MemfsError
+from memfs.format.parse import parse
+from memfs.store import gitcli, locking, paths
+from memfs.store.commits import Message, subject_for
+from memfs.store.repo import CONFIG_FILE, MemoryRepo
+
+Mode = Literal["rebase", "merge"]
+MODES = ("rebase", "merge")
+BACKUP_PREFIX = "refs/memfs/backup/"
+MAX_ATTEMPTS = 5
+
+
+class SyncRefused(MemfsError):
+    """Sync would have to discard or overwrite history (a force-push); it refuses instead."""
+
+
+# --- configuration ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SyncSettings:
+    """``[sync]`` in ``.memfs.toml``: ``mode = "rebase" | "merge"``, ``remote``, ``branch``."""
+
+    mode: Mode = "rebase"
+    remote: str | None = None
+    branch: str | None = None
+
+
+def settings(repo: MemoryRepo) -> SyncSettings:
+    path = repo.root / CONFIG_FILE
+    if not path.is_file():
+        return SyncSettings()
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("sync", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise MemfsError(f"{CONFIG_FILE}: is not valid TOML ({exc}); fix it or remove the [sync] table") from None
+    if not isinstance(table, dict):
+        raise MemfsError(f"{CONFIG_FILE}: 'sync' must be a table, e.g. [sync] mode = \"rebase\"")
+    mode = table.get("mode", "rebase")
+    if mode not in MODES:
+        raise MemfsError(f'{CONFIG_FILE}: [sync] mode = {mode!r}; use "rebase" or "merge"')
+    for key in ("remote", "branch"):
+        if key in table and not isinstance(table[key], str):
+            raise MemfsError(f"{CONFIG_FILE}: [sync] {key} must be a string")
+    return SyncSettings(mode, table.get("remote"), table.get("branch"))
+
+
+_HOW = {"rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
+
+
+# --- results ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SyncResult:
+    remote: str
+    branch: str
+    mode: Mode
+    before: str | None
+    after: str | None
+    integrated: str  # none | fast-forward | rebase | merge
+    pulled: int
+    pushed: int
+    backups: tuple[str, ...] = ()
+    attempts: int = 1
+    uncommitted: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "mode": self.mode,
+            "before": self.before,
+            "after": self.after,
+            "integrated": self.integrated,
+            "pulled": self.pulled,
+            "pushed": self.pushed,
+            "backups": list(self.backups),
+            "attempts": self.attempts,
+            "uncommitted": list(self.uncommitted),
+        }
+
+    def summary(self) -> list[str]:
+        target = f"{self.remote}/{self.branch}"
+        if not self.pulled and not self.pushed:
+            lines = [f"up to date with {target} ({(self.after or '')[:10]})"]
+        else:
+            how = _HOW.get(self.integrated, "")
+            lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out"]
+            lines.append(f"HEAD is now {(self.after or '')[:10]}")
+        lines += [f"backup of the previous tip: {ref}" for ref in self.backups]
+        if self.uncommitted:
+            lines.append(
+                f"not synced, not committed yet: {', '.join(self.uncommitted[:5])}"
+                + (f" (+{len(self.uncommitted) - 5} more)" if len(self.uncommitted) > 5 else "")
+            )
+        return lines
+
+
+@dataclass(frozen=True)
+class ProposeResult:
+    remote: str
+    branch: str
+    base: str
+    commits: tuple[tuple[str, str], ...]
+    committed: str | None
+    main_reset: bool
+    backups: tuple[str, ...] = ()
+    links: tuple[str, ...] = field(default=())
+
+    @property
+    def review_command(self) -> str:
+        return f"memfs review {self.remote}/{self.base}..{self.branch}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "base": self.base,
+            "commits": [{"commit": sha, "subject": subject} for sha, subject in self.commits],
+            "committed": self.committed,
+            "main_reset": self.main_reset,
+            "backups": list(self.backups),
+            "links": list(self.links),
+            "review": self.review_command,
+        }
+
+
+# --- helpers ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Target:
+    local: str
+    remote: str
+    branch: str
+
+    @property
+    def tracking(self) -> str:
+        return f"refs/remotes/{self.remote}/{self.branch}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.remote}/{self.branch}"
+
+
+def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncSettings) -> _Target:
+    local = git.branch()
+    if local is None:
+        raise MemfsError("HEAD is detached; switch to your branch first (git switch main), then sync again")
+    remotes = git.run("remote").split()
+    remote = remote or conf.remote or git.config_get(f"branch.{local}.remote")
+    if remote is None:
+        remote = "origin" if "origin" in remotes else remotes[0] if len(remotes) == 1 else None
+    if remote is None:
+        raise MemfsError("no remote to sync with; add one with 'git remote add origin URL', or pass --remote NAME")
+    if remote not in remotes:
+        raise MemfsError(f"there is no git remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})")
+    if git.config_get(f"remote.{remote}.mirror") == "true":
+        raise SyncRefused(f"remote {remote!r} is configured as a mirror, so every push would be a force-push; refused")
+    merge_ref = git.config_get(f"branch.{local}.merge") if remote == git.config_get(f"branch.{local}.remote") else None
+    branch = branch or conf.branch or (merge_ref.removeprefix("refs/heads/") if merge_ref else None) or local
+    return _Target(local, remote, branch)
+
+
+def _check_no_operation(repo: MemoryRepo) -> None:
+    """Refuse to start in the middle of another git operation (a rebase, merge, cherry-pick...)."""
+    git_dir = repo.git.git_dir
+    for name, what, fix in (
+        ("rebase-merge", "a rebase", "git rebase --continue or git rebase --abort"),
+        ("rebase-apply", "a rebase", "git rebase --continue or git rebase --abort"),
+        ("MERGE_HEAD", "a merge", "git commit or git merge --abort"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+        ("REVERT_HEAD", "a revert", "git revert --continue or --abort"),
+    ):
+        if (git_dir / name).exists():
+            raise MemfsError(f"the repository is in the middle of {what}; finish it first ({fix}), then try again")
+
+
+def _check_quiet(repo: MemoryRepo) -> None:
+    """Also refuse uncommitted changes to tracked files: a rebase or merge needs a clean tree."""
+    _check_no_operation(repo)
+    dirty = gitcli._porcelain_paths(repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=no"))
+    if dirty:
+        shown = ", ".join(dirty[:5]) + (f" (+{len(dirty) - 5} more)" if len(dirty) > 5 else "")
+        raise MemfsError(
+            f"uncommitted changes in {shown}; commit them (git commit, or 'memfs propose' for memories) or set them "
+            "aside (git stash), then sync again. Nothing was changed."
+        )
+
+
+def _uncommitted_memories(repo: MemoryRepo) -> list[str]:
+    scope = repo.prefix.rstrip("/") or "."
+    out = repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", scope)
+    found = []
+    for name in gitcli._porcelain_paths(out):
+        rel = name[len(repo.prefix) :] if name.startswith(repo.prefix) else None
+        if rel and paths.is_memory_name(rel) and not paths.is_ignored(repo.root, rel):
+            found.append(rel)
+    return sorted(set(found))
+
+
+def _fetch(git: gitcli.Git, target: _Target) -> str | None:
+    """Fetch the remote branch into its tracking ref; its tip, or ``None`` if it does not exist yet."""
+    refspec = f"+refs/heads/{target.branch}:{target.tracking}"
+    proc = gitcli.run_in(git.workdir, "fetch", "--quiet", "--no-tags", target.remote, refspec, check=False)
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        if "couldn't find remote ref" in message:
+            return None
+        raise GitError(f"fetching {target.label} failed, nothing was changed: {message}")
+    return git.rev(target.tracking)
+
+
+def _backup(git: gitcli.Git, sha: str, why: str) -> str:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    ref = f"{BACKUP_PREFIX}{stamp}-{sha[:10]}"
+    git.update_ref(ref, sha, f"memfs: backup before {why}")
+    return ref
+
+
+def _conflicted(git: gitcli.Git) -> list[str]:
+    return [n for n in git.run("diff", "--name-only", "-z", "--diff-filter=U").split("\0") if n]
+
+
+#: A push that lost a race: the remote branch moved since we fetched (checked by the client, or by
+#: the server's compare-and-swap of the ref when two pushes cross). Fetching again is the answer.
+_REJECTED = re.compile(
+    r"^!\t[^\t]*\t\[(?:rejected\] \((?:fetch first|non-fast-forward)|remote rejected\] \((?:failed to update ref"
+    r"|incorrect old value provided))\)",
+    re.MULTILINE,
+)
+
+
+def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool, str]:
+    """Push ``source`` to ``refs/heads/<branch>`` as a fast-forward only. (pushed?, server messages);
+    a non-fast-forward rejection returns ``False``; any other failure raises."""
+    proc = gitcli.run_in(git.workdir, "push", "--porcelain", remote, f"{source}:refs/heads/{branch}", check=False)
+    out = proc.stdout.decode("utf-8", "replace")
+    err = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode == 0:
+        return True, err
+    if _REJECTED.search(out):
+        return False, err
+    raise GitError(f"pushing to {remote}/{branch} failed: {(err or out).strip()}")
+
+
+# --- integration -----------------------------------------------------------------------------
+def _integrate(repo: MemoryRepo, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
+    """Bring ``upstream`` into the current branch; (how, backup ref). Raises on conflict, leaving
+    the branch where it was."""
+    git = repo.git
+    head = git.head()
+    if head is None or git.is_ancestor(head, upstream):
+        if head == upstream:
+            return "none", None
+        git.run("merge", "--ff-only", "--quiet", upstream)
+        return "fast-forward", None
+    if git.is_ancestor(upstream, head):
+        return "none", None
+    if git.merge_base(head, upstream) is None:
+        raise SyncRefused(
+            f"your {target.local} and {target.label} share no history, so syncing would mean discarding one "
+            f"of them (a force-push); memfs refuses. To combine them, run 'git merge --allow-unrelated-histories "
+            f"{target.label}', resolve, commit, then 'memfs sync'."
+        )
+    backup = _backup(git, head, f"sync {mode} onto {target.label}")
+    identity = gitcli.Identity.for_actor(repo.actor)
+    if mode == "rebase":
+        args = ["rebase", "--no-autostash", "--no-autosquash", "--quiet", upstream]
+    else:
+        message = Message("sync", f"merge {target.label} into {target.local}", repo.actor).render()
+        args = ["merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream]
+    proc = gitcli.run_in(git.workdir, *args, check=False, identity=identity)
+    if proc.returncode != 0:
+        files = _conflicted(git)
+        git.ok(mode, "--abort")
+        if git.head() != head:
+            git.run("reset", "--hard", "--quiet", head)
+        if files:
+            raise ConflictError(_conflict_message(git, target, head, upstream, backup, mode, files))
+        detail = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
+        raise GitError(
+            f"git {mode} onto {target.label} failed; nothing was changed (your branch is back at {head[:10]}, "
+            f"saved as {backup}): {detail}"
+        )
+    broken = _broken_by_merge(repo, head, upstream)
+    if broken:
+        git.run("reset", "--hard", "--quiet", head)
+        raise ConflictError(
+            f"integrating {target.label} produced invalid memory files ({'; '.join(broken[:3])}); it was undone, "
+            f"your branch is back at {head[:10]} (saved as {backup}) and nothing was pushed. Integrate by hand: "
+            f"git {'pull --rebase' if mode == 'rebase' else 'pull --no-rebase'} {target.remote} {target.branch}, "
+            "fix the files until 'memfs validate' passes, commit, then 'memfs sync'."
+        )
+    return mode, backup
+
+
+def _conflict_message(
+    git: gitcli.Git, target: _Target, head: str, upstream: str, backup: str, mode: Mode, files: list[str]
+) -> str:
+    mine = git.count(f"{upstream}..{head}")
+    theirs = git.count(f"{head}..{upstream}")
+    continue_step = "git rebase --continue" if mode == "rebase" else "git commit"
+    pull = "git pull --rebase" if mode == "rebase" else "git pull --no-rebase"
+    return (
+        f"sync stopped: your {mine} local commit(s) and {theirs} new commit(s) on {target.label} change "
+        f"{', '.join(files)} in ways that cannot be merged automatically.\n"
+        f"Nothing was lost and nothing was pushed: {target.local} is back at {head[:10]} (also saved as {backup}).\n"
+        f"To resolve: {pull} {target.remote} {target.branch}; in each file above keep the right lines between "
+        f"'<<<<<<<' and '>>>>>>>' and delete the markers; 'memfs validate'; git add <files>; {continue_step}; "
+        "then 'memfs sync'.\n"
+        "Or put your changes up for review instead: 'memfs propose'."
+    )
+
+
+def _broken_by_merge(repo: MemoryRepo, before: str, upstream: str) -> list[str]:
+    """Memory files invalid after integration although valid on both sides (a bad text merge)."""
+    git = repo.git
+    scope = repo.prefix.rstrip("/") or "."
+    names = [n for n in git.run("diff", "--name-only", "-z", "--no-renames", upstream, "HEAD", "--", scope).split("\0")]
+    rels = [n[len(repo.prefix) :] for n in names if n.endswith(".md") and paths.is_memory_name(n[len(repo.prefix) :])]
+    found = []
+    for rel in rels:
+        after = repo.read_bytes(rel)
+        if after is None or not _errors(rel, after):
+            continue
+        sides = [git.show_file(rev, repo.git_path(rel)) for rev in (before, upstream)]
+        if all(side is None or not _errors(rel, side) for side in sides):
+            found.append(f"{rel}: {_errors(rel, after)[0]}")
+    return found
+
+
+def _errors(rel: str, data: bytes) -> list[str]:
+    try:
+        memory = parse(rel, data)
+    except InvalidMemory as exc:
+        return [str(p) for p in exc.problems] or [str(exc)]
+    return [str(p) for p in memory.errors]
+
+
+# --- sync ------------------------------------------------------------------------------------
+def sync(
+    repo: MemoryRepo,
+    *,
+    remote: str | None = None,
+    branch: str | None = None,
+    mode: Mode | None = None,
+    push: bool = True,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> SyncResult:
+    """Fetch, integrate (rebase or merge) and push the current branch. Never force-pushes; saves
+    a backup ref before a rebase or merge; on conflict stops with the branch unchanged."""
+    conf = settings(repo)
+    mode = mode or conf.mode
+    if mode not in MODES:
+        raise MemfsError(f"sync mode {mode!r}: use 'rebase' or 'merge'")
+    git = repo.git
+    with locking.exclusive(repo.lock_path):
+        target = _target(git, remote, branch, conf)
+        _check_quiet(repo)
+        before = git.head()
+        backups: list[str] = []
+        how = "none"
+        pulled = 0
+        for attempt in range(1, max_attempts + 1):
+            upstream = _fetch(git, target)
+            if upstream is not None:
+                start = git.head()
+                step, backup = _integrate(repo, target, upstream, mode)
+                if step != "none":
+                    how = step if how in ("none", "fast-forward") else how
+                    pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
+                backups += [backup] if backup else []
+            head = git.head()
+            if not push or head is None or head == upstream:
+                return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo)
+            if upstream is not None and not git.is_ancestor(upstream, head):
+                raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
+            sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
+            pushed, _ = _push(git, target.remote, head, target.branch)
+            if pushed:
+                _track(git, target)
+                return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
+        raise MemfsError(
+            f"{target.label} kept changing while syncing ({max_attempts} attempts); nothing was lost, "
+            "your commits are integrated locally; run 'memfs sync' again"
+        )
+
+
+def _result(
+    target: _Target,
+    mode: Mode,
+    before: str | None,
+    after: str | None,
+    how: str,
+    pulled: int,
+    pushed: int,
+    backups: list[str],
+    attempts: int,
+    repo: MemoryRepo,
+) -> SyncResult:
+    return SyncResult(
+        target.remote,
+        target.branch,
+        mode,
+        before,
+        after,
+        how,
+        pulled,
+        pushed,
+        tuple(backups),
+        attempts,
+        tuple(_uncommitted_memories(repo)),
+    )
+
+
+def _track(git: gitcli.Git, target: _Target) -> None:
+    """Record the remote branch as the upstream (like ``push -u``) if none is set yet."""
+    if git.config_get(f"branch.{target.local}.remote") is None:
+        git.config_set(f"branch.{target.local}.remote", target.remote)
+        git.config_set(f"branch.{target.local}.merge", f"refs/heads/{target.branch}")
+
+
+def backups(repo: MemoryRepo) -> list[tuple[str, str]]:
+    """(ref, commit) of every backup memfs has made, oldest first."""
+    out = repo.git.run("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", BACKUP_PREFIX)
+    return [tuple(line.split(" ", 1)) for line in out.splitlines() if line]  # type: ignore[misc]
+
+
+# --- propose ---------------------------------------------------------------------------------
+def _commit_pending(repo: MemoryRepo, reason: str | None) -> str | None:
+    """Commit uncommitted memory files (validated first) in one commit; other files stay as they are."""
+    rels = _uncommitted_memories(repo)
+    if not rels:
+        return None
+    problems = [e for rel in rels if (data := repo.read_bytes(rel)) is not None for e in _errors(rel, data)]
+    if problems:
+        raise InvalidMemory(
+            "nothing was proposed: uncommitted memory files are invalid: "
+            + "; ".join(problems[:5])
+            + ("" if len(problems) <= 5 else f" (+{len(problems) - 5} more)")
+            + ". Fix them ('memfs validate') and propose again.",
+        )
+    message = Message("commit", subject_for(rels), repo.actor, reason, tuple(rels)).render()
+    return repo.git.commit_paths([repo.git_path(r) for r in rels], message, gitcli.Identity.for_actor(repo.actor))
+
+
+def default_branch_name(actor: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", actor).strip("-.") or "memfs"
+    return f"memfs/{slug}/{dt.datetime.now(dt.UTC).strftime('%Y%m%d-%H%M%S')}"
+
+
+def propose(
+    repo: MemoryRepo,
+    *,
+    branch: str | None = None,
+    remote: str | None = None,
+    base: str | None = None,
+    keep_main: bool = False,
+    reason: str | None = None,
+) -> ProposeResult:
+    """Put pending memory changes on a review branch and push it, for a pull request.
+
+    Pending = uncommitted memory files (committed first, validated) plus local commits that are
+    not on the remote base branch. After the review branch is pushed, the local base branch goes
+    back to the remote's tip (a backup ref saves the old tip), so a later ``memfs sync`` cannot
+    publish the unreviewed commits directly; ``keep_main`` leaves it alone.
+    """
+    git = repo.git
+    with locking.exclusive(repo.lock_path):
+        target = _target(git, remote, base, settings(repo))
+        _check_no_operation(repo)
+        upstream = _fetch(git, target)
+        if upstream is None:
+            raise MemfsError(
+                f"{target.label} does not exist yet, so there is nothing to review against; publish the shared "
+                "history first with 'memfs sync'"
+            )
+        name = branch or default_branch_name(repo.actor)
+        if not git.ok("check-ref-format", "--branch", name):
+            raise MemfsError(f"{name!r} is not a valid branch name")
+        if name == target.local or git.rev(f"refs/heads/{name}") is not None:
+            raise MemfsError(f"branch {name!r} already exists here; pick another name with --branch")
+        committed = _commit_pending(repo, reason)
+        head = git.head()
+        pending = git.log(rev=f"{upstream}..{head}", follow=False) if head else []
+        if not pending:
+            raise MemfsError(f"nothing to propose: no memory changes beyond {target.label}")
+        git.run("branch", "--no-track", name, head or "HEAD")
+        pushed, messages = _push(git, target.remote, f"refs/heads/{name}", name)
+        if not pushed:
+            git.run("branch", "-D", name)
+            raise MemfsError(
+                f"{target.remote} already has a different branch {name!r}; nothing was changed, pick another --branch"
+            )
+        git.config_set(f"branch.{name}.remote", target.remote)
+        git.config_set(f"branch.{name}.merge", f"refs/heads/{name}")
+        backups_made: list[str] = []
+        reset = False
+        if not keep_main and head is not None and head != upstream:
+            backups_made.append(_backup(git, head, f"propose {name}"))
+            reset = git.ok("reset", "--keep", "--quiet", upstream)
+        links = tuple(m.group(0) for m in re.finditer(r"https?://\S+", messages))
+        return ProposeResult(
+            target.remote,
+            name,
+            target.branch,
+            tuple((c.sha, c.subject) for c in pending),
+            committed,
+            reset,
+            tuple(backups_made),
+            links,
+        )

@@ -1,0 +1,447 @@
+"""The ``depends_on`` graph and the policy of retraction, as pure functions plus one loader.
+
+Edges point from a memory to what it was derived from (``parents``); ``children`` is the
+reverse. :func:`invalidation_closure` is what a retraction flags; :func:`reinstate_basis` decides
+whether a flagged memory may become active again; :func:`tree` lays a neighbourhood out for
+people. None of them touches the disk: :func:`load` is the only reader.
+
+Cycles are allowed in ``depends_on`` (two notes citing each other); every walk here visits each
+node once, so cycles terminate and diamonds are counted once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from collections import deque
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memfs.errors import InvalidMemory
+from memfs.format import yamlio
+from memfs.format.document import SplitError, split
+from memfs.format.model import Memory, Problem
+from memfs.format.parse import decode
+from memfs.format.validate import dependency_problem, parse_time
+
+if TYPE_CHECKING:
+    from memfs.store.repo import MemoryRepo
+
+#: Frontmatter key of the record a retraction leaves on each flagged memory (a list of mappings).
+INVALIDATED_BY = "invalidated_by"
+#: Frontmatter key of the record a successful review leaves (one mapping: the latest review).
+REINSTATED = "reinstated"
+#: ``source_primary: true`` says the memory's own ``source`` is primary evidence, not a derivation.
+SOURCE_PRIMARY = "source_primary"
+
+
+# --- the graph -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Graph:
+    """Forward (``parents``) and reverse (``children``) ``depends_on`` edges, plus what is known
+    about each node's status and invalidation records (only for files the loader parsed)."""
+
+    parents: Mapping[str, tuple[str, ...]]
+    children: Mapping[str, tuple[str, ...]]
+    memories: Mapping[str, Memory] = field(default_factory=dict)
+    broken: tuple[Problem, ...] = ()
+    raw_broken: Mapping[str, bytes] = field(default_factory=dict)
+
+    def upstream(self, path: str) -> tuple[str, ...]:
+        return self.parents.get(path, ())
+
+    def downstream(self, path: str) -> tuple[str, ...]:
+        return self.children.get(path, ())
+
+
+def build(memories: Iterable[Memory]) -> Graph:
+    """The graph of ``memories`` (pure). Edges to files that do not exist are kept: validation
+    reports them, and a walk simply finds nothing behind them."""
+    parents: dict[str, tuple[str, ...]] = {}
+    children: dict[str, list[str]] = {}
+    known: dict[str, Memory] = {}
+    for memory in memories:
+        known[memory.path] = memory
+        deps = tuple(dict.fromkeys(d for d in memory.depends_on if d != memory.path))
+        if deps:
+            parents[memory.path] = deps
+            for dep in deps:
+                children.setdefault(dep, []).append(memory.path)
+    return Graph(parents, {k: tuple(sorted(v)) for k, v in children.items()}, known)
+
+
+def load(repo: MemoryRepo) -> Graph:
+    """The current graph of ``repo``'s working tree (edges only; ``memories`` stays empty).
+
+    Only files that mention ``depends_on`` can carry an edge, so they are found with one
+    ``git grep`` (working tree, untracked files included) and only their ``depends_on`` entry is
+    read (:func:`dependencies`), not the whole frontmatter: on a 10k-memory repository this is
+    several times cheaper than parsing everything (see bench/README.md). The grep reads the files
+    every time, so the graph is never stale and nothing is cached. Files whose ``depends_on``
+    cannot be read are returned in ``broken``/``raw_broken``.
+    """
+    parents: dict[str, tuple[str, ...]] = {}
+    children: dict[str, list[str]] = {}
+    broken: list[Problem] = []
+    raw: dict[str, bytes] = {}
+    for rel in mentioning(repo, "depends_on"):
+        data = repo.read_bytes(rel)
+        if data is None:
+            continue
+        try:
+            deps = dependencies(rel, data)
+        except InvalidMemory as exc:
+            broken.extend(exc.problems)
+            raw[rel] = data
+            continue
+        if deps:
+            parents[rel] = deps
+            for dep in deps:
+                children.setdefault(dep, []).append(rel)
+    return Graph(parents, {k: tuple(sorted(v)) for k, v in children.items()}, {}, tuple(broken), raw)
+
+
+_SAFE_PATH = r"[A-Za-z0-9_][A-Za-z0-9_./+-]*\.md"
+_FLOW = re.compile(rf"depends_on:[ \t]*\[[ \t]*((?:{_SAFE_PATH}[ \t]*,[ \t]*)*(?:{_SAFE_PATH})?)[ \t]*\][ \t]*\r?\n?")
+_BLOCK_ITEM = re.compile(rf"[ \t]*-[ \t]+({_SAFE_PATH})[ \t]*\r?\n?")
+
+
+def dependencies(path: str, data: bytes) -> tuple[str, ...]:
+    """The ``depends_on`` of one file, exactly as :func:`memfs.format.parse.parse` would type it
+    (normalised, invalid entries and self-references dropped), reading only that key.
+
+    Plain ``*.md`` paths in a flow or block list are taken directly; anything else (quotes,
+    comments, other scalars) goes through the YAML loader. Raises :class:`InvalidMemory` when
+    the file or that key cannot be read.
+    """
+    try:
+        frontmatter = split(decode(path, data)).frontmatter
+    except SplitError as exc:
+        raise InvalidMemory(f"{path}: {exc}", [Problem(path, None, str(exc), "", "error", exc.line)]) from None
+    span = yamlio.key_lines(frontmatter).get("depends_on")
+    if span is None:
+        return ()
+    lines = frontmatter.splitlines(keepends=True)[span[0] : span[1]]
+    entries = _fast_entries(lines)
+    if entries is None:
+        try:
+            value = (yamlio.load("".join(lines)) or {}).get("depends_on")
+        except yamlio.YamlError as exc:
+            problem = Problem(path, "depends_on", f"is not valid YAML: {exc}", "fix the YAML syntax")
+            raise InvalidMemory(str(problem), [problem]) from None
+        if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+            return ()
+        entries = value
+    clean = (posixpath.normpath(d) for d in entries if dependency_problem(path, d) is None)
+    return tuple(dict.fromkeys(d for d in clean if d != path))
+
+
+def _fast_entries(lines: list[str]) -> list[str] | None:
+    if len(lines) == 1:
+        match = _FLOW.fullmatch(lines[0])
+        if match is None:
+            return None
+        return [item.strip() for item in match.group(1).split(",") if item.strip()]
+    if lines[0].rstrip() != "depends_on:":
+        return None
+    items = [_BLOCK_ITEM.fullmatch(line) for line in lines[1:]]
+    if not all(items):
+        return None
+    return [m.group(1) for m in items if m is not None]
+
+
+def mentioning(repo: MemoryRepo, text: str) -> list[str]:
+    """Memory paths whose file contains ``text`` anywhere (a superset filter; parse to be sure)."""
+    from memfs.store import paths
+
+    found = repo.files_containing(text)
+    if (repo.root / paths.IGNORE_FILE).is_file():
+        allowed = set(repo.memory_paths())
+        found = [p for p in found if p in allowed]
+    return found
+
+
+# --- closure ---------------------------------------------------------------------------------
+def invalidation_closure(
+    roots: Iterable[str], reverse_edges: Mapping[str, Iterable[str]], *, exclude: Collection[str] = ()
+) -> set[str]:
+    """Every node reachable from ``roots`` along ``reverse_edges`` (node -> its dependents),
+    transitively; the roots themselves are not part of the result (a root reached again
+    through a cycle, or through another root, stays a root).
+
+    Nodes in ``exclude`` are neither returned nor walked through (used by review: a memory a
+    reviewer already cleared stops the spread). Pure: the inputs are not changed; each node is
+    visited once, so cycles terminate.
+    """
+    start = set(roots)
+    seen: set[str] = set(start)
+    queue = deque(start)
+    while queue:
+        node = queue.popleft()
+        for child in reverse_edges.get(node, ()):
+            if child not in seen and child not in exclude:
+                seen.add(child)
+                queue.append(child)
+    return seen - start
+
+
+def closure_by_root(roots: Iterable[str], reverse_edges: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
+    """For each root, the downstream memories it reaches (other roots excluded)."""
+    ordered = list(dict.fromkeys(roots))
+    return {root: invalidation_closure([root], reverse_edges) - set(ordered) for root in ordered}
+
+
+def find_cycles(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one node (Tarjan, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(edges.get(start, ())))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges.get(child, ()))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return sorted(found)
+
+
+# --- invalidation records --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Invalidation:
+    """One entry of ``invalidated_by``: which retraction flagged the memory, why, when, by whom."""
+
+    root: str
+    reason: str
+    at: dt.datetime | None
+    actor: str
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"root": self.root, "reason": self.reason}
+        if self.at is not None:
+            out["at"] = self.at
+        out["actor"] = self.actor
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "reason": self.reason,
+            "at": None if self.at is None else self.at.isoformat().replace("+00:00", "Z"),
+            "actor": self.actor,
+        }
+
+
+def invalidations(memory: Memory) -> list[Invalidation]:
+    """The memory's ``invalidated_by`` records (malformed entries are skipped; validation reports them)."""
+    raw = memory.meta.get(INVALIDATED_BY)
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("root"), str):
+            reason, actor = str(item.get("reason") or ""), str(item.get("actor") or "")
+            out.append(Invalidation(item["root"], reason, parse_time(item.get("at")), actor))
+    return out
+
+
+def is_source_primary(memory: Memory) -> bool:
+    return memory.meta.get(SOURCE_PRIMARY) is True and bool((memory.source or "").strip())
+
+
+def was_reinstated(memory: Memory) -> bool:
+    return memory.status == "active" and isinstance(memory.meta.get(REINSTATED), dict)
+
+
+# --- reinstate policy ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Eligibility:
+    """Whether a ``needs_review`` memory may become active again, on what basis, or why not."""
+
+    ok: bool
+    basis: tuple[str, ...]
+    why: str
+    invalidated: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "basis": list(self.basis), "why": self.why}
+
+
+def reinstate_basis(
+    path: str,
+    *,
+    parents: Iterable[str],
+    recorded_roots: Iterable[str],
+    status: Mapping[str, str | None],
+    reverse_edges: Mapping[str, Iterable[str]],
+    cleared: Collection[str] = (),
+    source_primary: bool = False,
+    source: str | None = None,
+) -> Eligibility:
+    """The reinstate rule (pure).
+
+    A flagged memory may return to ``active`` when it still has an *independent active source*:
+
+    * its own ``source`` marked primary evidence (``source_primary: true``), or
+    * a ``depends_on`` parent that is ``active`` and outside the invalidated set, where the
+      invalidated set is every recorded root that is still retracted (or gone) plus everything
+      downstream of those roots, except memories a reviewer already ``cleared`` (reinstated).
+      Two summaries of the same root are therefore not independent: both are downstream of it.
+    * or, when every recorded root is active again (its retraction was undone), there is
+      nothing left to review.
+
+    ``status`` maps paths to their current status (missing: the file does not exist).
+    """
+    recorded = list(dict.fromkeys(recorded_roots))
+    live = [r for r in recorded if status.get(r) != "active"]
+    invalidated = frozenset(live) | frozenset(invalidation_closure(live, reverse_edges, exclude=cleared))
+    parent_list = list(dict.fromkeys(parents))
+    basis = tuple(p for p in parent_list if status.get(p) == "active" and p not in invalidated)
+    if source_primary and (source or "").strip():
+        basis = (f"source:{source}", *basis)
+    if basis:
+        return Eligibility(True, basis, "", invalidated)
+    if recorded and not live:
+        return Eligibility(True, tuple(f"undone:{r}" for r in recorded), "", invalidated)
+    return Eligibility(False, (), _refusal(path, parent_list, live, status, invalidated, source), invalidated)
+
+
+def _refusal(
+    path: str,
+    parents: list[str],
+    live: list[str],
+    status: Mapping[str, str | None],
+    invalidated: frozenset[str],
+    source: str | None,
+) -> str:
+    reasons = []
+    for parent in parents:
+        state = status.get(parent)
+        if parent in live:
+            reasons.append(f"{parent} is retracted")
+        elif parent in invalidated:
+            reasons.append(f"{parent} is downstream of the retracted {', '.join(live)}")
+        elif state is None:
+            reasons.append(f"{parent} does not exist")
+        else:
+            reasons.append(f"{parent} is {state}")
+    why = f"{path} has no independent active source: " + ("; ".join(reasons) if reasons else "it depends on nothing")
+    hint = (
+        "its own source is not marked as primary evidence"
+        if (source or "").strip()
+        else "it has no source of its own either"
+    )
+    return (
+        f"{why}; {hint}. Review it: add an independent depends_on entry, or set source_primary: true if its "
+        "source is first-hand evidence, or revert the retraction"
+    )
+
+
+# --- trees for people ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TreeNode:
+    """One line of a tree: ``repeat`` means shown earlier (diamond), ``cycle`` means an ancestor."""
+
+    path: str
+    children: tuple[TreeNode, ...] = ()
+    repeat: bool = False
+    cycle: bool = False
+
+    def walk(self) -> Iterable[TreeNode]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def tree(start: str, edges: Mapping[str, Iterable[str]], *, max_depth: int | None = None) -> TreeNode:
+    """``start`` and everything reachable along ``edges``, breadth-first so each node sits at its
+    shallowest depth; a node met again is a leaf marked ``repeat`` (or ``cycle`` when it is on the
+    way back to the start). Iterative, so deep chains do not hit the recursion limit."""
+    depth = {start: 0}
+    order = deque([start])
+    first_parent: dict[str, str] = {}
+    extra: dict[str, list[str]] = {}
+    while order:
+        node = order.popleft()
+        if max_depth is not None and depth[node] >= max_depth:
+            continue
+        for child in edges.get(node, ()):
+            if child not in depth:
+                depth[child] = depth[node] + 1
+                first_parent[child] = node
+                order.append(child)
+            else:
+                extra.setdefault(node, []).append(child)
+    kids: dict[str, list[str]] = {}
+    for child, parent in first_parent.items():
+        kids.setdefault(parent, []).append(child)
+
+    def ancestors(node: str) -> set[str]:
+        out = {node}
+        while node in first_parent:
+            node = first_parent[node]
+            out.add(node)
+        return out
+
+    built: dict[str, TreeNode] = {}
+    for node in sorted(depth, key=lambda n: -depth[n]):
+        items = [(c, built[c]) for c in kids.get(node, [])]
+        above = ancestors(node)
+        items += [(c, TreeNode(c, repeat=c not in above, cycle=c in above)) for c in extra.get(node, [])]
+        built[node] = TreeNode(node, tuple(n for _, n in sorted(items, key=lambda item: item[0])))
+    return built[start]
+
+
+def to_dot(paths: Iterable[str], parents: Mapping[str, Iterable[str]], status: Mapping[str, str | None]) -> str:
+    """Graphviz: an arrow from each source to what was derived from it, coloured by status."""
+    colours = {"retracted": "red", "needs_review": "orange", "superseded": "grey", "expired": "grey"}
+    nodes = sorted(set(paths))
+    lines = ["digraph memfs {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
+    for node in nodes:
+        state = status.get(node)
+        colour = colours.get(state or "", "black")
+        label = f"{node}\\n{state or 'missing'}"
+        lines.append(f'  "{_dot(node)}" [label="{_dot(label)}", color={colour}];')
+    for node in nodes:
+        for parent in parents.get(node, ()):
+            if parent in nodes:
+                lines.append(f'  "{_dot(parent)}" -> "{_dot(node)}";')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot(text: str) -> str:
+    return text.replace('"', '\\"')

@@ -1,0 +1,170 @@
+"""Recall policy, as pure functions: who may be recalled (eligibility) and in which order (rank).
+
+Eligibility comes first and is absolute: a memory is recallable for (scope, version, now) only if
+its scope is the asked one (or, when the caller asks for inheritance, one of its ancestors),
+it applies to the asked version (or to every version), it is ``active``, it has a source, and it
+has not expired (``now >= expires`` is expired). No relevance score compensates for a failed
+check. The index pushes the same restriction into its query so eligible memories are never
+crowded out; :func:`eligibility` stays the final word on every returned hit.
+
+Rank is ``relevance × freshness × confidence`` with ``freshness = 2^(-age / half_life)``; the
+half-life depends on the memory type, and procedures do not age. Freshness and confidence are
+at most 1, so they reorder eligible memories but never lift one above its own relevance.
+
+Functions here accept any object with the :class:`~memfs.format.model.Memory` attributes they read
+(``scope``, ``version``, ``status``, ``source``, ``expires``, ``type``, ``created``, ``updated``,
+``confidence``), so the index can apply them to stored fields without reading files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from memfs.errors import MemfsError
+
+DAY = 86400.0
+
+#: Default half-lives in days; ``None`` means the type does not age.
+DEFAULT_HALF_LIVES: dict[str, float | None] = {
+    "preference": 365.0,
+    "fact": 365.0,
+    "episode": 365.0,
+    "summary": 365.0,
+    "note": 365.0,
+    "procedure": None,
+}
+
+
+class Recallable(Protocol):
+    scope: str | None
+    version: str | None
+    status: str | None
+    source: str | None
+    expires: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class ScopeRule:
+    """Which memory scopes a request for ``scope`` may see.
+
+    ``scope=None`` means "any scope" (administrative search; agents should always name one).
+    ``inherit=True`` adds the scope's ancestors by whole ``/`` segments: ``user:U5/project:P8``
+    sees ``user:U5/project:P8`` and ``user:U5``, never ``user:U50`` nor ``user:U5/project:P80``.
+    """
+
+    scope: str | None
+    inherit: bool = False
+
+    @property
+    def scopes(self) -> tuple[str, ...] | None:
+        if self.scope is None:
+            return None
+        if not self.inherit:
+            return (self.scope,)
+        parts = self.scope.split("/")
+        return tuple("/".join(parts[:n]) for n in range(len(parts), 0, -1))
+
+    def allows(self, scope: str | None) -> bool:
+        allowed = self.scopes
+        return allowed is None or (scope is not None and scope in allowed)
+
+
+def check_scope(scope: str | None) -> str | None:
+    """The asked scope, validated like a memory's scope; :class:`MemfsError` if it is malformed."""
+    if scope is None:
+        return None
+    from memfs.format.validate import scope_problem
+
+    scope = scope.strip()
+    why = scope_problem(scope)
+    if why:
+        raise MemfsError(f"--scope {scope!r}: {why}; write it like user:U5/project:P8")
+    return scope
+
+
+def eligibility(
+    memory: Recallable,
+    *,
+    scope: str | ScopeRule | None,
+    version: str | None,
+    now: dt.datetime,
+) -> str | None:
+    """Why ``memory`` may not be recalled for this request, or ``None`` when it may.
+
+    ``version=None`` asks for no particular version: every version is eligible.
+    """
+    rule = scope if isinstance(scope, ScopeRule) else ScopeRule(scope)
+    if not rule.allows(memory.scope):
+        return f"wrong scope ({memory.scope or 'none'})"
+    if version is not None and memory.version is not None and memory.version != version:
+        return f"wrong version ({memory.version})"
+    if memory.status != "active":
+        return f"status is {memory.status or 'missing'}"
+    if not (memory.source or "").strip():
+        return "no source"
+    if memory.expires is not None and now >= memory.expires:
+        return f"expired at {memory.expires.isoformat().replace('+00:00', 'Z')}"
+    return None
+
+
+@dataclass(frozen=True)
+class RankPolicy:
+    """Half-lives (days) per memory type; a type absent from the map, or mapped to ``None``, never ages."""
+
+    half_lives: Mapping[str, float | None] = field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
+
+    @classmethod
+    def load(cls, root: Path) -> RankPolicy:
+        """Defaults, overridden by ``[recall.half_life_days]`` in ``<root>/.memfs.toml``
+        (a number of days, or ``0``/``"none"`` for "does not age")."""
+        config = root / ".memfs.toml"
+        lives = dict(DEFAULT_HALF_LIVES)
+        try:
+            data = tomllib.loads(config.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(lives)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise MemfsError(f"{config}: cannot read it ({exc}); fix the TOML syntax") from None
+        table = data.get("recall", {}).get("half_life_days", {})
+        if not isinstance(table, dict):
+            raise MemfsError(f"{config}: [recall.half_life_days] must be a table of type = days")
+        for name, value in table.items():
+            lives[name] = _days(config, name, value)
+        return cls(lives)
+
+
+def _days(config: Path, name: str, value: Any) -> float | None:
+    if value in (0, "none", None):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise MemfsError(f"{config}: recall.half_life_days.{name} = {value!r}: use a positive number of days or 0")
+    return float(value)
+
+
+def freshness(memory: Any, now: dt.datetime, policy: RankPolicy) -> float:
+    """``2^(-age / half_life)`` with age from ``updated`` (else ``created``); 1 when it cannot age."""
+    half_life = policy.half_lives.get(memory.type or "")
+    when = memory.updated or memory.created
+    if not half_life or when is None:
+        return 1.0
+    age = (now - when).total_seconds()
+    if age <= 0:
+        return 1.0
+    return 2.0 ** (-age / (half_life * DAY))
+
+
+def confidence_factor(memory: Any) -> float:
+    value = memory.confidence
+    if value is None or not isinstance(value, int | float) or not math.isfinite(value):
+        return 1.0
+    return min(1.0, max(0.0, float(value)))
+
+
+def final_score(relevance: float, fresh: float, confidence: float) -> float:
+    return relevance * fresh * confidence

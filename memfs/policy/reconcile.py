@@ -1,0 +1,126 @@
+"""Reconcile a candidate with the memories already there (pure: no I/O).
+
+The subject of a memory is ``(scope, key, version)``: one active memory per subject. Candidates
+without a key are matched by *normalised content* within the same scope and version (see
+:func:`normalise`), so saying the same thing twice never makes a second file.
+
+=============  ===================================================================================
+INSERT         nothing active about this subject (or this content, for keyless candidates)
+REINFORCE      same value from a new source: ``updated`` and confidence go up, no new file, no new
+               revision (the value did not change)
+SUPERSEDE      a different value for the subject: the same file gets the new value, revision + 1;
+               the old value stays in git history (``memfs history PATH``)
+KEEP_BOTH      the key exists only in other scopes or for other versions: those stay, a new file is
+               added beside them
+RETRACT        an explicit correction (``retract: true``) withdrawing the active memory
+NOOP           the idempotency key was already applied, or the exact same value from the same
+               source again (a replay), or a retraction of something no longer active
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memfs.format.model import Memory
+from memfs.policy.candidate import Candidate
+
+DEFAULT_EVIDENCE = 0.5
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = ".!?。！？…;；,，:："
+
+
+class Op(StrEnum):
+    INSERT = "INSERT"
+    REINFORCE = "REINFORCE"
+    SUPERSEDE = "SUPERSEDE"
+    KEEP_BOTH = "KEEP_BOTH"
+    RETRACT = "RETRACT"
+    NOOP = "NOOP"
+
+    @property
+    def trailer(self) -> str:
+        """The ``Memfs-Op`` value: lower case, ``keep-both``."""
+        return self.value.lower().replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Decision:
+    op: Op
+    reason: str
+    target: Memory | None = None
+    kept: tuple[str, ...] = ()
+
+
+def normalise(text: str) -> str:
+    """The form two values are compared in: Unicode NFKC (full-width → ASCII), case-folded,
+    every whitespace run → one space, and leading/trailing whitespace and sentence punctuation
+    removed. "Use English." and "use  english" are the same value; "use English" and "use Chinese"
+    are not."""
+    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+    return text.strip().strip(_EDGE_PUNCT).strip()
+
+
+def reinforced_confidence(old: float, evidence: float | None) -> float:
+    """Independent confirmations combine as a noisy OR: ``1 - (1-old)(1-new)``; 0.8 twice → 0.96."""
+    new = DEFAULT_EVIDENCE if evidence is None else evidence
+    return round(1 - (1 - old) * (1 - new), 4)
+
+
+def _same_subject(candidate: Candidate, memory: Memory) -> bool:
+    if memory.scope != candidate.scope or memory.version != candidate.version:
+        return False
+    if candidate.key:
+        return memory.key == candidate.key
+    return normalise(memory.body) == normalise(candidate.body)
+
+
+def _related(candidate: Candidate, memory: Memory) -> bool:
+    if candidate.key:
+        return memory.key == candidate.key
+    return memory.scope == candidate.scope and normalise(memory.body) == normalise(candidate.body)
+
+
+def _where(memory: Memory) -> str:
+    version = f", version {memory.version}" if memory.version else ""
+    return f"{memory.path} (scope {memory.scope}{version})"
+
+
+def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None) -> Decision:
+    """What to do with ``candidate`` given ``memories`` (any set that includes every active memory
+    with its key, or in its scope for keyless candidates; others are ignored). ``applied_in`` is
+    the commit that already applied the candidate's idempotency key, if any."""
+    if applied_in is not None:
+        return Decision(
+            Op.NOOP, f"idempotency key {candidate.idempotency_key!r} was already applied in commit {applied_in[:10]}"
+        )
+    active = [m for m in memories if m.status == "active"]
+    same = sorted((m for m in active if _same_subject(candidate, m)), key=lambda m: (-m.revision, m.path))
+    subject = f"({candidate.scope}, {candidate.key})" if candidate.key else f"this content in {candidate.scope}"
+    if candidate.retract:
+        if not same:
+            return Decision(Op.NOOP, f"nothing active to retract for {subject}")
+        return Decision(Op.RETRACT, f"explicit correction withdraws {same[0].path}", same[0])
+    if same:
+        target = same[0]
+        extra = (
+            f" ({len(same) - 1} more active duplicate(s): {', '.join(m.path for m in same[1:])})" if same[1:] else ""
+        )
+        if normalise(target.body) == normalise(candidate.body):
+            if (candidate.source or "") == (target.source or ""):
+                return Decision(Op.NOOP, f"{target.path} already says this, from the same source{extra}", target)
+            return Decision(
+                Op.REINFORCE, f"{target.path} already says this; confirmed by {candidate.source}{extra}", target
+            )
+        return Decision(
+            Op.SUPERSEDE, f"new value for {subject} replaces revision {target.revision} of {target.path}{extra}", target
+        )
+    others = tuple(m.path for m in active if _related(candidate, m))
+    if others:
+        shown = ", ".join(_where(m) for m in active if m.path in others)
+        return Decision(Op.KEEP_BOTH, f"different scope or version from {shown}; both are kept", None, others)
+    return Decision(Op.INSERT, f"nothing active about {subject} yet")
