@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib import ENV, commit_all, cpu, git
 
+from memfs import MemoryRepo
 from memfs.ops import idempotency
-from memfs.ops.lifecycle import remember, remember_batch
+from memfs.ops.remember import remember, remember_batch
 from memfs.policy.candidate import Candidate, from_mapping
 from memfs.policy.secrets_scan import scan
-from memfs.store.repo import MemoryRepo
 
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 BODY = "Service {i} deploys through the staging pipeline after the full test suite passes. "

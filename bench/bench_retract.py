@@ -35,11 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from memfs import MemoryRepo
 from memfs.format import yamlio
 from memfs.format.model import FIELDS
-from memfs.ops.retraction import retract
+from memfs.ops.retraction import load_graph, retract
 from memfs.policy import lineage
-from memfs.store.repo import MemoryRepo
 
 ROOT = "facts/root.md"
 CHAINS, DEPTH, DIAMONDS = 40, 22, 100
@@ -153,7 +153,7 @@ def main() -> None:
         initial = git(workdir, "log", "--format=%H", "--grep=^bench: initial memories$", "-n1").strip()
         git(workdir, "reset", "-q", "--hard", initial)
         repo = MemoryRepo.open(workdir, actor="agent:bench")
-        expected = len(lineage.invalidation_closure([ROOT], lineage.load(repo).children))
+        expected = len(lineage.invalidation_closure([ROOT], load_graph(repo).children))
     else:
         if workdir.exists() and any(workdir.iterdir()):
             shutil.rmtree(workdir)
@@ -169,7 +169,7 @@ def main() -> None:
     def reset() -> None:
         repo.git.run("reset", "-q", "--hard", base)
 
-    grep = median_run("graph: git grep + read depends_on only (lineage.load)", args.runs, lambda: lineage.load(repo))
+    grep = median_run("graph: git grep + read depends_on only (lineage.load)", args.runs, lambda: load_graph(repo))
     scan = median_run(
         "graph: parse every file (repo.scan + build)",
         max(1, args.runs // 2),

@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchlib import git, timed
 
+from memfs import MemoryRepo
 from memfs.format import edit
 from memfs.format.model import utcnow
-from memfs.ops import mergedriver
 from memfs.ops.sync import sync
 from memfs.policy import merge
 from memfs.store import gitcli
-from memfs.store.repo import MemoryRepo
+from memfs.store.init import configure_merge_driver
 
 
 def fields(i: int) -> dict[str, object]:
@@ -72,7 +72,7 @@ def clone(tmp: Path, bare: Path, name: str) -> MemoryRepo:
     path = tmp / name
     git(tmp, "clone", "-q", str(bare), str(path))
     repo = MemoryRepo.open(path, actor=f"agent:{name}")
-    mergedriver.configure(repo.git)
+    configure_merge_driver(repo.git)
     return repo
 
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib import ENV, commit_all, git, timed
 
-from memfs.store.repo import MemoryRepo
+from memfs import MemoryRepo
 
 BODY = "The deploy pipeline for service {i} runs the full test suite before release. " * 6
 

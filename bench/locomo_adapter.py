@@ -9,9 +9,9 @@ Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops
 
 from __future__ import annotations
 
-from memfs import index
+from memfs import MemoryRepo, index
+from memfs.index import documents, reader
 from memfs.policy import recall
-from memfs.store.repo import MemoryRepo
 
 
 def factory(ctx: dict):
@@ -20,9 +20,9 @@ def factory(ctx: dict):
     policy = None
     for name, value in ctx["opts"].items():  # experiments: boost_<field>=x, k1=x, b=x
         if name.startswith("boost_"):
-            index.FIELD_BOOSTS[name[6:]] = float(value)
+            documents.FIELD_BOOSTS[name[6:]] = float(value)
         elif name in ("k1", "b"):
-            setattr(index, f"BM25_{name.upper()}", float(value))
+            setattr(reader, f"BM25_{name.upper()}", float(value))
     if ctx["opts"].get("fresh") == "0":
         policy = recall.RankPolicy({})
 

@@ -49,7 +49,7 @@ def scope_for(rng: random.Random) -> str:
 def generate(root: Path, n: int, seed: int = 42) -> list[tuple[str, str, str]]:
     """Write ``n`` memories under ``root`` and commit them once; returns (path, scope, body) per file."""
     rng = random.Random(seed)
-    from memfs.store.repo import MemoryRepo
+    from memfs import MemoryRepo
 
     MemoryRepo.init(root, actor="bench:generator")
     made = []
@@ -126,8 +126,7 @@ def scan_cmd(root: Path, query: str) -> list[str]:
 
 
 def run(n: int, base: Path, nq: int, cli_runs: int, scan_runs: int) -> dict:
-    from memfs import index
-    from memfs.store.repo import MemoryRepo
+    from memfs import MemoryRepo, index
 
     root = base / f"repo-{n}"
     if root.exists():

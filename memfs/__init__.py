@@ -1,18 +1,50 @@
 """memfs: long-term memory for LLM agents as Markdown files in a git repository.
 
-The library and the ``memfs`` command have the same power: every CLI verb is one call here.
-Start with :class:`memfs.store.repo.MemoryRepo` (``MemoryRepo.open(path)`` / ``MemoryRepo.init(path)``).
+The library and the ``memfs`` command have the same power: every CLI verb is one method of
+:class:`MemoryRepo` (``memfs.MemoryRepo.open(path)`` / ``memfs.MemoryRepo.init(path)``).
+Names are loaded on first use, so ``import memfs`` costs almost nothing.
 """
 
-from memfs.errors import MemfsError
-from memfs.format.model import Memory, Problem
+from __future__ import annotations
 
-__all__ = ["MemfsError", "Memory", "MemoryRepo", "Problem"]
+import importlib
+from typing import Any
+
+#: public name -> module that defines it
+_EXPORTS = {
+    "MemoryRepo": "memfs.api",
+    # records
+    "Memory": "memfs.format.model",
+    "Problem": "memfs.format.model",
+    "Candidate": "memfs.policy.candidate",
+    "CommitResult": "memfs.store.repo",
+    "Transaction": "memfs.store.repo",
+    "LogEntry": "memfs.store.history",
+    "FileDiff": "memfs.store.history",
+    "Revision": "memfs.store.history",
+    "SearchResult": "memfs.index.results",
+    "Hit": "memfs.index.results",
+    "Outcome": "memfs.ops.remember",
+    "RetractResult": "memfs.ops.retraction",
+    "Context": "memfs.agents.context",
+    "ToolContext": "memfs.agents.tools",
+    "ToolResult": "memfs.agents.tools",
+}
+_ERRORS = (
+    "MemfsError UsageError NotFound MemoryNotFound NotAMemoryRepo ConflictError LockTimeout Refused PathError "
+    "WriteRefused SyncRefused InvalidMemory TranscriptError InvalidConfig GitError"
+).split()
+_EXPORTS.update(dict.fromkeys(_ERRORS, "memfs.errors"))
+
+__all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    if name == "MemoryRepo":
-        from memfs.store.repo import MemoryRepo
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memfs' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
-        return MemoryRepo
-    raise AttributeError(name)
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,45 +1,118 @@
-"""The exceptions memfs raises on purpose.
+"""Every exception memfs raises on purpose, in one small hierarchy.
 
-Every error a user can cause is a :class:`MemfsError`: the CLI prints its message on one line and
-exits with code 2, without a traceback. Anything else escaping is a bug in memfs.
+A :class:`MemfsError` is a problem the caller can fix, with a message that says which file,
+which field and what to do. Messages speak library terms: the argument at fault is named in
+``param`` (``"reason"``, ``"scope"``) and each door adds its own spelling of it (the CLI
+``--reason``, MCP the tool argument); ``forceable`` says a person may override the refusal
+(the CLI's ``--force``, the library's ``force=True``; agents never can). Anything else escaping
+memfs is a bug.
+
+::
+
+    MemfsError
+    ├── UsageError        the request cannot be acted on as given (a bad or missing value)
+    ├── NotFound          the thing named does not exist
+    │   ├── MemoryNotFound
+    │   └── NotAMemoryRepo
+    ├── ConflictError     the state changed under the caller, or is in the way
+    │   └── LockTimeout
+    ├── Refused           a rule forbids it (nothing was written)
+    │   ├── PathError     outside the memory root, or not a memory file
+    │   ├── WriteRefused  the write gate (``refusals`` lists every rule)
+    │   └── SyncRefused   it would need a force-push or discard history
+    ├── InvalidMemory     content fails validation (``problems`` lists every finding)
+    │   └── TranscriptError
+    ├── InvalidConfig     ``.memfs.toml`` cannot be read
+    └── GitError          git itself failed; the message carries git's explanation
+
+The CLI maps classes to exit codes in one place (:mod:`memfs.cli.exits`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 
 class MemfsError(Exception):
-    """Base class: a problem the user can fix, with a message that says how."""
+    """Base class: a problem the caller can fix. ``param`` names the argument at fault, if one is
+    (``str(exc)`` then starts with it: ``"reason: say why..."``; ``message`` is the text without
+    it, for doors that spell the argument their own way); ``forceable`` says a person may
+    override it."""
 
-    exit_code = 2
+    def __init__(self, message: str, *, param: str | None = None, forceable: bool = False) -> None:
+        super().__init__(f"{param}: {message}" if param else message)
+        self.message = message
+        self.param = param
+        self.forceable = forceable
 
 
-class NotAMemoryRepo(MemfsError):
-    """The directory is not inside a git repository holding memories."""
+class UsageError(MemfsError):
+    """The request cannot be acted on as given: a value is missing, malformed or out of range."""
 
 
-class PathError(MemfsError):
-    """A path is outside the memory root, inside `.git/` or `.memfs/`, or not a memory file."""
+class NotFound(MemfsError):
+    """What the request names does not exist."""
 
 
-class MemoryNotFound(MemfsError):
+class MemoryNotFound(NotFound):
     """No memory file at that path (or at that commit)."""
 
 
-class InvalidMemory(MemfsError):
-    """A memory file (or a write) fails validation; ``problems`` holds every finding."""
-
-    def __init__(self, message: str, problems: list | None = None) -> None:
-        super().__init__(message)
-        self.problems = problems or []
+class NotAMemoryRepo(NotFound):
+    """The directory is not inside a git repository holding memories."""
 
 
 class ConflictError(MemfsError):
-    """Optimistic concurrency failed: the memory changed since the caller read it."""
+    """The repository changed since the caller read it, or something is in the way (a stale
+    revision, an existing file, a merge conflict)."""
+
+
+class LockTimeout(ConflictError):
+    """Another memfs process held the repository's write lock for too long."""
+
+
+class Refused(MemfsError):
+    """A rule forbids the request; nothing was written."""
+
+
+class PathError(Refused):
+    """A path is outside the memory root, inside ``.git/`` or ``.memfs/``, or not a memory file."""
+
+
+class WriteRefused(Refused):
+    """The write gate refused a candidate; ``refusals`` lists every rule it broke."""
+
+    def __init__(self, refusals: Sequence[Any]) -> None:
+        first = refusals[0]
+        more = f" (+{len(refusals) - 1} more rule(s))" if len(refusals) > 1 else ""
+        forceable = all(r.forceable for r in refusals)
+        super().__init__(f"nothing was written: {first}{more}", forceable=forceable)
+        self.refusals = list(refusals)
+
+
+class SyncRefused(Refused):
+    """Sync would have to discard or overwrite history (a force-push); it refuses instead."""
+
+
+class InvalidMemory(MemfsError):
+    """A memory file (or a write) fails validation; ``problems`` holds every finding
+    (:class:`memfs.format.model.Problem` records: file, line, field, message, fix)."""
+
+    def __init__(
+        self, message: str, problems: Sequence[Any] = (), *, param: str | None = None, forceable: bool = False
+    ) -> None:
+        super().__init__(message, param=param, forceable=forceable)
+        self.problems: list[Any] = list(problems)
+
+
+class TranscriptError(InvalidMemory):
+    """A transcript the caller asked to be strict about has orphaned tool calls or results."""
+
+
+class InvalidConfig(MemfsError):
+    """``.memfs.toml`` is not valid TOML, or a setting in it has the wrong shape."""
 
 
 class GitError(MemfsError):
     """A git command failed; the message carries git's own explanation."""
-
-
-class LockTimeout(MemfsError):
-    """Another memfs process held the repository's write lock for too long."""

@@ -1,17 +1,16 @@
-"""Shared fixtures: every test runs git isolated from the machine's and the user's config."""
+"""Fixtures: every test runs git isolated from the machine's and the user's config.
+
+Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from memfs.store.repo import MemoryRepo
-
-ACTOR = "agent:test"
+from memfs import MemoryRepo
+from tests.helpers import ACTOR, new_repo
 
 
 @pytest.fixture(autouse=True)
@@ -26,42 +25,16 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
         monkeypatch.delenv(var, raising=False)
 
 
-def git(cwd: Path, *args: str) -> str:
-    """Plain git, as a user or another tool would run it."""
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+@pytest.fixture(autouse=True)
+def closed_indexes() -> Iterator[None]:
+    """Search indexes opened by a test are closed after it (the CLI now runs in this process)."""
+    yield
+    from memfs import index
 
-
-def set_identity(path: Path) -> None:
-    git(path, "config", "user.name", "Test Person")
-    git(path, "config", "user.email", "person@example.invalid")
+    index.close_all()
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> MemoryRepo:
     """A fresh memory repository (its own git repo) with a per-repo identity for plain git."""
-    mem = MemoryRepo.init(tmp_path / "mem", actor=ACTOR)
-    set_identity(mem.root)
-    return mem
-
-
-def run_cli(
-    *args: str, cwd: Path | None = None, input: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """The real entry point in a fresh process: ``python -m memfs ARGS``."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "memfs", *args],
-        cwd=cwd,
-        input=input,
-        text=True,
-        capture_output=True,
-        env=full_env,
-        stdin=None if input is not None else subprocess.DEVNULL,
-    )
-
-
-def write_file(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
-    return path
+    return new_repo(tmp_path / "mem")

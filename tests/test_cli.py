@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from memfs import MemoryRepo
+from tests.helpers import git, run_cli
 
 PREF = ["--type", "preference", "--scope", "user:U5/project:P8", "--key", "release_note_language",
         "--source", "conversation:C1#msg-12", "--source-kind", "user"]
@@ -49,32 +49,32 @@ def test_write_update_and_expect_revision(repo: MemoryRepo) -> None:
     cli(repo, "write", "prefs/lang.md", *PREF, "--body", "Chinese")
     assert cli(repo, "write", "prefs/lang.md", "--body", "English", "--expect-revision", "1").returncode == 0
     stale = cli(repo, "write", "prefs/lang.md", "--body", "French", "--expect-revision", "1")
-    assert stale.returncode == 2 and "changed since you read it" in stale.stderr
+    assert stale.returncode == 3 and "changed since you read it" in stale.stderr
     assert repo.read("prefs/lang.md").body == "English\n"
     assert "nothing changed" in cli(repo, "write", "prefs/lang.md", "--body", "English").stdout
 
 
 @pytest.mark.parametrize(
-    ("args", "words"),
+    ("args", "words", "code"),
     [
-        (["--expires", "2026-12-31"], "no time zone"),
-        (["--expires", "soon"], "not an ISO 8601 time"),
-        (["--set", "novalue"], "FIELD=VALUE"),
-        (["--confidence", "2"], "outside 0..1"),
-        (["--scope", "user:U5 extra"], "scope"),
+        (["--expires", "2026-12-31"], "no time zone", 2),
+        (["--expires", "soon"], "not an ISO 8601 time", 2),
+        (["--set", "novalue"], "FIELD=VALUE", 2),
+        (["--confidence", "2"], "outside 0..1", 3),
+        (["--scope", "user:U5 extra"], "scope", 3),
     ],
 )
-def test_bad_options_are_one_line_errors(repo: MemoryRepo, args: list[str], words: str) -> None:
+def test_bad_options_are_one_line_errors(repo: MemoryRepo, args: list[str], words: str, code: int) -> None:
     base = ["--type", "fact", "--scope", "user:U5", "--source", "t"]
     done = cli(repo, "write", "x.md", *base, *args)
-    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == code and words in done.stderr and "Traceback" not in done.stderr
     assert not (repo.root / "x.md").exists()
 
 
 def test_add_refuses_existing_and_rm_deletes(repo: MemoryRepo) -> None:
     assert cli(repo, "add", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t").returncode == 0
     again = cli(repo, "add", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
-    assert again.returncode == 2 and "already exists" in again.stderr
+    assert again.returncode == 3 and "already exists" in again.stderr
     assert cli(repo, "rm", "a.md", "--reason", "obsolete").returncode == 0
     assert not (repo.root / "a.md").exists()
     assert "Reason: obsolete" in git(repo.root, "log", "-1", "--format=%B")
@@ -111,7 +111,7 @@ def test_commands_act_on_the_repo_containing_the_cwd(repo: MemoryRepo) -> None:
 
 def test_debug_shows_the_traceback(tmp_path: Path) -> None:
     plain = run_cli("-C", str(tmp_path), "ls")
-    assert plain.returncode == 2 and "not inside a git repository" in plain.stderr
+    assert plain.returncode == 3 and "not inside a git repository" in plain.stderr
     debug = run_cli("--debug", "-C", str(tmp_path), "ls")
     assert "Traceback" in debug.stderr
 
@@ -127,16 +127,18 @@ def test_actor_option_sets_the_author(repo: MemoryRepo) -> None:
 def test_read_only_files_need_force(repo: MemoryRepo) -> None:
     persona = (repo.root / "system/persona.md").read_bytes()
     refused = cli(repo, "write", "system/persona.md", "--description", "hijacked")
-    assert refused.returncode == 2 and "read_only: true" in refused.stderr
-    assert cli(repo, "rm", "system/persona.md").returncode == 2
+    assert refused.returncode == 3 and "read_only: true" in refused.stderr and "--force" in refused.stderr
+    assert cli(repo, "rm", "system/persona.md").returncode == 3
     assert (repo.root / "system/persona.md").read_bytes() == persona
     assert cli(repo, "write", "system/persona.md", "--description", "edited by a person", "--force").returncode == 0
     assert repo.read("system/persona.md").description == "edited by a person"
 
 
 def test_operating_system_errors_are_one_line(repo: MemoryRepo) -> None:
-    (repo.git.git_dir / "memfs.lock").mkdir()
+    lock = repo.git.git_dir / "memfs.lock"
+    lock.unlink()
+    lock.mkdir()
     done = cli(repo, "write", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
-    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.returncode == 3 and "Traceback" not in done.stderr
     assert done.stderr.startswith("memfs: error:") and "memfs.lock" in done.stderr
     assert not (repo.root / "a.md").exists()

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import MemfsError
-from memfs.ops import mergedriver
 from memfs.ops.sync import sync
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git
+from memfs.store.init import configure_merge_driver
+from tests.helpers import git
 
 CLONES = 3
 OPS = 30
@@ -99,7 +99,7 @@ def run_clones(tmp_path: Path, url: str, seed: int) -> World:
         path = tmp_path / f"clone{i}"
         git(tmp_path, "clone", "-q", url, str(path))
         repo = MemoryRepo.open(path, actor=f"agent:clone{i}")
-        mergedriver.configure(repo.git)
+        configure_merge_driver(repo.git)
         repos.append(repo)
     world = World()
     schedule = [i for i in range(CLONES) for _ in range(OPS)]

@@ -8,12 +8,12 @@ import textwrap
 
 import pytest
 
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git
+from memfs import MemoryRepo
+from tests.helpers import git
 
 WRITER = """
 import sys, time
-from memfs.store.repo import MemoryRepo
+from memfs import MemoryRepo
 
 root, name, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 while not __import__("os").path.exists(go):

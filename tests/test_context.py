@@ -7,11 +7,11 @@ import re
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.agents.context import assemble, cut
 from memfs.errors import MemfsError
 from memfs.policy.tokens import estimate_tokens
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from tests.helpers import git, run_cli
 
 FACTS = {
     "facts/b17.md": "B17 shipped on Monday after two test rounds.",

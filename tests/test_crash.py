@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import MemfsError
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from tests.helpers import git, run_cli
 
 CRASH_SCRIPT = """
 import os, sys
@@ -20,7 +20,7 @@ from memfs.store import atomic, gitcli
 import pytest
 
 from memfs.errors import MemfsError
-from memfs.store.repo import MemoryRepo
+from memfs import MemoryRepo
 
 mode = sys.argv[2]
 if mode == "before-commit":
@@ -86,7 +86,8 @@ def test_a_commit_git_refuses_leaves_everything_as_it_was(repo: MemoryRepo) -> N
     hook.chmod(0o755)
     persona = (repo.root / "system/persona.md").read_bytes()
     fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
-    with pytest.raises(MemfsError, match=r"nothing was changed.*no commits today"), repo.transaction("import") as tx:
+    refused = pytest.raises(MemfsError, match=r"nothing was changed.*no commits today")
+    with refused, repo.transaction("import", force=True) as tx:
         tx.write("a.md", fields=fields, body="new")
         tx.write("system/persona.md", fields={"description": "changed"})
     assert not (repo.root / "a.md").exists()

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.demo import EVENTS, PREFERENCE, build_demo, example_files, first_revision, plan
 from memfs.store import commits
 from memfs.store.history import diff, log, show_at
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from tests.helpers import git, run_cli
 
 
 def _width(text: str) -> int:
@@ -117,12 +117,12 @@ def test_cli_tour_fits_80_columns_and_reruns(tmp_path: Path) -> None:
     assert "replaced the earlier demo" in again.stdout
 
 
-def test_cli_refuses_foreign_folder_with_exit_2(tmp_path: Path) -> None:
+def test_cli_refuses_foreign_folder_with_exit_3(tmp_path: Path) -> None:
     foreign = tmp_path / "project"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine\n")
     done = run_cli("demo", str(foreign))
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert done.stderr.startswith("memfs: error:") and len(done.stderr.strip().splitlines()) == 1
     assert (foreign / "notes.txt").read_text() == "mine\n"
     assert not (foreign / ".git").exists()

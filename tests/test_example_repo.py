@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.format import document, yamlio
 from memfs.format.edit import MANAGED, update_file
 from memfs.format.model import SOURCE_KINDS, STATUSES, TYPES
@@ -18,8 +19,7 @@ from memfs.format.templates import data_dir
 from memfs.ops.demo import example_files
 from memfs.store.init import CONFIG_TEXT, GITATTRIBUTES_TEXT
 from memfs.store.paths import is_memory_name, iter_memory_paths
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from tests.helpers import git, run_cli
 
 EXAMPLE = data_dir("example_repo")
 FILES = example_files(EXAMPLE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import ruamel.yaml as ruamel_yaml
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -102,7 +103,6 @@ def test_scalar_quotes_what_yaml_would_retype(value: str, written: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=30))
 def test_any_string_survives_both_yaml_versions(value: str) -> None:
-    ruamel_yaml = pytest.importorskip("ruamel.yaml")
     written = yamlio.scalar(value)
     assert yaml.load(f"k: {written}\n", Loader=yaml.CSafeLoader)["k"] == value
     assert ruamel_yaml.YAML(typ="safe", pure=True).load(f"k: {written}\n")["k"] == value

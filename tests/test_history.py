@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memfs.errors import GitError, MemfsError, MemoryNotFound
+from memfs import MemoryRepo
+from memfs.errors import ConflictError, GitError, MemfsError, MemoryNotFound
 from memfs.store import history
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli, write_file
+from tests.helpers import git, run_cli, write_file
 
 FIELDS = {"type": "preference", "scope": "user:U5/project:P8", "key": "release_note_language",
           "source": "conversation:C1#msg-12", "source_kind": "user"}
@@ -85,12 +85,12 @@ def test_revert_restores_exact_bytes(lang: MemoryRepo) -> None:
 def test_revert_conflict_changes_nothing(lang: MemoryRepo) -> None:
     first = history.log(lang, "prefs/lang.md")[-1].commit
     head = git(lang.root, "rev-parse", "HEAD")
-    with pytest.raises(GitError, match="nothing was changed"):
+    with pytest.raises(ConflictError, match="nothing was changed"):
         history.revert(lang, first)
     assert git(lang.root, "rev-parse", "HEAD") == head
     assert git(lang.root, "status", "--porcelain") == ""
     done = run_cli("-C", str(lang.root), "revert", first)
-    assert done.returncode == 2 and "conflicts" in done.stderr
+    assert done.returncode == 3 and "conflicts" in done.stderr
 
 
 def test_revert_refuses_with_staged_changes(lang: MemoryRepo) -> None:

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memfs import MemoryRepo, index
 from memfs.errors import InvalidMemory, MemfsError
-from memfs.format.parse import parse
+from memfs.format.parse import parse, read_depends_on
 from memfs.ops.retraction import graph_view, impact, reinstate, retract, review_queue
 from memfs.policy import lineage
 from memfs.policy.lineage import invalidation_closure, reinstate_basis
 from memfs.store.history import log, revert
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli, write_file
+from tests.helpers import git, run_cli, write_file
 
 
 def add(repo: MemoryRepo, path: str, *deps: str, **extra: object) -> None:
@@ -319,7 +319,7 @@ def test_cli_retract_review_reinstate(chain: MemoryRepo) -> None:
     queue = json.loads(run_cli("review", "--json", cwd=cwd).stdout)
     assert [i["path"] for i in queue[0]["items"]] == ["answers/cached.md", "index/entry.md", "notes/note.md"]
     out = run_cli("reinstate", "notes/note.md", "--reason", "x", cwd=cwd)
-    assert out.returncode == 2 and "no independent active source" in out.stderr
+    assert out.returncode == 3 and "no independent active source" in out.stderr
     out = run_cli("graph", "notes/note.md", cwd=cwd)
     assert "facts/source.md  [retracted]" in out.stdout
     assert "digraph memfs" in run_cli("graph", "notes/note.md", "--dot", cwd=cwd).stdout
@@ -328,14 +328,15 @@ def test_cli_retract_review_reinstate(chain: MemoryRepo) -> None:
     assert out.returncode != 0 and "--reason" in out.stderr
 
 
-def test_cli_review_range_delegates_or_says_not_yet(chain: MemoryRepo) -> None:
-    out = run_cli("review", "HEAD~1..HEAD", cwd=chain.root)
-    try:
-        import memfs.ops.branch_review  # noqa: F401
-    except ModuleNotFoundError:
-        assert out.returncode == 2 and "not available yet" in out.stderr
-    else:
-        assert out.returncode == 0, out.stderr
+def test_cli_review_range_summarises_the_range(chain: MemoryRepo) -> None:
+    chain.retract(["facts/source.md"], reason="rolled back")
+    out = run_cli("review", "HEAD~1..HEAD", "--json", cwd=chain.root)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert [e["path"] for e in summary["retracted"]] == ["facts/source.md"]
+    assert summary["retracted"][0]["downstream"] == 3 and summary["counts"]["flagged"] == 3
+    bad = run_cli("review", "..HEAD", cwd=chain.root)
+    assert bad.returncode == 2 and "BASE..HEAD" in bad.stderr
 
 
 entry = st.sampled_from(
@@ -372,9 +373,9 @@ def test_fast_dependencies_match_full_parse(items: list[str], block: bool, comme
         full = parse("self.md", data)
     except InvalidMemory:
         with pytest.raises(InvalidMemory):
-            lineage.dependencies("self.md", data)
+            read_depends_on("self.md", data)
         return
-    assert lineage.dependencies("self.md", data) == tuple(dict.fromkeys(full.depends_on))
+    assert read_depends_on("self.md", data) == tuple(dict.fromkeys(full.depends_on))
 
 
 def test_unparseable_downstream_member_blocks_retraction(chain: MemoryRepo) -> None:
@@ -386,7 +387,6 @@ def test_unparseable_downstream_member_blocks_retraction(chain: MemoryRepo) -> N
 
 
 def test_recall_honours_retraction_and_revert(chain: MemoryRepo) -> None:
-    index = pytest.importorskip("memfs.index")
     for path in ("facts/source.md", "notes/note.md", "index/entry.md", "answers/cached.md", "notes/unrelated.md"):
         chain.write(path, body=f"{path} mentions zebracorn\n")
 

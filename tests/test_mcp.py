@@ -11,10 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from memfs import MemoryRepo
+from tests.helpers import git, run_cli
 
-pytest.importorskip("mcp")
 pytestmark = pytest.mark.slow
 
 
@@ -62,12 +61,10 @@ def test_real_client_lists_and_calls_tools(repo: MemoryRepo):
             seen["edited"] = (edited.is_error, text_of(edited))
             log = await client.call_tool("memory_log", {"limit": 5})
             seen["log"] = log.structured_content or json.loads(text_of(log))
-            if "memory_search" in seen["tools"]:
-                found = await client.call_tool("memory_search", {"query": "B17 shipped"})
-                seen["search"] = found.structured_content or json.loads(text_of(found))
-            if "memory_context" in seen["tools"]:
-                built = await client.call_tool("memory_context", {"task": "when did B17 ship?", "budget": 2000})
-                seen["context"] = (built.is_error, text_of(built))
+            found = await client.call_tool("memory_search", {"query": "B17 shipped"})
+            seen["search"] = found.structured_content or json.loads(text_of(found))
+            built = await client.call_tool("memory_context", {"task": "when did B17 ship?", "budget": 2000})
+            seen["context"] = (built.is_error, text_of(built))
 
     anyio.run(main)
     tools = seen["tools"]
@@ -83,16 +80,18 @@ def test_real_client_lists_and_calls_tools(repo: MemoryRepo):
     assert git(repo.root, "log", "-1", "--format=%an").strip() == "agent:mcp-test"
     log = seen["log"]["result"] if isinstance(seen["log"], dict) and "result" in seen["log"] else seen["log"]
     assert log[0]["op"] == "edit" and log[0]["actor"] == "agent:mcp-test"
-    if "search" in seen:
-        assert [h["path"] for h in seen["search"]["hits"]] == ["facts/b17.md"]
-    if "context" in seen:
-        assert seen["context"][0] is False and "facts/b17.md" in seen["context"][1]
+    assert [h["path"] for h in seen["search"]["hits"]] == ["facts/b17.md"]
+    assert seen["context"][0] is False and "facts/b17.md" in seen["context"][1]
 
 
 def test_list_tools_flag(repo: MemoryRepo):
     done = run_cli("-C", str(repo.root), "mcp", "--list-tools")
     assert done.returncode == 0, done.stderr
-    assert set(json.loads(done.stdout)) == {"memory_search", "memory_context", "memory_remember", "memory_retract"}
+    assert set(json.loads(done.stdout)) == {
+        "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",
+        "memory_update_description", "memory_log", "memory_search", "memory_context", "memory_remember",
+        "memory_retract",
+    }
 
 
 def test_mcp_is_not_imported_by_other_verbs(repo: MemoryRepo):

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
 from functools import partial
 from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import InvalidMemory
 from memfs.format.parse import parse
 from memfs.ops import mergedriver
 from memfs.policy import merge
 from memfs.store import gitcli
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli, set_identity
+from memfs.store.init import attributes_text, merge_driver_configured
+from tests.helpers import git, run_cli, set_identity
 
 T = [dt.datetime(2026, 9, d, 10, tzinfo=dt.UTC) for d in range(20, 25)]
 MERGE_TEXT = partial(gitcli.merge_text, labels=merge.LABELS)
@@ -194,8 +196,8 @@ def _branches(repo: MemoryRepo, ours: dict, theirs: dict) -> str:
     repo.write("facts/a.md", **theirs)
     git(repo.root, "checkout", "-q", "main")
     repo.write("facts/a.md", **ours)
-    proc = gitcli.run_in(repo.root, "merge", "--no-edit", "side", check=False)
-    return proc.stdout.decode() + proc.stderr.decode()
+    proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
+    return proc.stdout + proc.stderr
 
 
 def test_git_merge_uses_the_driver(repo: MemoryRepo) -> None:
@@ -226,7 +228,7 @@ def test_git_merge_conflict_is_reported_and_validate_fails(repo: MemoryRepo) -> 
 def test_a_clone_without_the_driver_configured_uses_gits_text_merge(repo: MemoryRepo) -> None:
     git(repo.root, "config", "--unset", "merge.memfs.driver")
     git(repo.root, "config", "--unset", "merge.memfs.name")
-    assert not mergedriver.is_configured(repo.git)
+    assert not merge_driver_configured(repo.git)
     out = _branches(repo, {"body": "para ONE\n\npara two\n"}, {"body": "para one\n\npara TWO\n"})
     assert "Auto-merging facts/a.md" in out and "CONFLICT" not in out
     assert repo.read("facts/a.md").body == "para ONE\n\npara TWO\n"
@@ -242,11 +244,11 @@ def test_without_the_driver_revision_bumps_conflict_as_text(repo: MemoryRepo) ->
 def test_init_registers_and_install_repairs(tmp_path: Path) -> None:
     mem = MemoryRepo.init(tmp_path / "m", actor="agent:t")
     assert "*.md merge=memfs" in (mem.root / ".gitattributes").read_text()
-    assert mergedriver.is_configured(mem.git)
+    assert merge_driver_configured(mem.git)
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(mem.root), str(clone))
     set_identity(clone)
-    assert not mergedriver.is_configured(MemoryRepo.open(clone).git)
+    assert not merge_driver_configured(MemoryRepo.open(clone).git)
     proc = run_cli("install-merge-driver", "--json", cwd=clone)
     assert proc.returncode == 0, proc.stderr
     assert '"commit": null' in proc.stdout
@@ -260,7 +262,7 @@ def test_install_adds_the_attribute_line_once(repo: MemoryRepo) -> None:
     assert first.commit is not None
     assert (repo.root / ".gitattributes").read_text() == "*.md text\n*.md merge=memfs\n"
     assert mergedriver.install(repo).commit is None
-    assert mergedriver.attributes_text("*.md text diff=markdown merge=memfs\n") is None
+    assert attributes_text("*.md text diff=markdown merge=memfs\n") is None
 
 
 def test_driver_cli_exit_codes(tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, NotAMemoryRepo, PathError
 from memfs.store.commits import trailers
-from memfs.store.repo import MemoryRepo
-from tests.conftest import ACTOR, git, set_identity, write_file
+from tests.helpers import ACTOR, git, set_identity, write_file
 
 FIELDS = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.branch_review import summarize
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from tests.helpers import git, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 U5 = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}

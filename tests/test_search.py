@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from memfs import index
+from memfs import MemoryRepo, index
 from memfs.errors import MemfsError
 from memfs.index.analysis import tokens
 from memfs.policy import recall
 from memfs.store import locking
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli, write_file
+from tests.helpers import git, run_cli, write_file
 
 T0 = "2026-01-01T00:00:00Z"
 
@@ -58,7 +57,7 @@ def commit_all(repo: MemoryRepo, message: str) -> None:
 @pytest.fixture(autouse=True)
 def _close_indexes():
     yield
-    index._handles().clear()
+    index.close_all()
 
 
 # --- eligibility ------------------------------------------------------------------------------
@@ -130,11 +129,11 @@ def test_recall_policy_units() -> None:
 def test_half_lives_from_config(repo: MemoryRepo) -> None:
     config = repo.root / ".memfs.toml"
     config.write_text(config.read_text() + "\n[recall.half_life_days]\nfact = 30\nnote = 0\n")
-    policy = recall.RankPolicy.load(repo.root)
+    policy = recall.RankPolicy.from_config(repo.config())
     assert policy.half_lives["fact"] == 30.0 and policy.half_lives["note"] is None
     config.write_text("[recall.half_life_days]\nfact = -1\n")
     with pytest.raises(MemfsError, match=r"half_life_days\.fact"):
-        recall.RankPolicy.load(repo.root)
+        repo.config()
 
 
 def test_cross_scope_leakage_property(repo: MemoryRepo) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.helpers import run_process as run_cli
 
 
 def test_init_write_show_log(tmp_path: Path) -> None:
@@ -32,8 +32,8 @@ def test_init_write_show_log(tmp_path: Path) -> None:
     assert [e["op"] for e in log] == ["create", "init"]
 
 
-def test_error_is_one_line_exit_2(tmp_path: Path) -> None:
+def test_error_is_one_line_exit_3(tmp_path: Path) -> None:
     done = run_cli("-C", str(tmp_path), "show", "nothing.md")
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert done.stderr.startswith("memfs: error:") and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

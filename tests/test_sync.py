@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from memfs.errors import ConflictError, MemfsError
-from memfs.ops import mergedriver
-from memfs.ops.sync import BACKUP_PREFIX, SyncRefused, backups, propose, sync
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli
+from memfs import MemoryRepo
+from memfs.errors import ConflictError, MemfsError, SyncRefused
+from memfs.ops.sync import BACKUP_PREFIX, backups, propose, sync
+from memfs.store.init import configure_merge_driver
+from tests.helpers import git, run_cli
 
 FIELDS = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
 Clone = Callable[[str], MemoryRepo]
@@ -37,7 +37,7 @@ def clone(tmp_path: Path, remote: Path) -> Clone:
         path = tmp_path / name
         git(tmp_path, "clone", "-q", str(remote), str(path))
         repo = MemoryRepo.open(path, actor=f"agent:{name}")
-        mergedriver.configure(repo.git)
+        configure_merge_driver(repo.git)
         return repo
 
     return make
@@ -135,7 +135,7 @@ def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clo
     assert b.read("facts/x.md").body == "eins\n"
     assert [sha for _, sha in backups(b)] == [before]
     proc = run_cli("sync", cwd=b.root)
-    assert proc.returncode == 2 and "memfs: error: sync stopped" in proc.stderr
+    assert proc.returncode == 3 and "memfs: error: sync stopped" in proc.stderr
 
 
 def test_unrelated_histories_are_refused(tmp_path: Path, remote: Path) -> None:

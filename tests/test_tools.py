@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.agents.tools import MAX_FILE_BYTES, ToolContext, handle
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git, run_cli, write_file
+from tests.helpers import git, run_cli, write_file
 
 CTX = ToolContext(actor="agent:writer", scope="user:U5")
 
@@ -324,7 +324,7 @@ def test_cli_tool_json_on_stdin(repo: MemoryRepo):
     view = run_cli("-C", str(repo.root), "tool", "--text", input='{"command":"view","path":"notes/cli.md"}')
     assert "From the CLI." in view.stdout
     refused = run_cli("-C", str(repo.root), "tool", input='{"command":"view","path":"../x.md"}')
-    assert refused.returncode == 2 and not json.loads(refused.stdout)["ok"]
+    assert refused.returncode == 3 and not json.loads(refused.stdout)["ok"]
     bad = run_cli("-C", str(repo.root), "tool", input="{not json")
     assert bad.returncode == 2 and "not valid JSON" in bad.stderr
 

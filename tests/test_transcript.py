@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.errors import ConflictError, InvalidMemory
 from memfs.ops.thread_summary import load_summary, save_summary, summary_path
 from memfs.policy.tokens import counter, estimate_tokens
@@ -18,7 +19,6 @@ from memfs.policy.transcript import (
     summary_body,
     truncate,
 )
-from memfs.store.repo import MemoryRepo
 
 
 def fixed(text: str) -> int:

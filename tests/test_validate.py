@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memfs.store.repo import MemoryRepo
-from tests.conftest import run_cli, write_file
+from memfs import MemoryRepo
+from tests.helpers import run_cli, write_file
 
 GOOD = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
 
@@ -115,7 +115,7 @@ def test_strict_fails_on_warnings(repo: MemoryRepo) -> None:
 
 
 def test_hook_style_paths_from_the_top_of_a_larger_repo(tmp_path) -> None:
-    from tests.conftest import git
+    from tests.helpers import git
 
     project = tmp_path / "project"
     project.mkdir()

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import pytest
 
+from memfs import MemoryRepo
 from memfs.agents.watch import Watcher, WatchEvent, is_temporary, watched_path
-from memfs.store.repo import MemoryRepo
-from tests.conftest import git
+from tests.helpers import git
 
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 

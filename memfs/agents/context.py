@@ -33,12 +33,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from xml.sax.saxutils import escape, quoteattr
 
-from memfs.errors import InvalidMemory, MemfsError
+from memfs import index
+from memfs.errors import InvalidMemory, UsageError
 from memfs.format.model import SYSTEM_DIR, Memory
 from memfs.format.parse import parse
 from memfs.policy.tokens import TokenCounter, estimate_tokens
-from memfs.store import paths
-from memfs.store.repo import MemoryRepo
+from memfs.store import usage
+from memfs.store.repo import Store
 
 Format = Literal["markdown", "xml", "json"]
 FORMATS: tuple[str, ...] = ("markdown", "xml", "json")
@@ -116,7 +117,7 @@ class Context:
     def render(self, format: str | None = None) -> str:
         fmt = format or self.format
         if fmt not in FORMATS:
-            raise MemfsError(f"format {fmt!r}: use one of {', '.join(FORMATS)}")
+            raise UsageError(f"{fmt!r}: use one of {', '.join(FORMATS)}", param="format")
         if fmt == "json":
             return json.dumps(self.to_json(), ensure_ascii=False, indent=2)
         head = _render_head(self, fmt)
@@ -187,21 +188,12 @@ def _render_tail(ctx: Context, fmt: str) -> str:
 
 
 # --- assembly ------------------------------------------------------------------------------------
-def committed_system_files(repo: MemoryRepo) -> list[tuple[str, bytes]]:
+def committed_system_files(repo: Store) -> list[tuple[str, bytes]]:
     """(path, bytes) of every ``system/`` memory at HEAD, in path order."""
     if repo.git.head() is None:
         return []
-    base = repo.git_path(SYSTEM_DIR)
-    names = repo.git.run("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", base + "/").split("\0")
-    out = []
-    for name in sorted(n for n in names if n):
-        rel = name[len(repo.prefix) :]
-        if not paths.is_memory_name(rel) or paths.is_ignored(repo.root, rel):
-            continue
-        data = repo.git.show_file("HEAD", name)
-        if data is not None:
-            out.append((rel, data))
-    return out
+    rels = repo.memory_paths_at("HEAD", under=SYSTEM_DIR)
+    return [(rel, data) for rel, data in repo.files_at("HEAD", rels).items() if data is not None]
 
 
 def _time(memory: Memory) -> str | None:
@@ -279,7 +271,7 @@ def _fit_system(
 
 
 def assemble(
-    repo: MemoryRepo,
+    repo: Store,
     task: str,
     *,
     scope: str | None,
@@ -294,11 +286,11 @@ def assemble(
 ) -> Context:
     """Build the context for ``task`` (see the module docstring for the rules)."""
     if format not in FORMATS:
-        raise MemfsError(f"format {format!r}: use one of {', '.join(FORMATS)}")
+        raise UsageError(f"{format!r}: use one of {', '.join(FORMATS)}", param="format")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise MemfsError(f"budget {budget!r}: must be a whole number of tokens >= 1")
+        raise UsageError(f"{budget!r}: must be a whole number of tokens >= 1", param="budget")
     if not 0 < system_share <= 1:
-        raise MemfsError(f"system_share {system_share!r}: must be in (0, 1]")
+        raise UsageError(f"{system_share!r}: must be in (0, 1]", param="system_share")
     ctx = Context(task, scope, version, budget, format, COST_FENCE)  # type: ignore[arg-type]
 
     def cost(block: Block) -> int:
@@ -332,7 +324,7 @@ def assemble(
 
 
 def _recall(
-    repo: MemoryRepo,
+    repo: Store,
     ctx: Context,
     cost: Callable[[Block], int],
     count: TokenCounter,
@@ -341,8 +333,6 @@ def _recall(
     candidates: int,
     at: Any,
 ) -> None:
-    from memfs import index
-
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory was included")
         return
@@ -361,8 +351,6 @@ def _recall(
             ctx.left_out.append(LeftOut(block.path, "budget"))
     if len(found.hits) >= candidates:
         ctx.warnings.append(f"only the best {candidates} matches were considered; more may exist")
-    from memfs.store import usage
-
     usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
 
 

@@ -15,7 +15,8 @@ Contract (each is tested):
   Backslashes are refused too: on POSIX ``..\\x`` is a file name, elsewhere it is traversal.
 * ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
   ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
-  refused, and an agent may not add, change or remove ``read_only``.
+  refused (by the transaction, as for every door), and an agent may not add, change or remove
+  ``read_only``.
 * The agent edits the file as text (``view`` shows frontmatter and body with line numbers).
   Body-only edits go through the transaction's field writer, so the frontmatter changes only in
   ``revision`` and ``updated``; edits that touch the frontmatter are re-parsed and validated, and
@@ -36,14 +37,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound, PathError
+from memfs import index
+from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused, UsageError
 from memfs.format import yamlio
 from memfs.format.document import split
 from memfs.format.edit import default_id
 from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
 from memfs.store import paths
-from memfs.store.repo import MemoryRepo, Transaction
+from memfs.store.repo import Store, Transaction
 
 #: Largest memory file the tools will write or show whole (Anthropic's managed stores cap ~100 KB).
 MAX_FILE_BYTES = 100_000
@@ -52,10 +54,6 @@ MAX_LISTING = 200
 VIRTUAL_ROOT = "/memories"
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename", "update_description")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-class ToolError(MemfsError):
-    """A request the tool refuses; the message is what the model is shown."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +67,7 @@ class ToolResult:
     commit: str | None = None
     revision: int | None = None
     error: str | None = None
+    error_type: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -83,30 +82,26 @@ class ToolContext:
     source: str | None = None
 
 
-def handle(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
+def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
     """Run one tool request; never raises for a bad request (``ok: false`` with the reason)."""
     context = context or ToolContext()
     command = str(request.get("command", "")) if isinstance(request, Mapping) else ""
     try:
         if not isinstance(request, Mapping):
-            raise ToolError("the request must be a JSON object with a 'command'")
+            raise UsageError("the request must be a JSON object with a 'command'")
         handler = _HANDLERS.get(command)
         if handler is None:
-            raise ToolError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
+            raise UsageError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
         result = handler(repo, request, context)
     except MemfsError as exc:
-        return ToolResult(False, command, f"Error: {exc}", error=str(exc))
+        return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
     if result.commit:
         _catch_up_index(repo)
     return result
 
 
-def _catch_up_index(repo: MemoryRepo) -> None:
+def _catch_up_index(repo: Store) -> None:
     """Bring an existing search index up to date now, so the next search sees this write at once."""
-    try:
-        from memfs import index
-    except ImportError:
-        return
     if (repo.cache_dir / index.STATE_FILE).exists():
         with contextlib.suppress(MemfsError):
             index.sync(repo)
@@ -117,12 +112,12 @@ def _str(request: Mapping[str, Any], name: str, *, required: bool = True, empty:
     value = request.get(name)
     if value is None:
         if required:
-            raise ToolError(f"'{name}' is required")
+            raise UsageError(f"'{name}' is required")
         return None
     if not isinstance(value, str):
-        raise ToolError(f"'{name}' must be a string, got {type(value).__name__}")
+        raise UsageError(f"'{name}' must be a string, got {type(value).__name__}")
     if not empty and required and not value:
-        raise ToolError(f"'{name}' may not be empty")
+        raise UsageError(f"'{name}' may not be empty")
     return value
 
 
@@ -131,18 +126,18 @@ def check_text(text: str, what: str) -> str:
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        raise ToolError(f"{what}: is not valid Unicode text (it has a lone surrogate); send UTF-8 text") from None
+        raise Refused(f"{what}: is not valid Unicode text (it has a lone surrogate); send UTF-8 text") from None
     bad = _CONTROL.search(text)
     if bad:
-        raise ToolError(
+        raise Refused(
             f"{what}: looks like binary content (control byte {ord(bad.group()):#04x}); memories are UTF-8 Markdown"
         )
     if size > MAX_FILE_BYTES:
-        raise ToolError(f"{what}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one memory; split it up")
+        raise Refused(f"{what}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one memory; split it up")
     return text
 
 
-def tool_path(repo: MemoryRepo, raw: str, *, memory: bool = True) -> str:
+def tool_path(repo: Store, raw: str, *, memory: bool = True) -> str:
     """The root-relative path for a tool argument, or :class:`PathError` saying why not."""
     text = raw.strip()
     if "\\" in text:
@@ -158,7 +153,7 @@ def tool_path(repo: MemoryRepo, raw: str, *, memory: bool = True) -> str:
 
 
 # --- commands --------------------------------------------------------------------------------
-def _view(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _view(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     raw = _str(request, "path", required=False) or "."
     rel = tool_path(repo, raw, memory=False)
     target = repo.root / rel if rel else repo.root
@@ -169,11 +164,11 @@ def _view(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) ->
     if data is None:
         raise MemoryNotFound(f"{rel}: no such memory; view the directory to see what exists")
     if len(data) > MAX_FILE_BYTES and request.get("view_range") is None:
-        raise ToolError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
+        raise UsageError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ToolError(f"{rel}: is not UTF-8 (byte {exc.start}); it cannot be shown or edited as text") from None
+        raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); it cannot be shown or edited as text") from None
     lines = text.splitlines()
     first, last = _range(request.get("view_range"), len(lines))
     numbered = "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(first, last + 1))
@@ -189,11 +184,11 @@ def _range(value: Any, count: int) -> tuple[int, int]:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise ToolError("'view_range' must be [first_line, last_line] (last -1 means to the end)")
+        raise UsageError("'view_range' must be [first_line, last_line] (last -1 means to the end)")
     first, last = value
     last = count if last == -1 else last
     if not 1 <= first <= max(count, 1) or last < first:
-        raise ToolError(f"'view_range' {list(value)} is outside the file's {count} lines")
+        raise UsageError(f"'view_range' {list(value)} is outside the file's {count} lines")
     return first, min(last, count)
 
 
@@ -204,7 +199,7 @@ def _revision(rel: str, data: bytes) -> int | None:
         return None
 
 
-def _listing(repo: MemoryRepo, rel_dir: str) -> str:
+def _listing(repo: Store, rel_dir: str) -> str:
     prefix = f"{rel_dir}/" if rel_dir else ""
     found = [p for p in repo.memory_paths() if p.startswith(prefix)]
     shown = found[:MAX_LISTING]
@@ -231,16 +226,16 @@ def _first_line(body: str) -> str:
     return ""
 
 
-def _create(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _create(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     rel = tool_path(repo, _str(request, "path"))
     file_text = check_text(_str(request, "file_text", empty=True) or "", rel)
     overwrite = request.get("overwrite") is True
     with _transaction(repo, "create", request, context) as tx:
         current = tx.current_bytes(rel)
         if current is not None and not overwrite:
-            raise ToolError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
+            raise ConflictError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
         if current is not None:
-            _refuse_read_only(repo, rel, current)
+            tx.check_writable(rel, current)
         if file_text.lstrip("\ufeff").startswith("---"):
             content = _full_text(rel, file_text, current, tx.now)
             _refuse_read_only_change(rel, current, content)
@@ -255,7 +250,7 @@ def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor:
     """Frontmatter for a file created from a bare body: explicit request fields, else the host's."""
     fields = request.get("fields") or {}
     if not isinstance(fields, Mapping):
-        raise ToolError("'fields' must be an object of frontmatter fields")
+        raise UsageError("'fields' must be an object of frontmatter fields")
     out: dict[str, Any] = {"type": "note", "source_kind": "agent"}
     if context.scope:
         out["scope"] = context.scope
@@ -265,7 +260,7 @@ def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor:
             out[name] = request[name]
     out.update(fields)
     if "read_only" in out:
-        raise ToolError(f"{rel}: agents may not set read_only")
+        raise Refused(f"{rel}: agents may not set read_only")
     return out
 
 
@@ -292,7 +287,7 @@ def _full_text(rel: str, text: str, current: bytes | None, now: dt.datetime) -> 
     return doc.with_frontmatter(frontmatter).render().encode("utf-8")
 
 
-def _str_replace(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _str_replace(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     rel = tool_path(repo, _str(request, "path"))
     old = _str(request, "old_str")
     new = check_text(_str(request, "new_str", empty=True) or "", "new_str")
@@ -301,23 +296,23 @@ def _str_replace(repo: MemoryRepo, request: Mapping[str, Any], context: ToolCont
         count = text.count(old)
         if count != 1:
             where = "no match" if count == 0 else f"{count} matches"
-            raise ToolError(f"{rel}: old_str must match exactly once, found {where}; include more surrounding text")
+            raise UsageError(f"{rel}: old_str must match exactly once, found {where}; include more surrounding text")
         return text.replace(old, new, 1)
 
     return _edit_text(repo, request, context, "str_replace", rel, change)
 
 
-def _insert(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _insert(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     rel = tool_path(repo, _str(request, "path"))
     line = request.get("insert_line")
     text = check_text(_str(request, "insert_text", empty=True) or "", "insert_text")
     if not isinstance(line, int) or isinstance(line, bool):
-        raise ToolError("'insert_line' must be a line number (0 inserts at the top)")
+        raise UsageError("'insert_line' must be a line number (0 inserts at the top)")
 
     def change(current: str) -> str:
         lines = current.splitlines(keepends=True)
         if not 0 <= line <= len(lines):
-            raise ToolError(f"{rel}: insert_line {line} is outside the file's {len(lines)} lines")
+            raise UsageError(f"{rel}: insert_line {line} is outside the file's {len(lines)} lines")
         newline = "\r\n" if "\r\n" in current else "\n"
         if lines and line == len(lines) and not lines[-1].endswith(("\n", "\r")):
             lines[-1] += newline
@@ -328,7 +323,7 @@ def _insert(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) 
 
 
 def _edit_text(
-    repo: MemoryRepo,
+    repo: Store,
     request: Mapping[str, Any],
     context: ToolContext,
     command: str,
@@ -337,7 +332,6 @@ def _edit_text(
 ) -> ToolResult:
     with _transaction(repo, "edit", request, context, tool=command) as tx:
         current = _existing(tx, rel)
-        _refuse_read_only(repo, rel, current)
         text = _decoded(rel, current)
         new_text = check_text(change(text), rel)
         memory = _write_text(tx, rel, current, text, new_text)
@@ -363,53 +357,50 @@ def _split_new(rel: str, text: str):
     try:
         return split(text)
     except ValueError as exc:
-        raise ToolError(f"{rel}: the edit would break the frontmatter ({exc}); nothing was written") from None
+        raise InvalidMemory(f"{rel}: the edit would break the frontmatter ({exc}); nothing was written") from None
 
 
-def _delete(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _delete(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     raw = _str(request, "path")
     rel = tool_path(repo, raw, memory=False)
     if rel == "" or (repo.root / rel).is_dir():
-        raise ToolError(f"{raw}: is a directory; delete the memories in it one by one")
+        raise UsageError(f"{raw}: is a directory; delete the memories in it one by one")
     rel = tool_path(repo, raw)
     with _transaction(repo, "delete", request, context) as tx:
-        current = _existing(tx, rel)
-        _refuse_read_only(repo, rel, current)
+        _existing(tx, rel)
         tx.delete(rel)
     return _done(tx, "delete", rel, None, f"Deleted {rel} (it stays in git history)")
 
 
-def _rename(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _rename(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     old = tool_path(repo, _str(request, "old_path"))
     new = tool_path(repo, _str(request, "new_path"))
     if old == new:
-        raise ToolError(f"{old}: old_path and new_path are the same")
+        raise UsageError(f"{old}: old_path and new_path are the same")
     with _transaction(repo, "rename", request, context, subject=f"{old} -> {new}") as tx:
         current = _existing(tx, old)
-        _refuse_read_only(repo, old, current)
         if tx.current_bytes(new) is not None:
-            raise ToolError(f"{new}: already exists; pick another name or delete it first")
+            raise ConflictError(f"{new}: already exists; pick another name or delete it first")
         users = repo.dependents(old)
         if users:
-            raise ToolError(f"{old}: cannot rename, {', '.join(users)} depend(s) on it; update their depends_on first")
-        tx.delete(old, force=True)
+            raise Refused(f"{old}: cannot rename, {', '.join(users)} depend(s) on it; update their depends_on first")
+        tx.delete(old, check_dependents=False)
         memory = tx.write_bytes(new, current)
     return _done(tx, "rename", new, memory, f"Renamed {old} to {new}")
 
 
-def _update_description(repo: MemoryRepo, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+def _update_description(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     rel = tool_path(repo, _str(request, "path"))
     description = check_text(_str(request, "description", empty=True) or "", "description")
     if "\n" in description or "\r" in description:
-        raise ToolError("'description' must be one line")
+        raise UsageError("'description' must be one line")
     with _transaction(repo, "describe", request, context, tool="update_description") as tx:
-        current = _existing(tx, rel)
-        _refuse_read_only(repo, rel, current)
+        _existing(tx, rel)
         memory = tx.write(rel, fields={"description": description})
     return _done(tx, "update_description", rel, memory, f"Updated the description of {rel}")
 
 
-_HANDLERS: dict[str, Callable[[MemoryRepo, Mapping[str, Any], ToolContext], ToolResult]] = {
+_HANDLERS: dict[str, Callable[[Store, Mapping[str, Any], ToolContext], ToolResult]] = {
     "view": _view,
     "create": _create,
     "str_replace": _str_replace,
@@ -422,7 +413,7 @@ _HANDLERS: dict[str, Callable[[MemoryRepo, Mapping[str, Any], ToolContext], Tool
 
 # --- shared steps ----------------------------------------------------------------------------
 def _transaction(
-    repo: MemoryRepo,
+    repo: Store,
     op: str,
     request: Mapping[str, Any],
     context: ToolContext,
@@ -432,7 +423,7 @@ def _transaction(
 ) -> Transaction:
     reason = request.get("reason")
     if reason is not None and not isinstance(reason, str):
-        raise ToolError("'reason' must be a string")
+        raise UsageError("'reason' must be a string")
     actor = context.actor or repo.actor
     return repo.transaction(
         op, reason=reason, actor=actor, subject=subject, trailers={"Memfs-Tool": [tool or str(request["command"])]}
@@ -443,8 +434,9 @@ def _existing(tx: Transaction, rel: str) -> bytes:
     current = tx.current_bytes(rel)
     if current is None:
         raise MemoryNotFound(f"{rel}: no such memory; create it first")
+    tx.check_writable(rel, current)
     if len(current) > MAX_FILE_BYTES:
-        raise ToolError(f"{rel}: {len(current)} bytes is over the {MAX_FILE_BYTES}-byte limit; edit it by hand")
+        raise Refused(f"{rel}: {len(current)} bytes is over the {MAX_FILE_BYTES}-byte limit; edit it by hand")
     return current
 
 
@@ -452,31 +444,14 @@ def _decoded(rel: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ToolError(f"{rel}: is not UTF-8 (byte {exc.start}); fix the file's encoding by hand first") from None
-
-
-def _read_only(rel: str, data: bytes | None) -> bool:
-    if data is None:
-        return False
-    try:
-        _, meta = load_document(rel, data)
-    except InvalidMemory:
-        return False
-    return meta.get("read_only") is True
-
-
-def _refuse_read_only(repo: MemoryRepo, rel: str, current: bytes | None) -> None:
-    """Refuse if the working copy or the committed copy is ``read_only: true``."""
-    committed = repo.git.show_file("HEAD", repo.git_path(rel)) if repo.git.head() else None
-    if _read_only(rel, current) or _read_only(rel, committed):
-        raise ToolError(f"{rel}: is read_only; agents may not change it (a person can edit it directly)")
+        raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); fix the file's encoding by hand first") from None
 
 
 def _refuse_read_only_change(rel: str, current: bytes | None, content: bytes) -> None:
     before = None if current is None else load_document(rel, current)[1].get("read_only")
     after = load_document(rel, content)[1].get("read_only")
     if before != after:
-        raise ToolError(f"{rel}: agents may not add, change or remove read_only")
+        raise Refused(f"{rel}: agents may not add, change or remove read_only")
 
 
 def _done(tx: Transaction, command: str, rel: str, memory: Memory | None, message: str) -> ToolResult:
@@ -500,8 +475,8 @@ def request_from_json(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ToolError(f"the request is not UTF-8 (byte {exc.start}); send JSON as UTF-8") from None
+        raise UsageError(f"the request is not UTF-8 (byte {exc.start}); send JSON as UTF-8") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ToolError(f"the request is not valid JSON: {exc}") from None
+        raise UsageError(f"the request is not valid JSON: {exc}") from None

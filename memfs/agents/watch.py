@@ -1,6 +1,6 @@
 """``memfs watch``: commit direct edits to memory files (by editors, agents, scripts) as they happen.
 
-Facts this is built on (measured with watchdog 7.1 on Linux, ``shared/notes/dependencies.md`` §5):
+Facts this is built on (measured with watchdog 7.1 on Linux; the README's dependency section):
 an atomic save (temp file + rename, what most editors and libraries do) produces no modified
 event, only a move onto the target; vim's default save briefly moves the file away and creates it
 again; one ``git commit`` fires 100+ events inside ``.git/``. So the watcher
@@ -13,9 +13,11 @@ again; one ``git commit`` fires 100+ events inside ``.git/``. So the watcher
   matter, only what the file is now (gone = deleted);
 * skips a file whose content matches HEAD (memfs's own writes are committed already, so they
   cannot loop) or that a host registered with :meth:`Watcher.expect` before writing it;
-* validates; a valid change is committed (one commit per debounce batch, author = the actor,
-  ``Memfs-Op: watch``); an invalid file is **not** committed, is reported with the reason and is
-  left on disk untouched;
+* commits through the one commit path (:meth:`memfs.store.repo.Transaction.adopt`), so the
+  same rules hold as for every other write: a valid change is committed (one commit per debounce
+  batch, author = the actor, ``Memfs-Op: watch``); an invalid file, a deletion others depend on,
+  or a change to a ``read_only: true`` file is **not** committed, is reported with the reason and
+  is left on disk untouched (a person commits a read-only change with git);
 * on start, reconciles with ``git status`` (changes made while nobody was watching) instead of
   trusting that no event was missed; :meth:`Watcher.stop` flushes pending changes first.
 """
@@ -29,15 +31,13 @@ import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from memfs.errors import InvalidMemory, MemfsError
-from memfs.format import validate
-from memfs.format.model import Memory, Problem
-from memfs.format.parse import parse
-from memfs.store import gitcli, locking, paths
-from memfs.store.commits import Message, subject_for
-from memfs.store.repo import MemoryRepo
+from memfs import index
+from memfs.errors import InvalidMemory, MemfsError, Refused
+from memfs.format.model import Problem
+from memfs.store import paths
+from memfs.store.repo import Store, Transaction
 
 DEBOUNCE_SECONDS = 0.25
 OP = "watch"
@@ -69,13 +69,23 @@ class WatchEvent:
             return f"NOT committed {self.path}: {self.message}"
         return f"unchanged {self.path}"
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "outcome": self.outcome,
+            "action": self.action,
+            "commit": self.commit,
+            "message": str(self),
+            "problems": [p.to_json() for p in self.problems],
+        }
+
 
 def is_temporary(name: str) -> bool:
     """Editor and atomic-write temporaries, by file name."""
     return name in _TEMP_NAMES or name.startswith(".") or name.endswith(_TEMP_SUFFIXES)
 
 
-def watched_path(repo: MemoryRepo, absolute: str) -> str | None:
+def watched_path(repo: Store, absolute: str) -> str | None:
     """The memory-root-relative path of an event's file if it is a memory file, else ``None``."""
     try:
         rel = posixpath.normpath(str(absolute)[len(str(repo.root)) + 1 :].replace("\\", "/"))
@@ -99,12 +109,12 @@ class Watcher:
     """Watch one memory repository; call :meth:`start`, later :meth:`stop`.
 
     ``report`` is called (from the watcher's worker thread) with every :class:`WatchEvent`.
-    ``index`` keeps the search index caught up after each commit (when :mod:`memfs.index` exists).
+    ``index`` keeps the search index caught up after each commit.
     """
 
     def __init__(
         self,
-        repo: MemoryRepo,
+        repo: Store,
         *,
         actor: str | None = None,
         debounce: float = DEBOUNCE_SECONDS,
@@ -238,84 +248,51 @@ class Watcher:
     # --- processing ------------------------------------------------------------------------
     def reconcile(self) -> list[WatchEvent]:
         """Process every memory file that differs from HEAD right now (edits made while not watching)."""
-        prefix = self.repo.prefix
-        changed = self.repo.git.changed([prefix.rstrip("/") or "."])
-        rels = []
-        for git_path in changed:
-            if not git_path.startswith(prefix):
-                continue
-            rel = git_path[len(prefix) :]
-            if watched_path(self.repo, str(self.repo.root / rel)) is not None:
-                rels.append(rel)
-        return self.process(rels)
+        repo = self.repo
+        rels = [rel for name in repo.git.status_paths(repo.pathspec) if (rel := repo.from_git_path(name))]
+        return self.process(rel for rel in rels if watched_path(repo, str(repo.root / rel)) is not None)
 
     def process(self, rels: Iterable[str]) -> list[WatchEvent]:
-        """Validate the current state of ``rels`` and commit the valid changes together."""
-        repo = self.repo
+        """Validate the current state of ``rels`` and commit the valid changes together, through
+        the one commit path (:meth:`~memfs.store.repo.Transaction.adopt`): invalid files are
+        reported and left on disk as they are."""
         results: list[WatchEvent] = []
-        ready: list[tuple[str, str]] = []
-        with locking.exclusive(repo.lock_path):
+        ready: list[str] = []
+        with self.repo.transaction(OP, reason="direct edit picked up by memfs watch", actor=self.actor) as tx:
             for rel in sorted(set(rels), key=paths.sort_key):
-                event = self._check(rel)
+                event = self._adopt(tx, rel)
                 if event is None:
-                    ready.append((rel, "delete" if repo.read_bytes(rel) is None else "update"))
+                    ready.append(rel)
                 else:
                     results.append(event)
-            if ready:
-                rel_paths = [rel for rel, _ in ready]
-                message = Message(
-                    OP,
-                    subject_for(rel_paths),
-                    self.actor,
-                    "direct edit picked up by memfs watch",
-                    tuple(rel_paths),
-                ).render()
-                identity = gitcli.Identity.for_actor(self.actor)
-                commit = repo.git.commit_paths([repo.git_path(r) for r in rel_paths], message, identity)
-                for rel, action in ready:
-                    outcome: Outcome = "committed" if commit else "unchanged"
-                    results.append(WatchEvent(rel, outcome, action, commit))  # type: ignore[arg-type]
+        commit = tx.result.commit
+        actions = {c.path: c.action for c in tx.result.changes}
+        for rel in ready:
+            action = "delete" if actions.get(rel) == "delete" else "update"
+            results.append(WatchEvent(rel, "committed" if commit else "unchanged", action, commit))
         if ready:
             self._sync_index()
         for event in results:
             self._emit(event)
         return results
 
-    def _check(self, rel: str) -> WatchEvent | None:
-        """``None`` if the change at ``rel`` may be committed, else the event saying why not."""
+    def _adopt(self, tx: Transaction, rel: str) -> WatchEvent | None:
+        """Stage ``rel`` as it is on disk; ``None`` if staged, else the event saying why not."""
         repo = self.repo
         data = repo.read_bytes(rel)
-        head = repo.git.show_file("HEAD", repo.git_path(rel)) if repo.git.head() else None
         with self._cond:
             expected = self._expected.pop(rel, "absent")
-        if data == head or (expected != "absent" and expected == _digest(data)):
+        if data == repo.git.head_file(repo.git_path(rel)) or (expected != "absent" and expected == _digest(data)):
             return WatchEvent(rel, "unchanged")
-        if data is None:
-            users = [u for u in repo.dependents(rel) if repo.exists(u)]
-            if users:
-                problem = Problem(
-                    rel,
-                    None,
-                    f"was deleted, but {', '.join(users)} depend(s) on it",
-                    f"restore it with 'git checkout -- {repo.git_path(rel)}' or remove those depends_on entries",
-                )
-                return WatchEvent(rel, "invalid", "delete", problems=(problem,))
-            return None
         try:
-            memory = parse(rel, data)
+            tx.adopt(rel)
         except InvalidMemory as exc:
             return WatchEvent(rel, "invalid", problems=tuple(exc.problems), message=str(exc))
-        problems = list(memory.errors) + self._repo_problems(memory)
-        if problems:
-            return WatchEvent(rel, "invalid", problems=tuple(problems))
+        except Refused as exc:
+            action = "delete" if data is None else "update"
+            problem = Problem(rel, None, str(exc), _restore_hint(repo, rel) if data is None else "")
+            return WatchEvent(rel, "invalid", action, problems=(problem,))
         return None
-
-    def _repo_problems(self, memory: Memory) -> list[Problem]:
-        found = [p for p in validate.check_repo([memory], self.repo.exists) if p.severity == "error"]
-        if memory.id:
-            for other in self.repo.id_users(memory.id, exclude=[memory.path]):
-                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}", "pick another id"))
-        return found
 
     def _emit(self, event: WatchEvent) -> None:
         self.events.append(event)
@@ -325,13 +302,13 @@ class Watcher:
         if not self.index:
             return
         try:
-            from memfs import index
-        except ImportError:
-            return
-        try:
             index.sync(self.repo)
         except MemfsError as exc:
             self._emit(WatchEvent("", "failed", message=f"search index not updated: {exc}"))
+
+
+def _restore_hint(repo: Store, rel: str) -> str:
+    return f"restore it with 'git checkout -- {repo.git_path(rel)}' or remove those depends_on entries"
 
 
 def watch_forever(watcher: Watcher, stop: threading.Event) -> None:

@@ -1,8 +1,9 @@
 """The ``memfs`` command. Each verb lives in its own module and is imported only when run, so
 that a one-shot call (an agent running ``memfs search``) pays only for what it uses.
 
-Every verb is one call on the library (:class:`memfs.store.repo.MemoryRepo` and friends); this layer
-only parses arguments and prints results. Errors the user can fix print one line and exit 2.
+Every verb is one call on the library (:class:`memfs.api.MemoryRepo`); this layer only parses
+arguments and prints results (:mod:`memfs.cli.output`). Errors become one line and an exit code
+(:mod:`memfs.cli.exits`), for the real entry point and for ``click.testing.CliRunner`` alike.
 """
 
 from __future__ import annotations
@@ -11,74 +12,115 @@ import importlib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-#: verb -> "module:function" under memfs.cli
-COMMANDS = {
-    # foundation: the store and its history
-    "init": "init:init_cmd",
-    "new": "write:new_cmd",
-    "write": "write:write_cmd",
-    "add": "write:add_cmd",
-    "show": "show:show_cmd",
-    "ls": "listing:ls_cmd",
-    "tree": "listing:tree_cmd",
-    "rm": "write:rm_cmd",
-    "validate": "validate:validate_cmd",
-    "log": "history:log_cmd",
-    "diff": "history:diff_cmd",
-    "revert": "history:revert_cmd",
-    "demo": "demo:demo_cmd",
+if TYPE_CHECKING:
+    from memfs.api import MemoryRepo
+
+
+@dataclass(frozen=True)
+class Verb:
+    """Where a verb's command lives and the library calls it makes: ``MemoryRepo`` method names,
+    or ``module:function`` for the two doors that are not one repository call (the MCP server,
+    and the merge driver git runs on three files)."""
+
+    command: str
+    calls: tuple[str, ...]
+
+
+def _verb(command: str, *calls: str) -> Verb:
+    return Verb(command, calls)
+
+
+#: verb -> its command ("module:function" under memfs.cli) and the MemoryRepo method(s) it calls
+COMMANDS: dict[str, Verb] = {
+    # the store and its history
+    "init": _verb("init:init_cmd", "init"),
+    "new": _verb("write:new_cmd", "new"),
+    "write": _verb("write:write_cmd", "write"),
+    "add": _verb("write:add_cmd", "write"),
+    "rm": _verb("write:rm_cmd", "delete"),
+    "show": _verb("read:show_cmd", "show"),
+    "ls": _verb("read:ls_cmd", "ls"),
+    "tree": _verb("read:tree_cmd", "ls"),
+    "validate": _verb("validate:validate_cmd", "validate"),
+    "log": _verb("history:log_cmd", "log"),
+    "diff": _verb("history:diff_cmd", "diff"),
+    "revert": _verb("history:revert_cmd", "revert"),
+    "history": _verb("history:history_cmd", "history"),
+    "demo": _verb("demo:demo_cmd", "demo"),
     # search and recall
-    "search": "search:search_cmd",
-    "reindex": "search:reindex_cmd",
+    "search": _verb("search:search_cmd", "search"),
+    "reindex": _verb("search:reindex_cmd", "reindex"),
     # lineage and retraction
-    "retract": "lineage:retract_cmd",
-    "reinstate": "lineage:reinstate_cmd",
-    "review": "review:review_cmd",
-    "impact": "lineage:impact_cmd",
-    "graph": "lineage:graph_cmd",
+    "retract": _verb("lineage:retract_cmd", "retract"),
+    "reinstate": _verb("lineage:reinstate_cmd", "reinstate"),
+    "impact": _verb("lineage:impact_cmd", "impact"),
+    "graph": _verb("lineage:graph_cmd", "graph"),
+    "review": _verb("review:review_cmd", "review_queue", "review"),
     # lifecycle
-    "remember": "lifecycle:remember_cmd",
-    "history": "lifecycle:history_cmd",
-    "expire": "lifecycle:expire_cmd",
-    "forget": "lifecycle:forget_cmd",
-    "purge": "lifecycle:purge_cmd",
-    "stats": "lifecycle:stats_cmd",
+    "remember": _verb("lifecycle:remember_cmd", "remember"),
+    "expire": _verb("lifecycle:expire_cmd", "expire"),
+    "forget": _verb("lifecycle:forget_cmd", "forget"),
+    "purge": _verb("lifecycle:purge_cmd", "purge_plan", "purge"),
+    "stats": _verb("lifecycle:stats_cmd", "stats"),
     # agent interfaces
-    "context": "agent:context_cmd",
-    "tool": "agent:tool_cmd",
-    "watch": "agent:watch_cmd",
-    "mcp": "agent:mcp_cmd",
+    "context": _verb("agent:context_cmd", "context"),
+    "tool": _verb("agent:tool_cmd", "tool"),
+    "watch": _verb("agent:watch_cmd", "watcher"),
+    "mcp": _verb("agent:mcp_cmd", "memfs.mcp_server:build_server", "memfs.mcp_server:serve"),
     # collaboration
-    "sync": "collab:sync_cmd",
-    "propose": "collab:propose_cmd",
-    "install-merge-driver": "collab:install_merge_driver_cmd",
-    "merge-driver": "collab:merge_driver_cmd",
+    "sync": _verb("collab:sync_cmd", "sync"),
+    "propose": _verb("collab:propose_cmd", "propose"),
+    "install-merge-driver": _verb("collab:install_merge_driver_cmd", "install_merge_driver"),
+    "merge-driver": _verb("collab:merge_driver_cmd", "memfs.ops.mergedriver:run"),
 }
 
 
 class LazyGroup(click.Group):
-    """A click group that imports a verb's module only when that verb runs (or help lists it)."""
+    """A click group that imports a verb's module only when that verb runs (or help lists it),
+    and turns memfs errors into one line and an exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name in COMMANDS if self.get_command(ctx, name) is not None)
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        """The verb's command, or ``None`` while the module that provides it does not exist yet."""
-        target = COMMANDS.get(name)
-        if target is None:
+        verb = COMMANDS.get(name)
+        if verb is None:
             return None
-        module, attr = target.split(":")
+        module, attr = verb.command.split(":")
+        command: click.Command = getattr(importlib.import_module(f"memfs.cli.{module}"), attr)
+        return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta["memfs.command"] = command
+        return name, command, rest
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from memfs.cli import exits, output
+        from memfs.errors import MemfsError
+
         try:
-            loaded = importlib.import_module(f"memfs.cli.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"memfs.cli.{module}":
-                return None
-            raise
-        return getattr(loaded, attr, None)
+            return super().invoke(ctx)
+        except MemfsError as exc:
+            if _debug(ctx):
+                raise
+            output.error(exits.message(exc, ctx.meta.get("memfs.command")))
+            ctx.exit(exits.code(exc))
+        except OSError as exc:
+            if _debug(ctx) or isinstance(exc, BrokenPipeError):
+                raise
+            output.error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+            ctx.exit(exits.FAILED)
+
+
+def _debug(ctx: click.Context) -> bool:
+    return isinstance(ctx.obj, State) and ctx.obj.debug
 
 
 @dataclass
@@ -88,15 +130,16 @@ class State:
     debug: bool
     _repo: Any = field(default=None, repr=False)
 
-    def repo(self):
+    def repo(self) -> MemoryRepo:
         if self._repo is None:
+            from memfs.api import MemoryRepo
             from memfs.cli.output import note
-            from memfs.store.repo import MemoryRepo
 
             self._repo = MemoryRepo.open(self.directory, self.actor)
             for text in self._repo.notices:
                 note(text)
-        return self._repo
+        repo: MemoryRepo = self._repo
+        return repo
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -112,38 +155,27 @@ class State:
 @click.version_option(package_name="memfs")
 @click.pass_context
 def cli(ctx: click.Context, directory: Path, actor: str | None, debug: bool) -> None:
-    """memfs: long-term memory for LLM agents, as Markdown files in a git repository."""
+    """memfs: long-term memory for LLM agents, as Markdown files in a git repository.
+
+    Exit codes: 0 done, 1 problems found (validate), 2 usage error, 3 refused or failed.
+    """
     ctx.obj = State(directory, actor, debug)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning memfs errors into one line on stderr and exit code 2."""
-    from memfs.errors import MemfsError
+    """Entry point: the group does the error handling; this adds Ctrl-C and closed pipes."""
+    from memfs.cli import exits
 
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        cli.main(args=argv, prog_name="memfs", standalone_mode=False)
-    except MemfsError as exc:
-        if debug:
-            raise
-        from memfs.cli.output import error
-
-        error(str(exc))
-        sys.exit(exc.exit_code)
+        status = cli.main(args=argv, prog_name="memfs", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
-        sys.exit(130)
+        sys.exit(exits.INTERRUPTED)
     except BrokenPipeError:
-        sys.exit(0)
-    except OSError as exc:
-        if debug:
-            raise
-        from memfs.cli.output import error
-
-        error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-        sys.exit(2)
+        sys.exit(exits.OK)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    sys.exit(status if isinstance(status, int) else exits.OK)

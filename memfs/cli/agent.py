@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, exits
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 
@@ -18,21 +18,22 @@ from memfs.cli.output import emit_json, line, note
 @pass_state
 def tool_cmd(state: State, scope: str | None, source: str | None, as_text: bool) -> None:
     """Run one memory-tool request read as JSON from stdin (view, create, str_replace, insert,
-    delete, rename, update_description). Prints the result as JSON; exits 2 if it was refused.
+    delete, rename, update_description). Prints the result as JSON; exits 2 for a malformed request,
+    3 if it was refused.
 
     Example: echo '{"command":"view","path":"/memories"}' | memfs tool
     """
-    from memfs.agents.tools import ToolContext, handle, request_from_json
+    from memfs.agents.tools import ToolContext, request_from_json
 
     request = request_from_json(sys.stdin.buffer.read())
     repo = state.repo()
-    result = handle(repo, request, ToolContext(actor=state.actor or repo.actor, scope=scope, source=source))
+    result = repo.tool(request, ToolContext(actor=state.actor or repo.actor, scope=scope, source=source))
     if as_text:
         (line if result.ok else note)(result.output)
     else:
         emit_json(result.to_json())
     if not result.ok:
-        sys.exit(2)
+        sys.exit(exits.USAGE if result.error_type == "UsageError" else exits.FAILED)
 
 
 @click.command("watch")
@@ -52,24 +53,11 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
     import signal
     import threading
 
-    from memfs.agents.watch import Watcher, watch_forever
+    from memfs.agents.watch import WatchEvent, watch_forever
 
-    def report(event) -> None:  # type: ignore[no-untyped-def]
+    def report(event: WatchEvent) -> None:
         if as_json:
-            import json
-
-            click.echo(
-                json.dumps(
-                    {
-                        "path": event.path,
-                        "outcome": event.outcome,
-                        "action": event.action,
-                        "commit": event.commit,
-                        "message": str(event),
-                    }
-                ),
-                nl=True,
-            )
+            emit_json(event.to_json(), compact=True)
         elif event.outcome != "unchanged":
             line(str(event))
         sys.stdout.flush()
@@ -78,7 +66,7 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     repo = state.repo()
-    watcher = Watcher(repo, debounce=debounce, report=report, index=not no_index, polling=polling)
+    watcher = repo.watcher(debounce=debounce, report=report, index=not no_index, polling=polling)
     note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
     watch_forever(watcher, stop)
     note("memfs: stopped watching")
@@ -94,14 +82,14 @@ def mcp_cmd(state: State, scope: str | None, http_port: int | None, list_tools: 
 
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
-    from memfs.agents import mcp_server
+    from memfs import mcp_server
 
-    if list_tools:
-        emit_json(mcp_server.available_tools())
-        return
     repo = state.repo()
-    transport = "http" if http_port else "stdio"
-    mcp_server.serve(repo, actor=state.actor or repo.actor, scope=scope, transport=transport, port=http_port or 0)
+    server = mcp_server.build_server(repo, scope=scope, actor=state.actor or repo.actor)
+    if list_tools:
+        emit_json(mcp_server.tool_names(server))
+        return
+    mcp_server.serve(server, transport="http" if http_port else "stdio", port=http_port or 0)
 
 
 @click.command("context")
@@ -131,11 +119,9 @@ def context_cmd(
 ) -> None:
     """Print the memory to give a model for TASK: system/ files (as committed), then recalled
     memories, labelled as reference material, within --budget tokens; says what was left out."""
-    from memfs.agents.context import assemble
     from memfs.policy.tokens import counter
 
-    built = assemble(
-        state.repo(),
+    built = state.repo().context(
         task,
         scope=scope,
         version=version_,

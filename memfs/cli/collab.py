@@ -25,9 +25,7 @@ def sync_cmd(
 ) -> None:
     """Fetch, integrate and push memory. Never force-pushes; backs up before rewriting; a conflict
     stops with your branch unchanged and says what to do."""
-    from memfs.ops.sync import sync
-
-    result = sync(state.repo(), remote=remote, branch=branch, mode=mode, push=not no_push)  # type: ignore[arg-type]
+    result = state.repo().sync(remote=remote, branch=branch, mode=mode, push=not no_push)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -53,9 +51,7 @@ def propose_cmd(
     as_json: bool,
 ) -> None:
     """Put pending memory changes on a review branch and push it, ready for a pull request."""
-    from memfs.ops.sync import propose
-
-    result = propose(state.repo(), branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+    result = state.repo().propose(branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
     if as_json:
         emit_json(result.to_json())
         return
@@ -79,9 +75,7 @@ def propose_cmd(
 @pass_state
 def install_merge_driver_cmd(state: State, command: str | None, as_json: bool) -> None:
     """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
-    from memfs.ops.mergedriver import install
-
-    result = install(state.repo(), command)
+    result = state.repo().install_merge_driver(command)
     if as_json:
         emit_json(result.to_json())
         return

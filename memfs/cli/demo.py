@@ -29,9 +29,9 @@ def demo_cmd(ctx: click.Context, directory: Path) -> None:
     another git repository, which is never touched). It must be new, empty, or an earlier
     demo, which is replaced.
     """
-    from memfs.ops.demo import build_demo
+    from memfs.api import MemoryRepo
 
-    result = build_demo(directory)
+    result = MemoryRepo.demo(directory)
     state = ctx.find_object(State)
     sub = click.Context(
         ctx.command, parent=ctx, info_name="demo", obj=State(result.root, None, bool(state and state.debug))
@@ -47,7 +47,9 @@ def _tour(ctx: click.Context, result) -> None:
     line(f"  {result.root}")
     line(f"from example_repo/: a git repository of its own, {len(result.commits)} commits, one per event.")
     _heading("What is in it (memfs tree)")
-    ctx.invoke(_verb(ctx, "tree"))
+    from memfs.cli.read import tree_cmd
+
+    ctx.invoke(tree_cmd)
     _heading("How it got there (memfs log, oldest first)")
     _history(ctx.obj.repo())
     old, new = result.commit_of(PREFERENCE, "create"), result.commit_of(PREFERENCE, "update")
@@ -55,7 +57,7 @@ def _tour(ctx: click.Context, result) -> None:
         _heading("The preference that changed (memfs diff HEAD~1 HEAD)")
         _preference_diff(ctx.obj.repo(), f"{new}~1", new, PREFERENCE)
     _heading("Try next")
-    for command, why in _next_steps(ctx, result.root, PREFERENCE):
+    for command, why in _next_steps(result.root, PREFERENCE):
         _step(command, why)
 
 
@@ -77,14 +79,8 @@ def _step(command: str, why: str, column: int = 44) -> None:
         line(_fit(f"      {comment}", WIDTH))
 
 
-def _verb(ctx: click.Context, name: str) -> click.Command | None:
-    return ctx.find_root().command.get_command(ctx, name)  # type: ignore[attr-defined]
-
-
 def _history(repo) -> None:
-    from memfs.store.history import log
-
-    for entry in reversed(log(repo)):
+    for entry in reversed(repo.log()):
         subject = entry.subject.removeprefix("memfs: ")
         line(_fit(f"{entry.commit[:7]} {entry.time[:10]} {entry.actor:<17} {subject}", WIDTH))
         if entry.reason:
@@ -92,9 +88,7 @@ def _history(repo) -> None:
 
 
 def _preference_diff(repo, old: str, new: str, path: str) -> None:
-    from memfs.store.history import diff
-
-    for f in diff(repo, old, new, path):
+    for f in repo.diff(old, new, path):
         line(f"{f.change}: {f.path}")
         for change in f.fields:
             text = f"  {change}"
@@ -108,7 +102,7 @@ def _preference_diff(repo, old: str, new: str, path: str) -> None:
             line("  body changed (see it with: memfs diff HEAD~1 HEAD)")
 
 
-def _next_steps(ctx: click.Context, root: Path, pref: str) -> list[tuple[str, str]]:
+def _next_steps(root: Path, pref: str) -> list[tuple[str, str]]:
     steps: list[tuple[str, str]] = []
     activate = _activate_hint()
     if activate:
@@ -123,15 +117,12 @@ def _next_steps(ctx: click.Context, root: Path, pref: str) -> list[tuple[str, st
         ("memfs log --op create", "filter history by operation"),
         ("memfs revert HEAD", "undo the switch to English"),
         ("memfs validate", "check every memory file"),
+        ("memfs search 发布说明", "full-text search, CJK included"),
+        ("memfs impact facts/b17-status.md", "what was derived from it"),
+        ("memfs retract facts/b17-status.md --reason 'B17 reopened'", "flags the draft"),
+        ("memfs context --help", "what an agent would be given"),
+        ("git log --stat", "plain git works on memory too"),
     ]
-    optional = {
-        "search": ("memfs search 发布说明", "full-text search, CJK included"),
-        "impact": ("memfs impact facts/b17-status.md", "what was derived from it"),
-        "retract": ("memfs retract facts/b17-status.md --reason 'B17 reopened'", "flags the draft"),
-        "context": ("memfs context --help", "what an agent would be given"),
-    }
-    steps += [step for name, step in optional.items() if _verb(ctx, name) is not None]
-    steps.append(("git log --stat", "plain git works on memory too"))
     return steps
 
 

@@ -1,4 +1,4 @@
-"""``memfs log``, ``diff`` and ``revert``."""
+"""``memfs log``, ``diff``, ``revert`` and ``history``: memory through git history."""
 
 from __future__ import annotations
 
@@ -17,9 +17,7 @@ from memfs.cli.output import emit_json, line
 @pass_state
 def log_cmd(state: State, path: str | None, op: str | None, limit: int | None, as_json: bool) -> None:
     """History of the repository, or of one memory."""
-    from memfs.store.history import log
-
-    entries = log(state.repo(), path, op=op, limit=limit)
+    entries = state.repo().log(path, op=op, limit=limit)
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -41,9 +39,7 @@ def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json:
     OLD and NEW are commits or ISO times. Each file shows a summary of frontmatter changes
     (status: active → retracted) above its textual diff.
     """
-    from memfs.store.history import diff
-
-    files = diff(state.repo(), old, new, path)
+    files = state.repo().diff(old, new, path)
     if as_json:
         emit_json([f.to_json() for f in files])
         return
@@ -66,10 +62,25 @@ def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json:
 @pass_state
 def revert_cmd(state: State, commit: str, reason: str | None, as_json: bool) -> None:
     """Undo COMMIT with a new commit; on conflict nothing changes."""
-    from memfs.store.history import revert
-
-    sha = revert(state.repo(), commit, reason=reason)
+    sha = state.repo().revert(commit, reason=reason)
     if as_json:
         emit_json({"commit": sha, "reverted": commit})
     else:
         line(f"reverted {commit} in commit {sha[:10]}")
+
+
+@click.command("history")
+@click.argument("path")
+@json_option
+@pass_state
+def history_cmd(state: State, path: str, as_json: bool) -> None:
+    """Every revision of the memory at PATH, oldest first: value, time, source and commit."""
+    found = state.repo().history(path)
+    if as_json:
+        emit_json([r.to_json() for r in found])
+        return
+    for r in found:
+        source = f"{r.source} ({r.source_kind})" if r.source_kind else (r.source or "no source")
+        line(f"revision {r.revision}  {r.time}  {r.status}  {source}  commit {r.commit[:10]}  {r.op or ''}".rstrip())
+        for text in r.value.rstrip("\n").splitlines() or [""]:
+            line(f"    {text}")

@@ -20,7 +20,7 @@ def init_cmd(state: State, directory: Path | None) -> None:
     Inside an existing git repository the folder becomes a memory root within it; otherwise a
     new git repository is created. Safe to run again.
     """
-    from memfs.store.repo import MemoryRepo
+    from memfs.api import MemoryRepo
 
     repo = MemoryRepo.init(directory or state.directory, state.actor)
     line(f"memory repository ready at {repo.root}")

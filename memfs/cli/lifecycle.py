@@ -1,4 +1,4 @@
-"""``memfs remember``, ``history``, ``expire``, ``forget``, ``purge`` and ``stats``."""
+"""``memfs remember``, ``expire``, ``forget``, ``purge`` and ``stats``: how memories are born and fade."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, exits
 from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
 from memfs.cli.output import emit_json, error, line, note
-from memfs.errors import MemfsError
+from memfs.errors import ConflictError, UsageError
 
 
 @click.command("remember")
@@ -48,8 +48,7 @@ def remember_cmd(
     Prints what happened: INSERT, REINFORCE, SUPERSEDE, KEEP_BOTH, RETRACT or NOOP. Programs pass
     the candidate as one JSON object: 'memfs remember --json -' reads it from stdin.
     """
-    from memfs.ops.lifecycle import WriteRefused, remember
-    from memfs.policy.candidate import from_mapping
+    from memfs.errors import WriteRefused
 
     data: dict[str, Any] = _read_candidate(candidate_file) if candidate_file else {}
     given = dict(fields)
@@ -65,9 +64,8 @@ def remember_cmd(
     }
     given.update({k: v for k, v in options.items() if v is not None})
     data.update(given)
-    candidate = from_mapping(data)
     try:
-        outcome = remember(state.repo(), candidate, force=force)
+        outcome = state.repo().remember(data, force=force)
     except WriteRefused as exc:
         if not as_json:
             raise
@@ -80,8 +78,8 @@ def remember_cmd(
                 "refusals": [r.to_json() for r in exc.refusals],
             }
         )
-        error(str(exc))
-        sys.exit(exc.exit_code)
+        error(exits.message(exc, click.get_current_context().command))
+        sys.exit(exits.code(exc))
     if as_json:
         emit_json(outcome.to_json())
         return
@@ -97,33 +95,14 @@ def _read_candidate(where: str) -> dict[str, Any]:
     try:
         raw = sys.stdin.buffer.read() if where == "-" else open(where, "rb").read()  # noqa: SIM115
     except OSError as exc:
-        raise MemfsError(f"{where}: {exc.strerror}") from None
+        raise UsageError(f"{where}: {exc.strerror}", param="candidate_file") from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise MemfsError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
+        raise UsageError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
     if not isinstance(data, dict):
-        raise MemfsError('the candidate must be one JSON object, e.g. {"scope": "user:U5", "body": "..."}')
+        raise UsageError('the candidate must be one JSON object, e.g. {"scope": "user:U5", "body": "..."}')
     return data
-
-
-@click.command("history")
-@click.argument("path")
-@json_option
-@pass_state
-def history_cmd(state: State, path: str, as_json: bool) -> None:
-    """Every revision of the memory at PATH, oldest first: value, time, source and commit."""
-    from memfs.ops.lifecycle import revisions
-
-    found = revisions(state.repo(), path)
-    if as_json:
-        emit_json([r.to_json() for r in found])
-        return
-    for r in found:
-        source = f"{r.source} ({r.source_kind})" if r.source_kind else (r.source or "no source")
-        line(f"revision {r.revision}  {r.time}  {r.status}  {source}  commit {r.commit[:10]}  {r.op or ''}".rstrip())
-        for text in r.value.rstrip("\n").splitlines() or [""]:
-            line(f"    {text}")
 
 
 @click.command("expire")
@@ -134,10 +113,8 @@ def history_cmd(state: State, path: str, as_json: bool) -> None:
 @pass_state
 def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool, as_json: bool) -> None:
     """Mark memories past their 'expires' time as status: expired, in one commit."""
-    from memfs.ops.lifecycle import expire
-
     now = parse_cli_time(now_text, "--now") if now_text else None
-    result = expire(state.repo(), now=now, archive=archive, dry_run=dry_run)
+    result = state.repo().expire(now=now, archive=archive, dry_run=dry_run)
     if as_json:
         emit_json(result.to_json())
         return
@@ -160,9 +137,7 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
 @pass_state
 def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
     """Stop recalling PATH (status: retracted, one commit). The text stays in history; see 'purge'."""
-    from memfs.ops.lifecycle import forget
-
-    result = forget(state.repo(), path, reason=reason, expected_revision=expect_revision)
+    result = state.repo().forget(path, reason=reason, expected_revision=expect_revision)
     if as_json:
         emit_json(result.to_json())
         return
@@ -183,11 +158,9 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
     Verifies afterwards that no object still contains the text, and says which remotes need a
     force-push. Asks for confirmation unless --yes.
     """
-    from memfs.ops.purge import plan, purge
-
     repo = state.repo()
     if not yes:
-        the_plan = plan(repo, path)
+        the_plan = repo.purge_plan(path)
         note(
             f"purge {the_plan.path}: rewrites {len(the_plan.commits)} commit(s) touching "
             f"{', '.join(the_plan.git_paths)} and every branch after them; this cannot be undone."
@@ -195,14 +168,14 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
         if the_plan.remotes:
             note("remotes that will need a force-push: " + ", ".join(the_plan.remotes))
         click.confirm("Purge it?", abort=True, err=True)
-    report = purge(repo, path, reason=reason)
+    report = repo.purge(path, reason=reason)
     if as_json:
         emit_json(report.to_json())
     else:
         for text in report.lines():
             line(text)
     if not report.verified:
-        raise MemfsError("the purged text is still present (see above); remove those copies and purge them too")
+        raise ConflictError("the purged text is still present (see above); remove those copies and purge them too")
 
 
 @click.command("stats")
@@ -211,9 +184,7 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
 @pass_state
 def stats_cmd(state: State, limit: int, as_json: bool) -> None:
     """Counts by status and type, and how often each memory was recalled (kept in .memfs/, not git)."""
-    from memfs.ops.lifecycle import stats
-
-    result = stats(state.repo())
+    result = state.repo().stats()
     if as_json:
         emit_json(result.to_json())
         return

@@ -54,9 +54,7 @@ def retract_cmd(state: State, paths: tuple[str, ...], reason: str, as_json: bool
     cycles included) becomes status: needs_review with an invalidated_by record. Undo it with
     'memfs revert COMMIT' or plain 'git revert'.
     """
-    from memfs.ops.retraction import retract
-
-    result = retract(state.repo(), paths, reason=reason)
+    result = state.repo().retract(paths, reason=reason)
     if as_json:
         emit_json(result.to_json())
         return
@@ -89,9 +87,7 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
     or its own source marked as primary evidence (source_primary: true). Otherwise it refuses and
     says why.
     """
-    from memfs.ops.retraction import reinstate
-
-    result = reinstate(state.repo(), path, reason=reason)
+    result = state.repo().reinstate(path, reason=reason)
     if as_json:
         emit_json(result.to_json())
         return
@@ -106,9 +102,7 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
 @pass_state
 def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
     """Dry run of 'memfs retract PATH...': the tree of what it would flag. Changes nothing."""
-    from memfs.ops.retraction import impact
-
-    plan = impact(state.repo(), paths)
+    plan = state.repo().impact(paths)
     if as_json:
         emit_json(plan.to_json())
         return
@@ -126,9 +120,7 @@ def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
 @pass_state
 def graph_cmd(state: State, path: str, as_dot: bool, depth: int | None, as_json: bool) -> None:
     """What PATH was derived from (upstream) and what was derived from it (downstream)."""
-    from memfs.ops.retraction import graph_view
-
-    view = graph_view(state.repo(), path, max_depth=depth)
+    view = state.repo().graph(path, depth=depth)
     if as_json:
         emit_json(view.to_json())
         return

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from memfs.cli import State
-from memfs.errors import MemfsError
+from memfs.errors import UsageError
 
 pass_state = click.make_pass_decorator(State)
 
@@ -68,11 +68,11 @@ def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise MemfsError(f"--set {item!r}: write it as FIELD=VALUE, e.g. --set ticket=B17")
+            raise UsageError(f"{item!r}: write it as FIELD=VALUE, e.g. --set ticket=B17", param="extra")
         try:
             out[key.strip()] = yamlio.load(f"v: {raw}\n")["v"] if raw.strip() else None
         except yamlio.YamlError as exc:
-            raise MemfsError(f"--set {item!r}: the value is not valid YAML ({exc})") from None
+            raise UsageError(f"{item!r}: the value is not valid YAML ({exc})", param="extra") from None
     return out
 
 
@@ -80,9 +80,9 @@ def parse_cli_time(text: str, option: str) -> dt.datetime:
     try:
         value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise MemfsError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z") from None
+        raise UsageError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z") from None
     if value.tzinfo is None:
-        raise MemfsError(f"{option} {text!r}: has no time zone; add one, e.g. {text}Z")
+        raise UsageError(f"{option} {text!r}: has no time zone; add one, e.g. {text}Z")
     return value
 
 
@@ -90,7 +90,7 @@ def read_body(body: str | None, body_file: str | None) -> str | None:
     """The body from ``--body`` or ``--body-file`` (``-`` reads stdin; stdin is never read unasked,
     so a caller with an open but silent stdin cannot hang the command)."""
     if body is not None and body_file is not None:
-        raise MemfsError("give either --body or --body-file, not both")
+        raise UsageError("give either --body or --body-file, not both")
     if body is not None:
         return body
     if body_file == "-":
@@ -100,7 +100,7 @@ def read_body(body: str | None, body_file: str | None) -> str | None:
             with open(body_file, "rb") as handle:
                 return _decode(handle.read(), body_file)
         except OSError as exc:
-            raise MemfsError(f"--body-file {body_file}: {exc.strerror}") from None
+            raise UsageError(f"{body_file}: {exc.strerror}", param="body_file") from None
     return None
 
 
@@ -108,4 +108,4 @@ def _decode(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise MemfsError(f"{where}: the body is not UTF-8 text") from None
+        raise UsageError(f"{where}: the body is not UTF-8 text") from None

@@ -11,8 +11,9 @@ import click
 from memfs.format.model import Problem
 
 
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+def emit_json(data: Any, *, compact: bool = False) -> None:
+    """``data`` as JSON on stdout: indented for one result, one line each for a stream of events."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=None if compact else 2, default=str))
 
 
 def line(text: str = "") -> None:

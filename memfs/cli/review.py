@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 import click
 
 from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line
-from memfs.errors import MemfsError
+from memfs.errors import UsageError
 
 
 @click.command("review")
@@ -24,9 +21,7 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
     if range_:
         _range_summary(state, range_, as_json)
         return
-    from memfs.ops.retraction import review_queue
-
-    groups = review_queue(state.repo())
+    groups = state.repo().review_queue()
     if as_json:
         emit_json([g.to_json() for g in groups])
         return
@@ -51,19 +46,11 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
 
 
 def _range_summary(state: State, range_: str, as_json: bool) -> None:
-    """Delegates to ``memfs.ops.branch_review.summarize(repo, base, head)``: its result prints with
-    ``to_json()`` for ``--json`` and ``render()`` (or ``str()``) for people."""
     base, sep, head = range_.partition("..")
     if not base:
-        raise MemfsError(f"{range_!r}: write the range as BASE..HEAD, e.g. main..my-branch")
-    try:
-        summary_module = importlib.import_module("memfs.ops.branch_review")
-    except ModuleNotFoundError as exc:
-        if exc.name != "memfs.ops.branch_review":
-            raise
-        raise MemfsError("memfs review BASE..HEAD is not available yet; use 'memfs diff BASE HEAD'") from None
-    result: Any = summary_module.summarize(state.repo(), base, head if sep and head else "HEAD")
+        raise UsageError(f"{range_!r}: write the range as BASE..HEAD, e.g. main..my-branch", param="range_")
+    result = state.repo().review(base, head if sep and head else "HEAD")
     if as_json:
-        emit_json(result.to_json() if hasattr(result, "to_json") else result)
+        emit_json(result.to_json())
     else:
-        line(result.render() if hasattr(result, "render") else str(result))
+        line(result.render())

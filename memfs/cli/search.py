@@ -1,4 +1,4 @@
-"""``memfs search`` and ``memfs reindex``: thin wrappers over :func:`memfs.index.search` / :func:`memfs.index.reindex`.
+"""``memfs search`` and ``memfs reindex``: thin wrappers over :meth:`memfs.api.MemoryRepo.search` / ``reindex``.
 
 Imports stay inside the commands so that a one-shot ``memfs search`` loads only what it needs.
 """
@@ -39,13 +39,11 @@ def search_cmd(
     as_json: bool,
 ) -> None:
     """Find eligible memories matching QUERY, best first (plain words; no query syntax)."""
-    from memfs import index
     from memfs.cli.options import parse_cli_time
     from memfs.cli.output import emit_json, note
 
     when = parse_cli_time(at, "--at") if at is not None else None
-    result = index.search(
-        state.repo(),
+    result = state.repo().search(
         " ".join(query),
         scope=scope,
         version=version_,
@@ -97,12 +95,11 @@ def _print_text(result, explain: bool) -> None:
 @pass_state
 def reindex_cmd(state: State, as_json: bool) -> None:
     """Rebuild the search index from the memory files (it is a cache; this is always safe)."""
-    from memfs import index
     from memfs.cli.output import emit_json, line, note
 
     repo = state.repo()
     with _progress(enabled=not as_json and sys.stderr.isatty()) as progress:
-        report = index.reindex(repo, progress=progress)
+        report = repo.reindex(progress=progress)
     if as_json:
         emit_json(report.to_json())
         return

@@ -15,10 +15,10 @@ from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
 from memfs.errors import PathError
-from memfs.store.repo import MemoryRepo
+from memfs.store.repo import Store
 
 
-def _memory_path(repo: MemoryRepo, given: str) -> str | None:
+def _memory_path(repo: Store, given: str) -> str | None:
     """The root-relative path of a named file if it is a memory (hooks also pass other files).
 
     A path that exists relative to the current directory is taken as such (pre-commit passes

@@ -77,14 +77,7 @@ def new_cmd(
     as_json: bool,
 ) -> None:
     """Create PATH from TEMPLATE (preference, fact, episode, procedure, summary, note, system)."""
-    from memfs.format.templates import load_template
-
-    defaults, template_body = load_template(template)
-    defaults.update(fields)
-    given = read_body(body, body_file)
-    result = state.repo().write(
-        path, fields=defaults, body=template_body if given is None else given, create_only=True, reason=reason
-    )
+    result = state.repo().new(template, path, fields=fields, body=read_body(body, body_file), reason=reason)
     commit_result(result, as_json)
 
 

@@ -118,19 +118,19 @@ class Memory:
     def to_json(self, *, body: bool = True) -> dict[str, Any]:
         """Frontmatter as JSON-safe values (times as ISO strings), plus path and body."""
         out: dict[str, Any] = {"path": self.path}
-        out.update({k: _jsonable(v) for k, v in self.meta.items()})
+        out.update({k: jsonable(v) for k, v in self.meta.items()})
         if body:
             out["body"] = self.body
         return out
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     return value
 
 

@@ -7,6 +7,8 @@ problems are attached to the returned memory so that callers decide how strict t
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -14,7 +16,7 @@ from memfs.errors import InvalidMemory
 from memfs.format import yamlio
 from memfs.format.document import Document, SplitError, conflict_marker_line, split
 from memfs.format.model import Memory, Problem
-from memfs.format.validate import coerce_fields
+from memfs.format.validate import coerce_fields, dependency_problem
 
 
 def _fatal(path: str, message: str, fix: str, line: int | None = None) -> InvalidMemory:
@@ -77,3 +79,52 @@ def build(path: str, meta: dict[str, Any], body: str, frontmatter: str | None = 
 def parse(path: str, data: bytes) -> Memory:
     doc, meta = load_document(path, data)
     return build(path, meta, doc.body, doc.frontmatter)
+
+
+_SAFE_PATH = r"[A-Za-z0-9_][A-Za-z0-9_./+-]*\.md"
+_FLOW = re.compile(rf"depends_on:[ \t]*\[[ \t]*((?:{_SAFE_PATH}[ \t]*,[ \t]*)*(?:{_SAFE_PATH})?)[ \t]*\][ \t]*\r?\n?")
+_BLOCK_ITEM = re.compile(rf"[ \t]*-[ \t]+({_SAFE_PATH})[ \t]*\r?\n?")
+
+
+def read_depends_on(path: str, data: bytes) -> tuple[str, ...]:
+    """The ``depends_on`` of one file, exactly as :func:`parse` would type it
+    (normalised, invalid entries and self-references dropped), reading only that key.
+
+    Plain ``*.md`` paths in a flow or block list are taken directly; anything else (quotes,
+    comments, other scalars) goes through the YAML loader. Raises :class:`InvalidMemory` when
+    the file or that key cannot be read.
+    """
+    try:
+        frontmatter = split(decode(path, data)).frontmatter
+    except SplitError as exc:
+        raise InvalidMemory(f"{path}: {exc}", [Problem(path, None, str(exc), "", "error", exc.line)]) from None
+    span = yamlio.key_lines(frontmatter).get("depends_on")
+    if span is None:
+        return ()
+    lines = frontmatter.splitlines(keepends=True)[span[0] : span[1]]
+    entries = _fast_entries(lines)
+    if entries is None:
+        try:
+            value = (yamlio.load("".join(lines)) or {}).get("depends_on")
+        except yamlio.YamlError as exc:
+            problem = Problem(path, "depends_on", f"is not valid YAML: {exc}", "fix the YAML syntax")
+            raise InvalidMemory(str(problem), [problem]) from None
+        if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+            return ()
+        entries = value
+    clean = (posixpath.normpath(d) for d in entries if dependency_problem(path, d) is None)
+    return tuple(dict.fromkeys(d for d in clean if d != path))
+
+
+def _fast_entries(lines: list[str]) -> list[str] | None:
+    if len(lines) == 1:
+        match = _FLOW.fullmatch(lines[0])
+        if match is None:
+            return None
+        return [item.strip() for item in match.group(1).split(",") if item.strip()]
+    if lines[0].rstrip() != "depends_on:":
+        return None
+    items = [_BLOCK_ITEM.fullmatch(line) for line in lines[1:]]
+    if not all(items):
+        return None
+    return [m.group(1) for m in items if m is not None]

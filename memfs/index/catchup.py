@@ -1,4 +1,20 @@
-"""Keeping the index in step with the files: the git/stat probe, incremental catch-up, rebuilds."""
+"""The write side of the index: catching up with the files, and rebuilding from scratch.
+
+The index is a cache of the working tree. Before every read, :func:`sync` asks git once
+(``git status``: HEAD plus changed, untracked and ignored paths, checked by git against its own
+stat cache) and, if that or the stats of the listed files differ from what the state file
+recorded, compares a stat snapshot (``mtime_ns``, size) of every memory file and re-indexes only
+what differs: a plain ``git commit``, ``git pull``, ``git revert`` or checkout, an editor's save,
+a deletion or a rename all show up as changed, new or missing files. Files whose mtime is too
+close to the snapshot to be trusted ("racy", as git calls it) are re-hashed. Indexing only reads
+memory files, never writes them.
+
+A mismatched format, a missing or corrupt index, or a corrupt state file triggers a rebuild with
+a notice, never a traceback. Rebuilds go to a fresh directory that the state file then points to,
+so a concurrent reader keeps its old snapshot. One writer at a time: every index write holds
+``.memfs/index.lock``; a search that cannot get it in time answers from the index as it is and
+says so.
+"""
 
 from __future__ import annotations
 
@@ -9,114 +25,37 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from memfs.errors import InvalidMemory, LockTimeout
-from memfs.format.model import Memory
-from memfs.format.parse import parse
+from memfs.errors import LockTimeout
+from memfs.index import state as index_state
+from memfs.index.documents import document, make_schema
+from memfs.index.reader import close, open_dir
 from memfs.index.results import ReindexReport, SyncReport
-from memfs.index.store import (
-    LOCK_FILE,
-    RACY_NS,
-    REBUILD_WAIT,
-    SYNC_WAIT,
-    _BadState,
-    _cached_state,
-    _document,
-    _ensure_cache,
-    _Entry,
-    _open_dir,
-    _read_state,
-    _State,
-    _write_state,
-    close,
-    make_schema,
-)
+from memfs.index.state import LOCK_FILE, BadState, Entry, State
 from memfs.store import locking, paths
+from memfs.store.repo import Store
+
+RACY_NS = 2_000_000_000
+SYNC_WAIT = 5.0
+REBUILD_WAIT = 600.0
+Progress = Callable[[int, int], None]
+Stats = dict[str, tuple[int, int]]
 
 
-# --- the working tree ------------------------------------------------------------------------
-def _stat_tree(root: Path) -> dict[str, tuple[int, int]]:
-    """``rel -> (mtime_ns, size)`` of every memory file (same rules as :func:`paths.iter_memory_paths`)."""
-    found: dict[str, tuple[int, int]] = {}
-    stack = [(str(root), "")]
-    while stack:
-        directory, prefix = stack.pop()
-        try:
-            entries = os.scandir(directory)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((entry.path, prefix + name + "/"))
-                    elif name.endswith(".md") and name != "README.md":
-                        st = entry.stat()
-                        found[prefix + name] = (st.st_mtime_ns, st.st_size)
-                except OSError:
-                    continue
-    if (root / paths.IGNORE_FILE).is_file():
-        spec = paths.ignore_spec(root)
-        if spec is not None:
-            found = {rel: st for rel, st in found.items() if not spec.match_file(rel)}
-    return found
-
-
-
-
-
-
-def _probe(repo) -> list | None:
-    """HEAD and the paths git reports as changed, untracked or ignored (memory files only), from one
-    ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent commit needs).
-
-    Equal probes plus unchanged stats of the listed files mean nothing changed: git has checked every
-    tracked file's stat against its index, in C. ``None`` when git cannot answer.
-    """
-    from memfs.errors import GitError
-
-    prefix = repo.prefix
-    try:
-        out = repo.git.run(
-            "--no-optional-locks",
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--branch",
-            "--untracked-files=all",
-            "--ignored=matching",
-            "--",
-            prefix or ".",
-        )
-    except GitError:
+# --- what changed ------------------------------------------------------------------------------
+def _probe(repo: Store) -> list[Any] | None:
+    """HEAD and the memory files git lists as changed, untracked or ignored, as the state file
+    records them. Equal probes plus unchanged stats of the listed files mean nothing changed:
+    git has checked every tracked file's stat against its index, in C."""
+    probe = repo.git.probe(repo.pathspec)
+    if probe is None:
         return None
-    head = None
-    listed: list[str] = []
-    records = out.split("\0")
-    i = 0
-    while i < len(records):
-        record = records[i]
-        i += 1
-        if record.startswith("# branch.oid "):
-            head = record[len("# branch.oid ") :]
-        elif record[:2] in ("? ", "! "):
-            listed.append(record[2:])
-        elif record.startswith("1 "):
-            listed.append(record.split(" ", 8)[8])
-        elif record.startswith("2 "):
-            listed.append(record.split(" ", 9)[9])
-            listed.append(records[i])
-            i += 1
-        elif record.startswith("u "):
-            listed.append(record.split(" ", 10)[10])
-    rels = sorted({p[len(prefix) :] for p in listed if p.startswith(prefix) and paths.is_memory_name(p[len(prefix) :])})
-    return [head, rels]
+    rels = {rel for name in probe.listed if (rel := repo.from_git_path(name)) and paths.is_memory_name(rel)}
+    return [probe.head, sorted(rels)]
 
 
-def _unchanged_since(root: Path, state: _State, probe: list | None) -> bool:
+def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
     """Whether ``probe`` proves the working tree still matches ``state`` (no stat walk needed): same
     HEAD, same set of changed/untracked/ignored memory files, and those files' stats as recorded."""
     if probe is None or state.probe is None or probe != state.probe:
@@ -137,129 +76,7 @@ def _unchanged_since(root: Path, state: _State, probe: list | None) -> bool:
     return True
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
-
-
-def _load(repo, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
-    data = repo.read_bytes(rel)
-    if data is None:
-        return None, None, None
-    try:
-        return data, parse(rel, data), None
-    except InvalidMemory as exc:
-        return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
-
-
-
-# --- building and catching up -----------------------------------------------------------------
-def _open_writer(ix, timeout: float):
-    from whoosh.index import LockError
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return ix.writer(timeout=min(1.0, timeout), delay=0.05)
-        except LockError:
-            if time.monotonic() >= deadline:
-                raise LockTimeout("the search index is locked by another process") from None
-
-
-def rebuild(repo, *, progress: Callable[[int, int], None] | None = None, wait: float = REBUILD_WAIT) -> _State:
-    """Index every memory from scratch into a fresh directory, then switch ``state.json`` to it."""
-    cache = repo.cache_dir
-    _ensure_cache(cache)
-    with locking.exclusive(cache / LOCK_FILE, timeout=wait):
-        return _rebuild_locked(repo, progress)
-
-
-def _rebuild_locked(repo, progress: Callable[[int, int], None] | None) -> _State:
-    from whoosh import index as whoosh_index
-
-    cache = repo.cache_dir
-    try:
-        serial = _read_state(cache).serial + 1
-    except _BadState:
-        serial = 1
-    name = f"ix-{secrets.token_hex(4)}"
-    target = cache / name
-    target.mkdir()
-    snapshot = time.time_ns()
-    probe = _probe(repo)
-    stats = _stat_tree(repo.root)
-    state = _State(name, serial, snapshot, probe=probe)
-    try:
-        ix = whoosh_index.create_in(str(target), make_schema())
-        writer = _LazyWriter(ix, 0, fresh=True)
-        try:
-            rels = sorted(stats)
-            for done, rel in enumerate(rels, start=1):
-                _index_one(repo, writer, state, rel, stats[rel], fresh=True)
-                if progress is not None:
-                    progress(done, len(rels))
-            writer.finish(commit=True)
-        except BaseException:
-            writer.finish(commit=False)
-            raise
-        _write_state(cache, state)
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
-    for old in cache.glob("ix-*"):
-        if old.name != name:
-            shutil.rmtree(old, ignore_errors=True)
-    return state
-
-
-class _LazyWriter:
-    """Opens the Whoosh writer (taking its lock) only when a document really changes."""
-
-    def __init__(self, ix, wait: float, fresh: bool = False) -> None:
-        self.ix = ix
-        self.wait = wait
-        self.writer = ix.writer(limitmb=128) if fresh else None
-
-    def get(self):
-        if self.writer is None:
-            self.writer = _open_writer(self.ix, self.wait)
-        return self.writer
-
-    def finish(self, commit: bool) -> None:
-        if self.writer is not None:
-            writer, self.writer = self.writer, None
-            writer.commit() if commit else writer.cancel()
-
-
-def _index_one(repo, writer: _LazyWriter, state: _State, rel: str, stat: tuple[int, int], *, fresh: bool) -> str:
-    """(Re)index one file into ``writer`` and ``state``; returns what happened."""
-    old = state.files.get(rel)
-    data, memory, broken = _load(repo, rel)
-    if data is None:
-        if old is not None:
-            if not fresh and old.lengths is not None:
-                writer.get().delete_by_term("path", rel)
-            del state.files[rel]
-            return "removed"
-        return "none"
-    digest = _digest(data)
-    if old is not None and old.digest == digest:
-        old.mtime_ns, old.size = stat
-        return "same"
-    if memory is None:
-        if not fresh and old is not None and old.lengths is not None:
-            writer.get().delete_by_term("path", rel)
-        state.files[rel] = _Entry(stat[0], stat[1], digest, None, broken)
-        return "updated" if old is not None else "added"
-    doc, lengths = _document(memory)
-    if fresh:
-        writer.get().add_document(**doc)
-    else:
-        writer.get().update_document(**doc)
-    state.files[rel] = _Entry(stat[0], stat[1], digest, lengths, None)
-    return "updated" if old is not None else "added"
-
-
-def _pending(state: _State, current: dict[str, tuple[int, int]]) -> tuple[list[str], list[str]]:
+def _pending(state: State, current: Stats) -> tuple[list[str], list[str]]:
     """(changed or new or racy paths, removed paths) of the working tree against ``state``."""
     racy_before = state.snapshot_ns - RACY_NS
     files = state.files
@@ -275,21 +92,133 @@ def _pending(state: _State, current: dict[str, tuple[int, int]]) -> tuple[list[s
     return changed, removed
 
 
-def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+# --- writing the index -------------------------------------------------------------------------
+def _open_writer(ix: Any, timeout: float) -> Any:
+    from whoosh.index import LockError
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return ix.writer(timeout=min(1.0, timeout), delay=0.05)
+        except LockError:
+            if time.monotonic() >= deadline:
+                raise LockTimeout("the search index is locked by another process") from None
+
+
+class _LazyWriter:
+    """Opens the Whoosh writer (taking its lock) only when a document really changes."""
+
+    def __init__(self, ix: Any, wait: float, fresh: bool = False) -> None:
+        self.ix = ix
+        self.wait = wait
+        self.writer = ix.writer(limitmb=128) if fresh else None
+
+    def get(self) -> Any:
+        if self.writer is None:
+            self.writer = _open_writer(self.ix, self.wait)
+        return self.writer
+
+    def finish(self, commit: bool) -> None:
+        if self.writer is not None:
+            writer, self.writer = self.writer, None
+            writer.commit() if commit else writer.cancel()
+
+
+def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: tuple[int, int], *,
+               fresh: bool) -> str:
+    """(Re)index one file into ``writer`` and ``state``; returns what happened."""
+    old = state.files.get(rel)
+    data, memory, broken = repo.load(rel)
+    if data is None:
+        if old is not None:
+            if not fresh and old.lengths is not None:
+                writer.get().delete_by_term("path", rel)
+            del state.files[rel]
+            return "removed"
+        return "none"
+    digest = _digest(data)
+    if old is not None and old.digest == digest:
+        old.mtime_ns, old.size = stat
+        return "same"
+    if memory is None:
+        if not fresh and old is not None and old.lengths is not None:
+            writer.get().delete_by_term("path", rel)
+        state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
+        return "updated" if old is not None else "added"
+    doc, lengths = document(memory)
+    if fresh:
+        writer.get().add_document(**doc)
+    else:
+        writer.get().update_document(**doc)
+    state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
+    return "updated" if old is not None else "added"
+
+
+def rebuild(repo: Store, *, progress: Progress | None = None, wait: float = REBUILD_WAIT) -> State:
+    """Index every memory from scratch into a fresh directory, then switch the state file to it."""
+    cache = repo.cache_dir
+    index_state.ensure_cache(cache)
+    with locking.exclusive(cache / LOCK_FILE, timeout=wait):
+        return _rebuild_locked(repo, progress)
+
+
+def _rebuild_locked(repo: Store, progress: Progress | None) -> State:
+    from whoosh import index as whoosh_index
+
+    cache = repo.cache_dir
+    try:
+        serial = index_state.read(cache).serial + 1
+    except BadState:
+        serial = 1
+    name = f"ix-{secrets.token_hex(4)}"
+    target = cache / name
+    target.mkdir()
+    snapshot = time.time_ns()
+    probe = _probe(repo)
+    stats = paths.stat_memory_files(repo.root)
+    state = State(name, serial, snapshot, probe=probe)
+    try:
+        ix = whoosh_index.create_in(str(target), make_schema())
+        writer = _LazyWriter(ix, 0, fresh=True)
+        try:
+            rels = sorted(stats)
+            for done, rel in enumerate(rels, start=1):
+                _index_one(repo, writer, state, rel, stats[rel], fresh=True)
+                if progress is not None:
+                    progress(done, len(rels))
+            writer.finish(commit=True)
+        except BaseException:
+            writer.finish(commit=False)
+            raise
+        index_state.write(cache, state)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    for old in cache.glob("ix-*"):
+        if old.name != name:
+            shutil.rmtree(old, ignore_errors=True)
+    return state
+
+
+def sync(repo: Store, *, wait: float = SYNC_WAIT) -> SyncReport:
     """Bring the index up to date with the memory files (HEAD and the working tree), incrementally.
 
-    Cheap when nothing changed: one stat per memory file and no file reads. Rebuilds (with a
-    notice) when there is no usable index. If another process holds the index lock for more than
+    Cheap when nothing changed: one ``git status`` and no file reads. Rebuilds (with a notice)
+    when there is no usable index. If another process holds the index lock for more than
     ``wait`` seconds, the index is left as it is and the report says ``stale``.
     """
     cache = repo.cache_dir
     report = SyncReport()
     try:
-        state = _cached_state(repo)
+        state = index_state.cached(cache)
         if not (cache / state.index_dir).is_dir():
-            raise _BadState("its directory is missing")
-    except _BadState as why:
-        _ensure_cache(cache)
+            raise BadState("its directory is missing")
+    except BadState as why:
+        index_state.ensure_cache(cache)
         if not str(why).startswith("there is none"):
             report.notices.append(f"memfs: rebuilding the search index: {why}")
         rebuild(repo)
@@ -299,7 +228,7 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
     probe = _probe(repo)
     if _unchanged_since(repo.root, state, probe):
         return report
-    current = _stat_tree(repo.root)
+    current = paths.stat_memory_files(repo.root)
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
         return report
@@ -307,8 +236,8 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
     try:
         with locking.exclusive(cache / LOCK_FILE, timeout=wait):
             try:
-                state = _read_state(cache)
-            except _BadState as why:
+                state = index_state.read(cache)
+            except BadState as why:
                 report.notices.append(f"memfs: rebuilding the search index: {why}")
                 _rebuild_locked(repo, None)
                 report.rebuilt = True
@@ -320,7 +249,8 @@ def sync(repo, *, wait: float = SYNC_WAIT) -> SyncReport:
     return report
 
 
-def _apply(repo, state: _State, report: SyncReport, wait: float, seen: tuple) -> None:
+def _apply(repo: Store, state: State, report: SyncReport, wait: float,
+           seen: tuple[int, int, list[Any] | None, Stats]) -> None:
     """Index what changed. ``seen`` is (serial, snapshot time, probe, stats) observed just before the
     lock was taken; it is reused when no other process updated the state in between."""
     cache = repo.cache_dir
@@ -328,12 +258,12 @@ def _apply(repo, state: _State, report: SyncReport, wait: float, seen: tuple) ->
     if state.serial != serial:
         snapshot = time.time_ns()
         probe = _probe(repo)
-        current = _stat_tree(repo.root)
+        current = paths.stat_memory_files(repo.root)
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
         return
     try:
-        ix = _open_dir(cache / state.index_dir)
+        ix = open_dir(cache / state.index_dir)
     except Exception as exc:
         report.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
         _rebuild_locked(repo, None)
@@ -356,15 +286,12 @@ def _apply(repo, state: _State, report: SyncReport, wait: float, seen: tuple) ->
     state.snapshot_ns = snapshot
     state.probe = probe
     state.serial += 1
-    _write_state(cache, state)
+    index_state.write(cache, state)
 
 
-
-
-def reindex(repo, *, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
+def reindex(repo: Store, *, progress: Progress | None = None) -> ReindexReport:
     """Rebuild the index from scratch (``memfs reindex``)."""
     started = time.perf_counter()
     close(repo)
     state = rebuild(repo, progress=progress)
-    count = sum(1 for e in state.files.values() if e.lengths is not None)
-    return ReindexReport(count, state.broken(), time.perf_counter() - started)
+    return ReindexReport(state.indexed, state.broken(), time.perf_counter() - started)

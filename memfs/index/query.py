@@ -3,35 +3,30 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from memfs.errors import MemfsError
-from memfs.format.model import Problem, utcnow
+from memfs.errors import MemfsError, UsageError
+from memfs.format.model import TYPES, Problem, utcnow
 from memfs.index.analysis import is_cjk, tokens
-from memfs.index.catchup import _load, rebuild, sync
+from memfs.index.catchup import rebuild, sync
+from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
+from memfs.index.reader import Handle, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
-from memfs.index.store import (
-    FIELD_BOOSTS,
-    MAX_QUERY_CHARS,
-    MAX_QUERY_TERMS,
-    NONE,
-    _epoch_us,
-    _Handle,
-    _handle,
-    _Stored,
-    close,
-)
 from memfs.policy import recall
+from memfs.store.repo import Store
+
+MAX_QUERY_CHARS = 20_000
+MAX_QUERY_TERMS = 64
+Ranked = list[tuple[float, str, tuple[float, float, float]]]
 
 
-# --- searching --------------------------------------------------------------------------------
 def query_terms(text: str) -> list[str]:
     """The unique index terms of a query, in order (at most :data:`MAX_QUERY_TERMS`)."""
     return list(dict.fromkeys(tokens(text[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
 
 
-def _text_query(terms: Iterable[str]):
+def _text_query(terms: Iterable[str]) -> Any:
     from whoosh.query import Or, Prefix, Term
 
     parts = []
@@ -44,7 +39,7 @@ def _text_query(terms: Iterable[str]):
     return Or(parts)
 
 
-def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None):
+def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Any:
     from whoosh.query import And, Or, Term
 
     parts = [Term("status", "active"), Term("sourced", "yes")]
@@ -58,14 +53,25 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
     return And(parts)
 
 
-def _expired(handle: _Handle, now: dt.datetime) -> set[int]:
+def _expired(opened: Handle, now: dt.datetime) -> set[int]:
     from whoosh.query import NumericRange
 
-    return set(handle.searcher.docs_for_query(NumericRange("expires", None, _epoch_us(now))))
+    return set(opened.searcher.docs_for_query(NumericRange("expires", None, epoch_us(now))))
+
+
+def _check_request(query: Any, limit: Any, type_: str | None, at: dt.datetime | None) -> None:
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("the search query is empty; say what to look for, e.g. 'release notes'", param="query")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise UsageError(f"{limit!r}: must be a whole number of at least 1", param="limit")
+    if type_ is not None and type_ not in TYPES:
+        raise UsageError(f"{type_!r}: unknown type; use one of: {', '.join(TYPES)}", param="type")
+    if at is not None and at.tzinfo is None:
+        raise UsageError(f"{at.isoformat()}: has no time zone; add one, e.g. Z", param="at")
 
 
 def search(
-    repo,
+    repo: Store,
     query: str,
     *,
     scope: str | None = None,
@@ -77,9 +83,8 @@ def search(
     explain: bool = False,
     policy: recall.RankPolicy | None = None,
     catch_up: bool = True,
-    record: bool = False,
 ) -> SearchResult:
-    """Eligible memories for ``query`` in ``scope``, best first: the one call behind ``memfs search``.
+    """Eligible memories for ``query`` in ``scope``, best first.
 
     ``scope`` is matched exactly (``inherit=True`` adds its ancestors by whole ``/`` segments;
     ``None`` searches every scope). ``version=None`` accepts every version. ``at`` is "now" for
@@ -87,22 +92,13 @@ def search(
     memories that matched the words but are not eligible. Broken memory files are listed in
     ``broken``; ``notices`` carries anything the caller should show the user (a rebuild, a stale
     index). ``catch_up=False`` skips the check against the files (for callers that just did it).
-    ``record=True`` counts the hits as recalled in the usage statistics (``memfs stats``); the
-    CLI and the MCP server do, internal lookups do not.
     """
-    if not isinstance(query, str) or not query.strip():
-        raise MemfsError("the search query is empty; say what to look for, e.g. memfs search 'release notes'")
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise MemfsError(f"limit {limit!r}: must be a whole number of at least 1")
+    _check_request(query, limit, type, at)
     scope = recall.check_scope(scope)
-    if type is not None and type not in _types():
-        raise MemfsError(f"type {type!r}: unknown; use one of: {', '.join(_types())}")
-    if at is not None and at.tzinfo is None:
-        raise MemfsError(f"at {at.isoformat()}: has no time zone; add one, e.g. Z")
     from whoosh.query import Require
 
     now = at or utcnow()
-    policy = policy or recall.RankPolicy.load(repo.root)
+    policy = policy or recall.RankPolicy.from_config(repo.config())
     rule = recall.ScopeRule(scope, inherit)
     terms = query_terms(query)
     result = SearchResult(query, scope, version, now, inherit, terms)
@@ -112,43 +108,33 @@ def search(
         report = sync(repo)
         result.notices.extend(report.notices)
         result.stale = report.stale
-    handle = _open_handle(repo, result)
-    result.broken = handle.state.broken()
+    opened = _open_handle(repo, result)
+    result.broken = opened.state.broken()
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
     q = _text_query(terms)
     restricted = Require(q, _restriction(rule, version, type))
-    ranked = _ranked(handle, restricted, _expired(handle, now), limit, now, policy)
+    ranked = _ranked(opened, restricted, _expired(opened, now), limit, now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
             break
     if explain:
-        result.filtered = _filtered_out(handle, q, rule, version, type, now, limit)
-    if record and result.hits:
-        from memfs.store import usage
-
-        usage.record_recall(repo, [hit.path for hit in result.hits])
+        result.filtered = _filtered_out(opened, q, rule, version, type, now, limit)
     return result
 
 
-def _types() -> tuple[str, ...]:
-    from memfs.format.model import TYPES
-
-    return TYPES
-
-
-def _open_handle(repo, result: SearchResult) -> _Handle:
+def _open_handle(repo: Store, result: SearchResult) -> Handle:
     """The open index; one that cannot be opened (corrupt, or removed by a concurrent rebuild) is rebuilt."""
     try:
-        return _handle(repo)
+        return handle(repo)
     except Exception as exc:
         close(repo)
         result.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
     try:
         rebuild(repo)
-        return _handle(repo)
+        return handle(repo)
     except MemfsError:
         raise
     except Exception as exc:
@@ -158,19 +144,20 @@ def _open_handle(repo, result: SearchResult) -> _Handle:
         ) from None
 
 
-def _ranked(handle: _Handle, q, expired: set[int], limit: int, now, policy) -> list[tuple[float, str, Any]]:
+def _ranked(opened: Handle, q: Any, expired: set[int], limit: int, now: dt.datetime,
+            policy: recall.RankPolicy) -> Ranked:
     """Eligible candidates ordered by final score, fetched deep enough that the top ``limit`` is exact.
 
     Freshness and confidence are at most 1, so once the ``limit``-th final score is at least the
     relevance of the last fetched document, nothing further down can overtake it.
     """
-    searcher = handle.searcher
+    searcher = opened.searcher
     fetch = max(limit * 3, 30)
     while True:
         results = searcher.search(q, limit=fetch, mask=expired or None, optimize=False)
-        scored = []
+        scored: Ranked = []
         for hit in results:
-            stored = _Stored.from_rec(hit["rec"])
+            stored = Stored.from_rec(hit["rec"])
             fresh = recall.freshness(stored, now, policy)
             conf = stored.confidence
             scored.append((recall.final_score(hit.score, fresh, conf), hit["path"], (hit.score, fresh, conf)))
@@ -181,11 +168,12 @@ def _ranked(handle: _Handle, q, expired: set[int], limit: int, now, policy) -> l
         fetch *= 4
 
 
-def _final(repo, ranked, rule, version, type_, now, result: SearchResult) -> Iterable[Hit]:
+def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | None, type_: str | None,
+           now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
     """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
     known = {p.path for p in result.broken}
     for final, rel, (relevance, fresh, conf) in ranked:
-        _data, memory, broken = _load(repo, rel)
+        _data, memory, broken = repo.load(rel)
         if memory is None:
             if broken and rel not in known:
                 result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))
@@ -197,10 +185,11 @@ def _final(repo, ranked, rule, version, type_, now, result: SearchResult) -> Ite
         yield Hit(memory, final, relevance, fresh, conf)
 
 
-def _filtered_out(handle: _Handle, q, rule, version, type_, now, limit: int) -> list[Filtered]:
+def _filtered_out(opened: Handle, q: Any, rule: recall.ScopeRule, version: str | None, type_: str | None,
+                  now: dt.datetime, limit: int) -> list[Filtered]:
     found = []
-    for hit in handle.searcher.search(q, limit=limit * 5 + 20):
-        stored = _Stored.from_rec(hit["rec"])
+    for hit in opened.searcher.search(q, limit=limit * 5 + 20):
+        stored = Stored.from_rec(hit["rec"])
         reason = recall.eligibility(stored, scope=rule, version=version, now=now)
         if reason is None and type_ is not None and stored.type != type_:
             reason = f"wrong type ({stored.type})"

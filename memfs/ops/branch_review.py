@@ -11,15 +11,16 @@ operations) and renders as Markdown text or JSON.
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memfs.errors import InvalidMemory, MemfsError
-from memfs.format.model import Memory, _jsonable
+from memfs.errors import InvalidMemory, NotFound, UsageError
+from memfs.format.model import Memory, jsonable
 from memfs.format.parse import parse
-from memfs.store import commits, history, paths
-from memfs.store.repo import MemoryRepo
+from memfs.policy import lineage
+from memfs.store import history
+from memfs.store.repo import Store
 
 #: Fields that change on every write; shown in JSON, left out of the text summary.
 NOISE = ("revision", "updated")
@@ -50,7 +51,7 @@ class Entry:
             if value is not None:
                 out[key] = value
         if self.fields:
-            out["fields"] = [{"field": f.field, "old": _jsonable(f.old), "new": _jsonable(f.new)} for f in self.fields]
+            out["fields"] = [{"field": f.field, "old": jsonable(f.old), "new": jsonable(f.new)} for f in self.fields]
         if self.body_changed:
             out["body_changed"] = True
         return out
@@ -181,41 +182,33 @@ def _range(base: str, head: str) -> tuple[str, str]:
     """Accept ``BASE``/``HEAD`` as given by ``BASE..HEAD`` or ``BASE...HEAD`` split at ``..``."""
     head = head.lstrip(".") or "HEAD"
     if not base:
-        raise MemfsError("give the range as BASE..HEAD, e.g. origin/main..memfs/agent/20261129")
+        raise UsageError("give the range as BASE..HEAD, e.g. origin/main..memfs/agent/20261129", param="range")
     return base, head
 
 
-def summarize(repo: MemoryRepo, base: str, head: str = "HEAD") -> ReviewSummary:
+def summarize(repo: Store, base: str, head: str = "HEAD") -> ReviewSummary:
     """What ``head`` changes in memory since it forked from ``base``."""
     base, head = _range(base, head)
     base_sha, head_sha = repo.git.resolve(base), repo.git.resolve(head)
     fork = repo.git.merge_base(base_sha, head_sha)
     if fork is None:
-        raise MemfsError(f"{base} and {head} share no history; there is nothing to compare")
+        raise NotFound(f"{base} and {head} share no history; there is nothing to compare")
     summary = ReviewSummary(base, head, fork)
-    scope = repo.prefix.rstrip("/") or "."
-    log = repo.git.log(rev=f"{fork}..{head_sha}", path=scope, follow=False)
-    summary.commits = [_entry(repo, c) for c in log]
+    log = repo.git.log(rev=f"{fork}..{head_sha}", path=repo.pathspec, follow=False)
+    summary.commits = [history.LogEntry.of(repo, c) for c in log]
     by_path = _ops_by_path(summary.commits)
     diffs = history.diff(repo, fork, head_sha)
     after: dict[str, Memory | None] = {}
     before: dict[str, Memory | None] = {}
     changed = [d.path for d in diffs]
-    old_files, new_files = history.files_at(repo, fork, changed), history.files_at(repo, head_sha, changed)
+    old_files, new_files = repo.files_at(fork, changed), repo.files_at(head_sha, changed)
     for d in diffs:
         before[d.path] = _parse(d.path, old_files[d.path])
         after[d.path] = _parse(d.path, new_files[d.path])
-    graph = _ReverseGraph(repo, head_sha) if any(_status_to(d, "retracted") for d in diffs) else None
+    graph = _downstream_at(repo, head_sha) if any(_status_to(d, "retracted") for d in diffs) else None
     for d in diffs:
         _classify(summary, d, before[d.path], after[d.path], after, by_path.get(d.path, []), graph, repo, head_sha)
     return summary
-
-
-def _entry(repo: MemoryRepo, c: Any) -> history.LogEntry:
-    tr = commits.trailers(c.body)
-    mine = tuple(f[len(repo.prefix) :] for f in c.files if f.startswith(repo.prefix))
-    op = (tr.get("Memfs-Op") or [None])[0]
-    return history.LogEntry(c.sha, c.author, c.time, c.subject, op, commits.reason(c.body), mine, tr)
 
 
 def _ops_by_path(log: list[history.LogEntry]) -> dict[str, list[history.LogEntry]]:
@@ -244,8 +237,8 @@ def _classify(
     new: Memory | None,
     after: dict[str, Memory | None],
     log: list[history.LogEntry],
-    graph: _ReverseGraph | None,
-    repo: MemoryRepo,
+    graph: Callable[[str], set[str]] | None,
+    repo: Store,
     head: str,
 ) -> None:
     if d.change != "deleted" and new is None:
@@ -279,7 +272,7 @@ def _classify(
             )
         )
     elif status == "retracted":
-        down = graph.downstream(d.path) if graph else set()
+        down = graph(d.path) if graph else set()
         flagged = sum(1 for p in down if (m := after.get(p)) is not None and m.status == "needs_review")
         summary.retracted.append(
             Entry(
@@ -314,27 +307,8 @@ def _successor(old: Memory, after: dict[str, Memory | None]) -> str | None:
     return None
 
 
-class _ReverseGraph:
-    """Reverse ``depends_on`` edges of every memory at ``rev`` (read in one ``git cat-file --batch``)."""
-
-    def __init__(self, repo: MemoryRepo, rev: str) -> None:
-        scope = repo.prefix.rstrip("/") or "."
-        names = [n for n in repo.git.run("ls-tree", "-r", "-z", "--name-only", rev, "--", scope).split("\0") if n]
-        rels = [n[len(repo.prefix) :] for n in names]
-        rels = [r for r in rels if paths.is_memory_name(r)]
-        blobs = repo.git.read_blobs(rev, [repo.git_path(r) for r in rels])
-        self.children: dict[str, list[str]] = {}
-        for rel in rels:
-            memory = _parse(rel, blobs.get(repo.git_path(rel)))
-            for dep in memory.depends_on if memory else ():
-                self.children.setdefault(dep, []).append(rel)
-
-    def downstream(self, root: str) -> set[str]:
-        seen: set[str] = set()
-        queue = deque([root])
-        while queue:
-            for child in self.children.get(queue.popleft(), []):
-                if child not in seen and child != root:
-                    seen.add(child)
-                    queue.append(child)
-        return seen
+def _downstream_at(repo: Store, rev: str) -> Callable[[str], set[str]]:
+    """``root -> memories downstream of it`` in the tree at ``rev`` (read in one ``git cat-file --batch``)."""
+    rels = repo.memory_paths_at(rev)
+    graph = lineage.from_files(repo.files_at(rev, rels).items())
+    return lambda root: lineage.invalidation_closure([root], graph.children)

@@ -14,23 +14,21 @@ as it was.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memfs.errors import MemfsError
+from memfs.errors import MemfsError, Refused
 from memfs.format import yamlio
 from memfs.format.parse import load_document
 from memfs.format.templates import data_dir
 from memfs.format.validate import parse_time
 from memfs.store import atomic, gitcli, paths
-from memfs.store.commits import Message
-from memfs.store.repo import MemoryRepo
+from memfs.store.repo import Store
 
 MARKER = "memfs-demo"
 MARKER_TEXT = "This repository was made by 'memfs demo'; running it again replaces the whole folder.\n"
@@ -46,7 +44,6 @@ U5 on 2026-09-20: "以后P8的发布说明请用中文。" ("From now on, please
 write the P8 release notes in Chinese.")
 """
 
-_DATE_VARS = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
 _SKIP_DIRS = {".git", paths.CACHE_DIR, "__pycache__"}
 
 
@@ -184,7 +181,7 @@ def build_demo(directory: str | os.PathLike[str], source: Path | None = None) ->
         staging = target.parent / f".{target.name}.memfs-demo-{secrets.token_hex(4)}"
         staging.mkdir()
     except OSError as exc:
-        raise MemfsError(f"{target}: cannot create the demo there ({exc.strerror})") from None
+        raise Refused(f"{target}: cannot create the demo there ({exc.strerror})") from None
     try:
         commits = _replay(staging.resolve(), files)
         _move_into(staging, target)
@@ -203,11 +200,11 @@ def _check_target(target: Path) -> bool:
     if not target.exists() and not target.is_symlink():
         return False
     if not target.is_dir():
-        raise MemfsError(f"{target}: exists and is not a folder; give a new folder for the demo")
+        raise Refused(f"{target}: exists and is not a folder; give a new folder for the demo")
     if is_demo(target):
         return True
     if any(target.iterdir()):
-        raise MemfsError(
+        raise Refused(
             f"{target}: exists, is not empty and is not an earlier memfs demo, so it was left alone; "
             "give a new or empty folder"
         )
@@ -230,42 +227,12 @@ def _move_into(staging: Path, target: Path) -> None:
     staging.rmdir()
 
 
-@contextlib.contextmanager
-def _dated(when: str) -> Iterator[None]:
-    """Date the commits made inside the block (git reads these from the environment)."""
-    saved = {name: os.environ.get(name) for name in _DATE_VARS}
-    os.environ.update(dict.fromkeys(_DATE_VARS, when))
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def _new_git(root: Path) -> gitcli.Git:
-    """A new repository at ``root`` even when ``root`` lies inside another one."""
-    gitcli.run_in(root, "init", "-q")
-    gitcli.run_in(root, "symbolic-ref", "HEAD", "refs/heads/main")
-    top, git_dir = gitcli.discover(root)
-    if Path(os.path.realpath(top)) != Path(os.path.realpath(root)):
-        raise MemfsError(f"{root}: git did not create a repository of its own there")
-    return gitcli.Git(top, git_dir)
-
-
 def _replay(root: Path, files: Mapping[str, bytes]) -> list[DemoCommit]:
-    git = _new_git(root)
+    git = gitcli.create(root)
+    repo = Store(root, git, EVENTS[0].actor)
     done: list[DemoCommit] = []
-    repo: MemoryRepo | None = None
     for event in plan(files):
-        with _dated(event.when):
-            if event.op == "init":
-                sha = _commit_plain(git, root, event, files)
-            else:
-                repo = repo or MemoryRepo.open(root, event.actor)
-                sha = _commit_memories(repo, event, files)
+        sha = _commit(repo, event, files)
         if sha:
             done.append(DemoCommit(event, sha))
     atomic.write_bytes(git.git_dir / MARKER, MARKER_TEXT.encode())
@@ -273,17 +240,15 @@ def _replay(root: Path, files: Mapping[str, bytes]) -> list[DemoCommit]:
     return done
 
 
-def _commit_plain(git: gitcli.Git, root: Path, event: Event, files: Mapping[str, bytes]) -> str | None:
-    for rel in event.paths:
-        atomic.write_bytes(root / rel, files[rel])
-    message = Message(event.op, "memory repository", event.actor, event.reason, event.paths).render()
-    return git.commit_paths(list(event.paths), message, gitcli.Identity.for_actor(event.actor))
-
-
-def _commit_memories(repo: MemoryRepo, event: Event, files: Mapping[str, bytes]) -> str | None:
-    with repo.transaction(event.op, reason=event.reason, actor=event.actor) as tx:
+def _commit(repo: Store, event: Event, files: Mapping[str, bytes]) -> str | None:
+    """One event, one commit, dated when it happened, by its actor, through the one commit path."""
+    when = parse_time(event.when)
+    subject = "memory repository" if event.op == "init" else None
+    with repo.transaction(event.op, reason=event.reason, actor=event.actor, when=when, subject=subject) as tx:
         for rel in event.paths:
-            if event.op == "update":
+            if event.op == "init":
+                tx.write_file(rel, files[rel])
+            elif event.op == "update":
                 doc, meta = load_document(rel, files[rel])
                 tx.now = parse_time(meta["updated"]) or tx.now
                 current = tx.read(rel)

@@ -12,13 +12,13 @@ import json
 from pathlib import Path
 
 from memfs.store import atomic, commits
-from memfs.store.repo import MemoryRepo
+from memfs.store.repo import Store
 
 TRAILER = "Memfs-Idempotency-Key"
 CACHE_FILE = "idempotency.json"
 
 
-def _cache_path(repo: MemoryRepo) -> Path:
+def _cache_path(repo: Store) -> Path:
     return repo.cache_dir / CACHE_FILE
 
 
@@ -33,18 +33,16 @@ def _load(path: Path) -> tuple[str | None, dict[str, str]]:
     return None, {}
 
 
-def _scan(repo: MemoryRepo, rev_range: str) -> dict[str, str]:
+def _scan(repo: Store, rev_range: str) -> dict[str, str]:
     """key -> commit for every commit in ``rev_range`` carrying the trailer (oldest wins)."""
-    out = repo.git.run("log", "-E", f"--grep=^{TRAILER}: ", "--format=%x1e%H%x1f%B", rev_range)
     found: dict[str, str] = {}
-    for record in out.split("\x1e")[1:]:
-        sha, _, body = record.partition("\x1f")
+    for sha, body in repo.git.messages(rev_range, f"^{TRAILER}: "):
         for key in commits.trailers(body).get(TRAILER, []):
             found[key] = sha
     return found
 
 
-def applied_keys(repo: MemoryRepo) -> dict[str, str]:
+def applied_keys(repo: Store) -> dict[str, str]:
     """Every applied key and the commit that applied it, brought up to date with HEAD."""
     head = repo.git.head()
     if head is None:
@@ -53,7 +51,7 @@ def applied_keys(repo: MemoryRepo) -> dict[str, str]:
     cached_head, keys = _load(path)
     if cached_head == head:
         return keys
-    if cached_head and repo.git.ok("merge-base", "--is-ancestor", cached_head, head):
+    if cached_head and repo.git.is_ancestor(cached_head, head):
         keys.update(_scan(repo, f"{cached_head}..{head}"))
     else:
         keys = _scan(repo, head)
@@ -65,12 +63,12 @@ def applied_keys(repo: MemoryRepo) -> dict[str, str]:
     return keys
 
 
-def applied_in(repo: MemoryRepo, key: str | None) -> str | None:
+def applied_in(repo: Store, key: str | None) -> str | None:
     """The commit that applied ``key``, or ``None``."""
     if not key:
         return None
     return applied_keys(repo).get(key)
 
 
-def drop_cache(repo: MemoryRepo) -> None:
+def drop_cache(repo: Store) -> None:
     atomic.remove(_cache_path(repo))

@@ -27,13 +27,13 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from memfs.errors import InvalidMemory, MemfsError, MemoryNotFound
+from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageError
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
-from memfs.store import gitcli, locking, usage
+from memfs.store import gitcli, usage
 from memfs.store.commits import Message
-from memfs.store.repo import MemoryRepo
+from memfs.store.repo import Store
 
 MIN_NEEDLE = 8
 _KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock"}
@@ -123,15 +123,12 @@ def _branches(refs: list[str]) -> list[str]:
     return [r[len("refs/heads/") :] for r in refs if r.startswith("refs/heads/")]
 
 
-def _remotes(repo: MemoryRepo) -> dict[str, str]:
-    out = {}
-    for name in repo.git.run("remote").split():
-        url = repo.git.run("remote", "get-url", name, check=False).strip()
-        out[name] = re.sub(r"://[^/@\s]+@", "://", url)
-    return out
+def _remotes(repo: Store) -> dict[str, str]:
+    """Each remote's URL with any credentials taken out."""
+    return {name: re.sub(r"://[^/@\s]+@", "://", repo.git.remote_url(name) or "") for name in repo.git.remotes()}
 
 
-def _history_paths(repo: MemoryRepo, rel: str) -> list[str]:
+def _history_paths(repo: Store, rel: str) -> list[str]:
     """The memory's path and every earlier path it was renamed from (archive moves, ``git mv``).
 
     A rename counts only when the old file carries the same ``id``: git's similarity detection
@@ -141,14 +138,7 @@ def _history_paths(repo: MemoryRepo, rel: str) -> list[str]:
     if repo.git.head() is None:
         return [git_path]
     memory_id = _id_at(repo, None, git_path) or _last_id(repo, git_path)
-    out = repo.git.run("log", "--all", "-M", "--diff-filter=R", "--name-status", "--format=%x1e%H")
-    renames = []
-    for record in out.split("\x1e")[1:]:
-        sha, *lines = record.strip().splitlines()
-        for entry in lines:
-            parts = entry.split("\t")
-            if len(parts) == 3 and parts[0].startswith("R"):
-                renames.append((sha, parts[1], parts[2]))
+    renames = repo.git.renames()
     changed = True
     while changed and memory_id:
         changed = False
@@ -159,7 +149,7 @@ def _history_paths(repo: MemoryRepo, rel: str) -> list[str]:
     return sorted(names)
 
 
-def _id_at(repo: MemoryRepo, rev: str | None, git_path: str) -> str | None:
+def _id_at(repo: Store, rev: str | None, git_path: str) -> str | None:
     if rev is None:
         rel = git_path[len(repo.prefix) :]
         data = repo.read_bytes(rel)
@@ -173,8 +163,8 @@ def _id_at(repo: MemoryRepo, rev: str | None, git_path: str) -> str | None:
         return None
 
 
-def _last_id(repo: MemoryRepo, git_path: str) -> str | None:
-    last = repo.git.run("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", git_path).strip()
+def _last_id(repo: Store, git_path: str) -> str | None:
+    last = repo.git.last_commit_writing(git_path)
     return _id_at(repo, last, git_path) if last else None
 
 
@@ -188,7 +178,7 @@ def _texts(data: bytes) -> list[str]:
     return [body] if len(body) >= MIN_NEEDLE else ([text.strip()] if text.strip() else [])
 
 
-def plan(repo: MemoryRepo, path: str) -> PurgePlan:
+def plan(repo: Store, path: str) -> PurgePlan:
     """Which paths, commits and texts a purge of ``path`` covers (reads only)."""
     rel = repo.rel(path)
     git_paths = _history_paths(repo, rel)
@@ -197,9 +187,8 @@ def plan(repo: MemoryRepo, path: str) -> PurgePlan:
     current = repo.read_bytes(rel)
     if current is not None:
         texts.update(dict.fromkeys(_texts(current)))
-    if repo.git.head() is not None:
-        out = repo.git.run("log", "--all", "--format=%H", "--", *git_paths)
-        commits = out.split()
+    commits = repo.git.commits_touching(git_paths)
+    if commits:
         for sha in commits:
             for name in git_paths:
                 data = repo.git.show_file(sha, name)
@@ -210,12 +199,12 @@ def plan(repo: MemoryRepo, path: str) -> PurgePlan:
     return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts))
 
 
-def purge(repo: MemoryRepo, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
+def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
     """Erase ``path`` everywhere this repository keeps it; see the module docstring for the steps."""
     if not (reason or "").strip():
-        raise MemfsError("say why with --reason (it goes into the audit record, without the content)")
+        raise UsageError("say why: the reason goes into the audit record, without the content", param="reason")
     actor = actor or repo.actor
-    with locking.exclusive(repo.lock_path):
+    with repo.locked():
         the_plan = plan(repo, path)
         _require_clean(repo, the_plan)
         report = PurgeReport(the_plan.path, reason, list(the_plan.git_paths), remotes=the_plan.remotes)
@@ -225,8 +214,8 @@ def purge(repo: MemoryRepo, path: str, *, reason: str, actor: str | None = None)
         target = repo.abspath(the_plan.path)
         if target.exists():
             target.unlink()
-        repo.git.run("reflog", "expire", "--expire=now", "--all")
-        repo.git.run("gc", "--quiet", "--prune=now")
+        repo.git.expire_reflogs()
+        repo.git.prune()
         report.caches_dropped = _drop_caches(repo, the_plan)
         report.remaining = verify(repo, the_plan.texts)
         if repo.git.head() is not None:
@@ -234,42 +223,40 @@ def purge(repo: MemoryRepo, path: str, *, reason: str, actor: str | None = None)
     return report
 
 
-def _require_clean(repo: MemoryRepo, the_plan: PurgePlan) -> None:
+def _require_clean(repo: Store, the_plan: PurgePlan) -> None:
     if repo.git.head() is None:
         return
-    out = repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=no")
-    dirty = [e[3:] for e in out.split("\0") if len(e) > 3 and e[3:] not in the_plan.git_paths]
+    dirty = [name for name in repo.git.status_paths(untracked="no") if name not in the_plan.git_paths]
     if dirty:
-        raise MemfsError(
+        raise ConflictError(
             "purge rewrites history and resets the work tree, so commit or stash these changes first: "
             + ", ".join(dirty[:10])
             + (f" (+{len(dirty) - 10} more)" if len(dirty) > 10 else "")
         )
 
 
-def _rewrite(repo: MemoryRepo, the_plan: PurgePlan, report: PurgeReport) -> None:
+def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
     state = repo.git.git_dir / "filter-repo"
     shutil.rmtree(state, ignore_errors=True)
-    before = repo.git.run("rev-list", "--all", "--count").strip()
+    before = repo.git.count_all()
     args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
     for name in the_plan.git_paths:
         args += ["--path", name]
     try:
-        gitcli.filter_repo(repo.git.workdir, *args)
+        repo.git.filter_repo(*args)
         commit_map = (state / "commit-map").read_text().split("\n")[1:] if (state / "commit-map").exists() else []
         ref_map = (state / "ref-map").read_text().split("\n")[1:] if (state / "ref-map").exists() else []
     finally:
         shutil.rmtree(state, ignore_errors=True)
     pairs = [line.split() for line in commit_map if line.strip()]
     report.commits_rewritten = sum(1 for old, new in pairs if old != new and set(new) != {"0"})
-    after = repo.git.run("rev-list", "--all", "--count").strip() if repo.git.head() else "0"
-    report.commits_removed = max(0, int(before) - int(after))
+    report.commits_removed = max(0, before - repo.git.count_all())
     refs = [line.split() for line in ref_map if line.strip()]
     report.refs_rewritten = sorted(ref for old, new, ref in refs if old != new)
     (repo.git.git_dir / "ORIG_HEAD").unlink(missing_ok=True)
 
 
-def _drop_caches(repo: MemoryRepo, the_plan: PurgePlan) -> list[str]:
+def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
     dropped = []
     cache = repo.cache_dir
     if cache.is_dir():
@@ -286,18 +273,17 @@ def _drop_caches(repo: MemoryRepo, the_plan: PurgePlan) -> list[str]:
     return dropped
 
 
-def verify(repo: MemoryRepo, texts: tuple[str, ...] | list[str]) -> list[str]:
+def verify(repo: Store, texts: tuple[str, ...] | list[str]) -> list[str]:
     """Where any of ``texts`` still is: objects (``<type> <sha>``, reachable or not) and work-tree
     files. Empty means clean."""
     needles = [t.encode("utf-8") for t in texts if t]
     if not needles:
         return []
     found = []
-    for sha, kind, content in gitcli.iter_objects(repo.git.workdir):
+    for sha, kind, content in repo.git.objects():
         if any(n in content for n in needles):
             found.append(f"{kind} {sha}")
-    listed = repo.git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-    for name in sorted({n for n in listed.split("\0") if n}):
+    for name in sorted(set(repo.git.listed_files())):
         try:
             content = (repo.git.workdir / name).read_bytes()
         except OSError:
@@ -307,7 +293,7 @@ def verify(repo: MemoryRepo, texts: tuple[str, ...] | list[str]) -> list[str]:
     return sorted(set(found))
 
 
-def _audit(repo: MemoryRepo, the_plan: PurgePlan, reason: str, actor: str) -> str | None:
+def _audit(repo: Store, the_plan: PurgePlan, reason: str, actor: str) -> str | None:
     digest = hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest()
     message = Message(
         "purge",
@@ -317,16 +303,4 @@ def _audit(repo: MemoryRepo, the_plan: PurgePlan, reason: str, actor: str) -> st
         (),
         {"Memfs-Purged-Path-Sha256": [digest], "Memfs-Purged-Commits": [str(len(the_plan.commits))]},
     ).render()
-    identity = gitcli.Identity.for_actor(actor)
-    repo.git.run(
-        "commit",
-        "-q",
-        "--allow-empty",
-        "--only",
-        "--no-verify",
-        "-F",
-        "-",
-        stdin=message.encode("utf-8"),
-        identity=identity,
-    )
-    return repo.git.head()
+    return repo.git.commit_empty(message, gitcli.Identity.for_actor(actor))

@@ -20,53 +20,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from memfs.errors import ConflictError, GitError, InvalidMemory, MemfsError
+from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
+from memfs.format.config import SYNC_MODES, SyncConfig
+from memfs.format.config import SyncMode as Mode
 from memfs.format.parse import parse
-from memfs.store import gitcli, locking, paths
-from memfs.store.commits import Message, subject_for
-from memfs.store.repo import CONFIG_FILE, MemoryRepo
+from memfs.store import gitcli, paths
+from memfs.store.commits import Message
+from memfs.store.repo import Store
 
-Mode = Literal["rebase", "merge"]
-MODES = ("rebase", "merge")
 BACKUP_PREFIX = "refs/memfs/backup/"
 MAX_ATTEMPTS = 5
-
-
-class SyncRefused(MemfsError):
-    """Sync would have to discard or overwrite history (a force-push); it refuses instead."""
-
-
-# --- configuration ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SyncSettings:
-    """``[sync]`` in ``.memfs.toml``: ``mode = "rebase" | "merge"``, ``remote``, ``branch``."""
-
-    mode: Mode = "rebase"
-    remote: str | None = None
-    branch: str | None = None
-
-
-def settings(repo: MemoryRepo) -> SyncSettings:
-    path = repo.root / CONFIG_FILE
-    if not path.is_file():
-        return SyncSettings()
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("sync", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise MemfsError(f"{CONFIG_FILE}: is not valid TOML ({exc}); fix it or remove the [sync] table") from None
-    if not isinstance(table, dict):
-        raise MemfsError(f"{CONFIG_FILE}: 'sync' must be a table, e.g. [sync] mode = \"rebase\"")
-    mode = table.get("mode", "rebase")
-    if mode not in MODES:
-        raise MemfsError(f'{CONFIG_FILE}: [sync] mode = {mode!r}; use "rebase" or "merge"')
-    for key in ("remote", "branch"):
-        if key in table and not isinstance(table[key], str):
-            raise MemfsError(f"{CONFIG_FILE}: [sync] {key} must be a string")
-    return SyncSettings(mode, table.get("remote"), table.get("branch"))
 
 
 _HOW = {"rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
@@ -164,18 +130,19 @@ class _Target:
         return f"{self.remote}/{self.branch}"
 
 
-def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncSettings) -> _Target:
+def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncConfig) -> _Target:
     local = git.branch()
     if local is None:
-        raise MemfsError("HEAD is detached; switch to your branch first (git switch main), then sync again")
-    remotes = git.run("remote").split()
+        raise ConflictError("HEAD is detached; switch to your branch first (git switch main), then sync again")
+    remotes = git.remotes()
     remote = remote or conf.remote or git.config_get(f"branch.{local}.remote")
     if remote is None:
         remote = "origin" if "origin" in remotes else remotes[0] if len(remotes) == 1 else None
     if remote is None:
-        raise MemfsError("no remote to sync with; add one with 'git remote add origin URL', or pass --remote NAME")
+        raise NotFound("no remote to sync with; add one with 'git remote add origin URL', or name one", param="remote")
     if remote not in remotes:
-        raise MemfsError(f"there is no git remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})")
+        raise NotFound(f"there is no git remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})",
+                       param="remote")
     if git.config_get(f"remote.{remote}.mirror") == "true":
         raise SyncRefused(f"remote {remote!r} is configured as a mirror, so every push would be a force-push; refused")
     merge_ref = git.config_get(f"branch.{local}.merge") if remote == git.config_get(f"branch.{local}.remote") else None
@@ -183,7 +150,7 @@ def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncS
     return _Target(local, remote, branch)
 
 
-def _check_no_operation(repo: MemoryRepo) -> None:
+def _check_no_operation(repo: Store) -> None:
     """Refuse to start in the middle of another git operation (a rebase, merge, cherry-pick...)."""
     git_dir = repo.git.git_dir
     for name, what, fix in (
@@ -194,27 +161,25 @@ def _check_no_operation(repo: MemoryRepo) -> None:
         ("REVERT_HEAD", "a revert", "git revert --continue or --abort"),
     ):
         if (git_dir / name).exists():
-            raise MemfsError(f"the repository is in the middle of {what}; finish it first ({fix}), then try again")
+            raise ConflictError(f"the repository is in the middle of {what}; finish it first ({fix}), then try again")
 
 
-def _check_quiet(repo: MemoryRepo) -> None:
+def _check_quiet(repo: Store) -> None:
     """Also refuse uncommitted changes to tracked files: a rebase or merge needs a clean tree."""
     _check_no_operation(repo)
-    dirty = gitcli._porcelain_paths(repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=no"))
+    dirty = repo.git.status_paths(untracked="no")
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" (+{len(dirty) - 5} more)" if len(dirty) > 5 else "")
-        raise MemfsError(
+        raise ConflictError(
             f"uncommitted changes in {shown}; commit them (git commit, or 'memfs propose' for memories) or set them "
             "aside (git stash), then sync again. Nothing was changed."
         )
 
 
-def _uncommitted_memories(repo: MemoryRepo) -> list[str]:
-    scope = repo.prefix.rstrip("/") or "."
-    out = repo.git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", scope)
+def _uncommitted_memories(repo: Store) -> list[str]:
     found = []
-    for name in gitcli._porcelain_paths(out):
-        rel = name[len(repo.prefix) :] if name.startswith(repo.prefix) else None
+    for name in repo.git.status_paths(repo.pathspec, untracked="all"):
+        rel = repo.from_git_path(name)
         if rel and paths.is_memory_name(rel) and not paths.is_ignored(repo.root, rel):
             found.append(rel)
     return sorted(set(found))
@@ -222,14 +187,7 @@ def _uncommitted_memories(repo: MemoryRepo) -> list[str]:
 
 def _fetch(git: gitcli.Git, target: _Target) -> str | None:
     """Fetch the remote branch into its tracking ref; its tip, or ``None`` if it does not exist yet."""
-    refspec = f"+refs/heads/{target.branch}:{target.tracking}"
-    proc = gitcli.run_in(git.workdir, "fetch", "--quiet", "--no-tags", target.remote, refspec, check=False)
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip()
-        if "couldn't find remote ref" in message:
-            return None
-        raise GitError(f"fetching {target.label} failed, nothing was changed: {message}")
-    return git.rev(target.tracking)
+    return git.fetch_branch(target.remote, target.branch, target.tracking)
 
 
 def _backup(git: gitcli.Git, sha: str, why: str) -> str:
@@ -237,10 +195,6 @@ def _backup(git: gitcli.Git, sha: str, why: str) -> str:
     ref = f"{BACKUP_PREFIX}{stamp}-{sha[:10]}"
     git.update_ref(ref, sha, f"memfs: backup before {why}")
     return ref
-
-
-def _conflicted(git: gitcli.Git) -> list[str]:
-    return [n for n in git.run("diff", "--name-only", "-z", "--diff-filter=U").split("\0") if n]
 
 
 #: A push that lost a race: the remote branch moved since we fetched (checked by the client, or by
@@ -255,10 +209,8 @@ _REJECTED = re.compile(
 def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool, str]:
     """Push ``source`` to ``refs/heads/<branch>`` as a fast-forward only. (pushed?, server messages);
     a non-fast-forward rejection returns ``False``; any other failure raises."""
-    proc = gitcli.run_in(git.workdir, "push", "--porcelain", remote, f"{source}:refs/heads/{branch}", check=False)
-    out = proc.stdout.decode("utf-8", "replace")
-    err = proc.stderr.decode("utf-8", "replace")
-    if proc.returncode == 0:
+    status, out, err = git.push(remote, source, branch)
+    if status == 0:
         return True, err
     if _REJECTED.search(out):
         return False, err
@@ -266,7 +218,7 @@ def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool,
 
 
 # --- integration -----------------------------------------------------------------------------
-def _integrate(repo: MemoryRepo, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
+def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
     """Bring ``upstream`` into the current branch; (how, backup ref). Raises on conflict, leaving
     the branch where it was."""
     git = repo.git
@@ -274,7 +226,7 @@ def _integrate(repo: MemoryRepo, target: _Target, upstream: str, mode: Mode) -> 
     if head is None or git.is_ancestor(head, upstream):
         if head == upstream:
             return "none", None
-        git.run("merge", "--ff-only", "--quiet", upstream)
+        git.fast_forward(upstream)
         return "fast-forward", None
     if git.is_ancestor(upstream, head):
         return "none", None
@@ -287,26 +239,24 @@ def _integrate(repo: MemoryRepo, target: _Target, upstream: str, mode: Mode) -> 
     backup = _backup(git, head, f"sync {mode} onto {target.label}")
     identity = gitcli.Identity.for_actor(repo.actor)
     if mode == "rebase":
-        args = ["rebase", "--no-autostash", "--no-autosquash", "--quiet", upstream]
+        done, detail = git.rebase(upstream, identity)
     else:
         message = Message("sync", f"merge {target.label} into {target.local}", repo.actor).render()
-        args = ["merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream]
-    proc = gitcli.run_in(git.workdir, *args, check=False, identity=identity)
-    if proc.returncode != 0:
-        files = _conflicted(git)
-        git.ok(mode, "--abort")
+        done, detail = git.merge(upstream, message, identity)
+    if not done:
+        files = git.conflicted()
+        git.abort(mode)
         if git.head() != head:
-            git.run("reset", "--hard", "--quiet", head)
+            git.reset_hard(head)
         if files:
             raise ConflictError(_conflict_message(git, target, head, upstream, backup, mode, files))
-        detail = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
         raise GitError(
             f"git {mode} onto {target.label} failed; nothing was changed (your branch is back at {head[:10]}, "
             f"saved as {backup}): {detail}"
         )
     broken = _broken_by_merge(repo, head, upstream)
     if broken:
-        git.run("reset", "--hard", "--quiet", head)
+        git.reset_hard(head)
         raise ConflictError(
             f"integrating {target.label} produced invalid memory files ({'; '.join(broken[:3])}); it was undone, "
             f"your branch is back at {head[:10]} (saved as {backup}) and nothing was pushed. Integrate by hand: "
@@ -334,12 +284,11 @@ def _conflict_message(
     )
 
 
-def _broken_by_merge(repo: MemoryRepo, before: str, upstream: str) -> list[str]:
+def _broken_by_merge(repo: Store, before: str, upstream: str) -> list[str]:
     """Memory files invalid after integration although valid on both sides (a bad text merge)."""
     git = repo.git
-    scope = repo.prefix.rstrip("/") or "."
-    names = [n for n in git.run("diff", "--name-only", "-z", "--no-renames", upstream, "HEAD", "--", scope).split("\0")]
-    rels = [n[len(repo.prefix) :] for n in names if n.endswith(".md") and paths.is_memory_name(n[len(repo.prefix) :])]
+    names = git.diff_names(upstream, "HEAD", repo.pathspec)
+    rels = [rel for n in names if (rel := repo.from_git_path(n)) and paths.is_memory_name(rel)]
     found = []
     for rel in rels:
         after = repo.read_bytes(rel)
@@ -361,7 +310,7 @@ def _errors(rel: str, data: bytes) -> list[str]:
 
 # --- sync ------------------------------------------------------------------------------------
 def sync(
-    repo: MemoryRepo,
+    repo: Store,
     *,
     remote: str | None = None,
     branch: str | None = None,
@@ -371,12 +320,12 @@ def sync(
 ) -> SyncResult:
     """Fetch, integrate (rebase or merge) and push the current branch. Never force-pushes; saves
     a backup ref before a rebase or merge; on conflict stops with the branch unchanged."""
-    conf = settings(repo)
+    conf = repo.config().sync
     mode = mode or conf.mode
-    if mode not in MODES:
-        raise MemfsError(f"sync mode {mode!r}: use 'rebase' or 'merge'")
+    if mode not in SYNC_MODES:
+        raise UsageError(f"{mode!r}: use 'rebase' or 'merge'", param="mode")
     git = repo.git
-    with locking.exclusive(repo.lock_path):
+    with repo.locked():
         target = _target(git, remote, branch, conf)
         _check_quiet(repo)
         before = git.head()
@@ -402,7 +351,7 @@ def sync(
             if pushed:
                 _track(git, target)
                 return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
-        raise MemfsError(
+        raise ConflictError(
             f"{target.label} kept changing while syncing ({max_attempts} attempts); nothing was lost, "
             "your commits are integrated locally; run 'memfs sync' again"
         )
@@ -418,7 +367,7 @@ def _result(
     pushed: int,
     backups: list[str],
     attempts: int,
-    repo: MemoryRepo,
+    repo: Store,
 ) -> SyncResult:
     return SyncResult(
         target.remote,
@@ -442,28 +391,32 @@ def _track(git: gitcli.Git, target: _Target) -> None:
         git.config_set(f"branch.{target.local}.merge", f"refs/heads/{target.branch}")
 
 
-def backups(repo: MemoryRepo) -> list[tuple[str, str]]:
+def backups(repo: Store) -> list[tuple[str, str]]:
     """(ref, commit) of every backup memfs has made, oldest first."""
-    out = repo.git.run("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", BACKUP_PREFIX)
-    return [tuple(line.split(" ", 1)) for line in out.splitlines() if line]  # type: ignore[misc]
+    return repo.git.refs(BACKUP_PREFIX)
 
 
 # --- propose ---------------------------------------------------------------------------------
-def _commit_pending(repo: MemoryRepo, reason: str | None) -> str | None:
+def _commit_pending(repo: Store, reason: str | None) -> str | None:
     """Commit uncommitted memory files (validated first) in one commit; other files stay as they are."""
     rels = _uncommitted_memories(repo)
     if not rels:
         return None
-    problems = [e for rel in rels if (data := repo.read_bytes(rel)) is not None for e in _errors(rel, data)]
-    if problems:
-        raise InvalidMemory(
-            "nothing was proposed: uncommitted memory files are invalid: "
-            + "; ".join(problems[:5])
-            + ("" if len(problems) <= 5 else f" (+{len(problems) - 5} more)")
-            + ". Fix them ('memfs validate') and propose again.",
-        )
-    message = Message("commit", subject_for(rels), repo.actor, reason, tuple(rels)).render()
-    return repo.git.commit_paths([repo.git_path(r) for r in rels], message, gitcli.Identity.for_actor(repo.actor))
+    problems: list[str] = []
+    with repo.transaction("commit", reason=reason) as tx:
+        for rel in rels:
+            try:
+                tx.adopt(rel)
+            except InvalidMemory as exc:
+                problems.extend(str(p) for p in exc.problems) if exc.problems else problems.append(str(exc))
+        if problems:
+            raise InvalidMemory(
+                "nothing was proposed: uncommitted memory files are invalid: "
+                + "; ".join(problems[:5])
+                + ("" if len(problems) <= 5 else f" (+{len(problems) - 5} more)")
+                + ". Fix them ('memfs validate') and propose again.",
+            )
+    return tx.result.commit
 
 
 def default_branch_name(actor: str) -> str:
@@ -472,7 +425,7 @@ def default_branch_name(actor: str) -> str:
 
 
 def propose(
-    repo: MemoryRepo,
+    repo: Store,
     *,
     branch: str | None = None,
     remote: str | None = None,
@@ -488,31 +441,32 @@ def propose(
     publish the unreviewed commits directly; ``keep_main`` leaves it alone.
     """
     git = repo.git
-    with locking.exclusive(repo.lock_path):
-        target = _target(git, remote, base, settings(repo))
+    with repo.locked():
+        target = _target(git, remote, base, repo.config().sync)
         _check_no_operation(repo)
         upstream = _fetch(git, target)
         if upstream is None:
-            raise MemfsError(
+            raise NotFound(
                 f"{target.label} does not exist yet, so there is nothing to review against; publish the shared "
                 "history first with 'memfs sync'"
             )
         name = branch or default_branch_name(repo.actor)
-        if not git.ok("check-ref-format", "--branch", name):
-            raise MemfsError(f"{name!r} is not a valid branch name")
+        if not git.valid_branch_name(name):
+            raise UsageError(f"{name!r} is not a valid branch name", param="branch")
         if name == target.local or git.rev(f"refs/heads/{name}") is not None:
-            raise MemfsError(f"branch {name!r} already exists here; pick another name with --branch")
+            raise ConflictError(f"branch {name!r} already exists here; pick another name", param="branch")
         committed = _commit_pending(repo, reason)
         head = git.head()
         pending = git.log(rev=f"{upstream}..{head}", follow=False) if head else []
         if not pending:
-            raise MemfsError(f"nothing to propose: no memory changes beyond {target.label}")
-        git.run("branch", "--no-track", name, head or "HEAD")
+            raise NotFound(f"nothing to propose: no memory changes beyond {target.label}")
+        git.create_branch(name, head or "HEAD")
         pushed, messages = _push(git, target.remote, f"refs/heads/{name}", name)
         if not pushed:
-            git.run("branch", "-D", name)
-            raise MemfsError(
-                f"{target.remote} already has a different branch {name!r}; nothing was changed, pick another --branch"
+            git.delete_branch(name)
+            raise ConflictError(
+                f"{target.remote} already has a different branch {name!r}; nothing was changed, pick another name",
+                param="branch",
             )
         git.config_set(f"branch.{name}.remote", target.remote)
         git.config_set(f"branch.{name}.merge", f"refs/heads/{name}")
@@ -520,7 +474,7 @@ def propose(
         reset = False
         if not keep_main and head is not None and head != upstream:
             backups_made.append(_backup(git, head, f"propose {name}"))
-            reset = git.ok("reset", "--keep", "--quiet", upstream)
+            reset = git.reset_keep(upstream)
         links = tuple(m.group(0) for m in re.finditer(r"https?://\S+", messages))
         return ProposeResult(
             target.remote,

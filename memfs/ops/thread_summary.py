@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from memfs.errors import ConflictError, InvalidMemory
 from memfs.policy.transcript import SummaryRecord, record_from_body, summary_body, summary_problems
-from memfs.store.repo import CommitResult, MemoryRepo
+from memfs.store.repo import CommitResult, Store
 
 SUMMARY_DIR = "summaries"
 
@@ -21,7 +21,7 @@ def summary_path(thread_id: str) -> str:
     return f"{SUMMARY_DIR}/{thread_id.replace(':', '_')}.md"
 
 
-def load_summary(repo: MemoryRepo, thread_id: str) -> SummaryRecord | None:
+def load_summary(repo: Store, thread_id: str) -> SummaryRecord | None:
     """The stored summary of a thread, or ``None`` if there is none yet."""
     rel = summary_path(thread_id)
     if not repo.exists(rel):
@@ -31,7 +31,7 @@ def load_summary(repo: MemoryRepo, thread_id: str) -> SummaryRecord | None:
 
 
 def save_summary(
-    repo: MemoryRepo,
+    repo: Store,
     record: SummaryRecord,
     *,
     scope: str,

@@ -7,14 +7,12 @@ checks types and says which field is wrong. Nothing here touches the disk.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from memfs.errors import MemfsError
-from memfs.format.model import SOURCE_KINDS, TYPES
-from memfs.format.validate import dependency_problem, parse_time, scope_problem
+from memfs.errors import UsageError
+from memfs.format.validate import coerce_fields
 
 _ALIASES = {"value": "body", "text": "body", "idempotency": "idempotency_key", "expect_revision": "expected_revision"}
 
@@ -61,17 +59,26 @@ class Candidate:
 
 
 _NAMES = {f.name for f in fields(Candidate)}
+#: Candidate fields that become frontmatter: checked by the same rules as a file's.
+_FRONTMATTER = ("type", "scope", "key", "source", "source_kind", "version", "expires", "depends_on", "confidence",
+                "description", "tags")
+_LISTS = ("tags", "depends_on")
 
 
-def _bad(name: str, message: str) -> MemfsError:
-    return MemfsError(f"candidate field {name!r}: {message}")
+def _bad(name: str, message: str) -> UsageError:
+    return UsageError(f"candidate field {name!r}: {message}")
 
 
 def from_mapping(data: Mapping[str, Any]) -> Candidate:
     """A :class:`Candidate` from a JSON object or CLI fields; unknown keys go to ``extra`` (kept
-    in the file like any unknown frontmatter key)."""
+    in the file like any unknown frontmatter key).
+
+    The fields that become frontmatter are checked by :func:`memfs.format.validate.coerce_fields`,
+    the rules every memory file is held to, so a candidate and a file can never disagree on what
+    a valid ``expires`` or ``scope`` is; a single string is accepted for ``tags``/``depends_on``.
+    """
     if not isinstance(data, Mapping):
-        raise MemfsError('a candidate must be a JSON object, e.g. {"scope": "user:U5", "body": "..."}')
+        raise UsageError('a candidate must be a JSON object, e.g. {"scope": "user:U5", "body": "..."}')
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for raw_name, value in data.items():
@@ -87,28 +94,32 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     for name in ("scope", "body"):
         if not isinstance(values.get(name), str) or not values[name].strip():
             raise _bad(name, "is required and must be non-empty text")
-    why = scope_problem(values["scope"])
-    if why:
-        raise _bad("scope", f"{why}; write it like user:U5/project:P8")
-    for name in ("type", "key", "source", "source_kind", "version", "description", "path", "idempotency_key", "reason"):
+    values.update(_frontmatter(values))
+    _check_own_fields(values)
+    return Candidate(**values, extra=extra)
+
+
+def _frontmatter(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The typed frontmatter fields of a candidate, or :class:`UsageError` naming the first bad one."""
+    meta = {name: values[name] for name in _FRONTMATTER if name in values}
+    for name in _LISTS:
+        if isinstance(meta.get(name), str):
+            meta[name] = [meta[name]]
+        elif isinstance(meta.get(name), tuple):
+            meta[name] = list(meta[name])
+    typed, problems = coerce_fields(values.get("path") or "", meta)
+    for problem in problems:
+        if problem.severity == "error" and problem.field in meta:
+            fix = f" ({problem.fix})" if problem.fix else ""
+            raise _bad(problem.field, f"{problem.message}{fix}")
+    return {name: typed[name] for name in meta if name in typed}
+
+
+def _check_own_fields(values: Mapping[str, Any]) -> None:
+    """The fields of a request that never reach the file: a path, the idempotency key..."""
+    for name in ("path", "idempotency_key", "reason"):
         if name in values and not isinstance(values[name], str):
             raise _bad(name, f"must be text, got {type(values[name]).__name__}")
-    if values.get("type", "note") not in TYPES:
-        raise _bad("type", f"unknown value {values['type']!r}; use one of: {', '.join(TYPES)}")
-    if "source_kind" in values and values["source_kind"] not in SOURCE_KINDS:
-        raise _bad("source_kind", f"unknown value {values['source_kind']!r}; use one of: {', '.join(SOURCE_KINDS)}")
-    if "expires" in values:
-        when = values["expires"] if isinstance(values["expires"], dt.datetime) else parse_time(values["expires"])
-        if when is None or when.tzinfo is None:
-            raise _bad("expires", "must be an ISO 8601 time with a zone, e.g. 2026-12-31T00:00:00Z")
-        values["expires"] = when
-    if "confidence" in values:
-        value = values["confidence"]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise _bad("confidence", "must be a number from 0 to 1")
-        if not 0 <= value <= 1:
-            raise _bad("confidence", f"{value} is outside 0..1")
-        values["confidence"] = float(value)
     if "expected_revision" in values:
         value = values["expected_revision"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -116,16 +127,3 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     for name in ("one_off", "retract"):
         if name in values and not isinstance(values[name], bool):
             raise _bad(name, "must be true or false")
-    for name in ("tags", "depends_on"):
-        if name in values:
-            value = values[name]
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise _bad(name, "must be a list of strings")
-            values[name] = tuple(value)
-    for dep in values.get("depends_on", ()):
-        why = dependency_problem(values.get("path") or "", dep)
-        if why:
-            raise _bad("depends_on", why)
-    return Candidate(**values, extra=extra)

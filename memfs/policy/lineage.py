@@ -3,7 +3,7 @@
 Edges point from a memory to what it was derived from (``parents``); ``children`` is the
 reverse. :func:`invalidation_closure` is what a retraction flags; :func:`reinstate_basis` decides
 whether a flagged memory may become active again; :func:`tree` lays a neighbourhood out for
-people. None of them touches the disk: :func:`load` is the only reader.
+people. None of them touches the disk: callers hand :func:`from_files` the bytes.
 
 Cycles are allowed in ``depends_on`` (two notes citing each other); every walk here visits each
 node once, so cycles terminate and diamonds are counted once.
@@ -12,22 +12,15 @@ node once, so cycles terminate and diamonds are counted once.
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
-import re
 from collections import deque
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memfs.errors import InvalidMemory
-from memfs.format import yamlio
-from memfs.format.document import SplitError, split
 from memfs.format.model import Memory, Problem
-from memfs.format.parse import decode
-from memfs.format.validate import dependency_problem, parse_time
-
-if TYPE_CHECKING:
-    from memfs.store.repo import MemoryRepo
+from memfs.format.parse import read_depends_on
+from memfs.format.validate import parse_time
 
 #: Frontmatter key of the record a retraction leaves on each flagged memory (a list of mappings).
 INVALIDATED_BY = "invalidated_by"
@@ -72,26 +65,21 @@ def build(memories: Iterable[Memory]) -> Graph:
     return Graph(parents, {k: tuple(sorted(v)) for k, v in children.items()}, known)
 
 
-def load(repo: MemoryRepo) -> Graph:
-    """The current graph of ``repo``'s working tree (edges only; ``memories`` stays empty).
-
-    Only files that mention ``depends_on`` can carry an edge, so they are found with one
-    ``git grep`` (working tree, untracked files included) and only their ``depends_on`` entry is
-    read (:func:`dependencies`), not the whole frontmatter: on a 10k-memory repository this is
-    several times cheaper than parsing everything (see bench/README.md). The grep reads the files
-    every time, so the graph is never stale and nothing is cached. Files whose ``depends_on``
-    cannot be read are returned in ``broken``/``raw_broken``.
-    """
+def from_files(files: Iterable[tuple[str, bytes | None]]) -> Graph:
+    """The graph of memory files given as (root-relative path, bytes) (edges only; ``memories``
+    stays empty). Only ``depends_on`` is read from each file (:func:`memfs.format.parse.read_depends_on`),
+    not the whole frontmatter: callers pass every file that may carry an edge, e.g. those a
+    ``git grep depends_on`` finds. Files whose ``depends_on`` cannot be read are returned in
+    ``broken``/``raw_broken``, so a retraction can refuse to guess about them."""
     parents: dict[str, tuple[str, ...]] = {}
     children: dict[str, list[str]] = {}
     broken: list[Problem] = []
     raw: dict[str, bytes] = {}
-    for rel in mentioning(repo, "depends_on"):
-        data = repo.read_bytes(rel)
+    for rel, data in files:
         if data is None:
             continue
         try:
-            deps = dependencies(rel, data)
+            deps = read_depends_on(rel, data)
         except InvalidMemory as exc:
             broken.extend(exc.problems)
             raw[rel] = data
@@ -101,66 +89,6 @@ def load(repo: MemoryRepo) -> Graph:
             for dep in deps:
                 children.setdefault(dep, []).append(rel)
     return Graph(parents, {k: tuple(sorted(v)) for k, v in children.items()}, {}, tuple(broken), raw)
-
-
-_SAFE_PATH = r"[A-Za-z0-9_][A-Za-z0-9_./+-]*\.md"
-_FLOW = re.compile(rf"depends_on:[ \t]*\[[ \t]*((?:{_SAFE_PATH}[ \t]*,[ \t]*)*(?:{_SAFE_PATH})?)[ \t]*\][ \t]*\r?\n?")
-_BLOCK_ITEM = re.compile(rf"[ \t]*-[ \t]+({_SAFE_PATH})[ \t]*\r?\n?")
-
-
-def dependencies(path: str, data: bytes) -> tuple[str, ...]:
-    """The ``depends_on`` of one file, exactly as :func:`memfs.format.parse.parse` would type it
-    (normalised, invalid entries and self-references dropped), reading only that key.
-
-    Plain ``*.md`` paths in a flow or block list are taken directly; anything else (quotes,
-    comments, other scalars) goes through the YAML loader. Raises :class:`InvalidMemory` when
-    the file or that key cannot be read.
-    """
-    try:
-        frontmatter = split(decode(path, data)).frontmatter
-    except SplitError as exc:
-        raise InvalidMemory(f"{path}: {exc}", [Problem(path, None, str(exc), "", "error", exc.line)]) from None
-    span = yamlio.key_lines(frontmatter).get("depends_on")
-    if span is None:
-        return ()
-    lines = frontmatter.splitlines(keepends=True)[span[0] : span[1]]
-    entries = _fast_entries(lines)
-    if entries is None:
-        try:
-            value = (yamlio.load("".join(lines)) or {}).get("depends_on")
-        except yamlio.YamlError as exc:
-            problem = Problem(path, "depends_on", f"is not valid YAML: {exc}", "fix the YAML syntax")
-            raise InvalidMemory(str(problem), [problem]) from None
-        if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
-            return ()
-        entries = value
-    clean = (posixpath.normpath(d) for d in entries if dependency_problem(path, d) is None)
-    return tuple(dict.fromkeys(d for d in clean if d != path))
-
-
-def _fast_entries(lines: list[str]) -> list[str] | None:
-    if len(lines) == 1:
-        match = _FLOW.fullmatch(lines[0])
-        if match is None:
-            return None
-        return [item.strip() for item in match.group(1).split(",") if item.strip()]
-    if lines[0].rstrip() != "depends_on:":
-        return None
-    items = [_BLOCK_ITEM.fullmatch(line) for line in lines[1:]]
-    if not all(items):
-        return None
-    return [m.group(1) for m in items if m is not None]
-
-
-def mentioning(repo: MemoryRepo, text: str) -> list[str]:
-    """Memory paths whose file contains ``text`` anywhere (a superset filter; parse to be sure)."""
-    from memfs.store import paths
-
-    found = repo.files_containing(text)
-    if (repo.root / paths.IGNORE_FILE).is_file():
-        allowed = set(repo.memory_paths())
-        found = [p for p in found if p in allowed]
-    return found
 
 
 # --- closure ---------------------------------------------------------------------------------

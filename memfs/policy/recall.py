@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
-from memfs.errors import MemfsError
+from memfs.errors import UsageError
+from memfs.format.config import Config
+from memfs.format.validate import scope_problem
 
 DAY = 86400.0
 
@@ -76,15 +76,13 @@ class ScopeRule:
 
 
 def check_scope(scope: str | None) -> str | None:
-    """The asked scope, validated like a memory's scope; :class:`MemfsError` if it is malformed."""
+    """The asked scope, validated like a memory's scope; :class:`UsageError` if it is malformed."""
     if scope is None:
         return None
-    from memfs.format.validate import scope_problem
-
     scope = scope.strip()
     why = scope_problem(scope)
     if why:
-        raise MemfsError(f"--scope {scope!r}: {why}; write it like user:U5/project:P8")
+        raise UsageError(f"{scope!r}: {why}; write it like user:U5/project:P8", param="scope")
     return scope
 
 
@@ -120,31 +118,9 @@ class RankPolicy:
     half_lives: Mapping[str, float | None] = field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
 
     @classmethod
-    def load(cls, root: Path) -> RankPolicy:
-        """Defaults, overridden by ``[recall.half_life_days]`` in ``<root>/.memfs.toml``
-        (a number of days, or ``0``/``"none"`` for "does not age")."""
-        config = root / ".memfs.toml"
-        lives = dict(DEFAULT_HALF_LIVES)
-        try:
-            data = tomllib.loads(config.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return cls(lives)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise MemfsError(f"{config}: cannot read it ({exc}); fix the TOML syntax") from None
-        table = data.get("recall", {}).get("half_life_days", {})
-        if not isinstance(table, dict):
-            raise MemfsError(f"{config}: [recall.half_life_days] must be a table of type = days")
-        for name, value in table.items():
-            lives[name] = _days(config, name, value)
-        return cls(lives)
-
-
-def _days(config: Path, name: str, value: Any) -> float | None:
-    if value in (0, "none", None):
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise MemfsError(f"{config}: recall.half_life_days.{name} = {value!r}: use a positive number of days or 0")
-    return float(value)
+    def from_config(cls, config: Config) -> RankPolicy:
+        """The defaults, overridden by ``[recall.half_life_days]`` of ``.memfs.toml``."""
+        return cls({**DEFAULT_HALF_LIVES, **config.half_life_days})
 
 
 def freshness(memory: Any, now: dt.datetime, policy: RankPolicy) -> float:

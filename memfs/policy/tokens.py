@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memfs.errors import UsageError
+
 TokenCounter = Callable[[str], int]
 
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -81,7 +83,6 @@ def counter(name: str | None = None) -> TokenCounter:
 
         enc = tiktoken.get_encoding(encoding)
     else:
-        from memfs.errors import MemfsError
-
-        raise MemfsError(f"unknown token counter {name!r}; use heuristic, bpe-openai:ENCODING or tiktoken:ENCODING")
+        raise UsageError(f"unknown token counter {name!r}; use heuristic, bpe-openai:ENCODING or tiktoken:ENCODING",
+                         param="counter")
     return lambda text: len(enc.encode(text))

@@ -1,19 +1,26 @@
-"""Every git call memfs makes goes through this module.
+"""Every git call memfs makes goes through this module, as a typed method of :class:`Git`.
 
 memfs drives the real ``git`` binary with :mod:`subprocess`: it has git's exact semantics
 (racy-git, hooks, ``gc --auto``, revert, rename detection), starts no long-lived helper
 processes and costs nothing to import. See the README's dependency section for why this replaced
 GitPython's ``repo.git`` wrapper (the same CLI, plus 75 ms of import on every command).
+
+Command lines live only here: other modules ask for what they need (``git.remotes()``,
+``git.status_paths()``), never for ``git.run("…")``, so each git invocation has one owner, one
+parser for its output and one place to fix when git changes. A layer test checks it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from memfs.errors import GitError, NotAMemoryRepo
 
@@ -29,15 +36,17 @@ _CONFIG = ("-c", "core.quotepath=off", "-c", "advice.detachedHead=false")
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a commit is by: memfs writes the actor (``agent:release-bot``) as the author."""
+    """Who a commit is by, and optionally when: memfs writes the actor (``agent:release-bot``) as
+    the author and committer."""
 
     name: str
     email: str
+    date: dt.datetime | None = None
 
     @classmethod
-    def for_actor(cls, actor: str) -> Identity:
+    def for_actor(cls, actor: str, date: dt.datetime | None = None) -> Identity:
         local = "".join(c if c.isalnum() or c in "._-" else "-" for c in actor).strip("-") or "memfs"
-        return cls(actor, f"{local}@memfs.invalid")
+        return cls(actor, f"{local}@memfs.invalid", date)
 
 
 def _env(identity: Identity | None) -> dict[str, str]:
@@ -50,10 +59,13 @@ def _env(identity: Identity | None) -> dict[str, str]:
             GIT_COMMITTER_NAME=identity.name,
             GIT_COMMITTER_EMAIL=identity.email,
         )
+        if identity.date is not None:
+            stamp = identity.date.isoformat()
+            env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     return env
 
 
-def run_in(
+def _run(
     cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git ARGS`` in ``cwd``; raise :class:`GitError` with git's message when ``check``."""
@@ -69,11 +81,42 @@ def run_in(
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git 2.x") from None
     if check and proc.returncode != 0:
-        message = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
-        raise GitError(f"git {args[0]} failed: {message}")
+        raise GitError(f"git {args[0]} failed: {_output(proc)}")
     return proc
 
 
+def _output(proc: subprocess.CompletedProcess[bytes]) -> str:
+    return (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
+
+
+def _nul_list(out: str) -> list[str]:
+    return [entry for entry in out.split("\0") if entry]
+
+
+# --- repository discovery and creation ---------------------------------------------------------
+def discover(start: Path) -> tuple[Path, Path]:
+    """(work tree top level, git dir) of the repository containing ``start``."""
+    if not start.is_dir():
+        raise NotAMemoryRepo(f"{start}: no such directory")
+    proc = _run(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False)
+    if proc.returncode != 0:
+        raise NotAMemoryRepo(f"{start}: not inside a git repository; run 'memfs init' there first")
+    top, git_dir = proc.stdout.decode().splitlines()[:2]
+    return Path(top), Path(git_dir)
+
+
+def create(directory: Path) -> Git:
+    """A new repository at ``directory`` whose first branch is ``main``, even when ``directory``
+    lies inside another repository (it gets its own ``.git``)."""
+    _run(directory, "init", "-q")
+    _run(directory, "symbolic-ref", "HEAD", "refs/heads/main")
+    top, git_dir = discover(directory)
+    if Path(os.path.realpath(top)) != Path(os.path.realpath(directory)):
+        raise GitError(f"{directory}: git did not create a repository of its own there")
+    return Git(top, git_dir)
+
+
+# --- helpers that need no repository -----------------------------------------------------------
 def merge_text(
     ours: bytes,
     base: bytes,
@@ -94,7 +137,7 @@ def merge_text(
         args = ["merge-file", "-p", f"--marker-size={marker_size}"]
         for label in labels:
             args += ["-L", label]
-        proc = run_in(Path(tmp), *args, *names, check=False)
+        proc = _run(Path(tmp), *args, *names, check=False)
     if not 0 <= proc.returncode < 128:
         raise GitError(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     return proc.stdout, proc.returncode
@@ -103,17 +146,6 @@ def merge_text(
 def ere_escape(text: str) -> str:
     """``text`` as a literal inside a POSIX extended regex (``git grep -E``, ``git log -E --grep``)."""
     return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in text)
-
-
-def discover(start: Path) -> tuple[Path, Path]:
-    """(work tree top level, git dir) of the repository containing ``start``."""
-    if not start.is_dir():
-        raise NotAMemoryRepo(f"{start}: no such directory")
-    proc = run_in(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False)
-    if proc.returncode != 0:
-        raise NotAMemoryRepo(f"{start}: not inside a git repository; run 'memfs init' there first")
-    top, git_dir = proc.stdout.decode().splitlines()[:2]
-    return Path(top), Path(git_dir)
 
 
 @dataclass(frozen=True)
@@ -127,6 +159,18 @@ class Commit:
     files: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Probe:
+    """What one ``git status`` says about a path: HEAD, and every changed, untracked or ignored
+    path under it. Equal probes plus equal file stats mean nothing changed in between."""
+
+    head: str | None
+    listed: tuple[str, ...]
+
+
+Untracked = Literal["no", "all"]
+
+
 class Git:
     """The git repository a memory root lives in. Paths given to it are work-tree-relative."""
 
@@ -135,20 +179,28 @@ class Git:
         self.git_dir = git_dir
         self._head_seen = False
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None) -> str:
-        proc = run_in(self.workdir, *args, stdin=stdin, check=check, identity=identity)
+    def _text(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None
+    ) -> str:
+        proc = _run(self.workdir, *args, stdin=stdin, check=check, identity=identity)
         return proc.stdout.decode("utf-8", "replace")
 
-    def ok(self, *args: str, identity: Identity | None = None) -> bool:
-        return run_in(self.workdir, *args, check=False, identity=identity).returncode == 0
+    def _ok(self, *args: str, identity: Identity | None = None) -> bool:
+        return _run(self.workdir, *args, check=False, identity=identity).returncode == 0
 
+    # --- refs and commits ----------------------------------------------------------------------
     def head(self) -> str | None:
-        proc = run_in(self.workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
+        proc = _run(self.workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def rev(self, name: str) -> str | None:
+        """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
+        proc = _run(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
         return proc.stdout.decode().strip() or None
 
     def resolve(self, rev: str) -> str:
-        proc = run_in(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", rev + "^{commit}", check=False)
-        sha = proc.stdout.decode().strip()
+        """The commit ``rev`` names; :class:`GitError` if there is none."""
+        sha = self.rev(rev)
         if not sha:
             raise GitError(f"{rev!r} is not a commit in this repository")
         return sha
@@ -161,8 +213,7 @@ class Git:
         """
         if self.head() is None:
             return None
-        out = self.run("log", "--first-parent", "--format=%H %ct", "HEAD")
-        for entry in out.splitlines():
+        for entry in self._text("log", "--first-parent", "--format=%H %ct", "HEAD").splitlines():
             sha, _, seconds = entry.partition(" ")
             if int(seconds) <= epoch:
                 return sha
@@ -170,39 +221,60 @@ class Git:
 
     def branch(self) -> str | None:
         """The checked-out branch's short name; ``None`` on a detached HEAD."""
-        proc = run_in(self.workdir, "symbolic-ref", "-q", "--short", "HEAD", check=False)
-        return proc.stdout.decode().strip() or None
-
-    def rev(self, name: str) -> str | None:
-        """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
-        proc = run_in(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
+        proc = _run(self.workdir, "symbolic-ref", "-q", "--short", "HEAD", check=False)
         return proc.stdout.decode().strip() or None
 
     def is_ancestor(self, older: str, newer: str) -> bool:
-        return self.ok("merge-base", "--is-ancestor", older, newer)
+        return self._ok("merge-base", "--is-ancestor", older, newer)
 
     def merge_base(self, a: str, b: str) -> str | None:
-        return self.run("merge-base", a, b, check=False).strip() or None
+        return self._text("merge-base", a, b, check=False).strip() or None
 
     def count(self, revision_range: str) -> int:
-        return int(self.run("rev-list", "--count", revision_range).strip() or 0)
+        return int(self._text("rev-list", "--count", revision_range).strip() or 0)
 
+    def count_all(self) -> int:
+        """Commits reachable from any ref."""
+        return int(self._text("rev-list", "--all", "--count").strip() or 0) if self.head() else 0
+
+    def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
+        self._text("update-ref", "-m", message, ref, sha)
+
+    def refs(self, prefix: str) -> list[tuple[str, str]]:
+        """(ref, commit) of every ref under ``prefix``, sorted by name."""
+        out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", prefix)
+        return [(ref, sha) for ref, _, sha in (line.partition(" ") for line in out.splitlines() if line)]
+
+    def valid_branch_name(self, name: str) -> bool:
+        return self._ok("check-ref-format", "--branch", name)
+
+    def create_branch(self, name: str, start: str) -> None:
+        self._text("branch", "--no-track", name, start)
+
+    def delete_branch(self, name: str) -> None:
+        self._text("branch", "-D", name)
+
+    # --- configuration -------------------------------------------------------------------------
     def config_get(self, key: str) -> str | None:
-        proc = run_in(self.workdir, "config", "--get", key, check=False)
+        proc = _run(self.workdir, "config", "--get", key, check=False)
         return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
 
     def config_set(self, key: str, value: str) -> None:
-        self.run("config", key, value)
+        self._text("config", key, value)
 
-    def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
-        self.run("update-ref", "-m", message, ref, sha)
+    def remotes(self) -> list[str]:
+        return self._text("remote").split()
 
+    def remote_url(self, name: str) -> str | None:
+        return self._text("remote", "get-url", name, check=False).strip() or None
+
+    # --- reading files and trees ---------------------------------------------------------------
     def read_blobs(self, rev: str, paths: list[str]) -> dict[str, bytes]:
         """The contents of ``paths`` at ``rev`` in one ``git cat-file --batch`` (missing paths left out)."""
         if not paths:
             return {}
         request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
-        out = run_in(self.workdir, "cat-file", "--batch", stdin=request).stdout
+        out = _run(self.workdir, "cat-file", "--batch", stdin=request).stdout
         found: dict[str, bytes] = {}
         pos = 0
         for path in paths:
@@ -216,16 +288,93 @@ class Git:
         return found
 
     def show_file(self, rev: str, path: str) -> bytes | None:
-        proc = run_in(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)
+        proc = _run(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)
         return proc.stdout if proc.returncode == 0 else None
+
+    def head_file(self, path: str) -> bytes | None:
+        """``path`` as committed at HEAD (``None`` without HEAD or without the file)."""
+        return self.show_file("HEAD", path) if self._has_head() else None
+
+    def tree_files(self, rev: str, pathspec: str) -> list[str]:
+        """Every file under ``pathspec`` at ``rev`` (``ls-tree -r``)."""
+        return _nul_list(self._text("ls-tree", "-r", "-z", "--name-only", rev, "--", pathspec))
+
+    def grep_files(self, pattern: str, pathspec: str, *, fixed: bool) -> list[str]:
+        """Files under ``pathspec`` (working tree, untracked too) with a line matching ``pattern``
+        (a fixed string, or a POSIX extended regex)."""
+        mode = "-F" if fixed else "-E"
+        out = self._text("grep", "-l", "--untracked", mode, "-e", pattern, "--", pathspec, check=False)
+        return out.splitlines()
+
+    def grep_lines(self, patterns: Sequence[str], pathspec: str, *, fixed: bool) -> list[tuple[str, str]]:
+        """(file, line) for each line matching any of ``patterns`` (working tree, untracked too)."""
+        mode = "-F" if fixed else "-E"
+        args = [arg for p in patterns for arg in ("-e", p)]
+        out = self._text("grep", "-z", "--untracked", mode, *args, "--", pathspec, check=False)
+        found = []
+        for entry in out.split("\n"):
+            name, sep, text = entry.partition("\0")
+            if sep:
+                found.append((name, text))
+        return found
+
+    # --- the working tree ----------------------------------------------------------------------
+    def status_paths(self, pathspec: str | None = None, *, untracked: Untracked = "all") -> list[str]:
+        """Paths whose working-tree or index state differs from HEAD (both names of a rename)."""
+        args = ["status", "--porcelain=v1", "-z", f"--untracked-files={untracked}"]
+        out = self._text(*args, *(["--", pathspec] if pathspec else []))
+        return _porcelain_paths(out)
 
     def changed(self, paths: list[str]) -> list[str]:
         """Those of ``paths`` whose work-tree state differs from HEAD (untracked included)."""
         if not paths:
             return []
-        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
-        return _porcelain_paths(out)
+        return _porcelain_paths(
+            self._text("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
+        )
 
+    def probe(self, pathspec: str) -> Probe | None:
+        """HEAD and the paths git reports as changed, untracked or ignored under ``pathspec``, from
+        one ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent
+        commit needs). ``None`` when git cannot answer."""
+        try:
+            out = self._text(
+                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
+                "--untracked-files=all", "--ignored=matching", "--", pathspec,
+            )
+        except GitError:
+            return None
+        return _parse_probe(out)
+
+    def untracked(self, pathspec: str) -> list[str]:
+        return _nul_list(self._text("ls-files", "-z", "--others", "--exclude-standard", "--", pathspec))
+
+    def listed_files(self) -> list[str]:
+        """Every tracked or untracked (not ignored) file of the work tree."""
+        return _nul_list(self._text("ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+
+    def has_staged_changes(self) -> bool:
+        return bool(self._text("diff", "--cached", "--name-only").strip())
+
+    def conflicted(self) -> list[str]:
+        return _nul_list(self._text("diff", "--name-only", "-z", "--diff-filter=U"))
+
+    def diff_names(self, old: str, new: str | None, pathspec: str) -> list[str]:
+        """Paths that differ between ``old`` and ``new`` (``None``: the working tree), no renames."""
+        args = ["diff", "--name-only", "-z", "--no-renames", old, *([new] if new else []), "--", pathspec]
+        return _nul_list(self._text(*args))
+
+    def unstage(self, paths: list[str]) -> None:
+        self._ok("reset", "-q", "--", *paths)
+
+    def reset_hard(self, rev: str) -> None:
+        self._text("reset", "--hard", "--quiet", rev)
+
+    def reset_keep(self, rev: str) -> bool:
+        """Move the branch to ``rev`` keeping uncommitted changes; ``False`` if git refused."""
+        return self._ok("reset", "--keep", "--quiet", rev)
+
+    # --- committing ----------------------------------------------------------------------------
     def commit_paths(self, paths: list[str], message: str, identity: Identity) -> str | None:
         """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
 
@@ -236,16 +385,16 @@ class Git:
         """
         if not paths:
             return None
-        whole_index = len(paths) > 8 and self._has_head() and not self.run("diff", "--cached", "--name-only").strip()
-        if not self.ok("add", "-A", "--", *paths):
+        whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
+        if not self._ok("add", "-A", "--", *paths):
             paths = self.changed(paths)
             if not paths:
                 return None
-            self.run("add", "-A", "--", *paths)
+            self._text("add", "-A", "--", *paths)
         args = ["commit", "-q", "--no-edit", "-F", "-"]
         if self._has_head() and not whole_index:
             args += ["--only", "--", *paths]
-        proc = run_in(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        proc = _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
             if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
@@ -253,11 +402,29 @@ class Git:
             raise GitError(f"git commit failed: {output.strip()}")
         return self.head()
 
+    def commit_empty(self, message: str, identity: Identity) -> str | None:
+        """A commit that changes no file (an audit record), skipping hooks; leaves the index alone."""
+        self._text(
+            "commit", "-q", "--allow-empty", "--only", "--no-verify", "-F", "-",
+            stdin=message.encode("utf-8"), identity=identity,
+        )
+        return self.head()
+
     def _has_head(self) -> bool:
         if not self._head_seen:
             self._head_seen = self.head() is not None
         return self._head_seen
 
+    def revert(self, sha: str, message: str, identity: Identity) -> tuple[bool, str]:
+        """``git revert`` of ``sha`` with ``message``; on failure aborts it and returns git's output."""
+        proc = _run(self.workdir, "revert", "--no-edit", sha, check=False, identity=identity)
+        if proc.returncode != 0:
+            self._ok("revert", "--abort")
+            return False, (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        self._text("commit", "--amend", "--only", "-q", "-F", "-", stdin=message.encode(), identity=identity)
+        return True, ""
+
+    # --- history -------------------------------------------------------------------------------
     def log(
         self,
         *,
@@ -277,7 +444,125 @@ class Git:
         args.append(rev)
         if path is not None:
             args += (["--follow"] if follow else []) + ["--", path]
-        return _parse_log(self.run(*args))
+        return _parse_log(self._text(*args))
+
+    def messages(self, rev_range: str, grep: str) -> list[tuple[str, str]]:
+        """(commit, full message) of every commit in ``rev_range`` whose message matches the
+        extended regex ``grep``, newest first."""
+        if self.head() is None:
+            return []
+        out = self._text("log", "-E", f"--grep={grep}", "--format=%x1e%H%x1f%B", rev_range)
+        return [(sha, body) for sha, _, body in (r.partition("\x1f") for r in out.split("\x1e")[1:])]
+
+    def commits_touching(self, paths: Sequence[str]) -> list[str]:
+        """Every commit on any ref that touches one of ``paths``, newest first."""
+        if self.head() is None:
+            return []
+        return self._text("log", "--all", "--format=%H", "--", *paths).split()
+
+    def last_commit_writing(self, path: str) -> str | None:
+        """The newest commit on any ref that added or modified ``path``."""
+        out = self._text("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", path)
+        return out.strip() or None
+
+    def renames(self) -> list[tuple[str, str, str]]:
+        """(commit, old path, new path) of every rename git detects on any ref."""
+        if self.head() is None:
+            return []
+        out = self._text("log", "--all", "-M", "--diff-filter=R", "--name-status", "--format=%x1e%H")
+        found = []
+        for record in out.split("\x1e")[1:]:
+            sha, *lines = record.strip().splitlines()
+            for entry in lines:
+                parts = entry.split("\t")
+                if len(parts) == 3 and parts[0].startswith("R"):
+                    found.append((sha, parts[1], parts[2]))
+        return found
+
+    # --- remotes and integration ---------------------------------------------------------------
+    def fetch_branch(self, remote: str, branch: str, tracking: str) -> str | None:
+        """Fetch ``remote``'s ``branch`` into ``tracking``; its tip, or ``None`` if it does not exist."""
+        refspec = f"+refs/heads/{branch}:{tracking}"
+        proc = _run(self.workdir, "fetch", "--quiet", "--no-tags", remote, refspec, check=False)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip()
+            if "couldn't find remote ref" in message:
+                return None
+            raise GitError(f"fetching {remote}/{branch} failed, nothing was changed: {message}")
+        return self.rev(tracking)
+
+    def push(self, remote: str, source: str, branch: str) -> tuple[int, str, str]:
+        """``git push --porcelain REMOTE SOURCE:refs/heads/BRANCH`` (never forced):
+        (exit status, porcelain output, server messages)."""
+        proc = _run(self.workdir, "push", "--porcelain", remote, f"{source}:refs/heads/{branch}", check=False)
+        return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+    def fast_forward(self, rev: str) -> None:
+        self._text("merge", "--ff-only", "--quiet", rev)
+
+    def rebase(self, upstream: str, identity: Identity) -> tuple[bool, str]:
+        """Rebase the current branch onto ``upstream``: (succeeded, git's output). Leaves a
+        failed rebase in progress for the caller to inspect and :meth:`abort`."""
+        args = ("rebase", "--no-autostash", "--no-autosquash", "--quiet", upstream)
+        return self._attempt(args, identity)
+
+    def merge(self, upstream: str, message: str, identity: Identity) -> tuple[bool, str]:
+        """Merge ``upstream`` with a merge commit: (succeeded, git's output); see :meth:`rebase`."""
+        return self._attempt(("merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream), identity)
+
+    def _attempt(self, args: tuple[str, ...], identity: Identity) -> tuple[bool, str]:
+        proc = _run(self.workdir, *args, check=False, identity=identity)
+        return proc.returncode == 0, _output(proc)
+
+    def abort(self, operation: Literal["rebase", "merge"]) -> None:
+        self._ok(operation, "--abort")
+
+    # --- maintenance ---------------------------------------------------------------------------
+    def expire_reflogs(self) -> None:
+        self._text("reflog", "expire", "--expire=now", "--all")
+
+    def prune(self) -> None:
+        """``git gc --prune=now``: unreachable objects are deleted now, not in two weeks."""
+        self._text("gc", "--quiet", "--prune=now")
+
+    def filter_repo(self, *args: str) -> None:
+        """Run git-filter-repo (the ``git-filter-repo`` PyPI package, under this Python) here.
+
+        It rewrites history: callers hold the write lock and have checked the work tree is clean.
+        """
+        proc = subprocess.run(
+            [sys.executable, "-m", "git_filter_repo", *args],
+            cwd=self.workdir,
+            capture_output=True,
+            env=_env(None),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if proc.returncode != 0:
+            message = _output(proc)
+            if "No module named git_filter_repo" in message:
+                raise GitError("git-filter-repo is not installed; pip install git-filter-repo (a memfs dependency)")
+            raise GitError(f"git filter-repo failed: {message}")
+
+    def objects(self) -> Iterator[tuple[str, str, bytes]]:
+        """Every object in the repository, reachable or not, loose or packed: (sha, type, content)."""
+        proc = subprocess.Popen(
+            ["git", *_CONFIG, "cat-file", "--batch-all-objects", "--batch", "--unordered"],
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_env(None),
+        )
+        assert proc.stdout is not None
+        try:
+            while header := proc.stdout.readline():
+                sha, kind, size = header.decode().split()
+                content = proc.stdout.read(int(size))
+                proc.stdout.read(1)
+                yield sha, kind, content
+        finally:
+            proc.stdout.close()
+            proc.wait()
 
 
 def _porcelain_paths(out: str) -> list[str]:
@@ -295,6 +580,30 @@ def _porcelain_paths(out: str) -> list[str]:
     return paths
 
 
+def _parse_probe(out: str) -> Probe:
+    head = None
+    listed: list[str] = []
+    records = out.split("\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        if record.startswith("# branch.oid "):
+            oid = record[len("# branch.oid ") :]
+            head = None if oid == "(initial)" else oid
+        elif record[:2] in ("? ", "! "):
+            listed.append(record[2:])
+        elif record.startswith("1 "):
+            listed.append(record.split(" ", 8)[8])
+        elif record.startswith("2 "):
+            listed.append(record.split(" ", 9)[9])
+            listed.append(records[i])
+            i += 1
+        elif record.startswith("u "):
+            listed.append(record.split(" ", 10)[10])
+    return Probe(head, tuple(listed))
+
+
 def _parse_log(out: str) -> list[Commit]:
     commits = []
     for record in out.split("\x1e")[1:]:
@@ -302,47 +611,3 @@ def _parse_log(out: str) -> list[Commit]:
         names = tuple(f for f in files.strip("\n\0").split("\0") if f.strip("\n"))
         commits.append(Commit(sha, author, email, time, subject, body.strip(), tuple(n.strip("\n") for n in names)))
     return commits
-
-
-def filter_repo(workdir: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """Run git-filter-repo (the ``git-filter-repo`` PyPI package, under this Python) in ``workdir``.
-
-    It rewrites history: callers hold the write lock and have checked the work tree is clean.
-    """
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "git_filter_repo", *args],
-        cwd=workdir,
-        capture_output=True,
-        env=_env(None),
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if proc.returncode != 0:
-        message = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
-        if "No module named git_filter_repo" in message:
-            raise GitError("git-filter-repo is not installed; pip install git-filter-repo (a memfs dependency)")
-        raise GitError(f"git filter-repo failed: {message}")
-    return proc
-
-
-def iter_objects(workdir: Path) -> Iterator[tuple[str, str, bytes]]:
-    """Every object in the repository, reachable or not, loose or packed: (sha, type, content)."""
-    proc = subprocess.Popen(
-        ["git", *_CONFIG, "cat-file", "--batch-all-objects", "--batch", "--unordered"],
-        cwd=workdir,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=_env(None),
-    )
-    assert proc.stdout is not None
-    try:
-        while header := proc.stdout.readline():
-            sha, kind, size = header.decode().split()
-            content = proc.stdout.read(int(size))
-            proc.stdout.read(1)
-            yield sha, kind, content
-    finally:
-        proc.stdout.close()
-        proc.wait()

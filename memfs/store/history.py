@@ -11,11 +11,11 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from memfs.errors import GitError, InvalidMemory, MemfsError, MemoryNotFound
-from memfs.format.model import Memory, _jsonable
+from memfs.errors import ConflictError, GitError, InvalidMemory, MemoryNotFound, UsageError
+from memfs.format.model import Memory, jsonable
 from memfs.format.parse import load_document, parse
-from memfs.store import commits, gitcli, locking
-from memfs.store.repo import MemoryRepo
+from memfs.store import commits, gitcli
+from memfs.store.repo import Store
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,14 @@ class LogEntry:
     reason: str | None
     paths: tuple[str, ...]
     trailers: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, repo: Store, c: gitcli.Commit) -> LogEntry:
+        """The entry for commit ``c``: its trailers parsed, its paths relative to the memory root."""
+        tr = commits.trailers(c.body)
+        mine = tuple(rel for f in c.files if (rel := repo.from_git_path(f)) is not None)
+        op = (tr.get("Memfs-Op") or [None])[0]
+        return cls(c.sha, c.author, c.time, c.subject, op, commits.reason(c.body), mine, tr)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,24 +51,15 @@ class LogEntry:
 
 
 def log(
-    repo: MemoryRepo, path: str | None = None, *, op: str | None = None, limit: int | None = None
+    repo: Store, path: str | None = None, *, op: str | None = None, limit: int | None = None
 ) -> list[LogEntry]:
     """Commits touching the memory root (or one memory), newest first, optionally by ``Memfs-Op``."""
-    git_path = repo.git_path(repo.rel(path)) if path else (repo.prefix.rstrip("/") or ".")
+    git_path = repo.git_path(repo.rel(path)) if path else repo.pathspec
     grep = f"^Memfs-Op: {gitcli.ere_escape(op)}$" if op else None
-    entries = []
-    for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=path is not None):
-        tr = commits.trailers(c.body)
-        mine = tuple(f[len(repo.prefix) :] for f in c.files if f.startswith(repo.prefix))
-        entries.append(
-            LogEntry(
-                c.sha, c.author, c.time, c.subject, (tr.get("Memfs-Op") or [None])[0], commits.reason(c.body), mine, tr
-            )
-        )
-    return entries
+    return [LogEntry.of(repo, c) for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=path is not None)]
 
 
-def resolve_at(repo: MemoryRepo, at: str) -> str:
+def resolve_at(repo: Store, at: str) -> str:
     """A commit for ``at``: a revision (``HEAD~2``, a sha, a branch) or an ISO date/time."""
     when = _as_time(at)
     if when is not None:
@@ -77,16 +76,16 @@ def _as_time(text: str) -> dt.datetime | None:
     except ValueError:
         return None
     if value.tzinfo is None:
-        raise MemfsError(f"--at {text}: give a time zone, e.g. {text}Z, so the moment is unambiguous")
+        raise UsageError(f"{text}: give a time zone, e.g. {text}Z, so the moment is unambiguous", param="at")
     return value
 
 
-def show_at(repo: MemoryRepo, path: str, at: str) -> Memory:
+def show_at(repo: Store, path: str, at: str) -> Memory:
     """The memory at ``path`` as it was at commit/date ``at``."""
     return parse(*file_at(repo, path, at))
 
 
-def file_at(repo: MemoryRepo, path: str, at: str) -> tuple[str, bytes]:
+def file_at(repo: Store, path: str, at: str) -> tuple[str, bytes]:
     """(root-relative path, exact bytes) of the memory at ``path`` at commit/date ``at``."""
     rel = repo.rel(path)
     sha = resolve_at(repo, at)
@@ -111,7 +110,7 @@ class FieldChange:
 
 
 def _show(value: Any) -> str:
-    value = _jsonable(value)
+    value = jsonable(value)
     if isinstance(value, list):
         return "[" + ", ".join(str(v) for v in value) + "]"
     return str(value)
@@ -129,18 +128,10 @@ class FileDiff:
         return {
             "path": self.path,
             "change": self.change,
-            "fields": [{"field": f.field, "old": _jsonable(f.old), "new": _jsonable(f.new)} for f in self.fields],
+            "fields": [{"field": f.field, "old": jsonable(f.old), "new": jsonable(f.new)} for f in self.fields],
             "body_changed": self.body_changed,
             "diff": self.text,
         }
-
-
-def files_at(repo: MemoryRepo, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
-    """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree."""
-    if rev is None:
-        return {rel: repo.read_bytes(rel) for rel in rels}
-    blobs = repo.git.read_blobs(rev, [repo.git_path(rel) for rel in rels])
-    return {rel: blobs.get(repo.git_path(rel)) for rel in rels}
 
 
 def _meta_body(rel: str, data: bytes | None) -> tuple[dict[str, Any], str | None]:
@@ -159,18 +150,16 @@ def field_changes(old: dict[str, Any], new: dict[str, Any]) -> list[FieldChange]
     return [FieldChange(k, old.get(k), new.get(k)) for k in keys if old.get(k) != new.get(k)]
 
 
-def diff(repo: MemoryRepo, old_rev: str, new_rev: str | None = None, path: str | None = None) -> list[FileDiff]:
+def diff(repo: Store, old_rev: str, new_rev: str | None = None, path: str | None = None) -> list[FileDiff]:
     """Per-memory changes from ``old_rev`` to ``new_rev`` (``None``: the working tree)."""
     old_sha = resolve_at(repo, old_rev)
     new_sha = None if new_rev is None else resolve_at(repo, new_rev)
-    scope = repo.git_path(repo.rel(path)) if path else (repo.prefix.rstrip("/") or ".")
-    args = ["diff", "--name-only", "-z", "--no-renames", old_sha] + ([new_sha] if new_sha else []) + ["--", scope]
-    names = [n for n in repo.git.run(*args).split("\0") if n]
+    scope = repo.git_path(repo.rel(path)) if path else repo.pathspec
+    names = repo.git.diff_names(old_sha, new_sha, scope)
     if new_sha is None:
-        untracked = repo.git.run("ls-files", "-z", "--others", "--exclude-standard", "--", scope).split("\0")
-        names += [n for n in untracked if n]
-    rels = [n[len(repo.prefix) :] for n in sorted(set(names)) if n.endswith(".md")]
-    old_files, new_files = files_at(repo, old_sha, rels), files_at(repo, new_sha, rels)
+        names += repo.git.untracked(scope)
+    rels = [rel for n in sorted(set(names)) if n.endswith(".md") and (rel := repo.from_git_path(n)) is not None]
+    old_files, new_files = repo.files_at(old_sha, rels), repo.files_at(new_sha, rels)
     out = []
     for rel in rels:
         before, after = old_files[rel], new_files[rel]
@@ -191,30 +180,100 @@ def _lines(data: bytes | None) -> list[str]:
     return [] if data is None else data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
-def revert(repo: MemoryRepo, rev: str, *, reason: str | None = None, actor: str | None = None) -> str:
+def revert(repo: Store, rev: str, *, reason: str | None = None, actor: str | None = None) -> str:
     """Undo commit ``rev`` with one new commit; on any conflict, leave everything as it was."""
     actor = actor or repo.actor
     sha = repo.git.resolve(rev)
     original = repo.git.log(rev=sha, limit=1, follow=False)
     subject = original[0].subject if original else sha[:10]
-    identity = gitcli.Identity.for_actor(actor)
-    with locking.exclusive(repo.lock_path):
-        if repo.git.run("diff", "--cached", "--name-only").strip():
-            raise MemfsError("cannot revert while changes are staged in git; commit or unstage them first")
-        proc = gitcli.run_in(repo.git.workdir, "revert", "--no-edit", sha, check=False, identity=identity)
-        if proc.returncode != 0:
-            repo.git.ok("revert", "--abort")
-            detail = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+    message = commits.Message("revert", f"{sha[:10]} ({subject})", actor, reason, trailers={"Memfs-Reverts": [sha]})
+    text = message.render().replace("\n\n", f"\n\nThis reverts commit {sha}.\n\n", 1)
+    with repo.locked():
+        if repo.git.has_staged_changes():
+            raise ConflictError("cannot revert while changes are staged in git; commit or unstage them first")
+        done, detail = repo.git.revert(sha, text, gitcli.Identity.for_actor(actor))
+        if not done:
             conflicted = [ln.split("in ", 1)[-1] for ln in detail.splitlines() if ln.startswith("CONFLICT")]
             if conflicted:
-                raise GitError(
+                raise ConflictError(
                     f"reverting {sha[:10]} conflicts with later changes to {', '.join(conflicted)}; nothing was "
                     "changed. Revert the later commits first, or edit the files by hand."
                 )
             raise GitError(f"git revert {sha[:10]} failed, nothing was changed: {detail.strip()}")
-        message = commits.Message(
-            "revert", f"{sha[:10]} ({subject})", actor, reason, trailers={"Memfs-Reverts": [sha]}
-        ).render()
-        message = message.replace("\n\n", f"\n\nThis reverts commit {sha}.\n\n", 1)
-        repo.git.run("commit", "--amend", "--only", "-q", "-F", "-", stdin=message.encode(), identity=identity)
         return repo.git.head() or ""
+
+
+# --- every revision of one memory ----------------------------------------------------------
+@dataclass(frozen=True)
+class Revision:
+    revision: int | None
+    value: str
+    time: str | None
+    source: str | None
+    source_kind: str | None
+    status: str | None
+    commit: str
+    op: str | None
+    actor: str
+    path: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revision": self.revision,
+            "value": self.value,
+            "time": self.time,
+            "source": self.source,
+            "source_kind": self.source_kind,
+            "status": self.status,
+            "commit": self.commit,
+            "op": self.op,
+            "actor": self.actor,
+            "path": self.path,
+        }
+
+
+def revisions(repo: Store, path: str) -> list[Revision]:
+    """Every committed state of the memory at ``path``, oldest first (renames followed)."""
+    rel = repo.rel(path)
+    out: list[Revision] = []
+    current = repo.read_bytes(rel)
+    wanted_id = _id_of(rel, current)
+    for entry in reversed(repo.git.log(path=repo.git_path(rel), follow=True)):
+        name = next((f for f in entry.files if f.endswith(".md")), repo.git_path(rel))
+        data = repo.git.show_file(entry.sha, name)
+        if data is None:
+            continue
+        short = name[len(repo.prefix) :] if name.startswith(repo.prefix) else name
+        try:
+            memory = parse(short, data)
+        except InvalidMemory:
+            continue
+        if short != rel and wanted_id is not None and memory.id != wanted_id:
+            continue  # git's rename guess paired this file with another memory of similar frontmatter
+        time = memory.updated or memory.created
+        out.append(
+            Revision(
+                memory.revision,
+                memory.body,
+                jsonable(time) if time else entry.time,
+                memory.source,
+                memory.source_kind,
+                memory.status,
+                entry.sha,
+                (commits.trailers(entry.body).get("Memfs-Op") or [None])[0],
+                entry.author,
+                short,
+            )
+        )
+    if not out and not repo.exists(rel):
+        raise MemoryNotFound(f"{rel}: no such memory, now or in history")
+    return out
+
+
+def _id_of(rel: str, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return parse(rel, data).id
+    except InvalidMemory:
+        return None

@@ -115,3 +115,33 @@ def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = 
     if must_be_memory and not is_memory_name(rel):
         raise PathError(f"{text}: is not a memory file (memories are *.md files, not README.md, not hidden)")
     return rel
+
+
+def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
+    """``rel -> (mtime_ns, size)`` of every memory file (the rules of :func:`iter_memory_paths`), by
+    one ``scandir`` walk: what the search index compares with its snapshot to find changed files."""
+    found: dict[str, tuple[int, int]] = {}
+    stack = [(str(root), "")]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            entries = os.scandir(directory)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, prefix + name + "/"))
+                    elif name.endswith(".md") and name != "README.md":
+                        st = entry.stat()
+                        found[prefix + name] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
+    spec = ignore_spec(root)
+    if spec is not None:
+        found = {rel: st for rel, st in found.items() if not spec.match_file(rel)}
+    return found

@@ -1,31 +1,41 @@
-"""The git-backed memory store: open or init a repository, read memories, write them in commits.
+"""The git-backed memory store: open a memory root, read memories, change them in commits.
 
-Every change goes through a :class:`Transaction`: it holds the repository's write lock, checks
-revisions, validates every file it would write, records a journal, writes the files atomically
-and commits exactly those paths with a structured message whose author is the actor. One
-operation is one commit; a failure before the commit leaves the working tree as it was.
+Every change to the repository goes through a :class:`Transaction`, the one commit path: it
+holds the repository's write lock, checks revisions and the ``read_only`` rule, validates every
+memory file it would commit, records a journal, writes the files atomically and commits exactly
+those paths with a structured message whose author is the actor. One operation is one commit;
+a failure before the commit leaves the working tree as it was, and a crash in between is
+finished by the next memfs command (:mod:`memfs.store.journal`). Files written by someone else
+(an editor saving under ``memfs watch``, pending edits a ``propose`` publishes) are committed
+through the same path with :meth:`Transaction.adopt`.
+
+The verbs built on the store (search, remember, retract...) are methods of
+:class:`memfs.api.Store`, a subclass; code below the API layer takes a :class:`Store`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import getpass
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError
+from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused
 from memfs.format import edit, validate, yamlio
+from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.document import Document
 from memfs.format.model import Memory, Problem, utcnow
 from memfs.format.parse import build, load_document, parse
-from memfs.store import atomic, gitcli, journal, locking, paths
+from memfs.store import atomic, gitcli, init, journal, locking, paths
 from memfs.store.commits import Message, subject_for
 
-CONFIG_FILE = ".memfs.toml"
 Action = Literal["create", "update", "delete"]
+S = TypeVar("S", bound="Store")
 
 
 def default_actor() -> str:
@@ -70,7 +80,7 @@ class Scan:
     broken: list[Problem] = field(default_factory=list)
 
 
-class MemoryRepo:
+class Store:
     """A memory root inside a git work tree. Paths in the API are relative to the memory root."""
 
     def __init__(self, root: Path, git: gitcli.Git, actor: str | None = None) -> None:
@@ -80,11 +90,12 @@ class MemoryRepo:
         rel = os.path.relpath(root, git.workdir)
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         self.notices: list[str] = []
+        self._config: tuple[tuple[int, int] | None, Config] | None = None
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
     @classmethod
-    def open(cls, start: str | os.PathLike[str] = ".", actor: str | None = None) -> MemoryRepo:
+    def open(cls: type[S], start: str | os.PathLike[str] = ".", actor: str | None = None) -> S:
         """The memory repository containing ``start``: the nearest folder with a ``.memfs.toml``
         up to the git top level, else the top level itself."""
         start_path = Path(os.path.abspath(start))
@@ -101,10 +112,18 @@ class MemoryRepo:
         return cls(Path(os.path.normpath(root)), gitcli.Git(top, git_dir), actor)
 
     @classmethod
-    def init(cls, directory: str | os.PathLike[str], actor: str | None = None) -> MemoryRepo:
-        from memfs.store.init import init_repo
-
-        return init_repo(Path(directory), actor or default_actor())
+    def init(cls: type[S], directory: str | os.PathLike[str], actor: str | None = None) -> S:
+        """Make ``directory`` a memory repository (see :mod:`memfs.store.init`) and open it."""
+        root = Path(directory)
+        git = init.prepare(root)
+        store = cls(root.resolve(), git, actor)
+        with store.transaction("init", subject="memory repository") as tx:
+            for rel, data in init.starter_files(store.root).items():
+                if paths.is_memory_name(rel):
+                    tx.write_bytes(rel, data)
+                else:
+                    tx.write_file(rel, data)
+        return cls.open(store.root, store.actor)
 
     # --- paths ---------------------------------------------------------------------------
     @property
@@ -119,6 +138,11 @@ class MemoryRepo:
     def journal_path(self) -> Path:
         return self.git.git_dir / "memfs-journal.json"
 
+    def locked(self) -> AbstractContextManager[None]:
+        """The repository's write lock, for operations that change git state without a
+        transaction (revert, sync, purge); re-entrant within a thread."""
+        return locking.exclusive(self.lock_path)
+
     def rel(self, path: str | os.PathLike[str]) -> str:
         """The memory-root-relative form of ``path``; :class:`PathError` if it is not a memory path."""
         rel = paths.confine(self.root, path)
@@ -132,8 +156,41 @@ class MemoryRepo:
     def git_path(self, rel: str) -> str:
         return self.prefix + rel
 
+    def from_git_path(self, name: str) -> str | None:
+        """The root-relative form of a work-tree path, or ``None`` if it lies outside the root."""
+        return name[len(self.prefix) :] if name.startswith(self.prefix) else None
+
+    @property
+    def pathspec(self) -> str:
+        """The git pathspec of the whole memory root."""
+        return self.prefix.rstrip("/") or "."
+
     def exists(self, rel: str) -> bool:
         return self.abspath(rel).is_file()
+
+    # --- configuration -------------------------------------------------------------------
+    def config(self) -> Config:
+        """``.memfs.toml`` parsed (defaults without one), re-read when the file changes."""
+        path = self.root / CONFIG_FILE
+        try:
+            st = path.stat()
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            key = None
+        if self._config is not None and self._config[0] == key:
+            return self._config[1]
+        config = Config() if key is None else parse_config(self._config_text(path), str(path))
+        self._config = (key, config)
+        return config
+
+    @staticmethod
+    def _config_text(path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            from memfs.errors import InvalidConfig
+
+            raise InvalidConfig(f"{path}: cannot be read ({exc}); fix or remove it") from None
 
     # --- reading -------------------------------------------------------------------------
     def read_bytes(self, rel: str) -> bytes | None:
@@ -153,8 +210,33 @@ class MemoryRepo:
             raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
         return rel, data
 
+    def load(self, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
+        """(bytes, memory, why it does not parse) of a memory file, never raising for a broken one:
+        for readers that go on with the other files."""
+        data = self.read_bytes(rel)
+        if data is None:
+            return None, None, None
+        try:
+            return data, parse(rel, data), None
+        except InvalidMemory as exc:
+            return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
+
     def memory_paths(self) -> list[str]:
         return list(paths.iter_memory_paths(self.root))
+
+    def memory_paths_at(self, rev: str, under: str = "") -> list[str]:
+        """Root-relative paths of the memory files committed at ``rev`` (under the folder
+        ``under``), sorted ``system/`` first."""
+        pathspec = self.git_path(under.rstrip("/") + "/") if under else self.pathspec
+        found = [rel for name in self.git.tree_files(rev, pathspec) if (rel := self.from_git_path(name))]
+        return sorted(self._memories_in(self.git_path(rel) for rel in found), key=paths.sort_key)
+
+    def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
+        """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree."""
+        if rev is None:
+            return {rel: self.read_bytes(rel) for rel in rels}
+        blobs = self.git.read_blobs(rev, [self.git_path(rel) for rel in rels])
+        return {rel: blobs.get(self.git_path(rel)) for rel in rels}
 
     def scan(self) -> Scan:
         """Parse every memory file; broken files become findings, never silently skipped."""
@@ -202,6 +284,12 @@ class MemoryRepo:
                                      "give each memory its own id"))
         return _ordered(found)
 
+    def is_read_only(self, rel: str, current: bytes | None = None) -> bool:
+        """Whether the working copy (``current``, else the file on disk) or the committed copy
+        says ``read_only: true``: core memory that only a person, forcing it, may change."""
+        data = self.read_bytes(rel) if current is None else current
+        return _says_read_only(rel, data) or _says_read_only(rel, self.git.head_file(self.git_path(rel)))
+
     # --- writing -------------------------------------------------------------------------
     def transaction(
         self,
@@ -211,8 +299,16 @@ class MemoryRepo:
         actor: str | None = None,
         subject: str | None = None,
         trailers: Mapping[str, list[str]] | None = None,
+        when: dt.datetime | None = None,
+        force: bool = False,
     ) -> Transaction:
-        return Transaction(self, op, reason=reason, actor=actor or self.actor, subject=subject, trailers=trailers)
+        """Many changes, one commit (see :class:`Transaction`). ``when`` dates the commit and the
+        ``updated`` fields (a replay of past events); ``force`` lets a person change
+        ``read_only: true`` files."""
+        return Transaction(
+            self, op, reason=reason, actor=actor or self.actor, subject=subject, trailers=trailers, when=when,
+            force=force,
+        )
 
     def write(
         self,
@@ -230,9 +326,8 @@ class MemoryRepo:
 
         A file marked ``read_only: true`` is refused unless ``force`` (a person overriding it)."""
         rel = self.rel(path)
-        self._guard_read_only(rel, force)
         op = "create" if not self.exists(rel) else "update"
-        with self.transaction(op, reason=reason, actor=actor) as tx:
+        with self.transaction(op, reason=reason, actor=actor, force=force) as tx:
             tx.write(rel, fields=fields, body=body, expected_revision=expected_revision, create_only=create_only)
         return tx.result
 
@@ -246,36 +341,20 @@ class MemoryRepo:
         force: bool = False,
     ) -> CommitResult:
         """Delete one memory in one commit; refused while other memories depend on it, or while it
-        is ``read_only: true`` (unless ``force``)."""
+        is ``read_only: true`` (``force`` overrides both)."""
         rel = self.rel(path)
-        self._guard_read_only(rel, force)
-        with self.transaction("delete", reason=reason, actor=actor) as tx:
-            tx.delete(rel, expected_revision=expected_revision, force=force)
+        with self.transaction("delete", reason=reason, actor=actor, force=force) as tx:
+            tx.delete(rel, expected_revision=expected_revision, check_dependents=not force)
         return tx.result
 
-    def _guard_read_only(self, rel: str, force: bool) -> None:
-        data = None if force else self.read_bytes(rel)
-        try:
-            read_only = data is not None and parse(rel, data).read_only
-        except InvalidMemory:
-            return
-        if read_only:
-            raise MemfsError(
-                f"{rel}: is read_only: true (core memory that agents may not change); "
-                "a person who means to change it can pass --force"
-            )
-
+    # --- finding files -------------------------------------------------------------------
     def dependents(self, rel: str) -> list[str]:
         """Memories whose ``depends_on`` names ``rel`` (a fast ``git grep`` prefilter, then parsed)."""
         found = []
-        for other in self._grep("-F", rel):
+        for other in self.files_containing(rel):
             if other == rel:
                 continue
-            data = self.read_bytes(other)
-            try:
-                memory = parse(other, data) if data is not None else None
-            except InvalidMemory:
-                continue
+            _, memory, _ = self.load(other)
             if memory is not None and rel in memory.depends_on:
                 found.append(other)
         return found
@@ -283,12 +362,17 @@ class MemoryRepo:
     def files_matching(self, regex: str) -> list[str]:
         """Memory paths with a line matching the POSIX extended ``regex`` (one ``git grep``,
         untracked files included): a prefilter, parse to be sure."""
-        return self._grep("-E", regex)
+        return self._memories_in(self.git.grep_files(regex, f"{self.prefix}*.md", fixed=False))
 
     def files_containing(self, text: str) -> list[str]:
         """Memory paths whose file contains ``text`` anywhere (one ``git grep`` over the working
-        tree, untracked files included; ``.memfsignore`` is not applied): a prefilter, parse to be sure."""
-        return self._grep("-F", text)
+        tree, untracked files included): a prefilter, parse to be sure."""
+        return self._memories_in(self.git.grep_files(text, f"{self.prefix}*.md", fixed=True))
+
+    def _memories_in(self, names: Iterable[str]) -> list[str]:
+        found = [rel for name in names if (rel := self.from_git_path(name)) and paths.is_memory_name(rel)]
+        spec = paths.ignore_spec(self.root)
+        return [rel for rel in found if spec is None or not spec.match_file(rel)]
 
     def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
         """{id: [paths]} from the ``id:`` lines of every memory file, by one ``git grep``.
@@ -300,12 +384,10 @@ class MemoryRepo:
         wanted = None if only is None else set(only)
         if wanted is not None and not wanted:
             return {}
-        patterns = ["-E", "-e", "^id:"] if wanted is None else ["-F", *[a for i in wanted for a in ("-e", i)]]
-        out = self.git.run("grep", "-z", "--untracked", *patterns, "--", f"{self.prefix}*.md", check=False)
+        patterns, fixed = (["^id:"], False) if wanted is None else (sorted(wanted), True)
         found: dict[str, list[str]] = {}
-        for entry in out.split("\n"):
-            name, _, text = entry.partition("\0")
-            rel = name[len(self.prefix):] if name.startswith(self.prefix) else None
+        for name, text in self.git.grep_lines(patterns, f"{self.prefix}*.md", fixed=fixed):
+            rel = self.from_git_path(name)
             if not rel or not text.startswith("id:") or not paths.is_memory_name(rel):
                 continue
             value = _id_value(text)
@@ -325,29 +407,18 @@ class MemoryRepo:
         skip = set(exclude)
         users = []
         for rel in candidates.get(memory_id, []):
-            data = None if rel in skip else self.read_bytes(rel)
-            try:
-                if data is not None and parse(rel, data).id == memory_id:
-                    users.append(rel)
-            except InvalidMemory:
+            if rel in skip:
                 continue
+            _, memory, _ = self.load(rel)
+            if memory is not None and memory.id == memory_id:
+                users.append(rel)
         return users
-
-    def _grep(self, mode: str, pattern: str) -> list[str]:
-        out = self.git.run("grep", "-l", "--untracked", mode, "-e", pattern, "--", f"{self.prefix}*.md", check=False)
-        found = []
-        for line in out.splitlines():
-            if line.startswith(self.prefix):
-                rel = line[len(self.prefix) :]
-                if paths.is_memory_name(rel):
-                    found.append(rel)
-        return found
 
     # --- crash recovery ------------------------------------------------------------------
     def _recover(self) -> None:
         if not self.journal_path.exists() or not locking.is_free(self.lock_path):
             return
-        with locking.exclusive(self.lock_path):
+        with self.locked():
             pending = journal.Journal.load(self.journal_path)
             if pending is None:
                 return
@@ -376,18 +447,22 @@ class Transaction:
     """Many changes, one commit. Use as a context manager; leaving with an exception writes nothing.
 
     The write lock is held from entry to exit, so revision checks and the commit see the same
-    state. ``read`` sees the transaction's own pending changes.
+    state. ``read`` sees the transaction's own pending changes. Memory files are validated at
+    commit; other files of the root (``.memfs.toml``, ``.gitattributes``, a README) are written
+    with :meth:`write_file` and committed alongside.
     """
 
     def __init__(
         self,
-        repo: MemoryRepo,
+        repo: Store,
         op: str,
         *,
         reason: str | None,
         actor: str,
         subject: str | None,
         trailers: Mapping[str, list[str]] | None,
+        when: dt.datetime | None = None,
+        force: bool = False,
     ) -> None:
         self.repo = repo
         self.op = op
@@ -395,19 +470,23 @@ class Transaction:
         self.actor = actor
         self.subject = subject
         self.trailers = dict(trailers or {})
-        self.now = utcnow()
+        self.when = when
+        self.now = (when or utcnow()).astimezone(dt.UTC).replace(microsecond=0)
+        self.force = force
         self.result = CommitResult(None, (), op)
         self._pending: dict[str, bytes | None] = {}
         self._before: dict[str, bytes | None] = {}
         self._actions: dict[str, Change] = {}
         self._parsed: dict[str, Memory] = {}
+        self._plain: set[str] = set()
+        self._adopted: set[str] = set()
         self._free_ids: set[str] = set()
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
-        self._lock: Iterator[None] | None = None
+        self._lock: AbstractContextManager[None] | None = None
 
     def __enter__(self) -> Transaction:
-        self._lock = locking.exclusive(self.repo.lock_path)
-        self._lock.__enter__()  # type: ignore[attr-defined]
+        self._lock = self.repo.locked()
+        self._lock.__enter__()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
@@ -415,7 +494,8 @@ class Transaction:
             if exc_type is None:
                 self.result = self._commit()
         finally:
-            self._lock.__exit__(exc_type, exc, tb)  # type: ignore[union-attr]
+            assert self._lock is not None
+            self._lock.__exit__(exc_type, exc, tb)
 
     # --- staging -------------------------------------------------------------------------
     def current_bytes(self, rel: str) -> bytes | None:
@@ -432,10 +512,6 @@ class Transaction:
         self._loaded[rel] = (data, doc, meta)
         return build(rel, meta, doc.body, doc.frontmatter)
 
-    def _remember_before(self, rel: str) -> None:
-        if rel not in self._before:
-            self._before[rel] = self.repo.read_bytes(rel)
-
     def write(
         self,
         path: str,
@@ -445,6 +521,8 @@ class Transaction:
         expected_revision: int | None = None,
         create_only: bool = False,
     ) -> Memory:
+        """Create or change the memory at ``path``: only the given fields' lines change, plus
+        ``revision`` and ``updated``."""
         rel = self.repo.rel(path)
         current = self.current_bytes(rel)
         fields = dict(fields or {})
@@ -453,8 +531,9 @@ class Transaction:
                 raise ConflictError(f"{rel}: expected revision {expected_revision}, but the memory does not exist")
             result = edit.new_file(rel, fields, body or "", self.now)
         elif create_only:
-            raise MemfsError(f"{rel}: already exists; use 'memfs write' to change it, or pick another path")
+            raise ConflictError(f"{rel}: already exists; change it with write, or pick another path")
         else:
+            self.check_writable(rel, current)
             cached = self._loaded.get(rel)
             loaded = cached[1:] if cached is not None and cached[0] is current else None
             result = edit.update_file(rel, current, fields, body, self.now, expected_revision, loaded=loaded)
@@ -464,30 +543,80 @@ class Transaction:
         return result.memory
 
     def write_bytes(self, rel: str, content: bytes) -> Memory:
-        """Stage exact bytes (for operations that build files themselves); validated at commit."""
+        """Stage exact bytes of a memory file (for operations that build files themselves)."""
+        rel = self.repo.rel(rel)
+        current = self.current_bytes(rel)
+        if current is not None:
+            self.check_writable(rel, current)
         memory = parse(rel, content)
-        self._stage(rel, content, "update" if self.current_bytes(rel) is not None else "create", memory.revision)
+        self._stage(rel, content, "update" if current is not None else "create", memory.revision)
         self._parsed[rel] = memory
         return memory
 
-    def delete(self, path: str, *, expected_revision: int | None = None, force: bool = False) -> None:
+    def write_file(self, rel: str, content: bytes) -> None:
+        """Stage a file of the root that is not a memory (configuration, ``.gitattributes``, a
+        README): confined to the root like a memory, committed with the rest, never parsed."""
+        rel = paths.confine(self.repo.root, rel, must_be_memory=False)
+        self._stage(rel, content, "update" if self.current_bytes(rel) is not None else "create", None)
+        self._plain.add(rel)
+
+    def delete(self, path: str, *, expected_revision: int | None = None, check_dependents: bool = True) -> None:
+        """Delete the memory at ``path``; refused while others depend on it (unless
+        ``check_dependents`` is off: a move that rewrites them, or a person forcing it)."""
         rel = self.repo.rel(path)
         current = self.current_bytes(rel)
         if current is None:
             raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
+        self.check_writable(rel, current)
         if expected_revision is not None:
             edit.check_revision(rel, parse(rel, current).revision, expected_revision, then="before deleting")
-        if not force:
-            users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
-            if users:
-                raise MemfsError(
-                    f"{rel}: cannot delete, {', '.join(users)} depend(s) on it; "
-                    "remove those depends_on entries first, or pass --force"
-                )
+        if check_dependents:
+            self._refuse_if_depended_on(rel)
         self._stage(rel, None, "delete", None)
 
+    def adopt(self, path: str) -> Memory | None:
+        """Commit the memory file at ``path`` as it is on disk now (someone else wrote or deleted
+        it): validated like any write, :class:`InvalidMemory` if it is not valid, refused if the
+        committed copy is ``read_only``. Returns the parsed memory (``None`` for a deletion)."""
+        rel = self.repo.rel(path)
+        data = self.repo.read_bytes(rel)
+        committed = self.repo.git.head_file(self.repo.git_path(rel))
+        if not self.force and _says_read_only(rel, committed):
+            raise _read_only_refusal(rel)
+        if data is None:
+            self._refuse_if_depended_on(rel)
+            memory = None
+        else:
+            memory = parse(rel, data)
+            problems = self.problems([memory])
+            if problems:
+                raise InvalidMemory("; ".join(str(p) for p in problems[:5]), problems)
+            self._parsed[rel] = memory
+        action: Action = "delete" if data is None else "create" if committed is None else "update"
+        self._pending[rel] = data
+        self._before[rel] = data
+        self._actions[rel] = Change(rel, action, memory.revision if memory else None)
+        self._adopted.add(rel)
+        return memory
+
+    def _refuse_if_depended_on(self, rel: str) -> None:
+        users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
+        if users:
+            raise Refused(
+                f"{rel}: cannot be deleted, {', '.join(users)} depend(s) on it; remove those depends_on entries first",
+                forceable=True,
+            )
+
+    def check_writable(self, rel: str, current: bytes | None = None) -> None:
+        """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory unless this
+        transaction is forced. Every write and delete checks it; callers that prepare a change
+        before staging it call it first, so the refusal is what the caller sees."""
+        if not self.force and self.repo.is_read_only(rel, current):
+            raise _read_only_refusal(rel)
+
     def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
-        self._remember_before(rel)
+        if rel not in self._before:
+            self._before[rel] = self.repo.read_bytes(rel)
         self._parsed.pop(rel, None)
         if self._before[rel] is None and content is None:
             self._pending.pop(rel, None)
@@ -496,23 +625,26 @@ class Transaction:
         self._pending[rel] = content
         self._actions[rel] = Change(rel, "create" if self._before[rel] is None else action, revision)
 
-    # --- committing ----------------------------------------------------------------------
+    # --- checking ------------------------------------------------------------------------
+    def problems(self, staged: list[Memory]) -> list[Problem]:
+        """The errors that keep ``staged`` memories out of a commit: their own field errors,
+        ``depends_on`` targets that do not exist, ids another memory already uses."""
+        found = [p for m in staged for p in m.problems if p.severity == "error"]
+        found.extend(p for p in validate.check_repo(staged, self._exists) if p.severity == "error")
+        found.extend(self._id_clashes(staged))
+        return found
+
     def _check(self) -> None:
         problems: list[Problem] = []
         staged: list[Memory] = []
         for rel, content in self._pending.items():
-            if content is None:
+            if content is None or rel in self._plain:
                 continue
             try:
-                memory = self._parsed.get(rel) or parse(rel, content)
+                staged.append(self._parsed.get(rel) or parse(rel, content))
             except InvalidMemory as exc:
                 problems.extend(exc.problems)
-                continue
-            staged.append(memory)
-            problems.extend(p for p in memory.problems if p.severity == "error")
-        problems.extend(validate.check_repo(staged, self._exists))
-        problems.extend(self._id_clashes(staged))
-        problems = [p for p in problems if p.severity == "error"]
+        problems.extend(self.problems(staged))
         if problems:
             detail = "; ".join(str(p) for p in problems[:5])
             more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
@@ -547,6 +679,8 @@ class Transaction:
 
     def _keeps_id(self, memory: Memory) -> bool:
         before = self._before.get(memory.path)
+        if memory.path in self._adopted:
+            before = self.repo.git.head_file(self.repo.git_path(memory.path))
         return before is not None and (memory.id or "").encode() in before
 
     def _exists(self, rel: str) -> bool:
@@ -554,13 +688,17 @@ class Transaction:
             return self._pending[rel] is not None
         return self.repo.exists(rel)
 
+    # --- committing ----------------------------------------------------------------------
     def _commit(self) -> CommitResult:
-        changes = [c for rel, c in self._actions.items() if self._pending[rel] != self._before[rel]]
+        changes = [
+            c for rel, c in self._actions.items() if rel in self._adopted or self._pending[rel] != self._before[rel]
+        ]
         if not changes:
             return CommitResult(None, (), self.op)
         self._check()
         repo = self.repo
         rels = [c.path for c in changes]
+        written = [rel for rel in rels if rel not in self._adopted]
         message = Message(
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers
         ).render()
@@ -574,20 +712,36 @@ class Transaction:
         )
         pending.save(repo.journal_path)
         try:
-            atomic.write_many({repo.abspath(r): self._pending[r] for r in rels})
-            commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message,
-                                           gitcli.Identity.for_actor(self.actor))
+            atomic.write_many({repo.abspath(r): self._pending[r] for r in written})
+            commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
         except (MemfsError, OSError) as exc:
             self._roll_back(rels)
             raise MemfsError(f"nothing was changed: {exc}") from exc
         atomic.remove(repo.journal_path)
         return CommitResult(commit, tuple(changes), self.op)
 
+    def _identity(self) -> gitcli.Identity:
+        return gitcli.Identity.for_actor(self.actor, self.when)
+
     def _roll_back(self, rels: list[str]) -> None:
         """A commit git refused (a hook, a full disk): put every file back as it was."""
-        atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels})
-        self.repo.git.ok("reset", "-q", "--", *[self.repo.git_path(r) for r in rels])
+        atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels if r not in self._adopted})
+        self.repo.git.unstage([self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
+
+
+def _read_only_refusal(rel: str) -> Refused:
+    return Refused(f"{rel}: is read_only: true (core memory that agents may not change)", forceable=True)
+
+
+def _says_read_only(rel: str, data: bytes | None) -> bool:
+    if data is None:
+        return False
+    try:
+        _, meta = load_document(rel, data)
+    except InvalidMemory:
+        return False
+    return meta.get("read_only") is True
 
 
 _PLAIN_ID = re.compile(r"id:[ \t]*([A-Za-z0-9_][A-Za-z0-9_./:@+-]*)[ \t]*(?:#.*)?")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memfs.format.model import utcnow
 from memfs.store import atomic, locking
-from memfs.store.repo import MemoryRepo
+from memfs.store.repo import Store
 
 USAGE_FILE = "usage.json"
 
@@ -29,11 +29,11 @@ class Usage:
         return {"recalls": self.recalls, "last_recall": self.last_recall}
 
 
-def _path(repo: MemoryRepo) -> Path:
+def _path(repo: Store) -> Path:
     return repo.cache_dir / USAGE_FILE
 
 
-def load(repo: MemoryRepo) -> dict[str, Usage]:
+def load(repo: Store) -> dict[str, Usage]:
     """Per memory path; a missing or damaged file is an empty record (it is only statistics)."""
     try:
         raw = json.loads(_path(repo).read_text(encoding="utf-8"))
@@ -47,12 +47,12 @@ def load(repo: MemoryRepo) -> dict[str, Usage]:
     return out
 
 
-def _save(repo: MemoryRepo, data: dict[str, Usage]) -> None:
+def _save(repo: Store, data: dict[str, Usage]) -> None:
     text = json.dumps({p: u.to_json() for p, u in sorted(data.items())}, ensure_ascii=False, indent=1)
     atomic.write_bytes(_path(repo), text.encode("utf-8"))
 
 
-def record_recall(repo: MemoryRepo, paths: Iterable[str], when: dt.datetime | None = None) -> None:
+def record_recall(repo: Store, paths: Iterable[str], when: dt.datetime | None = None) -> None:
     """Count one recall of each path (call it with the memories a search or context returned)."""
     stamp = (when or utcnow()).isoformat().replace("+00:00", "Z")
     wanted = list(dict.fromkeys(paths))
@@ -67,7 +67,7 @@ def record_recall(repo: MemoryRepo, paths: Iterable[str], when: dt.datetime | No
         _save(repo, data)
 
 
-def forget_paths(repo: MemoryRepo, paths: Iterable[str]) -> None:
+def forget_paths(repo: Store, paths: Iterable[str]) -> None:
     """Drop the statistics of ``paths`` (after a purge: even usage should not outlive the memory)."""
     drop = set(paths)
     if not _path(repo).exists():

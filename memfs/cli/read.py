@@ -1,4 +1,4 @@
-"""``memfs ls`` and ``memfs tree``: every memory, ``system/`` first, one line each."""
+"""``memfs show``, ``ls`` and ``tree``: reading memories."""
 
 from __future__ import annotations
 
@@ -8,6 +8,23 @@ from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 from memfs.format.model import Memory
+
+
+@click.command("show")
+@click.argument("path")
+@click.option("--at", help="A commit (sha, branch, HEAD~2) or an ISO time with zone.")
+@json_option
+@pass_state
+def show_cmd(state: State, path: str, at: str | None, as_json: bool) -> None:
+    """Print the memory at PATH (now, or as it was at a commit or time)."""
+    rel, data = state.repo().show(path, at)
+    if as_json:
+        from memfs.format.parse import parse
+
+        memory = parse(rel, data)
+        emit_json({**memory.to_json(), "problems": [p.to_json() for p in memory.problems]})
+        return
+    line(data.decode("utf-8").rstrip("\n"))
 
 
 def _summary(memory: Memory) -> dict:
@@ -22,15 +39,14 @@ def _summary(memory: Memory) -> dict:
     }
 
 
-def _listing(state: State, include_all: bool, as_json: bool):
-    scan = state.repo().scan()
-    memories = [m for m in scan.memories if include_all or m.status in ("active", None)]
+def _listing(state: State, include_all: bool, as_json: bool) -> list[Memory] | None:
+    scan = state.repo().ls(include_all=include_all)
     if as_json:
-        emit_json({"memories": [_summary(m) for m in memories], "unreadable": [p.to_json() for p in scan.broken]})
+        emit_json({"memories": [_summary(m) for m in scan.memories], "unreadable": [p.to_json() for p in scan.broken]})
         return None
     for problem in scan.broken:
         note(f"unreadable: {problem}")
-    return memories
+    return scan.memories
 
 
 @click.command("ls")
@@ -39,8 +55,7 @@ def _listing(state: State, include_all: bool, as_json: bool):
 @pass_state
 def ls_cmd(state: State, include_all: bool, as_json: bool) -> None:
     """List memories: path, status, scope and description."""
-    memories = _listing(state, include_all, as_json)
-    for m in memories or []:
+    for m in _listing(state, include_all, as_json) or []:
         status = "" if m.status == "active" else f" [{m.status}]"
         scope = f" ({m.scope})" if m.scope else ""
         line(f"{m.path}{status}{scope}  {m.description or ''}".rstrip())
@@ -52,11 +67,8 @@ def ls_cmd(state: State, include_all: bool, as_json: bool) -> None:
 @pass_state
 def tree_cmd(state: State, include_all: bool, as_json: bool) -> None:
     """Show memories as a folder tree with their descriptions (system/ first)."""
-    memories = _listing(state, include_all, as_json)
-    if memories is None:
-        return
     shown: set[str] = set()
-    for m in memories:
+    for m in _listing(state, include_all, as_json) or []:
         parts = m.path.split("/")
         for depth in range(len(parts) - 1):
             folder = "/".join(parts[: depth + 1])

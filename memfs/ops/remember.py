@@ -1,36 +1,34 @@
-"""How memories are born, change and fade: remember, revisions, expiry sweep, forget, stats.
+"""``memfs remember``: a candidate memory through the write gate, reconciled, in one commit.
 
-:func:`remember` runs a candidate through the write gate (:mod:`memfs.policy.gate`), reconciles it with
-what is there (:mod:`memfs.policy.reconcile`) and applies the decision in ONE commit whose trailers say
-what happened (``Memfs-Op: supersede``, ``Memfs-Idempotency-Key``...). Everything from reading
-the existing memories to the commit happens under the repository's write lock, so two writers on
-the same subject are serialised: each sees the other's result, and a caller that passes the
-revision it read gets a :class:`~memfs.errors.ConflictError` instead of overwriting.
-
-Hard deletion (purge) lives in :mod:`memfs.ops.purge`.
+:func:`remember` runs a candidate through the write gate (:mod:`memfs.policy.gate`), reconciles it
+with what is there (:mod:`memfs.policy.reconcile`) and applies the decision in ONE commit whose
+trailers say what happened (``Memfs-Op: supersede``, ``Memfs-Idempotency-Key``...). Everything
+from reading the existing memories to the commit happens under the repository's write lock, so
+two writers on the same subject are serialised: each sees the other's result, and a caller that
+passes the revision it read gets a :class:`~memfs.errors.ConflictError` instead of overwriting.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import posixpath
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound
+from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, WriteRefused
+from memfs.format import yamlio
 from memfs.format.edit import check_revision, default_id
-from memfs.format.model import Memory, _jsonable, utcnow
-from memfs.format.parse import load_document, parse
+from memfs.format.model import Memory
+from memfs.format.parse import load_document
 from memfs.ops import idempotency
+from memfs.ops.retraction import retract
 from memfs.policy import gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.reconcile import Decision, Op, reconcile, reinforced_confidence
-from memfs.store import usage
 from memfs.store.gitcli import ere_escape
-from memfs.store.repo import MemoryRepo, Transaction
+from memfs.store.repo import Store, Transaction
 
 TYPE_DIRS = {
     "preference": "prefs",
@@ -44,17 +42,6 @@ DESCRIPTION_CHARS = 120
 #: Confidence of a new value when the candidate gives none: one statement, not yet confirmed.
 #: Each confirmation (REINFORCE) raises it by a noisy OR, see :func:`memfs.policy.reconcile.reinforced_confidence`.
 DEFAULT_CONFIDENCE = 0.8
-
-
-class WriteRefused(MemfsError):
-    """The write gate refused the candidate; nothing was written. ``refusals`` lists every rule."""
-
-    def __init__(self, refusals: list[gate.Refusal]) -> None:
-        first = refusals[0]
-        more = f" (+{len(refusals) - 1} more rule(s))" if len(refusals) > 1 else ""
-        hint = "; a person may override this with --force" if all(r.forceable for r in refusals) else ""
-        super().__init__(f"nothing was written: {first}{more}{hint}")
-        self.refusals = refusals
 
 
 @dataclass(frozen=True)
@@ -80,7 +67,7 @@ class Outcome:
 
 
 # --- remember ----------------------------------------------------------------------------
-def remember(repo: MemoryRepo, candidate: Candidate, *, force: bool = False, actor: str | None = None) -> Outcome:
+def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: str | None = None) -> Outcome:
     """Gate, reconcile and apply ``candidate`` in one commit (none for NOOP).
 
     ``force`` overrides the gate rules a person may override (never secrets). Raises
@@ -117,7 +104,7 @@ class BatchResult:
 
 
 def remember_batch(
-    repo: MemoryRepo, candidates: list[Candidate], *, force: bool = False, actor: str | None = None
+    repo: Store, candidates: list[Candidate], *, force: bool = False, actor: str | None = None
 ) -> BatchResult:
     """Remember many candidates in ONE commit (an import, a session's worth of memories).
 
@@ -166,7 +153,7 @@ def _tidy(candidate: Candidate) -> Candidate:
 
 
 def _remember_in(
-    repo: MemoryRepo,
+    repo: Store,
     tx: Transaction,
     candidate: Candidate,
     force: bool,
@@ -225,7 +212,7 @@ def _key_pattern(name: str, value: str) -> str:
 
 
 def _related_memories(
-    repo: MemoryRepo, tx: Transaction, candidate: Candidate, staged: tuple[str, ...] = ()
+    repo: Store, tx: Transaction, candidate: Candidate, staged: tuple[str, ...] = ()
 ) -> list[Memory]:
     """Memories with the candidate's key (any scope), or in its scope when it has no key.
 
@@ -248,7 +235,7 @@ def _related_memories(
 _Applied = tuple[tuple[str, ...], int | None, str | None]
 
 
-def _apply(repo: MemoryRepo, tx: Transaction, candidate: Candidate, decision: Decision) -> _Applied:
+def _apply(repo: Store, tx: Transaction, candidate: Candidate, decision: Decision) -> _Applied:
     """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any)."""
     op, target = decision.op, decision.target
     if op in (Op.INSERT, Op.KEEP_BOTH):
@@ -269,27 +256,9 @@ def _apply(repo: MemoryRepo, tx: Transaction, candidate: Candidate, decision: De
             expected_revision=target.revision,
         )
         return (memory.path,), memory.revision, None
-    retract = _lineage_retract()
-    if retract is not None:
-        # Same thread, so the write lock is re-entered: the retraction commits inside our lock.
-        result = retract(repo, [target.path], reason=candidate.reason or decision.reason, actor=tx.actor)
-        return (target.path, *result.plan.downstream), None, result.commit
-    memory = tx.write(target.path, fields={"status": "retracted"}, expected_revision=target.revision)
-    return (memory.path,), memory.revision, None
-
-
-def _lineage_retract() -> Any:
-    """The lineage issue's retraction (status retracted + downstream closure), when present."""
-    import importlib
-
-    for module in ("memfs.policy.lineage", "memfs.ops.retraction"):
-        try:
-            found = getattr(importlib.import_module(module), "retract", None)
-        except ImportError:
-            continue
-        if callable(found):
-            return found
-    return None
+    # Same thread, so the write lock is re-entered: the retraction commits inside our lock.
+    result = retract(repo, [target.path], reason=candidate.reason or decision.reason, actor=tx.actor)
+    return (target.path, *result.plan.downstream), None, result.commit
 
 
 def describe(body: str) -> str:
@@ -339,8 +308,6 @@ def _superseding_fields(candidate: Candidate, old: Memory) -> dict[str, Any]:
 
 def _reinforce(tx: Transaction, target: Memory, candidate: Candidate) -> None:
     """Raise confidence and ``updated`` without a new revision: the value did not change."""
-    from memfs.format import yamlio
-
     current = tx.current_bytes(target.path)
     assert current is not None
     doc, _ = load_document(target.path, current)
@@ -356,7 +323,7 @@ def slugify(text: str, limit: int = 60) -> str:
     return slug[:limit].rstrip("-") or "memory"
 
 
-def _new_path(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> str:
+def _new_path(repo: Store, tx: Transaction, candidate: Candidate) -> str:
     """``prefs/release-note-language.md``; the scope, then a number, is added when taken (a file
     there, or a memory already using that path as its id)."""
     folder = TYPE_DIRS.get(candidate.type, "notes")
@@ -369,213 +336,4 @@ def _new_path(repo: MemoryRepo, tx: Transaction, candidate: Candidate) -> str:
         rel = posixpath.join(folder, stem + ".md")
         if tx.current_bytes(rel) is None and tx.id_is_free(default_id(rel)):
             return rel
-    raise MemfsError(f"could not find a free file name for {base!r} under {folder}/; give one with --path")
-
-
-# --- history of one memory ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Revision:
-    revision: int | None
-    value: str
-    time: str | None
-    source: str | None
-    source_kind: str | None
-    status: str | None
-    commit: str
-    op: str | None
-    actor: str
-    path: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "revision": self.revision,
-            "value": self.value,
-            "time": self.time,
-            "source": self.source,
-            "source_kind": self.source_kind,
-            "status": self.status,
-            "commit": self.commit,
-            "op": self.op,
-            "actor": self.actor,
-            "path": self.path,
-        }
-
-
-def revisions(repo: MemoryRepo, path: str) -> list[Revision]:
-    """Every committed state of the memory at ``path``, oldest first (renames followed)."""
-    from memfs.store import commits
-
-    rel = repo.rel(path)
-    out: list[Revision] = []
-    current = repo.read_bytes(rel)
-    wanted_id = _id_of(rel, current)
-    for entry in reversed(repo.git.log(path=repo.git_path(rel), follow=True)):
-        name = next((f for f in entry.files if f.endswith(".md")), repo.git_path(rel))
-        data = repo.git.show_file(entry.sha, name)
-        if data is None:
-            continue
-        short = name[len(repo.prefix) :] if name.startswith(repo.prefix) else name
-        try:
-            memory = parse(short, data)
-        except InvalidMemory:
-            continue
-        if short != rel and wanted_id is not None and memory.id != wanted_id:
-            continue  # git's rename guess paired this file with another memory of similar frontmatter
-        time = memory.updated or memory.created
-        out.append(
-            Revision(
-                memory.revision,
-                memory.body,
-                _jsonable(time) if time else entry.time,
-                memory.source,
-                memory.source_kind,
-                memory.status,
-                entry.sha,
-                (commits.trailers(entry.body).get("Memfs-Op") or [None])[0],
-                entry.author,
-                short,
-            )
-        )
-    if not out and not repo.exists(rel):
-        raise MemoryNotFound(f"{rel}: no such memory, now or in history")
-    return out
-
-
-def _id_of(rel: str, data: bytes | None) -> str | None:
-    if data is None:
-        return None
-    try:
-        return parse(rel, data).id
-    except InvalidMemory:
-        return None
-
-
-# --- expiry sweep ---------------------------------------------------------------------------
-@dataclass
-class SweepResult:
-    commit: str | None
-    expired: list[str] = field(default_factory=list)
-    archived: dict[str, str] = field(default_factory=dict)
-    kept_in_place: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "commit": self.commit,
-            "expired": self.expired,
-            "archived": self.archived,
-            "kept_in_place": self.kept_in_place,
-        }
-
-
-ARCHIVE_DIR = "archive"
-
-
-def expire(
-    repo: MemoryRepo,
-    *,
-    now: dt.datetime | None = None,
-    archive: bool = False,
-    dry_run: bool = False,
-    actor: str | None = None,
-) -> SweepResult:
-    """Mark every active memory whose ``expires`` has passed ``status: expired`` in one commit;
-    with ``archive`` also move it under ``archive/`` (kept in place when others depend on it)."""
-    now = now or utcnow()
-    result = SweepResult(None)
-    if dry_run:
-        result.expired = [m.path for m in _due(repo, now)]
-        return result
-    with repo.transaction("expire", reason=f"expired as of {_jsonable(now)}", actor=actor) as tx:
-        due = _due(repo, now)
-        for memory in due:
-            updated = tx.write(memory.path, fields={"status": "expired"}, expected_revision=memory.revision)
-            result.expired.append(memory.path)
-            if not archive or memory.path.startswith(ARCHIVE_DIR + "/"):
-                continue
-            if repo.dependents(memory.path):
-                result.kept_in_place.append(memory.path)
-                continue
-            destination = _archive_path(tx, memory.path)
-            data = tx.current_bytes(updated.path)
-            assert data is not None
-            tx.delete(memory.path, force=True)
-            tx.write_bytes(destination, data)
-            result.archived[memory.path] = destination
-        if len(due) > 1:
-            tx.subject = f"{len(due)} memories"
-    result.commit = tx.result.commit
-    return result
-
-
-def _due(repo: MemoryRepo, now: dt.datetime) -> list[Memory]:
-    return [m for m in repo.scan().memories if m.status == "active" and m.expires is not None and now >= m.expires]
-
-
-def _archive_path(tx: Transaction, rel: str) -> str:
-    stem, ext = posixpath.splitext(posixpath.join(ARCHIVE_DIR, rel))
-    candidate, n = stem + ext, 2
-    while tx.current_bytes(candidate) is not None:
-        candidate, n = f"{stem}-{n}{ext}", n + 1
-    return candidate
-
-
-# --- soft forget ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ForgetResult:
-    commit: str | None
-    path: str
-    dependents: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "path": self.path, "status": "retracted", "dependents": list(self.dependents)}
-
-
-def forget(
-    repo: MemoryRepo,
-    path: str,
-    *,
-    reason: str | None = None,
-    expected_revision: int | None = None,
-    actor: str | None = None,
-) -> ForgetResult:
-    """Stop recalling a memory: ``status: retracted`` in one commit. The content stays in the file
-    and in history (use :func:`memfs.ops.purge.purge` to erase it). Memories derived from it are listed
-    so the caller can forget or review them too."""
-    rel = repo.rel(path)
-    with repo.transaction("forget", reason=reason, actor=actor) as tx:
-        tx.write(rel, fields={"status": "retracted"}, expected_revision=expected_revision)
-        dependents = tuple(repo.dependents(rel))
-    return ForgetResult(tx.result.commit, rel, dependents)
-
-
-# --- statistics -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Stats:
-    by_status: dict[str, int]
-    by_type: dict[str, int]
-    broken: int
-    usage: dict[str, usage.Usage]
-    memories: dict[str, Memory] = field(repr=False, default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "memories": sum(self.by_status.values()),
-            "broken": self.broken,
-            "by_status": self.by_status,
-            "by_type": self.by_type,
-            "usage": {p: u.to_json() for p, u in sorted(self.usage.items(), key=lambda kv: -kv[1].recalls)},
-        }
-
-
-def stats(repo: MemoryRepo) -> Stats:
-    """Counts by status and type, and recall statistics from ``.memfs/usage.json``."""
-    scan = repo.scan()
-    by_status = Counter(m.status or "?" for m in scan.memories)
-    by_type = Counter(m.type or "?" for m in scan.memories)
-    return Stats(
-        dict(by_status),
-        dict(by_type),
-        len({p.path for p in scan.broken}),
-        usage.load(repo),
-        {m.path: m for m in scan.memories},
-    )
+    raise ConflictError(f"could not find a free file name for {base!r} under {folder}/; give one", param="path")

@@ -1,0 +1,306 @@
+"""The public library: :class:`MemoryRepo` is the store plus every verb, one method each.
+
+Every ``memfs`` command and every MCP tool is one call on a :class:`MemoryRepo` (sqlite-utils'
+library/CLI parity), so agents and scripts get exactly the power of the shell. Each method is a
+thin call into the module that does the job; those modules are imported inside the methods, so
+``import memfs`` stays cheap and a one-shot ``memfs search`` loads only what search needs.
+
+>>> import memfs
+>>> repo = memfs.MemoryRepo.open("path/to/memory", actor="agent:release-bot")  # doctest: +SKIP
+>>> repo.search("release notes", scope="user:U5/project:P8").hits                # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from memfs.store.repo import CommitResult, Scan, Store
+
+if TYPE_CHECKING:
+    from memfs.agents.context import Context
+    from memfs.agents.tools import ToolContext, ToolResult
+    from memfs.agents.watch import Watcher, WatchEvent
+    from memfs.index.results import ReindexReport, SearchResult
+    from memfs.ops.branch_review import ReviewSummary
+    from memfs.ops.demo import DemoResult
+    from memfs.ops.forgetting import ForgetResult, SweepResult
+    from memfs.ops.mergedriver import Installed
+    from memfs.ops.purge import PurgePlan, PurgeReport
+    from memfs.ops.remember import BatchResult, Outcome
+    from memfs.ops.retraction import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
+    from memfs.ops.stats import Stats
+    from memfs.ops.sync import ProposeResult, SyncResult
+    from memfs.policy.candidate import Candidate
+    from memfs.policy.recall import RankPolicy
+    from memfs.policy.tokens import TokenCounter
+    from memfs.store.history import FileDiff, LogEntry, Revision
+
+
+class MemoryRepo(Store):
+    """A memory repository: reading and writing files (:class:`~memfs.store.repo.Store`) and
+    every memfs verb. Open one with :meth:`open` or create one with :meth:`init`."""
+
+    # --- creating ------------------------------------------------------------------------
+    @staticmethod
+    def demo(directory: str | os.PathLike[str]) -> DemoResult:
+        """``memfs demo``: build the example repository with its history in ``directory``."""
+        from memfs.ops.demo import build_demo
+
+        return build_demo(directory)
+
+    def new(
+        self,
+        template: str,
+        path: str,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> CommitResult:
+        """``memfs new``: create ``path`` from a template (its defaults, ``fields`` on top)."""
+        from memfs.format.templates import fill
+
+        filled, text = fill(template, fields or {}, body)
+        return self.write(path, fields=filled, body=text, create_only=True, reason=reason, actor=actor)
+
+    # --- reading -------------------------------------------------------------------------
+    def show(self, path: str, at: str | None = None) -> tuple[str, bytes]:
+        """``memfs show``: (path, exact bytes) of a memory now, or at a commit or ISO time."""
+        if at is None:
+            return self.read_file(path)
+        from memfs.store.history import file_at
+
+        return file_at(self, path, at)
+
+    def ls(self, *, include_all: bool = False) -> Scan:
+        """``memfs ls``/``tree``: the memories (only active ones unless ``include_all``), ``system/``
+        first, and the files that do not parse."""
+        scan = self.scan()
+        if not include_all:
+            scan.memories = [m for m in scan.memories if m.status in ("active", None)]
+        return scan
+
+    # --- history -------------------------------------------------------------------------
+    def log(self, path: str | None = None, *, op: str | None = None, limit: int | None = None) -> list[LogEntry]:
+        """``memfs log``: commits touching memory (or one memory), newest first."""
+        from memfs.store.history import log
+
+        return log(self, path, op=op, limit=limit)
+
+    def diff(self, old: str = "HEAD", new: str | None = None, path: str | None = None) -> list[FileDiff]:
+        """``memfs diff``: per-memory changes from ``old`` to ``new`` (``None``: the working tree)."""
+        from memfs.store.history import diff
+
+        return diff(self, old, new, path)
+
+    def revert(self, commit: str, *, reason: str | None = None, actor: str | None = None) -> str:
+        """``memfs revert``: undo ``commit`` with one new commit (nothing changes on a conflict)."""
+        from memfs.store.history import revert
+
+        return revert(self, commit, reason=reason, actor=actor)
+
+    def history(self, path: str) -> list[Revision]:
+        """``memfs history``: every committed revision of one memory, oldest first."""
+        from memfs.store.history import revisions
+
+        return revisions(self, path)
+
+    # --- search and recall ---------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        scope: str | None = None,
+        version: str | None = None,
+        at: dt.datetime | None = None,
+        type: str | None = None,
+        limit: int = 10,
+        inherit: bool = False,
+        explain: bool = False,
+        policy: RankPolicy | None = None,
+        catch_up: bool = True,
+        record: bool = False,
+    ) -> SearchResult:
+        """``memfs search``: eligible memories for ``query``, best first (:func:`memfs.index.search`).
+        ``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do)."""
+        from memfs import index
+
+        result = index.search(
+            self, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=inherit,
+            explain=explain, policy=policy, catch_up=catch_up,
+        )
+        if record and result.hits:
+            from memfs.store import usage
+
+            usage.record_recall(self, [hit.path for hit in result.hits])
+        return result
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
+        """``memfs reindex``: rebuild the search index from the files."""
+        from memfs import index
+
+        return index.reindex(self, progress=progress)
+
+    def context(
+        self,
+        task: str,
+        *,
+        scope: str | None,
+        version: str | None = None,
+        budget: int = 4000,
+        format: str = "markdown",
+        inherit: bool = False,
+        system_share: float = 0.5,
+        count: TokenCounter | None = None,
+        at: dt.datetime | None = None,
+    ) -> Context:
+        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``."""
+        from memfs.agents.context import assemble
+        from memfs.policy.tokens import estimate_tokens
+
+        return assemble(
+            self, task, scope=scope, version=version, budget=budget, format=format, inherit=inherit,
+            system_share=system_share, count=count or estimate_tokens, at=at,
+        )
+
+    # --- lineage -------------------------------------------------------------------------
+    def retract(self, paths: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
+        """``memfs retract``: retract ``paths`` and flag everything derived from them, one commit."""
+        from memfs.ops.retraction import retract
+
+        return retract(self, paths, reason=reason, actor=actor)
+
+    def reinstate(self, path: str, *, reason: str, actor: str | None = None) -> ReinstateResult:
+        """``memfs reinstate``: a reviewed ``needs_review`` memory back to active, if it still has
+        an independent active source."""
+        from memfs.ops.retraction import reinstate
+
+        return reinstate(self, path, reason=reason, actor=actor)
+
+    def impact(self, paths: Iterable[str]) -> Plan:
+        """``memfs impact``: what retracting ``paths`` would flag (changes nothing)."""
+        from memfs.ops.retraction import impact
+
+        return impact(self, paths)
+
+    def graph(self, path: str, *, depth: int | None = None) -> GraphView:
+        """``memfs graph``: what ``path`` was derived from and what was derived from it."""
+        from memfs.ops.retraction import graph_view
+
+        return graph_view(self, path, max_depth=depth)
+
+    def review_queue(self) -> list[ReviewGroup]:
+        """``memfs review``: every memory awaiting review, grouped by the retraction that flagged it."""
+        from memfs.ops.retraction import review_queue
+
+        return review_queue(self)
+
+    def review(self, base: str, head: str = "HEAD") -> ReviewSummary:
+        """``memfs review BASE..HEAD``: what a branch changes in memory, for a pull request."""
+        from memfs.ops.branch_review import summarize
+
+        return summarize(self, base, head)
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def remember(
+        self, candidate: Candidate | Mapping[str, Any], *, force: bool = False, actor: str | None = None
+    ) -> Outcome:
+        """``memfs remember``: gate, reconcile and store one candidate (a
+        :class:`~memfs.policy.candidate.Candidate` or the mapping ``--json`` takes), one commit."""
+        from memfs.ops.remember import remember
+        from memfs.policy.candidate import Candidate, from_mapping
+
+        built = candidate if isinstance(candidate, Candidate) else from_mapping(candidate)
+        return remember(self, built, force=force, actor=actor)
+
+    def remember_batch(
+        self, candidates: Iterable[Candidate | Mapping[str, Any]], *, force: bool = False, actor: str | None = None
+    ) -> BatchResult:
+        """Many candidates in one commit (an import); refused ones are skipped and reported."""
+        from memfs.ops.remember import remember_batch
+        from memfs.policy.candidate import Candidate, from_mapping
+
+        built = [c if isinstance(c, Candidate) else from_mapping(c) for c in candidates]
+        return remember_batch(self, built, force=force, actor=actor)
+
+    def expire(
+        self, *, now: dt.datetime | None = None, archive: bool = False, dry_run: bool = False,
+        actor: str | None = None,
+    ) -> SweepResult:
+        """``memfs expire``: mark memories past their ``expires`` as expired, in one commit."""
+        from memfs.ops.forgetting import expire
+
+        return expire(self, now=now, archive=archive, dry_run=dry_run, actor=actor)
+
+    def forget(
+        self, path: str, *, reason: str | None = None, expected_revision: int | None = None,
+        actor: str | None = None,
+    ) -> ForgetResult:
+        """``memfs forget``: stop recalling one memory (its text stays in history)."""
+        from memfs.ops.forgetting import forget
+
+        return forget(self, path, reason=reason, expected_revision=expected_revision, actor=actor)
+
+    def purge_plan(self, path: str) -> PurgePlan:
+        """What ``purge`` of ``path`` would rewrite (for a confirmation prompt); reads only."""
+        from memfs.ops.purge import plan
+
+        return plan(self, path)
+
+    def purge(self, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
+        """``memfs purge``: erase a memory from the work tree, the caches and every commit."""
+        from memfs.ops.purge import purge
+
+        return purge(self, path, reason=reason, actor=actor)
+
+    def stats(self) -> Stats:
+        """``memfs stats``: counts by status and type, and recall statistics."""
+        from memfs.ops.stats import stats
+
+        return stats(self)
+
+    # --- agents --------------------------------------------------------------------------
+    def tool(self, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
+        """``memfs tool``: one memory-tool request (view, create, str_replace, insert, delete,
+        rename, update_description); never raises for a bad request."""
+        from memfs.agents.tools import handle
+
+        return handle(self, request, context)
+
+    def watcher(
+        self, *, debounce: float = 0.25, report: Callable[[WatchEvent], None] | None = None,
+        index: bool = True, polling: bool = False, actor: str | None = None,
+    ) -> Watcher:
+        """``memfs watch``: a watcher that commits direct edits; call ``start()``/``stop()``."""
+        from memfs.agents.watch import Watcher
+
+        return Watcher(self, actor=actor, debounce=debounce, report=report, index=index, polling=polling)
+
+    # --- collaboration -------------------------------------------------------------------
+    def sync(
+        self, *, remote: str | None = None, branch: str | None = None, mode: str | None = None, push: bool = True
+    ) -> SyncResult:
+        """``memfs sync``: fetch, integrate and push; never force-pushes."""
+        from memfs.ops.sync import sync
+
+        return sync(self, remote=remote, branch=branch, mode=mode, push=push)  # type: ignore[arg-type]
+
+    def propose(
+        self, *, branch: str | None = None, remote: str | None = None, base: str | None = None,
+        keep_main: bool = False, reason: str | None = None,
+    ) -> ProposeResult:
+        """``memfs propose``: put pending memory changes on a review branch and push it."""
+        from memfs.ops.sync import propose
+
+        return propose(self, branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+
+    def install_merge_driver(self, command: str | None = None) -> Installed:
+        """``memfs install-merge-driver``: register the frontmatter-aware merge driver in this clone."""
+        from memfs.ops.mergedriver import install
+
+        return install(self, command)
+

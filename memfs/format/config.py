@@ -1,0 +1,91 @@
+"""``.memfs.toml``: the file that marks a memory root, and the settings it holds (pure parsing).
+
+::
+
+    format = 1
+
+    [recall.half_life_days]      # freshness half-life per memory type; 0 or "none": does not age
+    episode = 30
+
+    [sync]                       # memfs sync defaults
+    mode = "rebase"              # or "merge"
+    remote = "origin"
+    branch = "main"
+
+The store reads the file (:meth:`memfs.store.repo.Store.config`); everything that needs a setting
+takes it from the :class:`Config` parsed here, so the file has one reader and one set of rules.
+Unknown tables and keys are left alone (other tools may keep settings here).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memfs.errors import InvalidConfig
+
+CONFIG_FILE = ".memfs.toml"
+SYNC_MODES = ("rebase", "merge")
+SyncMode = Literal["rebase", "merge"]
+
+
+@dataclass(frozen=True)
+class SyncConfig:
+    mode: SyncMode = "rebase"
+    remote: str | None = None
+    branch: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings of one memory root; every field has a default, so no file means defaults."""
+
+    half_life_days: Mapping[str, float | None] = field(default_factory=dict)
+    sync: SyncConfig = field(default_factory=SyncConfig)
+
+
+def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
+    """The settings in ``text``; :class:`InvalidConfig` naming the table and key that is wrong."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidConfig(f"{where}: is not valid TOML ({exc}); fix the syntax") from None
+    return Config(_half_lives(data, where), _sync(data, where))
+
+
+def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
+    node: Any = data
+    for part in name.split("."):
+        node = node.get(part, {}) if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping):
+            raise InvalidConfig(f"{where}: [{name}] must be a table")
+    return node
+
+
+def _half_lives(data: Mapping[str, Any], where: str) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for name, value in _table(data, "recall.half_life_days", where).items():
+        if value in (0, "none"):
+            out[name] = None
+        elif isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise InvalidConfig(
+                f"{where}: recall.half_life_days.{name} = {value!r}: use a positive number of days, or 0 for "
+                "'does not age'"
+            )
+        else:
+            out[name] = float(value)
+    return out
+
+
+def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
+    table = _table(data, "sync", where)
+    mode = table.get("mode", "rebase")
+    if mode not in SYNC_MODES:
+        raise InvalidConfig(f'{where}: [sync] mode = {mode!r}; use "rebase" or "merge"')
+    for key in ("remote", "branch"):
+        if key in table and not isinstance(table[key], str):
+            raise InvalidConfig(f"{where}: [sync] {key} must be a string")
+    return SyncConfig(mode, table.get("remote"), table.get("branch"))

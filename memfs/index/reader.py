@@ -1,0 +1,172 @@
+"""The read side of the index: an open searcher per memory root and thread, with exact BM25F.
+
+A :class:`Handle` is opened for one version of the state file and reopened when it changes, so a
+reader never mixes an old index with new statistics. Term statistics ignore deleted documents
+(Whoosh counts them until a merge) and average field lengths come from exact counts in the state
+file, so an incrementally updated index ranks exactly like a fresh ``memfs reindex``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+from memfs.index import state as index_state
+from memfs.index.state import State
+from memfs.store.repo import Store
+
+BM25_B = 0.75
+BM25_K1 = 1.2
+
+
+class CorruptIndex(Exception):
+    """Whoosh could not open the index directory; the message says why."""
+
+
+def open_dir(path: Path) -> Any:
+    """``whoosh.index.open_dir``; on a corrupt index Whoosh leaks the file it was reading, so that
+    file is collected here, quietly, and the caller gets :class:`CorruptIndex`."""
+    import gc
+    import warnings
+
+    from whoosh import index as whoosh_index
+
+    problem = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            return whoosh_index.open_dir(str(path))
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        gc.collect()
+    raise CorruptIndex(problem)
+
+
+class Stats:
+    """Collection statistics that ignore deleted documents, so ranks do not depend on merge history."""
+
+    def __init__(self, reader: Any, state: State) -> None:
+        self.reader = reader
+        self.count = max(reader.doc_count(), 1)
+        self.avgfl = state.average_lengths()
+        self.deleted: list[tuple[Any, list[int]]] = []
+        for leaf, _offset in reader.leaf_readers():
+            if leaf.has_deletions():
+                self.deleted.append((leaf, sorted(leaf.deleted_docs_set)))
+        self._df: dict[tuple[str, Any], int] = {}
+
+    def df(self, fieldname: str, text: Any) -> int:
+        key = (fieldname, text)
+        found = self._df.get(key)
+        if found is None:
+            found = self.reader.doc_frequency(fieldname, text) - self._deleted_with(fieldname, text)
+            self._df[key] = found
+        return found
+
+    def _deleted_with(self, fieldname: str, text: Any) -> int:
+        gone = 0
+        for leaf, deleted in self.deleted:
+            btext = text if isinstance(text, bytes) else leaf.schema[fieldname].to_bytes(text)
+            if (fieldname, btext) not in leaf:
+                continue
+            matcher = leaf._terms.matcher(fieldname, btext, leaf.schema[fieldname].format)
+            for docnum in deleted:
+                if not matcher.is_active():
+                    break
+                if matcher.id() < docnum:
+                    matcher.skip_to(docnum)
+                    if not matcher.is_active():
+                        break
+                if matcher.id() == docnum:
+                    gone += 1
+        return gone
+
+    def idf(self, fieldname: str, text: Any) -> float:
+        """Lucene's ``log(1 + (N - n + 0.5) / (n + 0.5))`` over live documents."""
+        n = self.df(fieldname, text)
+        return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
+
+
+def _weighting(stats: Stats) -> Any:
+    from whoosh.scoring import BM25F, BM25FScorer, WeightScorer
+
+    class Scorer(BM25FScorer):  # type: ignore[misc]
+        def __init__(self, searcher: Any, fieldname: str, text: Any, B: float, K1: float, qf: int = 1) -> None:
+            self.idf = stats.idf(fieldname, text)
+            self.avgfl = stats.avgfl.get(fieldname, 1.0)
+            self.B = B
+            self.K1 = K1
+            self.qf = qf
+            self.setup(searcher, fieldname, text)
+
+    class Weighting(BM25F):  # type: ignore[misc]
+        def scorer(self, searcher: Any, fieldname: str, text: Any, qf: int = 1) -> Any:
+            if not searcher.schema[fieldname].scorable:
+                return WeightScorer.for_(searcher, fieldname, text)
+            return Scorer(searcher, fieldname, text, self.B, self.K1, qf=qf)
+
+    return Weighting(B=BM25_B, K1=BM25_K1)
+
+
+class Handle:
+    """The open index and searcher matching one version of the state file."""
+
+    def __init__(self, cache: Path, state: State, state_key: tuple[int, int, int]) -> None:
+        from whoosh.searching import Searcher
+
+        self.state = state
+        self.state_key = state_key
+        self.ix = open_dir(cache / state.index_dir)
+        reader = self.ix.reader()
+        self.stats = Stats(reader, state)
+        self.searcher = Searcher(reader, weighting=_weighting(self.stats))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.searcher.close()
+
+
+_local = threading.local()
+
+
+def _handles() -> dict[str, Handle]:
+    found: dict[str, Handle] | None = getattr(_local, "handles", None)
+    if found is None:
+        found = _local.handles = {}
+    return found
+
+
+def handle(repo: Store) -> Handle:
+    """The open index for ``repo`` matching the current state file (reopened when it changed);
+    raises :class:`~memfs.index.state.BadState` or :class:`CorruptIndex` when it cannot be opened."""
+    cache = repo.cache_dir
+    handles = _handles()
+    current = handles.get(str(cache))
+    state_key = index_state.key(cache)
+    if current is not None and current.state_key == state_key:
+        return current
+    state = index_state.cached(cache)
+    if current is not None:
+        current.close()
+        handles.pop(str(cache), None)
+    opened = Handle(cache, state, state_key)
+    handles[str(cache)] = opened
+    return opened
+
+
+def close(repo: Store) -> None:
+    """Close this thread's open index for ``repo`` (tests and long-running programs)."""
+    opened = _handles().pop(str(repo.cache_dir), None)
+    if opened is not None:
+        opened.close()
+
+
+def close_all() -> None:
+    """Close every index this thread has open."""
+    handles = _handles()
+    for opened in handles.values():
+        opened.close()
+    handles.clear()

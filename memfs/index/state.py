@@ -1,0 +1,133 @@
+"""What the index knows about the files: ``.memfs/state.json``.
+
+The state file records, for every memory file, the stat and digest it was indexed at and the
+token count of each text field (exact BM25F average lengths), plus the index format, the
+directory of the live index and the last ``git status`` probe. A reader takes it as the truth
+about the index; a writer replaces it atomically, after the index it points to is committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memfs.format.model import Problem
+from memfs.index.analysis import ANALYZER_VERSION
+from memfs.index.documents import TEXT_FIELDS
+from memfs.store import atomic
+
+SCHEMA_VERSION = 1
+INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
+STATE_FILE = "state.json"
+LOCK_FILE = "index.lock"
+
+
+@dataclass
+class Entry:
+    mtime_ns: int
+    size: int
+    digest: str
+    lengths: list[int] | None
+    broken: str | None = None
+
+    def to_json(self) -> list[Any]:
+        return [self.mtime_ns, self.size, self.digest, self.lengths, self.broken]
+
+
+@dataclass
+class State:
+    index_dir: str
+    serial: int = 0
+    snapshot_ns: int = 0
+    files: dict[str, Entry] = field(default_factory=dict)
+    probe: list[Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": INDEX_FORMAT,
+            "index_dir": self.index_dir,
+            "serial": self.serial,
+            "snapshot_ns": self.snapshot_ns,
+            "probe": self.probe,
+            "files": {rel: e.to_json() for rel, e in self.files.items()},
+        }
+
+    @property
+    def indexed(self) -> int:
+        return sum(1 for e in self.files.values() if e.lengths is not None)
+
+    def average_lengths(self) -> dict[str, float]:
+        """Mean token count of each text field over the memories that have it (as Lucene does)."""
+        totals, having = [0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)
+        for entry in self.files.values():
+            if entry.lengths is not None:
+                for i, n in enumerate(entry.lengths):
+                    if n:
+                        totals[i] += n
+                        having[i] += 1
+        return {name: (totals[i] / having[i] if having[i] else 1.0) for i, name in enumerate(TEXT_FIELDS)}
+
+    def broken(self) -> list[Problem]:
+        found = [(rel, e.broken) for rel, e in self.files.items() if e.broken is not None]
+        return [Problem(rel, None, why, "fix the file; search skips it until it parses") for rel, why in sorted(found)]
+
+
+class BadState(Exception):
+    """The state file is missing, unreadable or from another index format; the message says which."""
+
+
+def read(cache: Path) -> State:
+    """A private, freshly parsed copy of the state file."""
+    try:
+        raw = json.loads((cache / STATE_FILE).read_bytes())
+        if raw.get("format") != INDEX_FORMAT:
+            raise BadState(f"it was built by another memfs version ({raw.get('format')})")
+        files = {rel: Entry(*values) for rel, values in raw["files"].items()}
+        return State(raw["index_dir"], raw["serial"], raw["snapshot_ns"], files, raw.get("probe"))
+    except FileNotFoundError:
+        raise BadState("there is none yet") from None
+    except BadState:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BadState(f"its state file is unreadable ({type(exc).__name__})") from None
+
+
+def write(cache: Path, state: State) -> None:
+    atomic.write_bytes(cache / STATE_FILE, json.dumps(state.to_json(), separators=(",", ":")).encode())
+    with contextlib.suppress(OSError):
+        _parsed[str(cache)] = (key(cache), state)
+
+
+def key(cache: Path) -> tuple[int, int, int]:
+    """What identifies one version of the state file (inode, mtime, size)."""
+    st = (cache / STATE_FILE).stat()
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+_parsed: dict[str, tuple[tuple[int, int, int], State]] = {}
+
+
+def cached(cache: Path) -> State:
+    """The state file, parsed once per change of the file (it is large: one entry per memory).
+    Callers must not mutate it; :func:`read` gives a private copy."""
+    try:
+        current = key(cache)
+    except FileNotFoundError:
+        raise BadState("there is none yet") from None
+    found = _parsed.get(str(cache))
+    if found is not None and found[0] == current:
+        return found[1]
+    state = read(cache)
+    _parsed[str(cache)] = (current, state)
+    return state
+
+
+def ensure_cache(cache: Path) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text("# memfs search index: a cache, rebuilt from the memory files at will\n*\n")

@@ -1,0 +1,114 @@
+"""Forgetting without erasing: the expiry sweep and ``forget`` (hard deletion is :mod:`memfs.ops.purge`).
+
+Expiry takes effect at read time, whatever the files say (recall checks ``expires`` on every
+read); :func:`expire` later records it in the files, in one commit, and can move expired
+memories under ``archive/``. :func:`forget` withdraws one memory from recall; its text stays in
+the file and in history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.format.model import Memory, jsonable, utcnow
+from memfs.store.repo import Store, Transaction
+
+
+@dataclass
+class SweepResult:
+    commit: str | None
+    expired: list[str] = field(default_factory=list)
+    archived: dict[str, str] = field(default_factory=dict)
+    kept_in_place: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "expired": self.expired,
+            "archived": self.archived,
+            "kept_in_place": self.kept_in_place,
+        }
+
+
+ARCHIVE_DIR = "archive"
+
+
+def expire(
+    repo: Store,
+    *,
+    now: dt.datetime | None = None,
+    archive: bool = False,
+    dry_run: bool = False,
+    actor: str | None = None,
+) -> SweepResult:
+    """Mark every active memory whose ``expires`` has passed ``status: expired`` in one commit;
+    with ``archive`` also move it under ``archive/`` (kept in place when others depend on it)."""
+    now = now or utcnow()
+    result = SweepResult(None)
+    if dry_run:
+        result.expired = [m.path for m in _due(repo, now)]
+        return result
+    with repo.transaction("expire", reason=f"expired as of {jsonable(now)}", actor=actor) as tx:
+        due = _due(repo, now)
+        for memory in due:
+            updated = tx.write(memory.path, fields={"status": "expired"}, expected_revision=memory.revision)
+            result.expired.append(memory.path)
+            if not archive or memory.path.startswith(ARCHIVE_DIR + "/"):
+                continue
+            if repo.dependents(memory.path):
+                result.kept_in_place.append(memory.path)
+                continue
+            destination = _archive_path(tx, memory.path)
+            data = tx.current_bytes(updated.path)
+            assert data is not None
+            tx.delete(memory.path, check_dependents=False)
+            tx.write_bytes(destination, data)
+            result.archived[memory.path] = destination
+        if len(due) > 1:
+            tx.subject = f"{len(due)} memories"
+    result.commit = tx.result.commit
+    return result
+
+
+def _due(repo: Store, now: dt.datetime) -> list[Memory]:
+    return [m for m in repo.scan().memories if m.status == "active" and m.expires is not None and now >= m.expires]
+
+
+def _archive_path(tx: Transaction, rel: str) -> str:
+    stem, ext = posixpath.splitext(posixpath.join(ARCHIVE_DIR, rel))
+    candidate, n = stem + ext, 2
+    while tx.current_bytes(candidate) is not None:
+        candidate, n = f"{stem}-{n}{ext}", n + 1
+    return candidate
+
+
+# --- soft forget ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ForgetResult:
+    commit: str | None
+    path: str
+    dependents: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "path": self.path, "status": "retracted", "dependents": list(self.dependents)}
+
+
+def forget(
+    repo: Store,
+    path: str,
+    *,
+    reason: str | None = None,
+    expected_revision: int | None = None,
+    actor: str | None = None,
+) -> ForgetResult:
+    """Stop recalling a memory: ``status: retracted`` in one commit. The content stays in the file
+    and in history (use :func:`memfs.ops.purge.purge` to erase it). Memories derived from it are listed
+    so the caller can forget or review them too."""
+    rel = repo.rel(path)
+    with repo.transaction("forget", reason=reason, actor=actor) as tx:
+        tx.write(rel, fields={"status": "retracted"}, expected_revision=expected_revision)
+        dependents = tuple(repo.dependents(rel))
+    return ForgetResult(tx.result.commit, rel, dependents)
