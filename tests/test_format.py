@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 import ruamel.yaml as ruamel_yaml
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memfs.format import yamlio
@@ -102,6 +102,9 @@ def test_scalar_quotes_what_yaml_would_retype(value: str, written: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=30))
+@example("._")
+@example("1_000")
+@example("._5")
 def test_any_string_survives_both_yaml_versions(value: str) -> None:
     written = yamlio.scalar(value)
     assert yaml.load(f"k: {written}\n", Loader=yaml.CSafeLoader)["k"] == value

@@ -78,7 +78,7 @@ _YAML11_WORDS = re.compile(
     r"y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
     r"|null|Null|NULL|~|"
 )
-_NUMBERISH = re.compile(r"[-+]?(\.?[0-9][0-9_:.]*([eE][-+]?[0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN))")
+_NUMBERISH = re.compile(r"[-+]?(\.?[0-9_][0-9_:.]*([eE][-+]?[0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN))")
 _PLAIN_SAFE = re.compile(r"[^\s\"'!&*|>%@`#,\[\]{}?:-][^\n\r\t]*")
 
 
