@@ -533,7 +533,7 @@ class Transaction:
         elif create_only:
             raise ConflictError(f"{rel}: already exists; change it with write, or pick another path")
         else:
-            self.check_writable(rel, current)
+            self._check_staged_writable(rel, current)
             cached = self._loaded.get(rel)
             loaded = cached[1:] if cached is not None and cached[0] is current else None
             result = edit.update_file(rel, current, fields, body, self.now, expected_revision, loaded=loaded)
@@ -547,7 +547,7 @@ class Transaction:
         rel = self.repo.rel(rel)
         current = self.current_bytes(rel)
         if current is not None:
-            self.check_writable(rel, current)
+            self._check_staged_writable(rel, current)
         memory = parse(rel, content)
         self._stage(rel, content, "update" if current is not None else "create", memory.revision)
         self._parsed[rel] = memory
@@ -567,7 +567,7 @@ class Transaction:
         current = self.current_bytes(rel)
         if current is None:
             raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
-        self.check_writable(rel, current)
+        self._check_staged_writable(rel, current)
         if expected_revision is not None:
             edit.check_revision(rel, parse(rel, current).revision, expected_revision, then="before deleting")
         if check_dependents:
@@ -608,11 +608,26 @@ class Transaction:
             )
 
     def check_writable(self, rel: str, current: bytes | None = None) -> None:
-        """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory unless this
-        transaction is forced. Every write and delete checks it; callers that prepare a change
-        before staging it call it first, so the refusal is what the caller sees."""
+        """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory (its
+        working copy or its committed copy) unless this transaction is forced. Every change is
+        checked (the working copy when staged, the committed copies in one batch at commit);
+        callers that prepare a change before staging it call this first, so the refusal is what
+        their caller sees."""
         if not self.force and self.repo.is_read_only(rel, current):
             raise _read_only_refusal(rel)
+
+    def _check_staged_writable(self, rel: str, current: bytes) -> None:
+        if not self.force and _says_read_only(rel, current):
+            raise _read_only_refusal(rel)
+
+    def _check_committed_writable(self, rels: list[str]) -> None:
+        """The committed copies of every changed memory, read in one ``git cat-file --batch``."""
+        if self.force or self.repo.git.head() is None:
+            return
+        names = {self.repo.git_path(rel): rel for rel in rels if rel not in self._plain}
+        for name, data in self.repo.git.read_blobs("HEAD", list(names)).items():
+            if _says_read_only(names[name], data):
+                raise _read_only_refusal(names[name])
 
     def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
         if rel not in self._before:
@@ -634,7 +649,8 @@ class Transaction:
         found.extend(self._id_clashes(staged))
         return found
 
-    def _check(self) -> None:
+    def _check(self, rels: list[str]) -> None:
+        self._check_committed_writable(rels)
         problems: list[Problem] = []
         staged: list[Memory] = []
         for rel, content in self._pending.items():
@@ -695,9 +711,9 @@ class Transaction:
         ]
         if not changes:
             return CommitResult(None, (), self.op)
-        self._check()
         repo = self.repo
         rels = [c.path for c in changes]
+        self._check(rels)
         written = [rel for rel in rels if rel not in self._adopted]
         message = Message(
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers
