@@ -190,7 +190,7 @@ def calibrate() -> None:
     root = Path(__file__).resolve().parents[1]
     samples = {
         "prose (README, DESIGN)": [root / "README.md"],
-        "code (memfs/*.py)": sorted((root / "memfs").glob("*.py")),
+        "code (memfs/**/*.py)": sorted((root / "memfs").rglob("*.py")),
         "memory files (templates)": sorted((root / "templates").glob("*.md")),
     }
     cjk = "发布说明用中文写。用户要求每周五提交周报，并在会议前确认预算审批。回滚计划需要在发布前由值班工程师确认。" * 6

@@ -36,13 +36,7 @@ class World:
 
 
 def _retract(repo: MemoryRepo, rel: str) -> None:
-    """Through memfs.ops.retraction when it is there (flags downstream too), else a status edit."""
-    try:
-        from memfs.ops.retraction import retract
-    except ImportError:
-        repo.write(rel, fields={"status": "retracted"}, reason="test retraction")
-        return
-    retract(repo, [rel], reason=f"{repo.actor} says {rel} was wrong")
+    repo.retract([rel], reason=f"{repo.actor} says {rel} was wrong")
 
 
 def _operate(repo: MemoryRepo, me: int, n: int, rng: random.Random, world: World) -> None:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from memfs.policy.lineage import find_cycles
+
 PACKAGE = Path(__file__).resolve().parents[1] / "memfs"
 
 RANK = {
@@ -139,45 +141,9 @@ def wrong_way(graph: Mapping[str, Iterable[str]]) -> list[str]:
 
 
 def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """Strongly connected groups of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    group = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        group.append(member)
-                        if member == node:
-                            break
-                    if len(group) > 1:
-                        found.append(sorted(group))
-    return sorted(found)
+    """Strongly connected groups of more than one module (the same Tarjan walk that finds
+    ``depends_on`` cycles)."""
+    return find_cycles(graph)
 
 
 MODULES = scan()
