@@ -4,7 +4,7 @@ The DAG below the root has chains of depth >= 20, diamonds (memories derived fro
 one cycle; 3,000 unrelated memories also carry depends_on edges among themselves, so the graph
 loader has realistic noise to skip. The script reports (medians of --runs, CPU and wall):
 
-* graph build: ``lineage.load`` (git grep prefilter, parse only files that mention depends_on)
+* graph build: ``load_graph`` (git grep prefilter, parse only files that mention depends_on)
   vs building it from ``repo.scan()`` (parse all 10k files);
 * the closure alone (pure function);
 * the whole ``retract`` (graph + closure + ~1,000 minimal-diff edits + validation + journal +
@@ -167,9 +167,9 @@ def main() -> None:
     )
 
     def reset() -> None:
-        repo.git.run("reset", "-q", "--hard", base)
+        repo.git.reset_hard(base)
 
-    grep = median_run("graph: git grep + read depends_on only (lineage.load)", args.runs, lambda: load_graph(repo))
+    grep = median_run("graph: git grep + read depends_on only (load_graph)", args.runs, lambda: load_graph(repo))
     scan = median_run(
         "graph: parse every file (repo.scan + build)",
         max(1, args.runs // 2),
@@ -214,7 +214,7 @@ def main() -> None:
     )
 
     retract(repo, [ROOT], reason="bench")
-    changed = repo.git.run("diff", "--name-only", "HEAD~1", "HEAD").split()
+    changed = repo.git.diff_names("HEAD~1", "HEAD", ".")
     new_bytes = {p: (workdir / p).read_bytes() for p in changed}
     reset()
 

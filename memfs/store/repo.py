@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused
+from memfs.errors import ConflictError, GitError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused
 from memfs.format import edit, validate, yamlio
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.document import Document
@@ -732,7 +732,8 @@ class Transaction:
             commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
         except (MemfsError, OSError) as exc:
             self._roll_back(rels)
-            raise MemfsError(f"nothing was changed: {exc}") from exc
+            failed = GitError if isinstance(exc, GitError) else MemfsError
+            raise failed(f"nothing was changed: {exc}") from exc
         atomic.remove(repo.journal_path)
         return CommitResult(commit, tuple(changes), self.op)
 
@@ -751,7 +752,8 @@ def _read_only_refusal(rel: str) -> Refused:
 
 
 def _says_read_only(rel: str, data: bytes | None) -> bool:
-    if data is None:
+    """Whether the frontmatter says ``read_only: true`` (files that do not mention it are not parsed)."""
+    if data is None or b"read_only" not in data:
         return False
     try:
         _, meta = load_document(rel, data)
