@@ -57,11 +57,12 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
 
 
 def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
-    node: Any = data
+    node = data
     for part in name.split("."):
-        node = node.get(part, {}) if isinstance(node, Mapping) else None
-        if not isinstance(node, Mapping):
+        child = node.get(part, {})
+        if not isinstance(child, Mapping):
             raise InvalidConfig(f"{where}: [{name}] must be a table")
+        node = child
     return node
 
 
