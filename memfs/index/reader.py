@@ -93,7 +93,7 @@ class Stats:
 def _weighting(stats: Stats) -> Any:
     from whoosh.scoring import BM25F, BM25FScorer, WeightScorer
 
-    class Scorer(BM25FScorer):  # type: ignore[misc]
+    class Scorer(BM25FScorer):
         def __init__(self, searcher: Any, fieldname: str, text: Any, B: float, K1: float, qf: int = 1) -> None:
             self.idf = stats.idf(fieldname, text)
             self.avgfl = stats.avgfl.get(fieldname, 1.0)
@@ -102,7 +102,7 @@ def _weighting(stats: Stats) -> Any:
             self.qf = qf
             self.setup(searcher, fieldname, text)
 
-    class Weighting(BM25F):  # type: ignore[misc]
+    class Weighting(BM25F):
         def scorer(self, searcher: Any, fieldname: str, text: Any, qf: int = 1) -> Any:
             if not searcher.schema[fieldname].scorable:
                 return WeightScorer.for_(searcher, fieldname, text)
@@ -126,7 +126,7 @@ class Handle:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.searcher.close()
+            self.searcher.close()  # type: ignore[no-untyped-call]  # whoosh3 leaves Searcher.close unannotated
 
 
 _local = threading.local()
