@@ -16,13 +16,17 @@ correct itself. The ``mcp`` package is imported only here, so other verbs do not
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import anyio
 
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 SERVER_NAME = "memfs"
 INSTRUCTIONS = (
@@ -53,7 +57,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
             raise ToolError(result.output)
         return result.output
 
-    def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except MemfsError as exc:
@@ -143,8 +147,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         in the scope (exactly, or its ancestors with inherit), for the version, active, sourced,
         not expired. Each hit has path, scope, source, status, score and body."""
         found = call(repo.search, query, scope=scope, version=version, limit=limit, inherit=inherit, record=True)
-        result: dict[str, Any] = found.to_json()
-        return result
+        return found.to_json()
 
     def memory_context(
         task: str,
@@ -156,8 +159,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         """The memory to put in front of a model for TASK: system/ files, then recalled memories,
         labelled and delimited as reference material, within a token budget; says what was left out."""
         built = call(repo.context, task, scope=scope, version=version, budget=budget)
-        text: str = call(built.render, format)
-        return text
+        return call(built.render, format)
 
     def memory_remember(
         scope: str,
@@ -195,23 +197,21 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
             "reason": reason,
         }
         outcome = call(repo.remember, {k: v for k, v in given.items() if v is not None}, actor=actor)
-        result: dict[str, Any] = outcome.to_json()
-        return result
+        return outcome.to_json()
 
     def memory_retract(paths: list[str], reason: str) -> dict[str, Any]:
         """Retract memories that turned out wrong: they become 'retracted' and everything derived
         from them (depends_on, transitively) is flagged needs_review, in one commit."""
-        result: dict[str, Any] = call(repo.retract, paths, reason=reason, actor=actor).to_json()
-        return result
+        return call(repo.retract, paths, reason=reason, actor=actor).to_json()
 
-    for fn, hint in (
+    for tool, hint in (
         (memory_log, reading),
         (memory_search, reading),
         (memory_context, reading),
         (memory_remember, writing),
         (memory_retract, removing),
     ):
-        server.add_tool(fn, annotations=hint)
+        server.add_tool(tool, annotations=hint)
     return server
 
 
