@@ -61,8 +61,7 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
 def _expired(opened: Handle, now: dt.datetime) -> set[int]:
     from whoosh.query.ranges import NumericRange
 
-    query = NumericRange("expires", None, epoch_us(now))
-    return set(opened.searcher.docs_for_query(query))  # type: ignore[no-untyped-call]  # unannotated in whoosh3
+    return set(opened.searcher.docs_for_query(NumericRange("expires", None, epoch_us(now))))
 
 
 def _check_request(query: Any, limit: Any, type_: str | None, at: dt.datetime | None) -> None:

@@ -11,12 +11,17 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memfs.index import state as index_state
 from memfs.index.state import State
 from memfs.store.repo import Store
+
+if TYPE_CHECKING:
+    from whoosh.query.qcore import Query
+    from whoosh.searching import Results
 
 BM25_B = 0.75
 BM25_K1 = 1.2
@@ -111,6 +116,15 @@ def _weighting(stats: Stats) -> Any:
     return Weighting(B=BM25_B, K1=BM25_K1)
 
 
+class SearcherView(Protocol):
+    """The part of ``whoosh.searching.Searcher`` memfs uses, with the types whoosh3 leaves out
+    (``docs_for_query`` and ``close`` are unannotated there)."""
+
+    def search(self, q: Query, **kwargs: Any) -> Results: ...
+    def docs_for_query(self, q: Query) -> Iterable[int]: ...
+    def close(self) -> None: ...
+
+
 class Handle:
     """The open index and searcher matching one version of the state file."""
 
@@ -122,11 +136,11 @@ class Handle:
         self.ix = open_dir(cache / state.index_dir)
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
-        self.searcher = Searcher(reader, weighting=_weighting(self.stats))
+        self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.searcher.close()  # type: ignore[no-untyped-call]  # whoosh3 leaves Searcher.close unannotated
+            self.searcher.close()
 
 
 _local = threading.local()
