@@ -17,13 +17,16 @@ correct itself. The ``mcp`` package is imported only here, so other verbs do not
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -37,7 +40,7 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | None = None) -> Any:
+def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | None = None) -> MCPServer:
     """An ``MCPServer`` exposing ``repo``. ``scope`` is the default scope for search, context and
     files created from a bare body; ``actor`` is the author of every commit."""
     from mcp.server.mcpserver import MCPServer
@@ -215,12 +218,12 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
     return server
 
 
-def tool_names(server: Any) -> list[str]:
+def tool_names(server: MCPServer) -> list[str]:
     """The names of the tools ``server`` offers."""
     return [tool.name for tool in anyio.run(server.list_tools)]
 
 
-def serve(server: Any, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(server: MCPServer, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run ``server`` until the client disconnects (stdio) or the process is stopped (HTTP)."""
     if transport == "stdio":
         server.run("stdio")

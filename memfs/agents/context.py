@@ -288,7 +288,7 @@ def assemble(
     system_share: float = SYSTEM_SHARE,
     inherit: bool = False,
     candidates: int = RECALL_CANDIDATES,
-    at: Any = None,
+    at: dt.datetime | None = None,
 ) -> Context:
     """Build the context for ``task`` (see the module docstring for the rules)."""
     if not is_format(format):
@@ -337,7 +337,7 @@ def _recall(
     *,
     inherit: bool,
     candidates: int,
-    at: Any,
+    at: dt.datetime | None,
 ) -> None:
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory was included")
