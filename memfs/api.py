@@ -287,7 +287,7 @@ class MemoryRepo(Store):
         """``memfs sync``: fetch, integrate and push; never force-pushes."""
         from memfs.ops.sync import sync
 
-        return sync(self, remote=remote, branch=branch, mode=mode, push=push)  # type: ignore[arg-type]
+        return sync(self, remote=remote, branch=branch, mode=mode, push=push)
 
     def propose(
         self, *, branch: str | None = None, remote: str | None = None, base: str | None = None,

@@ -16,13 +16,20 @@ correct itself. The ``mcp`` package is imported only here, so other verbs do not
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 SERVER_NAME = "memfs"
 INSTRUCTIONS = (
@@ -33,7 +40,7 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | None = None) -> Any:
+def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | None = None) -> MCPServer:
     """An ``MCPServer`` exposing ``repo``. ``scope`` is the default scope for search, context and
     files created from a bare body; ``actor`` is the author of every commit."""
     from mcp.server.mcpserver import MCPServer
@@ -53,7 +60,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
             raise ToolError(result.output)
         return result.output
 
-    def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except MemfsError as exc:
@@ -143,8 +150,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         in the scope (exactly, or its ancestors with inherit), for the version, active, sourced,
         not expired. Each hit has path, scope, source, status, score and body."""
         found = call(repo.search, query, scope=scope, version=version, limit=limit, inherit=inherit, record=True)
-        result: dict[str, Any] = found.to_json()
-        return result
+        return found.to_json()
 
     def memory_context(
         task: str,
@@ -156,8 +162,7 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         """The memory to put in front of a model for TASK: system/ files, then recalled memories,
         labelled and delimited as reference material, within a token budget; says what was left out."""
         built = call(repo.context, task, scope=scope, version=version, budget=budget)
-        text: str = call(built.render, format)
-        return text
+        return call(built.render, format)
 
     def memory_remember(
         scope: str,
@@ -195,32 +200,30 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
             "reason": reason,
         }
         outcome = call(repo.remember, {k: v for k, v in given.items() if v is not None}, actor=actor)
-        result: dict[str, Any] = outcome.to_json()
-        return result
+        return outcome.to_json()
 
     def memory_retract(paths: list[str], reason: str) -> dict[str, Any]:
         """Retract memories that turned out wrong: they become 'retracted' and everything derived
         from them (depends_on, transitively) is flagged needs_review, in one commit."""
-        result: dict[str, Any] = call(repo.retract, paths, reason=reason, actor=actor).to_json()
-        return result
+        return call(repo.retract, paths, reason=reason, actor=actor).to_json()
 
-    for fn, hint in (
+    for tool, hint in (
         (memory_log, reading),
         (memory_search, reading),
         (memory_context, reading),
         (memory_remember, writing),
         (memory_retract, removing),
     ):
-        server.add_tool(fn, annotations=hint)
+        server.add_tool(tool, annotations=hint)
     return server
 
 
-def tool_names(server: Any) -> list[str]:
+def tool_names(server: MCPServer) -> list[str]:
     """The names of the tools ``server`` offers."""
     return [tool.name for tool in anyio.run(server.list_tools)]
 
 
-def serve(server: Any, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(server: MCPServer, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run ``server`` until the client disconnects (stdio) or the process is stopped (HTTP)."""
     if transport == "stdio":
         server.run("stdio")

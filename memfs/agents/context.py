@@ -30,7 +30,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 from xml.sax.saxutils import escape, quoteattr
 
 from memfs import index
@@ -42,7 +42,13 @@ from memfs.store import usage
 from memfs.store.repo import Store
 
 Format = Literal["markdown", "xml", "json"]
-FORMATS: tuple[str, ...] = ("markdown", "xml", "json")
+FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
+
+
+def is_format(value: object) -> TypeGuard[Format]:
+    return value in FORMATS
+
+
 DEFAULT_BUDGET = 4000
 SYSTEM_SHARE = 0.5
 RECALL_CANDIDATES = 50
@@ -116,7 +122,7 @@ class Context:
 
     def render(self, format: str | None = None) -> str:
         fmt = format or self.format
-        if fmt not in FORMATS:
+        if not is_format(fmt):
             raise UsageError(f"{fmt!r}: use one of {', '.join(FORMATS)}", param="format")
         if fmt == "json":
             return json.dumps(self.to_json(), ensure_ascii=False, indent=2)
@@ -282,16 +288,16 @@ def assemble(
     system_share: float = SYSTEM_SHARE,
     inherit: bool = False,
     candidates: int = RECALL_CANDIDATES,
-    at: Any = None,
+    at: dt.datetime | None = None,
 ) -> Context:
     """Build the context for ``task`` (see the module docstring for the rules)."""
-    if format not in FORMATS:
+    if not is_format(format):
         raise UsageError(f"{format!r}: use one of {', '.join(FORMATS)}", param="format")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise UsageError(f"{budget!r}: must be a whole number of tokens >= 1", param="budget")
     if not 0 < system_share <= 1:
         raise UsageError(f"{system_share!r}: must be in (0, 1]", param="system_share")
-    ctx = Context(task, scope, version, budget, format, COST_FENCE)  # type: ignore[arg-type]
+    ctx = Context(task, scope, version, budget, format, COST_FENCE)
 
     def cost(block: Block) -> int:
         return count(_render_block(block, format, ctx.fence))
@@ -331,7 +337,7 @@ def _recall(
     *,
     inherit: bool,
     candidates: int,
-    at: Any,
+    at: dt.datetime | None,
 ) -> None:
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory was included")

@@ -35,12 +35,12 @@ import datetime as dt
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from memfs import index
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused, UsageError
 from memfs.format import yamlio
-from memfs.format.document import split
+from memfs.format.document import Document, split
 from memfs.format.edit import default_id
 from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
@@ -108,6 +108,10 @@ def _catch_up_index(repo: Store) -> None:
 
 
 # --- request fields --------------------------------------------------------------------------
+@overload
+def _str(request: Mapping[str, Any], name: str, *, required: Literal[True] = ..., empty: bool = ...) -> str: ...
+@overload
+def _str(request: Mapping[str, Any], name: str, *, required: bool, empty: bool = ...) -> str | None: ...
 def _str(request: Mapping[str, Any], name: str, *, required: bool = True, empty: bool = False) -> str | None:
     value = request.get(name)
     if value is None:
@@ -353,7 +357,7 @@ def _write_text(tx: Transaction, rel: str, current: bytes, text: str, new_text: 
     return tx.write_bytes(rel, content)
 
 
-def _split_new(rel: str, text: str):
+def _split_new(rel: str, text: str) -> Document:
     try:
         return split(text)
     except ValueError as exc:

@@ -31,7 +31,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memfs import index
 from memfs.errors import InvalidMemory, MemfsError, Refused
@@ -39,12 +39,16 @@ from memfs.format.model import Problem
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
+
 DEBOUNCE_SECONDS = 0.25
 OP = "watch"
 _TEMP_NAMES = ("4913",)
 _TEMP_SUFFIXES = ("~", ".swp", ".swx", ".swo", ".tmp", ".memfs-tmp", ".part", ".crdownload")
 
 Outcome = Literal["committed", "invalid", "unchanged", "failed"]
+Action = Literal["update", "delete"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class WatchEvent:
 
     path: str
     outcome: Outcome
-    action: Literal["update", "delete"] = "update"
+    action: Action = "update"
     commit: str | None = None
     problems: tuple[Problem, ...] = ()
     message: str = ""
@@ -133,7 +137,7 @@ class Watcher:
         self._cond = threading.Condition()
         self._stopping = False
         self._worker: threading.Thread | None = None
-        self._observer = None
+        self._observer: BaseObserver | None = None
         self.events: list[WatchEvent] = []
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -180,9 +184,11 @@ class Watcher:
             FileCreatedEvent,
             FileDeletedEvent,
             FileMovedEvent,
+            FileSystemEvent,
             FileSystemEventHandler,
         )
 
+        ObserverClass: Callable[[], BaseObserver]
         if self.polling:
             from watchdog.observers.polling import PollingObserver as ObserverClass
         else:
@@ -191,7 +197,7 @@ class Watcher:
         watcher = self
 
         class Handler(FileSystemEventHandler):
-            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+            def on_any_event(self, event: FileSystemEvent) -> None:
                 if event.is_directory:
                     return
                 for raw in (event.src_path, getattr(event, "dest_path", "")):
@@ -268,7 +274,7 @@ class Watcher:
         commit = tx.result.commit
         actions = {c.path: c.action for c in tx.result.changes}
         for rel in ready:
-            action = "delete" if actions.get(rel) == "delete" else "update"
+            action: Action = "delete" if actions.get(rel) == "delete" else "update"
             results.append(WatchEvent(rel, "committed" if commit else "unchanged", action, commit))
         if ready:
             self._sync_index()
@@ -289,7 +295,7 @@ class Watcher:
         except InvalidMemory as exc:
             return WatchEvent(rel, "invalid", problems=tuple(exc.problems), message=str(exc))
         except Refused as exc:
-            action = "delete" if data is None else "update"
+            action: Action = "delete" if data is None else "update"
             problem = Problem(rel, None, str(exc), _restore_hint(repo, rel) if data is None else "")
             return WatchEvent(rel, "invalid", action, problems=(problem,))
         return None

@@ -128,7 +128,7 @@ class State:
     directory: Path
     actor: str | None
     debug: bool
-    _repo: Any = field(default=None, repr=False)
+    _repo: MemoryRepo | None = field(default=None, repr=False)
 
     def repo(self) -> MemoryRepo:
         if self._repo is None:
@@ -138,8 +138,7 @@ class State:
             self._repo = MemoryRepo.open(self.directory, self.actor)
             for text in self._repo.notices:
                 note(text)
-        repo: MemoryRepo = self._repo
-        return repo
+        return self._repo
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

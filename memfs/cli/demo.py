@@ -10,11 +10,16 @@ import shutil
 import sys
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memfs.cli import State
 from memfs.cli.output import line
+
+if TYPE_CHECKING:
+    from memfs.api import MemoryRepo
+    from memfs.ops.demo import DemoResult
 
 WIDTH = 80
 
@@ -39,7 +44,7 @@ def demo_cmd(ctx: click.Context, directory: Path) -> None:
     _tour(sub, result)
 
 
-def _tour(ctx: click.Context, result) -> None:
+def _tour(ctx: click.Context, result: DemoResult) -> None:
     from memfs.ops.demo import PREFERENCE
 
     verb = "replaced the earlier demo with" if result.replaced else "built"
@@ -79,7 +84,7 @@ def _step(command: str, why: str, column: int = 44) -> None:
         line(_fit(f"      {comment}", WIDTH))
 
 
-def _history(repo) -> None:
+def _history(repo: MemoryRepo) -> None:
     for entry in reversed(repo.log()):
         subject = entry.subject.removeprefix("memfs: ")
         line(_fit(f"{entry.commit[:7]} {entry.time[:10]} {entry.actor:<17} {subject}", WIDTH))
@@ -87,7 +92,7 @@ def _history(repo) -> None:
             line(_fit(f"{'':8}{entry.reason}", WIDTH))
 
 
-def _preference_diff(repo, old: str, new: str, path: str) -> None:
+def _preference_diff(repo: MemoryRepo, old: str, new: str, path: str) -> None:
     for f in repo.diff(old, new, path):
         line(f"{f.change}: {f.path}")
         for change in f.fields:

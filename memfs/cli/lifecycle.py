@@ -31,7 +31,7 @@ from memfs.errors import ConflictError, UsageError
 def remember_cmd(
     state: State,
     candidate_file: str | None,
-    fields: dict,
+    fields: dict[str, Any],
     body: str | None,
     body_file: str | None,
     path: str | None,

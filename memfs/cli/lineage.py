@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,6 +11,9 @@ from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line
 from memfs.policy.lineage import TreeNode
+
+if TYPE_CHECKING:
+    from memfs.ops.retraction import Plan
 
 
 def render_tree(root: TreeNode, label: Callable[[str], str]) -> list[str]:
@@ -27,7 +31,7 @@ def render_tree(root: TreeNode, label: Callable[[str], str]) -> list[str]:
     return out
 
 
-def _plan_lines(plan) -> list[str]:
+def _plan_lines(plan: Plan) -> list[str]:
     def label(path: str) -> str:
         old, new = plan.status.get(path), plan.new_status(path)
         if new:

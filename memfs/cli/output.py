@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memfs.format.model import Problem
+
+if TYPE_CHECKING:
+    from memfs.store.repo import CommitResult
 
 
 def emit_json(data: Any, *, compact: bool = False) -> None:
@@ -34,7 +37,7 @@ def problems(found: Iterable[Problem]) -> None:
         click.echo(str(problem))
 
 
-def commit_result(result: Any, as_json: bool) -> None:
+def commit_result(result: CommitResult, as_json: bool) -> None:
     """Report a write: which files changed and in which commit."""
     if as_json:
         emit_json(result.to_json())

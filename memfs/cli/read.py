@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from memfs.cli import State
@@ -27,7 +29,7 @@ def show_cmd(state: State, path: str, at: str | None, as_json: bool) -> None:
     line(data.decode("utf-8").rstrip("\n"))
 
 
-def _summary(memory: Memory) -> dict:
+def _summary(memory: Memory) -> dict[str, Any]:
     return {
         "path": memory.path,
         "id": memory.id,

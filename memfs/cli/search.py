@@ -6,11 +6,18 @@ Imports stay inside the commands so that a one-shot ``memfs search`` loads only 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from memfs.cli import State
 from memfs.cli.options import json_option, pass_state
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from memfs.index.results import SearchResult
 
 
 @click.command("search")
@@ -64,7 +71,7 @@ def search_cmd(
     _print_text(result, explain)
 
 
-def _print_text(result, explain: bool) -> None:
+def _print_text(result: SearchResult, explain: bool) -> None:
     from memfs.cli.output import line
 
     if not result.hits:
@@ -113,10 +120,9 @@ class _progress:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.bar = None
-        self.task = None
+        self.bar: tuple[Progress, TaskID] | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[int, int], None]:
         return self.update
 
     def update(self, done: int, total: int) -> None:
@@ -126,12 +132,13 @@ class _progress:
             from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("indexing", total=total)
+            bar = Progress(console=Console(stderr=True), transient=True)
+            bar.start()
+            self.bar = (bar, bar.add_task("indexing", total=total))
         if done % 100 == 0 or done == total:
-            self.bar.update(self.task, completed=done)
+            bar, task = self.bar
+            bar.update(task, completed=done)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
-            self.bar.stop()
+            self.bar[0].stop()

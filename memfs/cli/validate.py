@@ -40,7 +40,8 @@ def validate_cmd(state: State, files: tuple[str, ...], strict: bool, quiet: bool
     """Validate memory files: frontmatter, fields, ids, depends_on."""
     repo = state.repo()
     if files:
-        found = repo.validate(only=[_memory_path(repo, f) for f in files if _memory_path(repo, f)])
+        memories = [rel for f in files if (rel := _memory_path(repo, f))]
+        found = repo.validate(only=memories)
     else:
         found = repo.validate()
     failing = [p for p in found if p.severity == "error" or strict]

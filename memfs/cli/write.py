@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -10,19 +11,21 @@ from memfs.cli import State
 from memfs.cli.options import field_options, json_option, pass_state, read_body
 from memfs.cli.output import commit_result
 
-_body = [
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+_body: list[Decorator] = [
     click.option("--body", help="The Markdown body."),
     click.option("--body-file", help="Read the body from this file ('-' for stdin)."),
 ]
-_common = [
+_common: list[Decorator] = [
     click.option("--expect-revision", type=int, help="Fail if the memory is no longer at this revision."),
     click.option("--reason", help="Why (goes into the commit message)."),
     json_option,
 ]
 
 
-def _apply(options: list) -> Any:
-    def decorate(func: Any) -> Any:
+def _apply(options: list[Decorator]) -> Decorator:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         for option in reversed(options):
             func = option(func)
         return func
@@ -30,7 +33,7 @@ def _apply(options: list) -> Any:
     return decorate
 
 
-def _write(state: State, path: str, fields: dict, body: str | None, body_file: str | None,
+def _write(state: State, path: str, fields: dict[str, Any], body: str | None, body_file: str | None,
            expect_revision: int | None, reason: str | None, as_json: bool, create_only: bool,
            force: bool = False) -> None:
     result = state.repo().write(path, fields=fields, body=read_body(body, body_file), create_only=create_only,
@@ -44,7 +47,7 @@ def _write(state: State, path: str, fields: dict, body: str | None, body_file: s
 @_apply(_body + _common)
 @click.option("--force", is_flag=True, help="Change it even if it is read_only: true (people only).")
 @pass_state
-def write_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
+def write_cmd(state: State, /, path: str, fields: dict[str, Any], **options: Any) -> None:
     """Create or update the memory at PATH (one commit). Only the given fields change."""
     _write(state, path, fields, create_only=False, **options)
 
@@ -54,7 +57,7 @@ def write_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
 @field_options
 @_apply(_body + _common)
 @pass_state
-def add_cmd(state: State, path: str, fields: dict, **options: Any) -> None:
+def add_cmd(state: State, /, path: str, fields: dict[str, Any], **options: Any) -> None:
     """Create a new memory at PATH (one commit); refuses to overwrite an existing one."""
     _write(state, path, fields, create_only=True, **options)
 
@@ -69,7 +72,7 @@ def new_cmd(
     state: State,
     template: str,
     path: str,
-    fields: dict,
+    fields: dict[str, Any],
     body: str | None,
     body_file: str | None,
     expect_revision: int | None,

@@ -23,13 +23,17 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from memfs.errors import InvalidConfig
 
 CONFIG_FILE = ".memfs.toml"
-SYNC_MODES = ("rebase", "merge")
 SyncMode = Literal["rebase", "merge"]
+SYNC_MODES: tuple[SyncMode, ...] = ("rebase", "merge")
+
+
+def is_sync_mode(value: object) -> TypeGuard[SyncMode]:
+    return value in SYNC_MODES
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,12 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
 
 
 def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
-    node: Any = data
+    node = data
     for part in name.split("."):
-        node = node.get(part, {}) if isinstance(node, Mapping) else None
-        if not isinstance(node, Mapping):
+        child = node.get(part, {})
+        if not isinstance(child, Mapping):
             raise InvalidConfig(f"{where}: [{name}] must be a table")
+        node = child
     return node
 
 
@@ -83,7 +88,7 @@ def _half_lives(data: Mapping[str, Any], where: str) -> dict[str, float | None]:
 def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
     table = _table(data, "sync", where)
     mode = table.get("mode", "rebase")
-    if mode not in SYNC_MODES:
+    if not is_sync_mode(mode):
         raise InvalidConfig(f'{where}: [sync] mode = {mode!r}; use "rebase" or "merge"')
     for key in ("remote", "branch"):
         if key in table and not isinstance(table[key], str):

@@ -32,11 +32,12 @@ class Edit:
     created: bool
 
 
-def _same(old: Any, new: Any) -> bool:
+def _same(old: object, new: Any) -> bool:
     if new is None:
         return old is None
     try:
-        return yamlio.as_loaded(new) == old
+        loaded: object = yamlio.as_loaded(new)
+        return loaded == old
     except (TypeError, ValueError):
         return False
 

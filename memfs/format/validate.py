@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from memfs.format.model import FIELDS, SOURCE_KINDS, STATUSES, SYSTEM_DIR, TIME_FIELDS, TYPES, Memory, Problem
+from memfs.format.model import FIELDS, SOURCE_KINDS, STATUSES, SYSTEM_DIR, TIME_FIELDS, TYPES, Memory, Problem, Severity
 
 _SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_.:@+=-]+")
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
@@ -51,8 +51,8 @@ def coerce_fields(path: str, meta: dict[str, Any]) -> tuple[dict[str, Any], list
     """Typed values for the known fields of ``meta`` and every problem found in them."""
     found: list[Problem] = []
 
-    def bad(name: str, message: str, fix: str, severity: str = "error") -> None:
-        found.append(Problem(path, name, message, fix, severity))  # type: ignore[arg-type]
+    def bad(name: str, message: str, fix: str, severity: Severity = "error") -> None:
+        found.append(Problem(path, name, message, fix, severity))
 
     typed: dict[str, Any] = {}
     for name in _STRING_FIELDS:

@@ -18,12 +18,16 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-_LOADER_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _LoaderBase = yaml.SafeLoader
+else:
+    # The C loader when PyYAML was built with libyaml; both have the SafeLoader interface used here.
+    _LoaderBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlError(ValueError):
@@ -34,12 +38,12 @@ class YamlError(ValueError):
         self.line = line
 
 
-class _StrictLoader(_LOADER_BASE):  # type: ignore[misc, valid-type]
+class _StrictLoader(_LoaderBase):
     """Safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set = set()
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+    seen: set[Hashable] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=True)
         if isinstance(key, list | dict):
@@ -50,7 +54,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
     return loader.construct_mapping(node, deep=deep)
 
 
-def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
     """A timestamp-shaped value that is not a real date (``2026-13-45``) stays a string, so
     validation can say which field is wrong instead of the whole file failing to load."""
     try:
@@ -91,7 +95,8 @@ def _plain_ok(value: str) -> bool:
     if ": " in value or " #" in value or value.endswith(":") or "\ufeff" in value:
         return False
     try:
-        return yaml.load(f"k: {value}\n", Loader=_StrictLoader) == {"k": value}
+        loaded: object = yaml.load(f"k: {value}\n", Loader=_StrictLoader)
+        return loaded == {"k": value}
     except yaml.YAMLError:
         return False
 

@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from whoosh.analysis import Token, Tokenizer
-from whoosh.lang.porter2 import stem as _porter
+from whoosh.analysis.acore import Token
+from whoosh.analysis.tokenizers import Tokenizer
+from whoosh.lang import porter2
+
+#: Whoosh leaves ``porter2.stem`` unannotated; it maps a word to its stem.
+_porter: Callable[[str], str] = porter2.stem
 
 ANALYZER_VERSION = 1
 
@@ -125,7 +129,7 @@ class MemfsAnalyzer(Tokenizer):
             token.boost = 1.0
             token.stopped = False
             if keeporiginal:
-                token.original = text
+                token.original = text  # type: ignore[attr-defined]  # whoosh sets it dynamically, Token does not declare it
             if positions:
                 token.pos = pos
             if chars:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
@@ -16,6 +16,9 @@ from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.store.repo import Store
 
+if TYPE_CHECKING:
+    from whoosh.query.qcore import Query
+
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
 Ranked = list[tuple[float, str, tuple[float, float, float]]]
@@ -26,10 +29,11 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(tokens(text[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
 
 
-def _text_query(terms: Iterable[str]) -> Any:
-    from whoosh.query import Or, Prefix, Term
+def _text_query(terms: Iterable[str]) -> Query:
+    from whoosh.query.compound import Or
+    from whoosh.query.terms import Prefix, Term
 
-    parts = []
+    parts: list[Query] = []
     for term in terms:
         for name, boost in FIELD_BOOSTS.items():
             if len(term) == 1 and is_cjk(term):
@@ -39,10 +43,11 @@ def _text_query(terms: Iterable[str]) -> Any:
     return Or(parts)
 
 
-def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Any:
-    from whoosh.query import And, Or, Term
+def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
+    from whoosh.query.compound import And, Or
+    from whoosh.query.terms import Term
 
-    parts = [Term("status", "active"), Term("sourced", "yes")]
+    parts: list[Query] = [Term("status", "active"), Term("sourced", "yes")]
     scopes = rule.scopes
     if scopes is not None:
         parts.append(Or([Term("scope", s) for s in scopes]))
@@ -54,7 +59,7 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
 
 
 def _expired(opened: Handle, now: dt.datetime) -> set[int]:
-    from whoosh.query import NumericRange
+    from whoosh.query.ranges import NumericRange
 
     return set(opened.searcher.docs_for_query(NumericRange("expires", None, epoch_us(now))))
 
@@ -95,7 +100,7 @@ def search(
     """
     _check_request(query, limit, type, at)
     scope = recall.check_scope(scope)
-    from whoosh.query import Require
+    from whoosh.query.compound import Require
 
     now = at or utcnow()
     policy = policy or recall.RankPolicy.from_config(repo.config())
@@ -144,7 +149,7 @@ def _open_handle(repo: Store, result: SearchResult) -> Handle:
         ) from None
 
 
-def _ranked(opened: Handle, q: Any, expired: set[int], limit: int, now: dt.datetime,
+def _ranked(opened: Handle, q: Query, expired: set[int], limit: int, now: dt.datetime,
             policy: recall.RankPolicy) -> Ranked:
     """Eligible candidates ordered by final score, fetched deep enough that the top ``limit`` is exact.
 
@@ -185,7 +190,7 @@ def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | N
         yield Hit(memory, final, relevance, fresh, conf)
 
 
-def _filtered_out(opened: Handle, q: Any, rule: recall.ScopeRule, version: str | None, type_: str | None,
+def _filtered_out(opened: Handle, q: Query, rule: recall.ScopeRule, version: str | None, type_: str | None,
                   now: dt.datetime, limit: int) -> list[Filtered]:
     found = []
     for hit in opened.searcher.search(q, limit=limit * 5 + 20):

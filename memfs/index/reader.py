@@ -11,12 +11,17 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memfs.index import state as index_state
 from memfs.index.state import State
 from memfs.store.repo import Store
+
+if TYPE_CHECKING:
+    from whoosh.query.qcore import Query
+    from whoosh.searching import Results
 
 BM25_B = 0.75
 BM25_K1 = 1.2
@@ -93,7 +98,7 @@ class Stats:
 def _weighting(stats: Stats) -> Any:
     from whoosh.scoring import BM25F, BM25FScorer, WeightScorer
 
-    class Scorer(BM25FScorer):  # type: ignore[misc]
+    class Scorer(BM25FScorer):
         def __init__(self, searcher: Any, fieldname: str, text: Any, B: float, K1: float, qf: int = 1) -> None:
             self.idf = stats.idf(fieldname, text)
             self.avgfl = stats.avgfl.get(fieldname, 1.0)
@@ -102,13 +107,22 @@ def _weighting(stats: Stats) -> Any:
             self.qf = qf
             self.setup(searcher, fieldname, text)
 
-    class Weighting(BM25F):  # type: ignore[misc]
+    class Weighting(BM25F):
         def scorer(self, searcher: Any, fieldname: str, text: Any, qf: int = 1) -> Any:
             if not searcher.schema[fieldname].scorable:
                 return WeightScorer.for_(searcher, fieldname, text)
             return Scorer(searcher, fieldname, text, self.B, self.K1, qf=qf)
 
     return Weighting(B=BM25_B, K1=BM25_K1)
+
+
+class SearcherView(Protocol):
+    """The part of ``whoosh.searching.Searcher`` memfs uses, with the types whoosh3 leaves out
+    (``docs_for_query`` and ``close`` are unannotated there)."""
+
+    def search(self, q: Query, **kwargs: Any) -> Results: ...
+    def docs_for_query(self, q: Query) -> Iterable[int]: ...
+    def close(self) -> None: ...
 
 
 class Handle:
@@ -122,7 +136,7 @@ class Handle:
         self.ix = open_dir(cache / state.index_dir)
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
-        self.searcher = Searcher(reader, weighting=_weighting(self.stats))
+        self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -102,7 +102,9 @@ def plan(
         for member in found:
             reached.setdefault(member, []).append(root)
     status: dict[str, str | None] = dict(root_status)
-    flagged, recorded, unchanged = [], [], []
+    flagged: list[str] = []
+    recorded: list[str] = []
+    unchanged: list[str] = []
     for member in sorted(reached):
         memory = members.get(member)
         state = memory.status if memory is not None else None

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
-from memfs.format.config import SYNC_MODES, SyncConfig
+from memfs.format.config import SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
 from memfs.format.parse import parse
 from memfs.store import gitcli, paths
@@ -314,7 +314,7 @@ def sync(
     *,
     remote: str | None = None,
     branch: str | None = None,
-    mode: Mode | None = None,
+    mode: str | None = None,
     push: bool = True,
     max_attempts: int = MAX_ATTEMPTS,
 ) -> SyncResult:
@@ -322,7 +322,7 @@ def sync(
     a backup ref before a rebase or merge; on conflict stops with the branch unchanged."""
     conf = repo.config().sync
     mode = mode or conf.mode
-    if mode not in SYNC_MODES:
+    if not is_sync_mode(mode):
         raise UsageError(f"{mode!r}: use 'rebase' or 'merge'", param="mode")
     git = repo.git
     with repo.locked():

@@ -22,7 +22,7 @@ import datetime as dt
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from memfs.errors import UsageError
 from memfs.format.config import Config
@@ -42,11 +42,37 @@ DEFAULT_HALF_LIVES: dict[str, float | None] = {
 
 
 class Recallable(Protocol):
-    scope: str | None
-    version: str | None
-    status: str | None
-    source: str | None
-    expires: dt.datetime | None
+    """What :func:`eligibility` reads. Read-only, so frozen records (``Memory``, the index's stored
+    fields) satisfy it."""
+
+    @property
+    def scope(self) -> str | None: ...
+    @property
+    def version(self) -> str | None: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def expires(self) -> dt.datetime | None: ...
+
+
+class Ageing(Protocol):
+    """What :func:`freshness` reads."""
+
+    @property
+    def type(self) -> str | None: ...
+    @property
+    def created(self) -> dt.datetime | None: ...
+    @property
+    def updated(self) -> dt.datetime | None: ...
+
+
+class Confident(Protocol):
+    """What :func:`confidence_factor` reads."""
+
+    @property
+    def confidence(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -123,7 +149,7 @@ class RankPolicy:
         return cls({**DEFAULT_HALF_LIVES, **config.half_life_days})
 
 
-def freshness(memory: Any, now: dt.datetime, policy: RankPolicy) -> float:
+def freshness(memory: Ageing, now: dt.datetime, policy: RankPolicy) -> float:
     """``2^(-age / half_life)`` with age from ``updated`` (else ``created``); 1 when it cannot age."""
     half_life = policy.half_lives.get(memory.type or "")
     when = memory.updated or memory.created
@@ -132,10 +158,10 @@ def freshness(memory: Any, now: dt.datetime, policy: RankPolicy) -> float:
     age = (now - when).total_seconds()
     if age <= 0:
         return 1.0
-    return 2.0 ** (-age / (half_life * DAY))
+    return math.pow(2.0, -age / (half_life * DAY))
 
 
-def confidence_factor(memory: Any) -> float:
+def confidence_factor(memory: Confident) -> float:
     value = memory.confidence
     if value is None or not isinstance(value, int | float) or not math.isfinite(value):
         return 1.0

@@ -215,7 +215,9 @@ def _matches(rule: _Rule, line: str) -> Iterator[tuple[int, int, str]]:
             continue
         end = match.end(group)
         if rule.slug == "jwt":
-            end += len(_JWT_TAIL.match(line, end).group(0))
+            tail = _JWT_TAIL.match(line, end)
+            if tail is not None:
+                end = tail.end()
         yield match.start(group), end, line[match.start(group) : end]
 
 

@@ -75,11 +75,11 @@ def counter(name: str | None = None) -> TokenCounter:
     kind, _, encoding = name.partition(":")
     encoding = encoding or "o200k_base"
     if kind == "bpe-openai":
-        import bpe_openai  # type: ignore[import-not-found]
+        import bpe_openai
 
         enc = bpe_openai.get_encoding(encoding)
     elif kind == "tiktoken":
-        import tiktoken  # type: ignore[import-not-found]
+        import tiktoken
 
         enc = tiktoken.get_encoding(encoding)
     else:

@@ -244,7 +244,8 @@ def truncate(
             cleaned.append((i, fixed))
     view = [m for _, m in cleaned]
     pinned_original = set(pin(messages))
-    pinned_units, other_units = [], []
+    pinned_units: list[list[int]] = []
+    other_units: list[list[int]] = []
     for start, end in _units(view):
         unit = list(range(start, end + 1))
         (pinned_units if any(cleaned[k][0] in pinned_original for k in unit) else other_units).append(unit)

@@ -34,8 +34,7 @@ class LogEntry:
         """The entry for commit ``c``: its trailers parsed, its paths relative to the memory root."""
         tr = commits.trailers(c.body)
         mine = tuple(rel for f in c.files if (rel := repo.from_git_path(f)) is not None)
-        op = (tr.get("Memfs-Op") or [None])[0]
-        return cls(c.sha, c.author, c.time, c.subject, op, commits.reason(c.body), mine, tr)
+        return cls(c.sha, c.author, c.time, c.subject, _op(tr), commits.reason(c.body), mine, tr)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,6 +47,12 @@ class LogEntry:
             "paths": list(self.paths),
             "trailers": self.trailers,
         }
+
+
+def _op(trailers: dict[str, list[str]]) -> str | None:
+    """The operation a commit records in its first ``Memfs-Op`` trailer, if it has one."""
+    ops = trailers.get("Memfs-Op")
+    return ops[0] if ops else None
 
 
 def log(
@@ -260,7 +265,7 @@ def revisions(repo: Store, path: str) -> list[Revision]:
                 memory.source_kind,
                 memory.status,
                 entry.sha,
-                (commits.trailers(entry.body).get("Memfs-Op") or [None])[0],
+                _op(commits.trailers(entry.body)),
                 entry.author,
                 short,
             )

@@ -13,15 +13,19 @@ import posixpath
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from memfs.errors import PathError
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 IGNORE_FILE = ".memfsignore"
 CACHE_DIR = ".memfs"
 
 
-def ignore_spec(root: Path):
+def ignore_spec(root: Path) -> GitIgnoreSpec | None:
     """The compiled ``.memfsignore`` of ``root`` (``None`` without one); compiled once per version
     of the file, since every path check in a bulk operation asks for it."""
     ignore = root / IGNORE_FILE
@@ -35,7 +39,7 @@ def ignore_spec(root: Path):
 
 
 @functools.lru_cache(maxsize=16)
-def _compiled(path: str, mtime_ns: int, size: int):
+def _compiled(path: str, mtime_ns: int, size: int) -> GitIgnoreSpec:
     import pathspec
 
     with open(path, encoding="utf-8") as handle:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from memfs.errors import ConflictError, GitError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused
@@ -489,7 +490,9 @@ class Transaction:
         self._lock.__enter__()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         try:
             if exc_type is None:
                 self.result = self._commit()
