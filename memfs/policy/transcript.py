@@ -300,7 +300,7 @@ class SummaryRecord:
         return cls(**values)
 
 
-def summary_problems(data: Mapping[str, Any]) -> list[str]:
+def summary_problems(data: object) -> list[str]:
     """Everything wrong with a summary record (empty list if it is valid)."""
     problems = []
     if not isinstance(data, Mapping):
