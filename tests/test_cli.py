@@ -1,22 +1,17 @@
-"""CLI verbs through the real entry point (``python -m memfs``): one library call each."""
+"""CLI verbs in this process (the ``memfs`` entry point through click's runner): one library call each."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import git, run_cli
+from tests.helpers import FACT, PREFERENCE, cli, git, options, run_cli
 
-PREF = ["--type", "preference", "--scope", "user:U5/project:P8", "--key", "release_note_language",
-        "--source", "conversation:C1#msg-12", "--source-kind", "user"]
-
-
-def cli(repo: MemoryRepo, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return run_cli("-C", str(repo.root), *args, input=input)
+PREF = options(PREFERENCE)
+NOTE = options({**FACT, "type": "note"})
 
 
 def test_new_from_every_template(repo: MemoryRepo) -> None:
@@ -28,7 +23,7 @@ def test_new_from_every_template(repo: MemoryRepo) -> None:
     assert done.returncode == 0, done.stderr
     policy = repo.read("system/policy.md")
     assert policy.read_only and policy.limit == 2000
-    assert run_cli("-C", str(repo.root), "validate").returncode == 0
+    assert cli(repo, "validate").returncode == 0
     done = cli(repo, "new", "nonsense", "x.md", "--scope", "user:U5", "--source", "t")
     assert done.returncode == 2 and "choose one of" in done.stderr
 
@@ -65,15 +60,14 @@ def test_write_update_and_expect_revision(repo: MemoryRepo) -> None:
     ],
 )
 def test_bad_options_are_one_line_errors(repo: MemoryRepo, args: list[str], words: str, code: int) -> None:
-    base = ["--type", "fact", "--scope", "user:U5", "--source", "t"]
-    done = cli(repo, "write", "x.md", *base, *args)
+    done = cli(repo, "write", "x.md", *options(FACT), *args)
     assert done.returncode == code and words in done.stderr and "Traceback" not in done.stderr
     assert not (repo.root / "x.md").exists()
 
 
 def test_add_refuses_existing_and_rm_deletes(repo: MemoryRepo) -> None:
-    assert cli(repo, "add", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t").returncode == 0
-    again = cli(repo, "add", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
+    assert cli(repo, "add", "a.md", *NOTE).returncode == 0
+    again = cli(repo, "add", "a.md", *NOTE)
     assert again.returncode == 3 and "already exists" in again.stderr
     assert cli(repo, "rm", "a.md", "--reason", "obsolete").returncode == 0
     assert not (repo.root / "a.md").exists()
@@ -82,7 +76,7 @@ def test_add_refuses_existing_and_rm_deletes(repo: MemoryRepo) -> None:
 
 def test_show_ls_tree(repo: MemoryRepo) -> None:
     cli(repo, "write", "prefs/lang.md", *PREF, "--description", "P8 notes in Chinese", "--body", "zh")
-    cli(repo, "write", "old.md", "--type", "note", "--scope", "user:U5", "--source", "t", "--status", "superseded")
+    cli(repo, "write", "old.md", *NOTE, "--status", "superseded")
     shown = cli(repo, "show", "prefs/lang.md")
     assert shown.stdout.startswith("---\nid: prefs/lang\n") and shown.stdout.endswith("zh\n")
     listing = cli(repo, "ls").stdout.splitlines()
@@ -104,8 +98,7 @@ def test_unreadable_files_are_reported_by_ls(repo: MemoryRepo) -> None:
 
 def test_commands_act_on_the_repo_containing_the_cwd(repo: MemoryRepo) -> None:
     (repo.root / "deep/er").mkdir(parents=True)
-    done = run_cli("write", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t",
-                   cwd=repo.root / "deep/er")
+    done = run_cli("write", "a.md", *NOTE, cwd=repo.root / "deep/er")
     assert done.returncode == 0 and (repo.root / "a.md").exists()
 
 
@@ -117,10 +110,9 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
 
 
 def test_actor_option_sets_the_author(repo: MemoryRepo) -> None:
-    cli(repo, "--actor", "user:alice", "write", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
+    cli(repo, "--actor", "user:alice", "write", "a.md", *NOTE)
     assert git(repo.root, "log", "-1", "--format=%an").strip() == "user:alice"
-    run_cli("--actor", "user:alice", "-C", str(repo.root), "write", "b.md", "--type", "note", "--scope",
-            "user:U5", "--source", "t")
+    run_cli("--actor", "user:alice", "-C", str(repo.root), "write", "b.md", *NOTE)
     assert git(repo.root, "log", "-1", "--format=%an").strip() == "user:alice"
 
 
@@ -138,7 +130,7 @@ def test_operating_system_errors_are_one_line(repo: MemoryRepo) -> None:
     lock = repo.git.git_dir / "memfs.lock"
     lock.unlink()
     lock.mkdir()
-    done = cli(repo, "write", "a.md", "--type", "note", "--scope", "user:U5", "--source", "t")
+    done = cli(repo, "write", "a.md", *NOTE)
     assert done.returncode == 3 and "Traceback" not in done.stderr
     assert done.stderr.startswith("memfs: error:") and "memfs.lock" in done.stderr
     assert not (repo.root / "a.md").exists()

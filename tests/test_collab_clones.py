@@ -16,8 +16,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.sync import sync
-from memfs.store.init import configure_merge_driver
-from tests.helpers import git
+from tests.helpers import clone_repo, copy_repo, git
 
 CLONES = 3
 OPS = 30
@@ -88,13 +87,7 @@ def _sync(repo: MemoryRepo, world: World) -> None:
 
 def run_clones(tmp_path: Path, url: str, seed: int) -> World:
     rng = random.Random(seed)
-    repos = []
-    for i in range(CLONES):
-        path = tmp_path / f"clone{i}"
-        git(tmp_path, "clone", "-q", url, str(path))
-        repo = MemoryRepo.open(path, actor=f"agent:clone{i}")
-        configure_merge_driver(repo.git)
-        repos.append(repo)
+    repos = [clone_repo(url, tmp_path / f"clone{i}", actor=f"agent:clone{i}") for i in range(CLONES)]
     world = World()
     schedule = [i for i in range(CLONES) for _ in range(OPS)]
     rng.shuffle(schedule)
@@ -121,22 +114,9 @@ def run_clones(tmp_path: Path, url: str, seed: int) -> World:
     return world
 
 
-def _bare(path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(path)], check=True)
-    return path
-
-
-def _seed(tmp_path: Path, bare: Path) -> None:
-    seed = MemoryRepo.init(tmp_path / "seed", actor="agent:seed")
-    git(seed.root, "remote", "add", "origin", str(bare))
-    sync(seed)
-
-
 @pytest.mark.slow
-def test_three_clones_over_a_file_remote(tmp_path: Path) -> None:
-    bare = _bare(tmp_path / "remote.git")
-    _seed(tmp_path, bare)
-    run_clones(tmp_path, str(bare), seed=7)
+def test_three_clones_over_a_file_remote(tmp_path: Path, remote: Path) -> None:
+    run_clones(tmp_path, str(remote), seed=7)
 
 
 # --- git:// ------------------------------------------------------------------------------------
@@ -200,19 +180,20 @@ def git_daemon(tmp_path: Path) -> Iterator[tuple[Path, str]]:
 
 
 @pytest.mark.slow
-def test_three_clones_over_git_protocol(tmp_path: Path, git_daemon: tuple[Path, str]) -> None:
+def test_three_clones_over_git_protocol(tmp_path: Path, git_daemon: tuple[Path, str], template_remote: Path) -> None:
     served, base_url = git_daemon
-    _seed(tmp_path, _bare(served / "memory.git"))
+    copy_repo(template_remote, served / "memory.git")
     world = run_clones(tmp_path, base_url + "memory.git", seed=11)
     assert world.syncs >= 2 * CLONES
 
 
-def test_git_protocol_push_is_fast_forward_only(tmp_path: Path, git_daemon: tuple[Path, str]) -> None:
+def test_git_protocol_push_is_fast_forward_only(
+    tmp_path: Path, git_daemon: tuple[Path, str], template_remote: Path
+) -> None:
     served, base_url = git_daemon
-    _seed(tmp_path, _bare(served / "memory.git"))
+    copy_repo(template_remote, served / "memory.git")
     path = tmp_path / "c"
-    git(tmp_path, "clone", "-q", base_url + "memory.git", str(path))
-    repo = MemoryRepo.open(path, actor="agent:c")
+    repo = clone_repo(base_url + "memory.git", path, actor="agent:c", merge_driver=False)
     repo.write("facts/a.md", fields=_fields(0, 0), body="a\n")
     assert sync(repo).pushed == 1
     git(path, "reset", "-q", "--hard", "HEAD~1")

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import git
+from tests.helpers import add, git, subjects
 
 WRITER = """
 import sys, time
@@ -28,7 +28,7 @@ for i in range(count):
 
 @pytest.mark.slow
 def test_two_processes_fifty_writes_each(repo: MemoryRepo) -> None:
-    repo.write("shared.md", fields={"type": "note", "scope": "user:U5", "source": "test"}, body="shared\n")
+    add(repo, "shared.md", body="shared\n", type="note")
     go = repo.root.parent / "go"
     procs = [
         subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(repo.root), name, "50", str(go)],
@@ -39,10 +39,10 @@ def test_two_processes_fifty_writes_each(repo: MemoryRepo) -> None:
     for proc in procs:
         _, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
-    subjects = git(repo.root, "log", "--format=%s").splitlines()
-    assert len([s for s in subjects if s.startswith("memfs: create alpha/")]) == 50
-    assert len([s for s in subjects if s.startswith("memfs: create beta/")]) == 50
-    assert len([s for s in subjects if s == "memfs: update shared.md"]) == 100
+    titles = subjects(repo.root)
+    assert len([s for s in titles if s.startswith("memfs: create alpha/")]) == 50
+    assert len([s for s in titles if s.startswith("memfs: create beta/")]) == 50
+    assert len([s for s in titles if s == "memfs: update shared.md"]) == 100
     assert git(repo.root, "status", "--porcelain") == ""
     git(repo.root, "fsck", "--strict")
     scan = repo.scan()

@@ -3,56 +3,19 @@ command finishes the write (or leaves alone what someone edited since)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
-from tests.helpers import git, run_cli
-
-CRASH_SCRIPT = """
-import os, sys
-from memfs.store import atomic, gitcli
-import pytest
-
-from memfs.errors import MemfsError
-from memfs import MemoryRepo
-
-mode = sys.argv[2]
-if mode == "before-commit":
-    gitcli.Git.commit_paths = lambda *a, **k: os._exit(9)
-else:
-    real, calls = atomic.write_bytes, []
-    def crashing(path, data):
-        if not str(path).endswith("memfs-journal.json"):
-            calls.append(path)
-            if len(calls) == 2:
-                os._exit(9)
-        real(path, data)
-    atomic.write_bytes = crashing
-repo = MemoryRepo.open(sys.argv[1])
-fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
-with repo.transaction("import", reason="two files") as tx:
-    tx.write("a.md", fields=fields, body="first")
-    tx.write("b.md", fields=fields, body="second")
-"""
-
-
-def crash(repo: MemoryRepo, mode: str) -> None:
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(CRASH_SCRIPT), str(repo.root), mode],
-                          capture_output=True, text=True)
-    assert done.returncode == 9, done.stderr
-    assert (repo.git.git_dir / "memfs-journal.json").exists()
+from tests.helpers import FACT, cli, crash, git
 
 
 def test_crash_before_commit_is_finished_by_the_next_command(repo: MemoryRepo) -> None:
     crash(repo, "before-commit")
     assert git(repo.root, "log", "--format=%s").count("\n") == 1  # only init so far
-    done = run_cli("-C", str(repo.root), "ls")
+    done = cli(repo, "ls")
     assert done.returncode == 0 and "finished a write interrupted by a crash (2 file(s)" in done.stderr
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["a.md", "b.md"]
     assert "Memfs-Recovered: yes" in git(repo.root, "log", "-1", "--format=%B")
@@ -85,10 +48,9 @@ def test_a_commit_git_refuses_leaves_everything_as_it_was(repo: MemoryRepo) -> N
     hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
     hook.chmod(0o755)
     persona = (repo.root / "system/persona.md").read_bytes()
-    fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
     refused = pytest.raises(MemfsError, match=r"nothing was changed.*no commits today")
     with refused, repo.transaction("import", force=True) as tx:
-        tx.write("a.md", fields=fields, body="new")
+        tx.write("a.md", fields=FACT, body="new")
         tx.write("system/persona.md", fields={"description": "changed"})
     assert not (repo.root / "a.md").exists()
     assert (repo.root / "system/persona.md").read_bytes() == persona

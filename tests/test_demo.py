@@ -9,18 +9,28 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
-from memfs.ops.demo import EVENTS, PREFERENCE, build_demo, example_files, first_revision, plan
+from memfs.ops.demo import EVENTS, PREFERENCE, DemoResult, build_demo, example_files, first_revision, plan
 from memfs.store import commits
 from memfs.store.history import diff, log, show_at
 from tests.helpers import git, run_cli
+
+_BUILT: dict[str, DemoResult] = {}
+
+
+@pytest.fixture
+def built(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
+    """One demo built per session (per xdist worker), shared by the tests that only read it."""
+    if "demo" not in _BUILT:
+        _BUILT["demo"] = build_demo(tmp_path_factory.mktemp("demo") / "demo")
+    return _BUILT["demo"]
 
 
 def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def test_history_has_one_commit_per_event_with_trailers(tmp_path: Path) -> None:
-    result = build_demo(tmp_path / "demo")
+def test_history_has_one_commit_per_event_with_trailers(built: DemoResult) -> None:
+    result = built
     repo = MemoryRepo.open(result.root)
     entries = log(repo)
     assert len(entries) == len(result.commits) >= 6
@@ -34,8 +44,8 @@ def test_history_has_one_commit_per_event_with_trailers(tmp_path: Path) -> None:
     assert git(result.root, "status", "--porcelain") == ""
 
 
-def test_final_state_is_the_example_byte_for_byte(tmp_path: Path) -> None:
-    result = build_demo(tmp_path / "demo")
+def test_final_state_is_the_example_byte_for_byte(built: DemoResult) -> None:
+    result = built
     files = example_files()
     tracked = set(git(result.root, "ls-files", "-z").split("\0")) - {""}
     assert tracked == set(files)
@@ -44,8 +54,8 @@ def test_final_state_is_the_example_byte_for_byte(tmp_path: Path) -> None:
     assert MemoryRepo.open(result.root).validate() == []
 
 
-def test_preference_has_two_revisions_in_history(tmp_path: Path) -> None:
-    result = build_demo(tmp_path / "demo")
+def test_preference_has_two_revisions_in_history(built: DemoResult) -> None:
+    result = built
     repo = MemoryRepo.open(result.root)
     entries = log(repo, PREFERENCE)
     assert [e.op for e in entries] == ["update", "create"]

@@ -9,6 +9,7 @@ from memfs.errors import MemfsError
 from memfs.policy.candidate import Candidate, from_mapping
 from memfs.policy.gate import check
 from memfs.policy.secrets_scan import scan
+from tests.helpers import candidate
 
 # A syntactically valid JWT (header {"alg":"HS256","typ":"JWT"}, payload {"sub":"1234567890"}).
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
@@ -90,40 +91,27 @@ def test_position_on_a_later_line() -> None:
     assert text[finding.start : finding.end] == "AKIAIOSFODNN7EXAMPLE"
 
 
-def _candidate(**fields: object) -> Candidate:
-    base: dict[str, object] = {
-        "scope": "user:U5/project:P8",
-        "key": "release_note_language",
-        "type": "preference",
-        "body": "Write P8 release notes in English from now on.",
-        "source": "conversation:C3#msg-2",
-        "source_kind": "user",
-    }
-    base.update(fields)
-    return from_mapping(base)
-
-
 def _rules(candidate: Candidate) -> list[str]:
     return [r.rule for r in check(candidate)]
 
 
 def test_a_user_statement_passes() -> None:
-    assert _rules(_candidate()) == []
+    assert _rules(candidate()) == []
 
 
 def test_no_source_is_refused() -> None:
-    assert _rules(_candidate(source="  ")) == ["no-source"]
+    assert _rules(candidate(source="  ")) == ["no-source"]
 
 
 @pytest.mark.parametrize("kind", ["tool", "document", "agent", None])
 def test_only_the_user_sets_a_preference(kind: str | None) -> None:
-    [refusal] = check(_candidate(source_kind=kind, body="use English"))
+    [refusal] = check(candidate(source_kind=kind, body="use English"))
     assert refusal.rule == "untrusted-preference" and refusal.forceable
     assert refusal.field == "source_kind"
 
 
 def test_a_tool_may_record_a_fact() -> None:
-    assert _rules(_candidate(type="fact", source_kind="tool", body="B17 was closed as fixed")) == []
+    assert _rules(candidate(type="fact", source_kind="tool", body="B17 was closed as fixed")) == []
 
 
 def test_changing_an_existing_preference_counts_even_as_another_type() -> None:
@@ -133,7 +121,7 @@ def test_changing_an_existing_preference_counts_even_as_another_type() -> None:
         "prefs/x.md",
         b"---\nid: x\ntype: preference\nscope: user:U5\nsource: c\nstatus: active\n---\nChinese\n",
     )
-    rules = [r.rule for r in check(_candidate(type="fact", source_kind="tool"), existing)]
+    rules = [r.rule for r in check(candidate(type="fact", source_kind="tool"), existing)]
     assert rules == ["untrusted-preference"]
 
 
@@ -147,21 +135,21 @@ def test_changing_an_existing_preference_counts_even_as_another_type() -> None:
     ],
 )
 def test_one_off_requests_are_not_preferences(body: str) -> None:
-    [refusal] = check(_candidate(body=body))
+    [refusal] = check(candidate(body=body))
     assert refusal.rule == "one-off-preference" and refusal.forceable
     assert refusal.field == "body" and refusal.line == 1
     assert body[refusal.start : refusal.end]
 
 
 def test_one_off_flag_and_lasting_wording() -> None:
-    assert _rules(_candidate(one_off=True)) == ["one-off-preference"]
-    assert _rules(_candidate(body="From now on, translate this kind of note to English")) == []
-    assert _rules(_candidate(body="translate this to English", expires="2026-12-31T00:00:00Z")) == []
-    assert _rules(_candidate(type="episode", body="translate this to English")) == []
+    assert _rules(candidate(one_off=True)) == ["one-off-preference"]
+    assert _rules(candidate(body="From now on, translate this kind of note to English")) == []
+    assert _rules(candidate(body="translate this to English", expires="2026-12-31T00:00:00Z")) == []
+    assert _rules(candidate(type="episode", body="translate this to English")) == []
 
 
 def test_secrets_are_found_in_every_text_field_and_are_not_forceable() -> None:
-    refusals = check(_candidate(description="pw: hunter2!", tags=["ghp_abcdefghijklmnopqrstuvwxyz0123456789"]))
+    refusals = check(candidate(description="pw: hunter2!", tags=["ghp_abcdefghijklmnopqrstuvwxyz0123456789"]))
     assert {(r.rule, r.field) for r in refusals} == {
         ("secret/password", "description"),
         ("secret/github-token", "tags"),

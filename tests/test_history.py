@@ -9,18 +9,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, GitError, MemfsError, MemoryNotFound
 from memfs.store import history
-from tests.helpers import git, run_cli, write_file
-
-FIELDS = {"type": "preference", "scope": "user:U5/project:P8", "key": "release_note_language",
-          "source": "conversation:C1#msg-12", "source_kind": "user"}
-
-
-@pytest.fixture
-def lang(repo: MemoryRepo) -> MemoryRepo:
-    repo.write("prefs/lang.md", fields=FIELDS, body="Release notes in Chinese.\n", reason="user said so")
-    repo.write("facts/b17.md", fields={"type": "fact", "scope": "project:P8", "source": "tool:ci"}, body="B17 open")
-    repo.write("prefs/lang.md", fields={"source": "conversation:C2#msg-3"}, body="Release notes in English.\n")
-    return repo
+from tests.helpers import cli, git, write_file
 
 
 def test_log_of_repo_path_and_op(lang: MemoryRepo) -> None:
@@ -63,13 +52,13 @@ def test_diff_against_the_working_tree(lang: MemoryRepo) -> None:
 
 
 def test_cli_diff_and_log_json(lang: MemoryRepo) -> None:
-    done = run_cli("-C", str(lang.root), "diff", "HEAD~1", "HEAD")
+    done = cli(lang, "diff", "HEAD~1", "HEAD")
     assert done.returncode == 0 and "modified: prefs/lang.md" in done.stdout and "revision: 1 → 2" in done.stdout
-    data = json.loads(run_cli("-C", str(lang.root), "diff", "HEAD~1", "HEAD", "--json").stdout)
+    data = json.loads(cli(lang, "diff", "HEAD~1", "HEAD", "--json").stdout)
     assert {"field": "revision", "old": 1, "new": 2} in data[0]["fields"]
-    log = json.loads(run_cli("-C", str(lang.root), "log", "prefs/lang.md", "--json").stdout)
+    log = json.loads(cli(lang, "log", "prefs/lang.md", "--json").stdout)
     assert [e["op"] for e in log] == ["update", "create"]
-    shown = run_cli("-C", str(lang.root), "show", "prefs/lang.md", "--at", log[1]["commit"])
+    shown = cli(lang, "show", "prefs/lang.md", "--at", log[1]["commit"])
     assert "Release notes in Chinese." in shown.stdout
 
 
@@ -89,7 +78,7 @@ def test_revert_conflict_changes_nothing(lang: MemoryRepo) -> None:
         history.revert(lang, first)
     assert git(lang.root, "rev-parse", "HEAD") == head
     assert git(lang.root, "status", "--porcelain") == ""
-    done = run_cli("-C", str(lang.root), "revert", first)
+    done = cli(lang, "revert", first)
     assert done.returncode == 3 and "conflicts" in done.stderr
 
 

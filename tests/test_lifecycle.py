@@ -24,19 +24,9 @@ from memfs.policy.candidate import from_mapping
 from memfs.policy.reconcile import Op, normalise, reconcile, reinforced_confidence
 from memfs.store import usage
 from memfs.store.history import log, revisions
-from tests.helpers import git, run_cli
+from tests.helpers import PREFERENCE, all_object_texts, candidate, commit_count, git, memory_text, options, run_cli
 
-PREF = {
-    "scope": "user:U5/project:P8",
-    "key": "release_note_language",
-    "type": "preference",
-    "source_kind": "user",
-}
 PATH = "prefs/release-note-language.md"
-
-
-def said(body: str, source: str, **more: object):
-    return from_mapping({**PREF, "body": body, "source": source, **more})
 
 
 def mine(repo: MemoryRepo) -> list[str]:
@@ -44,37 +34,23 @@ def mine(repo: MemoryRepo) -> list[str]:
     return [p for p in repo.memory_paths() if not p.startswith("system/")]
 
 
-def commits(repo: MemoryRepo) -> int:
-    return int(git(repo.root, "rev-list", "--count", "HEAD"))
-
-
-def all_object_texts(root: Path) -> str:
-    """Every reachable object (rev-list --all --objects) and every object at all (batch-all-objects)."""
-    names = [line.split()[0] for line in git(root, "rev-list", "--all", "--objects").splitlines()]
-    reachable = [subprocess.run(["git", "cat-file", "-p", n], cwd=root, capture_output=True).stdout for n in names]
-    everything = subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True
-    ).stdout
-    return b"\n".join([*reachable, everything]).decode("utf-8", "replace")
-
-
 # --- the release-notes scenario, end to end ----------------------------------------------------
 def test_release_notes_scenario(repo: MemoryRepo) -> None:
     first = remember(
-        repo, said("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+        repo, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
     )
     assert (first.op, first.paths, first.revision) == (Op.INSERT, (PATH,), 1)
     assert git(repo.root, "log", "-1", "--format=%B").count("Memfs-Op: insert") == 1
     assert "Memfs-Idempotency-Key: C1-12" in git(repo.root, "log", "-1", "--format=%B")
     confidence = repo.read(PATH).confidence
 
-    again = remember(repo, said("write P8 release notes in Chinese", "conversation:C2#msg-3"))
+    again = remember(repo, candidate("write P8 release notes in Chinese", "conversation:C2#msg-3"))
     assert (again.op, again.paths, again.revision) == (Op.REINFORCE, (PATH,), 1)
     reinforced = repo.read(PATH)
     assert reinforced.confidence > confidence and reinforced.revision == 1
     assert mine(repo) == [PATH]
 
-    english = remember(repo, said("Write P8 release notes in English from now on.", "conversation:C3#msg-2"))
+    english = remember(repo, candidate("Write P8 release notes in English from now on.", "conversation:C3#msg-2"))
     assert (english.op, english.paths, english.revision) == (Op.SUPERSEDE, (PATH,), 2)
     now = repo.read(PATH)
     assert (now.revision, now.source, now.status) == (2, "conversation:C3#msg-2", "active")
@@ -85,12 +61,12 @@ def test_release_notes_scenario(repo: MemoryRepo) -> None:
     assert values[-1] == (2, "Write P8 release notes in English from now on.", "conversation:C3#msg-2", "supersede")
     assert all(r.commit and r.time for r in history)
 
-    before = commits(repo)
+    before = commit_count(repo)
     with pytest.raises(WriteRefused) as refused:
-        remember(repo, said("use English", "tool:web-search#3", source_kind="tool"))
+        remember(repo, candidate("use English", "tool:web-search#3", source_kind="tool"))
     assert refused.value.refusals[0].rule == "untrusted-preference"
     with pytest.raises(WriteRefused) as refused:
-        remember(repo, said("translate this to English", "conversation:C3#msg-9", key="translation"))
+        remember(repo, candidate("translate this to English", "conversation:C3#msg-9", key="translation"))
     assert refused.value.refusals[0].rule == "one-off-preference"
     with pytest.raises(WriteRefused) as refused:
         remember(
@@ -107,15 +83,15 @@ def test_release_notes_scenario(repo: MemoryRepo) -> None:
         )
     assert refused.value.refusals[0].rule == "secret/password"
     assert not refused.value.refusals[0].forceable
-    assert commits(repo) == before
+    assert commit_count(repo) == before
     assert git(repo.root, "status", "--porcelain") == ""
     assert mine(repo) == [PATH]
 
     replay = remember(
-        repo, said("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+        repo, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
     )
     assert replay.op is Op.NOOP and replay.commit is None and "already applied" in replay.reason
-    assert commits(repo) == before and repo.read(PATH).revision == 2
+    assert commit_count(repo) == before and repo.read(PATH).revision == 2
 
     report = purge(repo, PATH, reason="U5 asked to erase this preference")
     assert report.verified, report.remaining
@@ -129,9 +105,7 @@ def test_release_notes_scenario(repo: MemoryRepo) -> None:
 
 # --- reconcile (pure) ------------------------------------------------------------------------
 def _mem(path: str, body: str, **meta: object):
-    fields = {"id": path[:-3], "type": "fact", "scope": "user:U5", "source": "s", "status": "active", **meta}
-    text = "---\n" + "".join(f"{k}: {v}\n" for k, v in fields.items()) + "---\n" + body + "\n"
-    return parse(path, text.encode())
+    return parse(path, memory_text(body, id=path[:-3], source="s", **meta).encode())
 
 
 def test_normalise() -> None:
@@ -181,23 +155,23 @@ def test_keyless_candidates_are_matched_by_normalised_content(repo: MemoryRepo) 
 def test_batch_is_one_commit_and_skips_refused(repo: MemoryRepo) -> None:
     from memfs.ops.remember import remember_batch
 
-    before = commits(repo)
+    before = commit_count(repo)
     result = remember_batch(
         repo,
         [
-            said("Chinese", "c:1", idempotency_key="b-1"),
-            said("chinese.", "c:2"),
-            said("my password is hunter2!", "c:3", key="pw"),
-            said("English", "c:4", idempotency_key="b-2"),
-            said("Chinese", "c:1", idempotency_key="b-1"),
+            candidate("Chinese", "c:1", idempotency_key="b-1"),
+            candidate("chinese.", "c:2"),
+            candidate("my password is hunter2!", "c:3", key="pw"),
+            candidate("English", "c:4", idempotency_key="b-2"),
+            candidate("Chinese", "c:1", idempotency_key="b-1"),
         ],
     )
     assert [o.op if o else None for o in result.outcomes] == [Op.INSERT, Op.REINFORCE, None, Op.SUPERSEDE, Op.NOOP]
     assert list(result.refused) == [2] and result.refused[2][0].rule == "secret/password"
-    assert commits(repo) == before + 1 and repo.read(PATH).revision == 2
+    assert commit_count(repo) == before + 1 and repo.read(PATH).revision == 2
     message = git(repo.root, "log", "-1", "--format=%B")
     assert "Memfs-Idempotency-Key: b-1" in message and "Memfs-Idempotency-Key: b-2" in message
-    assert remember(repo, said("x", "c:9", idempotency_key="b-2")).op is Op.NOOP
+    assert remember(repo, candidate("x", "c:9", idempotency_key="b-2")).op is Op.NOOP
 
 
 def test_keep_both_for_another_version(repo: MemoryRepo) -> None:
@@ -209,47 +183,47 @@ def test_keep_both_for_another_version(repo: MemoryRepo) -> None:
 
 
 def test_retract_withdraws_the_memory_in_one_commit(repo: MemoryRepo) -> None:
-    remember(repo, said("Write P8 release notes in Chinese.", "c:1"))
-    before = commits(repo)
-    out = remember(repo, said("(withdrawn)", "c:2", retract=True, reason="U5 said that was wrong"))
+    remember(repo, candidate("Write P8 release notes in Chinese.", "c:1"))
+    before = commit_count(repo)
+    out = remember(repo, candidate("(withdrawn)", "c:2", retract=True, reason="U5 said that was wrong"))
     assert out.op is Op.RETRACT and out.commit
     assert repo.read(PATH).status == "retracted"
-    assert commits(repo) == before + 1
-    assert remember(repo, said("(withdrawn)", "c:2", retract=True)).op is Op.NOOP
+    assert commit_count(repo) == before + 1
+    assert remember(repo, candidate("(withdrawn)", "c:2", retract=True)).op is Op.NOOP
 
 
 def test_force_overrides_only_forceable_rules(repo: MemoryRepo) -> None:
-    out = remember(repo, said("use English", "tool:web#1", source_kind="tool"), force=True)
+    out = remember(repo, candidate("use English", "tool:web#1", source_kind="tool"), force=True)
     assert out.op is Op.INSERT and out.forced == ("untrusted-preference",)
     assert "Memfs-Forced: untrusted-preference" in git(repo.root, "log", "-1", "--format=%B")
     with pytest.raises(WriteRefused):
-        remember(repo, said("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "c:9", key="k2"), force=True)
+        remember(repo, candidate("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "c:9", key="k2"), force=True)
 
 
 def test_expected_revision_conflict(repo: MemoryRepo) -> None:
-    remember(repo, said("Chinese", "c:1"))
-    remember(repo, said("English", "c:2", expected_revision=1))
+    remember(repo, candidate("Chinese", "c:1"))
+    remember(repo, candidate("English", "c:2", expected_revision=1))
     with pytest.raises(ConflictError, match="revision 2"):
-        remember(repo, said("French", "c:3", expected_revision=1))
+        remember(repo, candidate("French", "c:3", expected_revision=1))
     with pytest.raises(ConflictError):
-        remember(repo, said("French", "c:3", key="new_key", expected_revision=4))
+        remember(repo, candidate("French", "c:3", key="new_key", expected_revision=4))
     assert repo.read(PATH).body.strip() == "English"
 
 
 def test_idempotency_survives_cache_loss_and_restarts(repo: MemoryRepo) -> None:
-    remember(repo, said("Chinese", "c:1", idempotency_key="k-1"))
-    remember(repo, said("English", "c:2", idempotency_key="k-2"))
+    remember(repo, candidate("Chinese", "c:1", idempotency_key="k-1"))
+    remember(repo, candidate("English", "c:2", idempotency_key="k-2"))
     assert set(idempotency.applied_keys(repo)) == {"k-1", "k-2"}
     shutil.rmtree(repo.cache_dir)
     reopened = MemoryRepo.open(repo.root)
-    assert remember(reopened, said("Chinese", "c:1", idempotency_key="k-1")).op is Op.NOOP
+    assert remember(reopened, candidate("Chinese", "c:1", idempotency_key="k-1")).op is Op.NOOP
     assert idempotency.applied_in(reopened, "k-2")
     assert reopened.read(PATH).body.strip() == "English"
-    assert remember(reopened, said("French", "c:3", idempotency_key="k-1 ")).op is Op.NOOP
+    assert remember(reopened, candidate("French", "c:3", idempotency_key="k-1 ")).op is Op.NOOP
 
 
 def _remember_script(root: Path, body: str, expected: int | None) -> list[str]:
-    data = {**PREF, "body": body, "source": f"c:{body}"}
+    data = {**PREFERENCE, "body": body, "source": f"c:{body}"}
     if expected is not None:
         data["expected_revision"] = expected
     return [sys.executable, "-m", "memfs", "-C", str(root), "remember", "--json", "-"], json.dumps(data)
@@ -257,7 +231,7 @@ def _remember_script(root: Path, body: str, expected: int | None) -> list[str]:
 
 @pytest.mark.slow
 def test_concurrent_supersedes_one_winner_per_revision(repo: MemoryRepo) -> None:
-    remember(repo, said("v0", "c:0"))
+    remember(repo, candidate("v0", "c:0"))
     procs = []
     for i in range(4):
         args, data = _remember_script(repo.root, f"with-expectation-{i}", 1)
@@ -300,9 +274,9 @@ def test_expire_sweep_marks_and_archives_in_one_commit(repo: MemoryRepo) -> None
     also = remember(repo, from_mapping({**base, "key": "c", "body": "c", "expires": "2026-02-01T00:00:00Z"}))
     now = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
     assert expire(repo, now=now, dry_run=True).expired == sorted([past.paths[0], also.paths[0]])
-    before = commits(repo)
+    before = commit_count(repo)
     result = expire(repo, now=now, archive=True)
-    assert commits(repo) == before + 1 and result.commit
+    assert commit_count(repo) == before + 1 and result.commit
     assert set(result.archived) == {past.paths[0], also.paths[0]}
     for old, new in result.archived.items():
         assert not (repo.root / old).exists() and repo.read(new).status == "expired"
@@ -312,7 +286,7 @@ def test_expire_sweep_marks_and_archives_in_one_commit(repo: MemoryRepo) -> None
 
 
 def test_forget_is_a_status_change_that_keeps_history(repo: MemoryRepo) -> None:
-    out = remember(repo, said("Chinese", "c:1"))
+    out = remember(repo, candidate("Chinese", "c:1"))
     result = forget(repo, out.paths[0], reason="U5 asked")
     assert result.commit and repo.read(PATH).status == "retracted"
     assert [e.op for e in log(repo, PATH)][:1] == ["forget"]
@@ -320,7 +294,7 @@ def test_forget_is_a_status_change_that_keeps_history(repo: MemoryRepo) -> None:
 
 
 def test_usage_stats_stay_out_of_git(repo: MemoryRepo) -> None:
-    remember(repo, said("Chinese", "c:1"))
+    remember(repo, candidate("Chinese", "c:1"))
     head = git(repo.root, "rev-parse", "HEAD")
     usage.record_recall(repo, [PATH, PATH], when=dt.datetime(2026, 9, 1, tzinfo=dt.UTC))
     usage.record_recall(repo, [PATH])
@@ -332,10 +306,10 @@ def test_usage_stats_stay_out_of_git(repo: MemoryRepo) -> None:
 
 # --- purge ------------------------------------------------------------------------------------
 def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRepo) -> None:
-    keep = remember(repo, said("Keep me around", "c:0", key="other"))
-    remember(repo, said("secret-ish diagnosis QUUX-17", "c:1", type="fact", key="diagnosis"))
-    remember(repo, said("changed diagnosis FROB-23", "c:2", type="fact", key="diagnosis"))
-    remember(repo, said("Keep me around, updated", "c:3", key="other"))
+    keep = remember(repo, candidate("Keep me around", "c:0", key="other"))
+    remember(repo, candidate("secret-ish diagnosis QUUX-17", "c:1", type="fact", key="diagnosis"))
+    remember(repo, candidate("changed diagnosis FROB-23", "c:2", type="fact", key="diagnosis"))
+    remember(repo, candidate("Keep me around, updated", "c:3", key="other"))
     target = "facts/diagnosis.md"
     git(repo.root, "remote", "add", "origin", "https://user:pw@example.invalid/mem.git")
     (repo.cache_dir / "index").mkdir(parents=True, exist_ok=True)
@@ -355,8 +329,8 @@ def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRep
 
 
 def test_purge_reports_copies_elsewhere_and_refuses_dirty_tree(repo: MemoryRepo) -> None:
-    remember(repo, said("the phrase ZORKMID-99 here", "c:1", type="fact", key="a"))
-    remember(repo, said("derived: the phrase ZORKMID-99 here", "c:2", type="fact", key="b"))
+    remember(repo, candidate("the phrase ZORKMID-99 here", "c:1", type="fact", key="a"))
+    remember(repo, candidate("derived: the phrase ZORKMID-99 here", "c:2", type="fact", key="b"))
     (repo.root / "facts/b.md").write_text((repo.root / "facts/b.md").read_text() + "edit\n")
     with pytest.raises(Exception, match="commit or stash"):
         purge(repo, "facts/a.md", reason="r")
@@ -381,28 +355,13 @@ def test_purge_follows_archive_moves_but_not_lookalikes(repo: MemoryRepo) -> Non
 
 # --- CLI --------------------------------------------------------------------------------------
 def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
-    data = json.dumps({**PREF, "body": "Chinese", "source": "c:1", "idempotency_key": "x"})
+    data = json.dumps({**PREFERENCE, "body": "Chinese", "source": "c:1", "idempotency_key": "x"})
     out = run_cli("remember", "--json", "-", cwd=repo.root, input=data)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["op"] == "INSERT" and result["paths"] == [PATH] and result["commit"]
     assert json.loads(run_cli("remember", "--json", "-", cwd=repo.root, input=data).stdout)["op"] == "NOOP"
-    out = run_cli(
-        "remember",
-        "--scope",
-        "user:U5/project:P8",
-        "--key",
-        "release_note_language",
-        "--type",
-        "preference",
-        "--source",
-        "c:2",
-        "--source-kind",
-        "user",
-        "--value",
-        "English",
-        cwd=repo.root,
-    )
+    out = run_cli("remember", *options({**PREFERENCE, "source": "c:2", "value": "English"}), cwd=repo.root)
     assert out.returncode == 0 and out.stdout.startswith("SUPERSEDE prefs/release-note-language.md (revision 2)")
     hist = run_cli("history", PATH, cwd=repo.root)
     assert "revision 1" in hist.stdout and "revision 2" in hist.stdout and "Chinese" in hist.stdout
@@ -415,7 +374,7 @@ def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
 
 
 def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
-    remember(repo, said("Chinese", "c:1"))
+    remember(repo, candidate("Chinese", "c:1"))
     assert run_cli("forget", PATH, "--reason", "asked", cwd=repo.root).returncode == 0
     assert "nothing has expired" in run_cli("expire", cwd=repo.root).stdout
     assert json.loads(run_cli("stats", "--json", cwd=repo.root).stdout)["by_status"]["retracted"] == 1

@@ -17,30 +17,11 @@ from memfs.ops.retraction import graph_view, impact, reinstate, retract, review_
 from memfs.policy import lineage
 from memfs.policy.lineage import invalidation_closure, reinstate_basis
 from memfs.store.history import log, revert
-from tests.helpers import git, run_cli, write_file
-
-
-def add(repo: MemoryRepo, path: str, *deps: str, **extra: object) -> None:
-    fields = {"type": "note", "scope": "user:U1", "source": f"test:{path}", "description": f"about {path}"}
-    if deps:
-        fields["depends_on"] = list(deps)
-    fields.update(extra)
-    repo.write(path, fields=fields, body=f"{path}\n")
+from tests.helpers import add, commit_all, git, run_cli, write_file
 
 
 def status(repo: MemoryRepo, path: str) -> str | None:
     return repo.read(path).status
-
-
-@pytest.fixture
-def chain(repo: MemoryRepo) -> MemoryRepo:
-    """source -> note -> index entry -> cached answer, plus an unrelated note."""
-    add(repo, "facts/source.md")
-    add(repo, "notes/note.md", "facts/source.md")
-    add(repo, "index/entry.md", "notes/note.md")
-    add(repo, "answers/cached.md", "index/entry.md")
-    add(repo, "notes/unrelated.md")
-    return repo
 
 
 # --- pure policy -------------------------------------------------------------------------------
@@ -225,8 +206,7 @@ def test_unknown_keys_and_formatting_survive(repo: MemoryRepo) -> None:
         "Body with trailing spaces   \n\n---\nmore\n"
     )
     write_file(repo.root / "notes/derived.md", text)
-    git(repo.root, "add", "notes/derived.md")
-    git(repo.root, "commit", "-qm", "hand-written")
+    commit_all(repo.root, "hand-written")
     retract(repo, ["facts/src.md"], reason="wrong")
     after = (repo.root / "notes/derived.md").read_text()
     memory = repo.read("notes/derived.md")

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import git, run_cli
+from tests.helpers import cli, git
 
 pytestmark = pytest.mark.slow
 
@@ -85,7 +85,7 @@ def test_real_client_lists_and_calls_tools(repo: MemoryRepo):
 
 
 def test_list_tools_flag(repo: MemoryRepo):
-    done = run_cli("-C", str(repo.root), "mcp", "--list-tools")
+    done = cli(repo, "mcp", "--list-tools")
     assert done.returncode == 0, done.stderr
     assert set(json.loads(done.stdout)) == {
         "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",
@@ -96,7 +96,7 @@ def test_list_tools_flag(repo: MemoryRepo):
 
 def test_mcp_is_not_imported_by_other_verbs(repo: MemoryRepo):
     code = "import sys, memfs.cli.agent, memfs.agents.tools, memfs.agents.watch; print('mcp' in sys.modules)"
-    done = run_cli("-C", str(repo.root), "--help")
+    done = cli(repo, "--help")
     assert done.returncode == 0
     import subprocess
 

@@ -16,29 +16,23 @@ from memfs.ops import mergedriver
 from memfs.policy import merge
 from memfs.store import gitcli
 from memfs.store.init import attributes_text, merge_driver_configured
-from tests.helpers import git, run_cli, set_identity
+from tests.helpers import FACT, git, memory_text, run_cli, set_identity
 
 T = [dt.datetime(2026, 9, d, 10, tzinfo=dt.UTC) for d in range(20, 25)]
 MERGE_TEXT = partial(gitcli.merge_text, labels=merge.LABELS)
 
 
 def doc(body: str = "para one\n\npara two\n", **fields: object) -> bytes:
-    meta = {
+    """The base version of ``facts/a.md`` (revision 3), with ``fields`` changed."""
+    base = {
         "id": "a",
-        "type": "fact",
-        "scope": "user:U5",
-        "source": "conversation:C1",
         "revision": 3,
         "created": "2026-09-20T10:00:00Z",
         "updated": "2026-09-20T10:00:00Z",
-        "status": "active",
         "description": "the base",
         "tags": ["x"],
     }
-    meta.update(fields)
-    from memfs.format import yamlio
-
-    return ("---\n" + yamlio.render(meta) + "---\n" + body).encode()
+    return memory_text(body, **{**base, **fields}).encode()
 
 
 # --- pure field rules ---------------------------------------------------------------------------
@@ -189,7 +183,7 @@ def _branches(repo: MemoryRepo, ours: dict, theirs: dict) -> str:
     """Commit ``ours`` on main and ``theirs`` on a side branch from the same base; merge side into main."""
     repo.write(
         "facts/a.md",
-        fields={"type": "fact", "scope": "user:U5", "source": "conversation:C1", "tags": ["x"]},
+        fields={**FACT, "tags": ["x"]},
         body="para one\n\npara two\n",
     )
     git(repo.root, "checkout", "-q", "-b", "side")

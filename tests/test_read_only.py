@@ -15,7 +15,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.agents.tools import ToolContext
 from memfs.errors import Refused
-from tests.helpers import git, run_cli
+from tests.helpers import cli, commit_all
 
 TARGET = "system/policy.md"
 POLICY = """---
@@ -46,7 +46,7 @@ def _tool(command: str, **request: object) -> Callable[[MemoryRepo], object]:
 
 def _cli(*args: str) -> Callable[[MemoryRepo], object]:
     def run(repo: MemoryRepo) -> object:
-        done = run_cli("-C", str(repo.root), *args)
+        done = cli(repo, *args)
         if done.returncode != 0:
             raise Refused(done.stderr)
         return done
@@ -103,12 +103,15 @@ def _only_committed_read_only(repo: MemoryRepo) -> None:
 CASES = {"read_only in the file": _working_copy_read_only, "read_only only as committed": _only_committed_read_only}
 
 
-@pytest.fixture
-def guarded(repo: MemoryRepo) -> MemoryRepo:
+def _policy(repo: MemoryRepo) -> None:
     (repo.root / TARGET).write_text(POLICY)
-    git(repo.root, "add", TARGET)
-    git(repo.root, "commit", "-qm", "policy")
-    return repo
+    commit_all(repo.root, "policy")
+
+
+@pytest.fixture
+def guarded(prepared) -> MemoryRepo:
+    """The repository with the read-only policy committed by a person."""
+    return prepared("guarded", _policy)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -126,12 +129,12 @@ def test_every_door_refuses_a_read_only_memory(guarded: MemoryRepo, door: str, c
 
 def test_a_person_can_force_it(guarded: MemoryRepo) -> None:
     assert guarded.write(TARGET, fields={"description": "edited by a person"}, force=True).commit
-    done = run_cli("-C", str(guarded.root), "rm", TARGET, "--force")
+    done = cli(guarded, "rm", TARGET, "--force")
     assert done.returncode == 0 and not (guarded.root / TARGET).exists()
 
 
 def test_refusal_names_force_only_where_there_is_one(guarded: MemoryRepo, tmp_path: Path) -> None:
-    write = run_cli("-C", str(guarded.root), "write", TARGET, "--body", "x")
+    write = cli(guarded, "write", TARGET, "--body", "x")
     assert write.returncode == 3 and "--force" in write.stderr
-    forget = run_cli("-C", str(guarded.root), "forget", TARGET)
+    forget = cli(guarded, "forget", TARGET)
     assert forget.returncode == 3 and "read_only" in forget.stderr and "--force" not in forget.stderr

@@ -10,17 +10,11 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, NotAMemoryRepo, PathError
 from memfs.store.commits import trailers
-from tests.helpers import ACTOR, git, set_identity, write_file
-
-FIELDS = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
-
-
-def commits(repo: MemoryRepo) -> list[str]:
-    return git(repo.root, "log", "--format=%s").splitlines()
+from tests.helpers import ACTOR, FACT, git, set_identity, subjects, write_file
 
 
 def test_init_creates_a_committed_memory_root(repo: MemoryRepo) -> None:
-    assert commits(repo) == ["memfs: init memory repository"]
+    assert subjects(repo.root) == ["memfs: init memory repository"]
     assert ".memfs/" in (repo.root / ".gitignore").read_text()
     assert (repo.root / ".gitattributes").exists() and (repo.root / "system/persona.md").exists()
     assert repo.validate() == []
@@ -29,11 +23,11 @@ def test_init_creates_a_committed_memory_root(repo: MemoryRepo) -> None:
 
 def test_init_is_idempotent(repo: MemoryRepo) -> None:
     again = MemoryRepo.init(repo.root)
-    assert again.root == repo.root and len(commits(repo)) == 1
+    assert again.root == repo.root and len(subjects(repo.root)) == 1
 
 
 def test_write_is_one_commit_by_the_actor_with_trailers(repo: MemoryRepo) -> None:
-    result = repo.write("facts/b17.md", fields=FIELDS, body="B17 is fixed.", reason="CI said so")
+    result = repo.write("facts/b17.md", fields=FACT, body="B17 is fixed.", reason="CI said so")
     assert result.commit == git(repo.root, "rev-parse", "HEAD").strip()
     assert [(c.path, c.action, c.revision) for c in result.changes] == [("facts/b17.md", "create", 1)]
     author = git(repo.root, "log", "-1", "--format=%an <%ae>").strip()
@@ -44,7 +38,7 @@ def test_write_is_one_commit_by_the_actor_with_trailers(repo: MemoryRepo) -> Non
 
 
 def test_update_bumps_revision_and_changes_only_its_lines(repo: MemoryRepo) -> None:
-    repo.write("facts/b17.md", fields=FIELDS, body="B17 is open.")
+    repo.write("facts/b17.md", fields=FACT, body="B17 is open.")
     repo.write("facts/b17.md", fields={"status": "superseded"})
     diff = git(repo.root, "diff", "HEAD~1", "HEAD", "--unified=0")
     changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
@@ -56,10 +50,10 @@ def test_update_bumps_revision_and_changes_only_its_lines(repo: MemoryRepo) -> N
 
 
 def test_writing_the_same_content_makes_no_commit(repo: MemoryRepo) -> None:
-    repo.write("facts/b17.md", fields=FIELDS, body="B17")
-    before = commits(repo)
-    result = repo.write("facts/b17.md", fields=FIELDS, body="B17")
-    assert result.commit is None and commits(repo) == before
+    repo.write("facts/b17.md", fields=FACT, body="B17")
+    before = subjects(repo.root)
+    result = repo.write("facts/b17.md", fields=FACT, body="B17")
+    assert result.commit is None and subjects(repo.root) == before
 
 
 def test_only_touched_files_are_committed(repo: MemoryRepo) -> None:
@@ -67,14 +61,14 @@ def test_only_touched_files_are_committed(repo: MemoryRepo) -> None:
     write_file(repo.root / "system/persona.md", (repo.root / "system/persona.md").read_text() + "local edit\n")
     write_file(repo.root / "staged.txt", "staged by the user\n")
     git(repo.root, "add", "staged.txt")
-    repo.write("facts/b17.md", fields=FIELDS, body="B17")
+    repo.write("facts/b17.md", fields=FACT, body="B17")
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["facts/b17.md"]
     status = git(repo.root, "status", "--porcelain").splitlines()
     assert set(status) == {"A  staged.txt", " M system/persona.md", "?? notes/"}
 
 
 def test_expected_revision_conflict_writes_nothing(repo: MemoryRepo) -> None:
-    repo.write("facts/b17.md", fields=FIELDS, body="B17")
+    repo.write("facts/b17.md", fields=FACT, body="B17")
     repo.write("facts/b17.md", fields={"confidence": 0.5})
     before = (repo.root / "facts/b17.md").read_bytes()
     with pytest.raises(ConflictError, match="revision 1, it is now revision 2"):
@@ -88,39 +82,39 @@ def test_invalid_write_writes_nothing(repo: MemoryRepo) -> None:
         repo.write("facts/x.md", fields={"type": "fact", "scope": "user:U5"}, body="no source")
     assert not (repo.root / "facts/x.md").exists()
     with pytest.raises(InvalidMemory, match="depends_on"):
-        repo.write("facts/y.md", fields={**FIELDS, "depends_on": ["nope.md"]})
+        repo.write("facts/y.md", fields={**FACT, "depends_on": ["nope.md"]})
     with pytest.raises(InvalidMemory, match="already used"):
-        repo.write("facts/z.md", fields={**FIELDS, "id": "persona"})
-    assert len(commits(repo)) == 1 and git(repo.root, "status", "--porcelain") == ""
+        repo.write("facts/z.md", fields={**FACT, "id": "persona"})
+    assert len(subjects(repo.root)) == 1 and git(repo.root, "status", "--porcelain") == ""
 
 
 def test_create_only_refuses_existing(repo: MemoryRepo) -> None:
-    repo.write("facts/b17.md", fields=FIELDS, body="B17")
+    repo.write("facts/b17.md", fields=FACT, body="B17")
     with pytest.raises(MemfsError, match="already exists"):
-        repo.write("facts/b17.md", fields=FIELDS, body="other", create_only=True)
+        repo.write("facts/b17.md", fields=FACT, body="other", create_only=True)
 
 
 def test_transaction_is_one_commit_or_nothing(repo: MemoryRepo) -> None:
     with repo.transaction("import", reason="bulk") as tx:
-        tx.write("a.md", fields=FIELDS, body="a")
-        tx.write("b.md", fields={**FIELDS, "depends_on": ["a.md"]}, body="b")
+        tx.write("a.md", fields=FACT, body="a")
+        tx.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
         assert tx.read("b.md").depends_on == ("a.md",)
     assert tx.result.commit and sorted(c.path for c in tx.result.changes) == ["a.md", "b.md"]
-    assert len(commits(repo)) == 2
+    assert len(subjects(repo.root)) == 2
     with pytest.raises(RuntimeError), repo.transaction("import") as tx:
-        tx.write("c.md", fields=FIELDS, body="c")
+        tx.write("c.md", fields=FACT, body="c")
         raise RuntimeError("caller failed half way")
-    assert not (repo.root / "c.md").exists() and len(commits(repo)) == 2
+    assert not (repo.root / "c.md").exists() and len(subjects(repo.root)) == 2
 
 
 def test_delete_and_dependents(repo: MemoryRepo) -> None:
-    repo.write("a.md", fields=FIELDS, body="a")
-    repo.write("b.md", fields={**FIELDS, "depends_on": ["a.md"]}, body="b")
+    repo.write("a.md", fields=FACT, body="a")
+    repo.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
     with pytest.raises(MemfsError, match=r"b\.md depend"):
         repo.delete("a.md")
     repo.delete("b.md", reason="obsolete")
     repo.delete("a.md")
-    assert not (repo.root / "a.md").exists() and commits(repo)[0] == "memfs: delete a.md"
+    assert not (repo.root / "a.md").exists() and subjects(repo.root)[0] == "memfs: delete a.md"
 
 
 @pytest.mark.parametrize(
@@ -130,7 +124,7 @@ def test_delete_and_dependents(repo: MemoryRepo) -> None:
 )
 def test_paths_outside_the_root_are_refused(repo: MemoryRepo, bad: str) -> None:
     with pytest.raises(PathError):
-        repo.write(bad, fields=FIELDS, body="x")
+        repo.write(bad, fields=FACT, body="x")
 
 
 def test_symlink_escape_is_refused(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -138,7 +132,7 @@ def test_symlink_escape_is_refused(repo: MemoryRepo, tmp_path: Path) -> None:
     outside.mkdir()
     os.symlink(outside, repo.root / "link")
     with pytest.raises(PathError, match="symlink"):
-        repo.write("link/x.md", fields=FIELDS, body="x")
+        repo.write("link/x.md", fields=FACT, body="x")
     assert list(outside.iterdir()) == []
 
 
@@ -151,7 +145,7 @@ def test_memory_root_inside_a_larger_repo(tmp_path: Path) -> None:
     git(project, "add", ".")
     git(project, "commit", "-qm", "app")
     mem = MemoryRepo.init(project / "memory")
-    mem.write("facts/a.md", fields=FIELDS, body="a")
+    mem.write("facts/a.md", fields=FACT, body="a")
     assert git(project, "show", "--name-only", "--format=", "HEAD").split() == ["memory/facts/a.md"]
     (project / "memory/facts/deeper").mkdir()
     opened = MemoryRepo.open(project / "memory/facts/deeper")
@@ -165,7 +159,7 @@ def test_open_outside_git_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_scan_reports_broken_files_and_orders_system_first(repo: MemoryRepo) -> None:
-    repo.write("a.md", fields=FIELDS, body="a")
+    repo.write("a.md", fields=FACT, body="a")
     write_file(repo.root / "broken.md", "no frontmatter\n")
     scan = repo.scan()
     assert [m.path for m in scan.memories] == ["system/persona.md", "a.md"]

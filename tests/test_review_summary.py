@@ -11,39 +11,9 @@ import yaml
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.branch_review import summarize
-from tests.helpers import git, run_cli
+from tests.helpers import FACT, commit_all, git, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-U5 = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
-
-
-@pytest.fixture
-def branch(repo: MemoryRepo) -> MemoryRepo:
-    """main with a few memories, then a branch ``review`` that changes them in every way."""
-    repo.write("facts/b17.md", fields={**U5, "description": "B17 is fixed"}, body="B17 fixed.\n")
-    repo.write("notes/derived.md", fields={**U5, "depends_on": ["facts/b17.md"]}, body="Ship it.\n")
-    repo.write("notes/derived2.md", fields={**U5, "depends_on": ["notes/derived.md"]}, body="Announce.\n")
-    repo.write("notes/unrelated.md", fields=U5, body="Other.\n")
-    repo.write("prefs/lang.md", fields={**U5, "key": "lang", "description": "notes in English"}, body="English\n")
-    repo.write("facts/old.md", fields={**U5, "description": "old news"}, body="old\n")
-    repo.write("facts/gone.md", fields={**U5, "description": "secret-ish"}, body="gone\n")
-    repo.write("facts/tweak.md", fields={**U5, "tags": ["a"]}, body="tweak\n")
-    git(repo.root, "checkout", "-q", "-b", "review")
-    repo.write("facts/new.md", fields={**U5, "description": "a new fact"}, body="new\n")
-    with repo.transaction("supersede", reason="U5 changed their mind") as tx:
-        tx.write("prefs/lang.md", fields={"status": "superseded"})
-        tx.write("prefs/lang-2.md", fields={**U5, "key": "lang", "description": "notes in Chinese"}, body="中文\n")
-    with repo.transaction("retract", reason="release was rolled back") as tx:
-        tx.write("facts/b17.md", fields={"status": "retracted"})
-        record = [{"root": "facts/b17.md", "reason": "release was rolled back", "actor": "agent:test"}]
-        tx.write("notes/derived.md", fields={"status": "needs_review", "invalidated_by": record})
-        tx.write("notes/derived2.md", fields={"status": "needs_review", "invalidated_by": record})
-    repo.write("facts/old.md", fields={"status": "expired"})
-    repo.delete("facts/gone.md", reason="user asked")
-    repo.write("facts/tweak.md", fields={"confidence": 0.4, "tags": ["a", "b"]}, body="tweaked\n")
-    git(repo.root, "checkout", "-q", "main")
-    repo.write("facts/on-main.md", fields=U5, body="landed on main meanwhile\n")
-    return repo
 
 
 def test_summary_sorts_every_change(branch: MemoryRepo) -> None:
@@ -97,8 +67,7 @@ def test_invalid_files_on_the_branch_are_listed(repo: MemoryRepo) -> None:
     git(repo.root, "checkout", "-q", "-b", "bad")
     (repo.root / "facts").mkdir()
     (repo.root / "facts/x.md").write_text("---\nid: x\n<<<<<<< ours\na: 1\n=======\na: 2\n>>>>>>> theirs\n---\n")
-    git(repo.root, "add", "facts/x.md")
-    git(repo.root, "commit", "-qm", "bad file")
+    commit_all(repo.root, "bad file")
     s = summarize(repo, "main", "bad")
     assert len(s.invalid) == 1 and "unresolved merge conflict markers" in s.invalid[0]
     assert "**1 invalid**" in s.render()
@@ -120,7 +89,7 @@ def test_pre_commit_hook_definition() -> None:
 
 
 def test_validate_with_file_names_as_pre_commit_passes_them(repo: MemoryRepo) -> None:
-    repo.write("facts/good.md", fields=U5, body="fine\n")
+    repo.write("facts/good.md", fields=FACT, body="fine\n")
     (repo.root / "facts/bad.md").write_text("---\nid: bad\nstatus: active\n---\n")
     (repo.root / "README.md").write_text("# not a memory\n")
     ok = run_cli("validate", "facts/good.md", "README.md", cwd=repo.root)

@@ -7,7 +7,6 @@ import json
 import os
 import random
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -16,48 +15,11 @@ from memfs.errors import MemfsError
 from memfs.index.analysis import tokens
 from memfs.policy import recall
 from memfs.store import locking
-from tests.helpers import git, run_cli, write_file
-
-T0 = "2026-01-01T00:00:00Z"
-
-
-def put(repo: MemoryRepo, rel: str, body: str, **fields: object) -> Path:
-    """Write a memory file directly (as an editor or another tool would)."""
-    meta = {
-        "id": rel[:-3].replace("/", "-"),
-        "type": "fact",
-        "scope": "user:U5",
-        "source": "test:1",
-        "created": T0,
-        "status": "active",
-    }
-    meta.update(fields)
-    lines = ["---"]
-    for key, value in meta.items():
-        if value is None:
-            continue
-        if isinstance(value, list):
-            value = "[" + ", ".join(json.dumps(v) for v in value) + "]"
-        elif isinstance(value, str) and not value.endswith("Z"):
-            value = json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {value}")
-    lines += ["---", body, ""]
-    return write_file(repo.root / rel, "\n".join(lines))
+from tests.helpers import cli, commit_all, git, put, run_cli, write_file
 
 
 def paths(result) -> list[str]:
     return [h.path for h in result.hits]
-
-
-def commit_all(repo: MemoryRepo, message: str) -> None:
-    git(repo.root, "add", "-A")
-    git(repo.root, "commit", "-q", "-m", message)
-
-
-@pytest.fixture(autouse=True)
-def _close_indexes():
-    yield
-    index.close_all()
 
 
 # --- eligibility ------------------------------------------------------------------------------
@@ -205,10 +167,10 @@ def test_freshness_orders_but_never_admits(repo: MemoryRepo) -> None:
 # --- the index follows the files --------------------------------------------------------------
 def test_index_follows_git_without_reindex(repo: MemoryRepo) -> None:
     put(repo, "facts/deploy.md", "deploy with make ship")
-    commit_all(repo, "first")
+    commit_all(repo.root, "first")
     assert paths(index.search(repo, "ship", scope="user:U5")) == ["facts/deploy.md"]
     put(repo, "facts/deploy.md", "deploy with the rocket script")
-    commit_all(repo, "second")
+    commit_all(repo.root, "second")
     assert paths(index.search(repo, "ship", scope="user:U5")) == []
     git(repo.root, "revert", "--no-edit", "HEAD")
     assert paths(index.search(repo, "ship", scope="user:U5")) == ["facts/deploy.md"]
@@ -235,7 +197,7 @@ def test_racy_same_size_edit_is_seen(repo: MemoryRepo) -> None:
 
 def test_indexing_never_writes_memory_files(repo: MemoryRepo) -> None:
     put(repo, "facts/a.md", "quiet file")
-    commit_all(repo, "add")
+    commit_all(repo.root, "add")
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in repo.root.rglob("*.md") if ".git" not in p.parts}
     index.reindex(repo)
     index.search(repo, "quiet", scope="user:U5")
@@ -410,9 +372,9 @@ def test_search_and_context_record_recalls_outsidegit(repo) -> None:
     repo.write("prefs/lang.md", fields={"type": "preference", "scope": "user:U5", "source": "conversation:C1"},
                body="P8 release notes in English.")
     head = git(repo.root, "rev-parse", "HEAD")
-    assert run_cli("-C", str(repo.root), "search", "release notes", "--scope", "user:U5").returncode == 0
-    assert run_cli("-C", str(repo.root), "context", "write release notes", "--scope", "user:U5").returncode == 0
-    assert run_cli("-C", str(repo.root), "search", "nothing matches this", "--scope", "user:U5").returncode == 0
-    stats = json.loads(run_cli("-C", str(repo.root), "stats", "--json").stdout)
+    assert cli(repo, "search", "release notes", "--scope", "user:U5").returncode == 0
+    assert cli(repo, "context", "write release notes", "--scope", "user:U5").returncode == 0
+    assert cli(repo, "search", "nothing matches this", "--scope", "user:U5").returncode == 0
+    stats = json.loads(cli(repo, "stats", "--json").stdout)
     assert stats["usage"]["prefs/lang.md"]["recalls"] == 2
     assert git(repo.root, "rev-parse", "HEAD") == head and git(repo.root, "status", "--porcelain") == ""

@@ -5,26 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.helpers import FACT, options
 from tests.helpers import run_process as run_cli
 
 
 def test_init_write_show_log(tmp_path: Path) -> None:
     mem = tmp_path / "mem"
     assert run_cli("init", str(mem)).returncode == 0
-    done = run_cli(
-        "-C",
-        str(mem),
-        "write",
-        "prefs/lang.md",
-        "--type",
-        "preference",
-        "--scope",
-        "user:U5",
-        "--source",
-        "conversation:C1",
-        "--body",
-        "Release notes in Chinese.",
-    )
+    fields = options({**FACT, "type": "preference"})
+    done = run_cli("-C", str(mem), "write", "prefs/lang.md", *fields, "--body", "Release notes in Chinese.")
     assert done.returncode == 0, done.stderr
     shown = json.loads(run_cli("-C", str(mem), "show", "prefs/lang.md", "--json").stdout)
     assert shown["scope"] == "user:U5" and shown["revision"] == 1

@@ -13,47 +13,14 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
 from memfs.ops.sync import BACKUP_PREFIX, backups, propose, sync
-from memfs.store.init import configure_merge_driver
-from tests.helpers import git, run_cli
+from tests.helpers import FACT, bare_repo, commit_all, git, remote_head, run_cli
 
-FIELDS = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
 Clone = Callable[[str], MemoryRepo]
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    """A bare remote holding one freshly initialised memory repository on ``main``."""
-    bare = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(bare)], check=True)
-    seed = MemoryRepo.init(tmp_path / "seed", actor="agent:seed")
-    git(seed.root, "remote", "add", "origin", str(bare))
-    git(seed.root, "push", "-q", "-u", "origin", "main")
-    return bare
-
-
-@pytest.fixture
-def clone(tmp_path: Path, remote: Path) -> Clone:
-    def make(name: str) -> MemoryRepo:
-        path = tmp_path / name
-        git(tmp_path, "clone", "-q", str(remote), str(path))
-        repo = MemoryRepo.open(path, actor=f"agent:{name}")
-        configure_merge_driver(repo.git)
-        return repo
-
-    return make
-
-
-def commit_all(cwd: Path, message: str) -> None:
-    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-qam", message], cwd=cwd, check=True)
-
-
-def remote_head(remote: Path) -> str:
-    return git(remote, "rev-parse", "main").strip()
 
 
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
-    a.write("facts/one.md", fields=FIELDS, body="one\n")
+    a.write("facts/one.md", fields=FACT, body="one\n")
     result = sync(a)
     assert (result.pushed, result.pulled, result.integrated) == (1, 0, "none")
     assert remote_head(remote) == a.git.head()
@@ -66,8 +33,8 @@ def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Pa
 
 def test_diverged_clones_rebase_with_a_backup_and_keep_authors(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
-    a.write("facts/a.md", fields=FIELDS, body="a\n")
-    b.write("facts/b.md", fields=FIELDS, body="b\n")
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    b.write("facts/b.md", fields=FACT, body="b\n")
     old_b = b.git.head()
     sync(a)
     result = sync(b)
@@ -83,9 +50,9 @@ def test_diverged_clones_rebase_with_a_backup_and_keep_authors(clone: Clone, rem
 
 def test_merge_mode_from_config_and_flag(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
-    a.write("facts/a.md", fields=FIELDS, body="a\n")
+    a.write("facts/a.md", fields=FACT, body="a\n")
     sync(a)
-    b.write("facts/b.md", fields=FIELDS, body="b\n")
+    b.write("facts/b.md", fields=FACT, body="b\n")
     (b.root / ".memfs.toml").write_text('format = 1\n[sync]\nmode = "merge"\n')
     commit_all(b.root, "merge mode")
     result = sync(b)
@@ -93,15 +60,15 @@ def test_merge_mode_from_config_and_flag(clone: Clone) -> None:
     parents = git(b.root, "log", "-1", "--format=%P").split()
     assert len(parents) == 2
     assert "Memfs-Op: sync" in git(b.root, "log", "-1", "--format=%B")
-    a.write("facts/a2.md", fields=FIELDS, body="a2\n")
+    a.write("facts/a2.md", fields=FACT, body="a2\n")
     sync(a)
-    b.write("facts/b2.md", fields=FIELDS, body="b2\n")
+    b.write("facts/b2.md", fields=FACT, body="b2\n")
     assert sync(b, mode="rebase").integrated == "rebase"
 
 
 def test_concurrent_edits_of_one_memory_merge_through_the_driver(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
-    a.write("facts/x.md", fields={**FIELDS, "tags": ["t"]}, body="one\n\ntwo\n")
+    a.write("facts/x.md", fields={**FACT, "tags": ["t"]}, body="one\n\ntwo\n")
     sync(a)
     sync(b)
     a.write("facts/x.md", fields={"status": "retracted", "tags": ["t", "a"]}, body="ONE\n\ntwo\n")
@@ -117,7 +84,7 @@ def test_concurrent_edits_of_one_memory_merge_through_the_driver(clone: Clone) -
 
 def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
-    a.write("facts/x.md", fields=FIELDS, body="one\n")
+    a.write("facts/x.md", fields=FACT, body="one\n")
     sync(a)
     sync(b)
     a.write("facts/x.md", body="uno\n")
@@ -149,7 +116,7 @@ def test_unrelated_histories_are_refused(tmp_path: Path, remote: Path) -> None:
 
 def test_rewritten_local_history_is_never_force_pushed(clone: Clone, remote: Path) -> None:
     a = clone("a")
-    a.write("facts/x.md", fields=FIELDS, body="one\n")
+    a.write("facts/x.md", fields=FACT, body="one\n")
     sync(a)
     published = remote_head(remote)
     subprocess.run(
@@ -165,13 +132,13 @@ def test_rewritten_local_history_is_never_force_pushed(clone: Clone, remote: Pat
 
 def test_a_rejected_push_fetches_and_integrates_again(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
-    b.write("facts/b.md", fields=FIELDS, body="b\n")
+    b.write("facts/b.md", fields=FACT, body="b\n")
     marker = a.root.parent / "raced"
     hook = a.git.git_dir / "hooks" / "pre-push"
     race = f'if [ ! -e "{marker}" ]; then touch "{marker}"; git -C "{b.root}" push -q origin main; fi'
     hook.write_text(f"#!/bin/sh\n{race}\n")
     hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
-    a.write("facts/a.md", fields=FIELDS, body="a\n")
+    a.write("facts/a.md", fields=FACT, body="a\n")
     result = sync(a)
     assert result.attempts == 2 and result.integrated == "rebase"
     assert {"facts/a.md", "facts/b.md"} <= set(a.memory_paths())
@@ -180,7 +147,7 @@ def test_a_rejected_push_fetches_and_integrates_again(clone: Clone, remote: Path
 
 def test_uncommitted_tracked_changes_refuse_and_untracked_memories_are_reported(clone: Clone) -> None:
     a = clone("a")
-    a.write("facts/x.md", fields=FIELDS, body="one\n")
+    a.write("facts/x.md", fields=FACT, body="one\n")
     (a.root / "facts/x.md").write_text((a.root / "facts/x.md").read_text() + "more\n")
     with pytest.raises(MemfsError, match=r"uncommitted changes in facts/x\.md"):
         sync(a)
@@ -192,8 +159,7 @@ def test_uncommitted_tracked_changes_refuse_and_untracked_memories_are_reported(
 
 
 def test_first_push_to_an_empty_remote_sets_the_upstream(tmp_path: Path) -> None:
-    bare = tmp_path / "empty.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    bare = bare_repo(tmp_path / "empty.git", branch=None)
     mem = MemoryRepo.init(tmp_path / "m", actor="agent:t")
     git(mem.root, "remote", "add", "hub", str(bare))
     result = sync(mem)
@@ -206,7 +172,7 @@ def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
     for repo in (a, b):
         git(repo.root, "config", "--remove-section", "merge.memfs")
-    a.write("facts/x.md", fields={**FIELDS, "description": "d"}, body="one\n")
+    a.write("facts/x.md", fields={**FACT, "description": "d"}, body="one\n")
     sync(a)
     sync(b)
 
@@ -243,7 +209,7 @@ def test_bad_sync_config_is_named(clone: Clone) -> None:
 def test_propose_pushes_a_review_branch_and_resets_main(clone: Clone, remote: Path) -> None:
     a = clone("a")
     upstream = a.git.head()
-    a.write("facts/one.md", fields=FIELDS, body="one\n")
+    a.write("facts/one.md", fields=FACT, body="one\n")
     two = "---\nid: two\ntype: fact\nscope: user:U5\nstatus: active\nsource: s\n---\ntwo\n"
     (a.root / "facts/two.md").write_text(two)
     result = propose(a, branch="review/a-1", reason="new facts")
@@ -268,7 +234,7 @@ def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
     with pytest.raises(MemfsError, match=r"facts/bad\.md"):
         propose(a, branch="r1")
     (a.root / "facts/bad.md").unlink()
-    a.write("facts/ok.md", fields=FIELDS, body="ok\n")
+    a.write("facts/ok.md", fields=FACT, body="ok\n")
     head = a.git.head()
     result = propose(a, branch="r1", keep_main=True)
     assert not result.main_reset and a.git.head() == head
@@ -276,7 +242,7 @@ def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
 
 def test_propose_cli(clone: Clone) -> None:
     a = clone("a")
-    a.write("facts/one.md", fields=FIELDS, body="one\n")
+    a.write("facts/one.md", fields=FACT, body="one\n")
     proc = run_cli("propose", "--branch", "memfs/agent-a/x", cwd=a.root)
     assert proc.returncode == 0, proc.stderr
     assert "pushed 1 commit(s) to origin/memfs/agent-a/x" in proc.stdout
@@ -285,7 +251,7 @@ def test_propose_cli(clone: Clone) -> None:
 
 def test_sync_cli_json(clone: Clone) -> None:
     a = clone("a")
-    a.write("facts/one.md", fields=FIELDS, body="one\n")
+    a.write("facts/one.md", fields=FACT, body="one\n")
     proc = run_cli("sync", "--merge", "--json", cwd=a.root, env={"MEMFS_ACTOR": "agent:a"})
     assert proc.returncode == 0, proc.stderr
     assert '"pushed": 1' in proc.stdout and '"mode": "merge"' in proc.stdout

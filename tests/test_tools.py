@@ -10,7 +10,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.tools import MAX_FILE_BYTES, ToolContext, handle
-from tests.helpers import git, run_cli, write_file
+from tests.helpers import cli, commit_all, commit_count, git, write_file
 
 CTX = ToolContext(actor="agent:writer", scope="user:U5")
 
@@ -39,14 +39,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
-def commits(repo: MemoryRepo) -> int:
-    return int(git(repo.root, "rev-list", "--count", "HEAD").strip())
+def _seed(repo: MemoryRepo) -> None:
+    assert call(repo, command="create", path="/memories/facts/b17.md", file_text=FACT, reason="seed").ok
 
 
 @pytest.fixture
-def fact(repo: MemoryRepo) -> MemoryRepo:
-    assert call(repo, command="create", path="/memories/facts/b17.md", file_text=FACT, reason="seed").ok
-    return repo
+def fact(prepared) -> MemoryRepo:
+    """``facts/b17.md`` created through the tool, as agent:writer."""
+    return prepared("tool-fact", _seed)
 
 
 # --- confinement: a corpus of escape attempts -------------------------------------------------
@@ -84,15 +84,14 @@ def trap(repo: MemoryRepo, tmp_path: Path) -> MemoryRepo:
     (outside / "escape.md").write_text(FACT)
     os.symlink(outside, repo.root / "link")
     os.symlink(outside / "escape.md", repo.root / "linkfile.md")
-    git(repo.root, "add", "link", "linkfile.md")
-    git(repo.root, "commit", "-qm", "symlinks")
+    commit_all(repo.root, "symlinks")
     return repo
 
 
 @pytest.mark.parametrize("command", ["view", "create", "str_replace", "insert", "delete", "update_description"])
 def test_escape_attempts_are_refused_and_change_nothing(trap: MemoryRepo, tmp_path: Path, command: str):
     before_inside, before_outside = snapshot(trap.root), snapshot(tmp_path / "outside")
-    head = commits(trap)
+    head = commit_count(trap)
     for path in ESCAPES:
         request = {
             "command": command,
@@ -109,7 +108,7 @@ def test_escape_attempts_are_refused_and_change_nothing(trap: MemoryRepo, tmp_pa
         assert result.error and result.output.startswith("Error: "), path
         assert snapshot(trap.root) == before_inside, path
         assert snapshot(tmp_path / "outside") == before_outside, path
-        assert commits(trap) == head, path
+        assert commit_count(trap) == head, path
 
 
 def test_escape_corpus_is_big_enough():
@@ -189,13 +188,13 @@ def test_str_replace_body_keeps_frontmatter_bytes(fact: MemoryRepo):
 
 
 def test_str_replace_needs_exactly_one_match(fact: MemoryRepo):
-    head = commits(fact)
+    head = commit_count(fact)
     none = call(fact, command="str_replace", path="facts/b17.md", old_str="Friday", new_str="x")
     assert not none.ok and "no match" in none.output
     assert call(fact, command="insert", path="facts/b17.md", insert_line=13, insert_text="shipped again").ok
     many = call(fact, command="str_replace", path="facts/b17.md", old_str="shipped", new_str="x")
     assert not many.ok and "2 matches" in many.output
-    assert commits(fact) == head + 1
+    assert commit_count(fact) == head + 1
 
 
 def test_frontmatter_text_edit_is_validated(fact: MemoryRepo):
@@ -245,7 +244,7 @@ def test_update_description(fact: MemoryRepo):
 def test_read_only_files_are_refused(repo: MemoryRepo):
     target = repo.root / "system/persona.md"
     before = target.read_bytes()
-    head = commits(repo)
+    head = commit_count(repo)
     for request in (
         {"command": "str_replace", "path": "system/persona.md", "old_str": "long-term", "new_str": "short-term"},
         {"command": "insert", "path": "system/persona.md", "insert_line": 0, "insert_text": "x"},
@@ -256,7 +255,7 @@ def test_read_only_files_are_refused(repo: MemoryRepo):
     ):
         result = handle(repo, request, CTX)
         assert not result.ok and "read_only" in result.output, request
-    assert target.read_bytes() == before and commits(repo) == head
+    assert target.read_bytes() == before and commit_count(repo) == head
 
 
 def test_agents_may_not_toggle_read_only(fact: MemoryRepo):
@@ -281,7 +280,7 @@ def test_committed_read_only_wins_over_working_copy(repo: MemoryRepo):
 
 # --- bad content ------------------------------------------------------------------------------
 def test_oversized_binary_and_surrogate_content_is_refused(fact: MemoryRepo):
-    before, head = snapshot(fact.root), commits(fact)
+    before, head = snapshot(fact.root), commit_count(fact)
     cases = [
         {"command": "create", "path": "notes/big.md", "file_text": "x" * (MAX_FILE_BYTES + 1)},
         {"command": "create", "path": "notes/bin.md", "file_text": "PNG\x00\x01\x02"},
@@ -295,7 +294,7 @@ def test_oversized_binary_and_surrogate_content_is_refused(fact: MemoryRepo):
     for request in cases:
         result = handle(fact, request, CTX)
         assert not result.ok, request["command"]
-    assert snapshot(fact.root) == before and commits(fact) == head
+    assert snapshot(fact.root) == before and commit_count(fact) == head
 
 
 def test_invalid_utf8_file_on_disk_is_refused_not_rewritten(fact: MemoryRepo):
@@ -317,15 +316,15 @@ def test_bad_requests(repo: MemoryRepo):
 # --- the CLI ----------------------------------------------------------------------------------
 def test_cli_tool_json_on_stdin(repo: MemoryRepo):
     request = {"command": "create", "path": "notes/cli.md", "file_text": "From the CLI.", "reason": "cli test"}
-    done = run_cli("-C", str(repo.root), "tool", "--scope", "user:U5", input=json.dumps(request))
+    done = cli(repo, "tool", "--scope", "user:U5", input=json.dumps(request))
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["ok"] and out["path"] == "notes/cli.md" and out["commit"]
-    view = run_cli("-C", str(repo.root), "tool", "--text", input='{"command":"view","path":"notes/cli.md"}')
+    view = cli(repo, "tool", "--text", input='{"command":"view","path":"notes/cli.md"}')
     assert "From the CLI." in view.stdout
-    refused = run_cli("-C", str(repo.root), "tool", input='{"command":"view","path":"../x.md"}')
+    refused = cli(repo, "tool", input='{"command":"view","path":"../x.md"}')
     assert refused.returncode == 3 and not json.loads(refused.stdout)["ok"]
-    bad = run_cli("-C", str(repo.root), "tool", input="{not json")
+    bad = cli(repo, "tool", input="{not json")
     assert bad.returncode == 2 and "not valid JSON" in bad.stderr
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import run_cli, write_file
+from tests.helpers import cli, run_cli, write_file
 
 GOOD = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
 
@@ -91,27 +91,27 @@ def test_readme_and_ignored_files_are_not_memories(repo: MemoryRepo) -> None:
 
 
 def test_cli_validate_exit_codes_and_json(repo: MemoryRepo) -> None:
-    assert run_cli("-C", str(repo.root), "validate").returncode == 0
+    assert cli(repo, "validate").returncode == 0
     write_file(repo.root / "facts/a.md", memory(GOOD.format(id="a") + "expires: 2026-12-31\n"))
-    done = run_cli("-C", str(repo.root), "validate")
+    done = cli(repo, "validate")
     assert done.returncode == 1
     assert "facts/a.md:7: error: expires: has no time zone" in done.stdout
     assert "2026-12-31T00:00:00Z" in done.stdout
-    data = json.loads(run_cli("-C", str(repo.root), "validate", "--json").stdout)
+    data = json.loads(cli(repo, "validate", "--json").stdout)
     assert data["ok"] is False and data["problems"][0]["field"] == "expires"
 
 
 def test_cli_validate_only_named_files(repo: MemoryRepo) -> None:
     write_file(repo.root / "bad.md", "broken\n")
     write_file(repo.root / "good.md", memory(GOOD.format(id="good")))
-    assert run_cli("-C", str(repo.root), "validate", "good.md").returncode == 0
-    assert run_cli("-C", str(repo.root), "validate", "bad.md", "good.md").returncode == 1
+    assert cli(repo, "validate", "good.md").returncode == 0
+    assert cli(repo, "validate", "bad.md", "good.md").returncode == 1
 
 
 def test_strict_fails_on_warnings(repo: MemoryRepo) -> None:
     write_file(repo.root / "a.md", memory(GOOD.format(id="a") + "ticket: B17\n"))
-    assert run_cli("-C", str(repo.root), "validate").returncode == 0
-    assert run_cli("-C", str(repo.root), "validate", "--strict").returncode == 1
+    assert cli(repo, "validate").returncode == 0
+    assert cli(repo, "validate", "--strict").returncode == 1
 
 
 def test_hook_style_paths_from_the_top_of_a_larger_repo(tmp_path) -> None:

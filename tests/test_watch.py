@@ -14,19 +14,10 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.watch import Watcher, WatchEvent, is_temporary, watched_path
-from tests.helpers import git
+from tests.helpers import add, git, memory_text
 
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
-NOTE = """---
-id: {id}
-type: fact
-scope: user:U5
-source: conversation:C1
-status: active
----
-{body}
-"""
 TIMEOUT = 30.0
 
 
@@ -88,7 +79,7 @@ def test_watched_path(repo: MemoryRepo):
 def test_in_place_save_is_committed(watching):
     repo, _, rec = watching
     (repo.root / "facts").mkdir()
-    (repo.root / "facts/a.md").write_text(NOTE.format(id="a", body="first"))
+    (repo.root / "facts/a.md").write_text(memory_text("first", id="a"))
     assert wait_for(lambda: rec.seen("facts/a.md", "committed"))
     shown = head_files(repo)
     assert shown.startswith("user:editor|memfs: watch facts/a.md") and "A\tfacts/a.md" in shown
@@ -99,7 +90,7 @@ def test_atomic_save_and_vim_style_save(watching):
     repo, _, rec = watching
     target = repo.root / "b.md"
     tmp = repo.root / ".b.md.x1y2.tmp"
-    tmp.write_text(NOTE.format(id="b", body="atomic"))
+    tmp.write_text(memory_text("atomic", id="b"))
     os.replace(tmp, target)
     assert wait_for(lambda: rec.seen("b.md", "committed"))
     assert wait_for(lambda: is_clean(repo, "b.md"))
@@ -108,7 +99,7 @@ def test_atomic_save_and_vim_style_save(watching):
     (repo.root / "4913").write_text("")
     (repo.root / "4913").unlink()
     os.replace(target, repo.root / "b.md~")
-    target.write_text(NOTE.format(id="b", body="vim edit"))
+    target.write_text(memory_text("vim edit", id="b"))
     (repo.root / "b.md~").unlink()
     assert wait_for(lambda: "vim edit" in git(repo.root, "show", "HEAD:b.md"))
     assert not any(e.outcome == "invalid" for e in rec.events)
@@ -124,14 +115,14 @@ def test_invalid_file_is_not_committed_and_left_untouched(watching):
     assert "type" in str(event) and "NOT committed" in str(event)
     assert (repo.root / "c.md").read_text() == broken
     assert "c.md" not in git(repo.root, "ls-files")
-    (repo.root / "c.md").write_text(NOTE.format(id="c", body="fixed"))
+    (repo.root / "c.md").write_text(memory_text("fixed", id="c"))
     assert wait_for(lambda: rec.seen("c.md", "committed"))
 
 
 def test_delete_and_dependents(watching):
     repo, _, rec = watching
-    (repo.root / "d.md").write_text(NOTE.format(id="d", body="source"))
-    derived = NOTE.format(id="e", body="derived").replace("status: active", "status: active\ndepends_on: [d.md]")
+    (repo.root / "d.md").write_text(memory_text("source", id="d"))
+    derived = memory_text("derived", id="e", depends_on=["d.md"])
     (repo.root / "e.md").write_text(derived)
     assert wait_for(lambda: rec.seen("d.md", "committed") and rec.seen("e.md", "committed"))
     (repo.root / "d.md").unlink()
@@ -143,7 +134,7 @@ def test_delete_and_dependents(watching):
 
 def test_memfs_own_writes_do_not_loop(watching):
     repo, _, rec = watching
-    repo.write("f.md", fields={"type": "fact", "scope": "user:U5", "source": "c:1"}, body="by memfs")
+    add(repo, "f.md", body="by memfs")
     count = git(repo.root, "rev-list", "--count", "HEAD")
     assert wait_for(lambda: rec.seen("f.md", "unchanged"))
     assert git(repo.root, "rev-list", "--count", "HEAD") == count
@@ -160,20 +151,20 @@ def test_git_operations_do_not_trigger_commits(watching):
 
 def test_expected_host_write_is_skipped(repo: MemoryRepo):
     watcher = Watcher(repo, debounce=0.05, index=False)
-    data = NOTE.format(id="g", body="host").encode()
+    data = memory_text("host", id="g").encode()
     watcher.expect("g.md", data)
     (repo.root / "g.md").write_bytes(data)
     assert [e.outcome for e in watcher.process(["g.md"])] == ["unchanged"]
 
 
 def test_reconcile_on_start_and_flush_on_stop(repo: MemoryRepo):
-    (repo.root / "offline.md").write_text(NOTE.format(id="offline", body="made while not watching"))
+    (repo.root / "offline.md").write_text(memory_text("made while not watching", id="offline"))
     recorder = Recorder()
     watcher = Watcher(repo, debounce=30.0, report=recorder, index=False)
     done = watcher.start()
     try:
         assert [(e.path, e.outcome) for e in done] == [("offline.md", "committed")]
-        (repo.root / "pending.md").write_text(NOTE.format(id="pending", body="saved just before stop"))
+        (repo.root / "pending.md").write_text(memory_text("saved just before stop", id="pending"))
         assert wait_for(lambda: "pending.md" in watcher._pending)
     finally:
         watcher.stop()
@@ -190,7 +181,7 @@ def test_cli_watch_commits_and_stops_on_sigterm(repo: MemoryRepo):
         text=True,
     )
     try:
-        (repo.root / "cli.md").write_text(NOTE.format(id="cli", body="via the CLI watcher"))
+        (repo.root / "cli.md").write_text(memory_text("via the CLI watcher", id="cli"))
         assert wait_for(lambda: "cli.md" in git(repo.root, "ls-files"))
     finally:
         proc.send_signal(signal.SIGTERM)
