@@ -1,21 +1,48 @@
 """Fixtures: every test runs git isolated from the machine's and the user's config; repositories
 are built once and copied for each test that needs one.
 
+The tests are in four folders, by the widest door a test goes through:
+
+``unit/``
+    pure: bytes, policy functions, pure merges, tokens, transcripts, the layer rule; no git
+    process and no repository (``unit/test_layout.py`` checks this).
+``integration/``
+    the library on real git repositories in ``tmp_path``; no CLI.
+``cli/``
+    the ``memfs`` command in this process (:func:`tests.helpers.run_cli`), usually after
+    library calls that set the scene.
+``smoke/``
+    a few runs of the real entry point in a fresh process (``python -m memfs``): the basic
+    verbs, error lines and exit codes, stdin, the MCP server with a real client, signals and
+    concurrent processes.
+
+Tests marked ``slow`` start other Python processes, several clones or a git daemon, or take
+more than about half a second; ``pytest -m "not slow"`` leaves them out.
+
 Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import ACTOR, FACT, PREFERENCE, add, bare_repo, clone_repo, copy_repo, git, new_repo
-
-Build = Callable[[MemoryRepo], object]
-Prepared = Callable[[str, Build], MemoryRepo]
-Clone = Callable[[str], MemoryRepo]
+from tests.helpers import (
+    ACTOR,
+    FACT,
+    PREFERENCE,
+    Build,
+    Clone,
+    Prepared,
+    add,
+    bare_repo,
+    clone_repo,
+    copy_repo,
+    git,
+    new_repo,
+)
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

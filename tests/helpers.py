@@ -11,8 +11,9 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,18 @@ from typing import Any
 from click.testing import CliRunner
 
 from memfs import MemoryRepo
+from memfs.index.results import SearchResult
 from memfs.policy.candidate import Candidate, from_mapping
 from memfs.store.repo import CommitResult
 
 ACTOR = "agent:test"
+Build = Callable[[MemoryRepo], object]
+#: The ``prepared`` fixture: ``prepared(name, build)`` -> a copy of the repository ``build`` made.
+Prepared = Callable[[str, Build], MemoryRepo]
+#: The ``clone`` fixture: ``clone(name)`` -> a clone of the ``remote`` fixture acting as ``agent:NAME``.
+Clone = Callable[[str], MemoryRepo]
+#: The checkout: pyproject.toml, memfs/, README.md.
+PROJECT = Path(__file__).resolve().parents[1]
 
 #: The fields a minimal valid memory needs: a fact of user U5 from a conversation.
 FACT: dict[str, Any] = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
@@ -35,6 +44,14 @@ PREFERENCE: dict[str, Any] = {
     "source": "conversation:C1#msg-12",
     "source_kind": "user",
 }
+#: How long to wait for something another thread or process does (generous: CI machines are slow).
+TIMEOUT = 30.0
+#: A note with :data:`FACT`'s scope and source.
+NOTE: dict[str, Any] = {**FACT, "type": "note"}
+#: Where ``remember`` keeps :data:`PREFERENCE` (a file per subject, named after its key).
+PREFERENCE_PATH = "prefs/release-note-language.md"
+#: The frontmatter of a valid fact with id ``{id}``, as text: add hand-written (invalid) lines to it.
+VALID = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
 #: ``created`` of memory files written directly (:func:`put`): fixed, so freshness is too.
 T0 = "2026-01-01T00:00:00Z"
 _TIMES = ("created", "updated", "expires")
@@ -75,6 +92,16 @@ def all_object_texts(root: Path) -> str:
         ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True
     ).stdout
     return b"\n".join([*reachable, everything]).decode("utf-8", "replace")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds passed; its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
 
 
 # --- repositories and remotes ---------------------------------------------------------------
@@ -132,6 +159,24 @@ def memory_text(body: str = "text\n", **fields: Any) -> str:
     return f"---\n{yamlio.render(meta, FIELDS)}---\n{body}"
 
 
+def raw_memory(frontmatter: str, body: str = "body\n") -> str:
+    """A memory file with ``frontmatter`` as written, not rendered (it may be invalid YAML)."""
+    return f"---\n{frontmatter}---\n{body}"
+
+
+def base_doc(body: str = "para one\n\npara two\n", **fields: Any) -> bytes:
+    """``facts/a.md`` at revision 3, the common base of the merge tests, with ``fields`` changed."""
+    base = {
+        "id": "a",
+        "revision": 3,
+        "created": "2026-09-20T10:00:00Z",
+        "updated": "2026-09-20T10:00:00Z",
+        "description": "the base",
+        "tags": ["x"],
+    }
+    return memory_text(body, **{**base, **fields}).encode()
+
+
 def write_file(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8"))
@@ -164,9 +209,30 @@ def candidate(
     return from_mapping({**PREFERENCE, "body": body, "source": source, **fields})
 
 
+def user_memories(repo: MemoryRepo) -> list[str]:
+    """Memory files other than the ones ``memfs init`` creates under system/."""
+    return [p for p in repo.memory_paths() if not p.startswith("system/")]
+
+
+def hit_paths(result: SearchResult) -> list[str]:
+    return [h.path for h in result.hits]
+
+
 def options(fields: Mapping[str, Any]) -> list[str]:
     """The CLI options that set ``fields``: ``{"source_kind": "user"}`` -> ``--source-kind user``."""
     return [item for name, value in fields.items() for item in (f"--{name.replace('_', '-')}", str(value))]
+
+
+def branch_and_merge(repo: MemoryRepo, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """Write ``facts/a.md``, then commit ``theirs`` (``repo.write`` arguments) on a side branch
+    and ``ours`` on main, and ``git merge`` side into main; git's output."""
+    repo.write("facts/a.md", fields={**FACT, "tags": ["x"]}, body="para one\n\npara two\n")
+    git(repo.root, "checkout", "-q", "-b", "side")
+    repo.write("facts/a.md", **theirs)
+    git(repo.root, "checkout", "-q", "main")
+    repo.write("facts/a.md", **ours)
+    proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
+    return proc.stdout + proc.stderr
 
 
 # --- a process killed half way through a write ------------------------------------------------
@@ -174,6 +240,7 @@ _CRASH_SCRIPT = """
 import os, sys
 from memfs.store import atomic, gitcli
 from memfs import MemoryRepo
+from memfs.index.results import SearchResult
 
 mode = sys.argv[2]
 if mode == "before-commit":
