@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memfs import MemoryRepo
 from tests.helpers import cli, crash, git
 
 
+@pytest.mark.slow
 def test_crash_before_commit_is_finished_by_the_next_command(repo: MemoryRepo) -> None:
     crash(repo, "before-commit")
     assert git(repo.root, "log", "--format=%s").count("\n") == 1  # only init so far

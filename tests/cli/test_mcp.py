@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from memfs import MemoryRepo
 from tests.helpers import cli
+
+#: --list-tools imports the MCP package (about half a second); the other test starts Python.
+pytestmark = pytest.mark.slow
 
 
 def test_list_tools_flag(repo: MemoryRepo):

@@ -12,6 +12,7 @@ from memfs.ops.sync import backups, sync
 from tests.helpers import FACT, Clone, git, remote_head, run_cli
 
 
+@pytest.mark.slow
 def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/x.md", fields=FACT, body="one\n")

@@ -187,6 +187,7 @@ def test_three_clones_over_git_protocol(tmp_path: Path, git_daemon: tuple[Path, 
     assert world.syncs >= 2 * CLONES
 
 
+@pytest.mark.slow
 def test_git_protocol_push_is_fast_forward_only(
     tmp_path: Path, git_daemon: tuple[Path, str], template_remote: Path
 ) -> None:

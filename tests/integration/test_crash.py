@@ -13,6 +13,7 @@ from memfs.errors import MemfsError
 from tests.helpers import FACT, crash, git
 
 
+@pytest.mark.slow
 def test_crash_half_way_through_the_files_is_completed(repo: MemoryRepo) -> None:
     crash(repo, "mid-write")
     assert (repo.root / "a.md").exists() and not (repo.root / "b.md").exists()
@@ -22,6 +23,7 @@ def test_crash_half_way_through_the_files_is_completed(repo: MemoryRepo) -> None
     assert reopened.notices
 
 
+@pytest.mark.slow
 def test_files_edited_after_the_crash_are_left_alone(repo: MemoryRepo) -> None:
     crash(repo, "before-commit")
     edited = (repo.root / "a.md").read_text().replace("first", "edited by a human")

@@ -77,6 +77,7 @@ def test_half_lives_from_config(repo: MemoryRepo) -> None:
         repo.config()
 
 
+@pytest.mark.slow
 def test_cross_scope_leakage_property(repo: MemoryRepo) -> None:
     """Seeded random repo: every hit is in the asked scope, and eligible matches are never crowded out."""
     rng = random.Random(1234)
@@ -185,6 +186,7 @@ def test_indexing_never_writes_memory_files(repo: MemoryRepo) -> None:
     assert git(repo.root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_reindex_equals_incremental_after_many_operations(repo: MemoryRepo) -> None:
     rng = random.Random(7)
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
