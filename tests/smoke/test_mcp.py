@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import pytest
@@ -22,9 +22,20 @@ def _env() -> dict[str, str]:
     return {k: os.environ[k] for k in keep if k in os.environ}
 
 
+def _errlog() -> TextIO:
+    """Where the server's stderr goes: this test's captured stderr if it is a real file. Not
+    mcp's default, ``sys.stderr`` as it was when mcp was imported: if a CLI test imported mcp
+    inside click's test runner first, that is a stream without a file descriptor."""
+    try:
+        sys.stderr.fileno()
+    except OSError:
+        return sys.__stderr__
+    return sys.stderr
+
+
 def session(root: Path, *extra: str):
     from mcp.client import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
@@ -32,7 +43,7 @@ def session(root: Path, *extra: str):
         env=_env(),
         cwd=str(PROJECT),
     )
-    return Client(params, read_timeout_seconds=60)
+    return Client(stdio_client(params, errlog=_errlog()), read_timeout_seconds=60)
 
 
 def text_of(result: Any) -> str:
