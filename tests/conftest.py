@@ -54,11 +54,13 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def _drop_sample_hooks(git_dir: Path) -> None:
-    """``git init`` copies a dozen inert ``*.sample`` hooks; a template without them is copied
-    (and later deleted) twice as fast."""
+def _compact(repo: Path, git_dir: Path) -> None:
+    """Fewer files to copy for every test (and to delete after it): no inert ``*.sample`` hooks
+    (``git init`` copies a dozen) and the objects in one pack instead of a file each."""
     for sample in (git_dir / "hooks").glob("*.sample"):
         sample.unlink()
+    git(repo, "repack", "-a", "-d", "-q")
+    git(repo, "prune-packed")
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +86,7 @@ def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _isolate(monkeypatch, tmp_path_factory.mktemp("template-home"))
         root = new_repo(tmp_path_factory.mktemp("template") / "mem").root
-        _drop_sample_hooks(root / ".git")
+        _compact(root, root / ".git")
         return root
 
 
@@ -128,7 +130,7 @@ def template_remote(tmp_path_factory: pytest.TempPathFactory, template_repo: Pat
         _isolate(monkeypatch, tmp_path_factory.mktemp("template-remote-home"))
         bare = bare_repo(tmp_path_factory.mktemp("template-remote") / "remote.git")
         git(template_repo, "push", "-q", str(bare), "main")
-        _drop_sample_hooks(bare)
+        _compact(bare, bare)
         return bare
 
 
