@@ -63,10 +63,19 @@ def _compact(repo: Path, git_dir: Path) -> None:
     git(repo, "prune-packed")
 
 
+@pytest.fixture(scope="session")
+def _home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One empty home directory for the session: nothing memfs or a test runs may write to HOME
+    (checked at the end), so sharing it keeps tests apart."""
+    home = tmp_path_factory.mktemp("home")
+    yield home
+    assert sorted(p.name for p in home.iterdir()) == [], "something wrote to HOME"
+
+
 @pytest.fixture(autouse=True)
-def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def isolated_git(monkeypatch: pytest.MonkeyPatch, _home: Path) -> None:
     """No ~/.gitconfig, no system config, a fixed actor: tests behave the same on any machine."""
-    _isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+    _isolate(monkeypatch, _home)
 
 
 @pytest.fixture(autouse=True)
