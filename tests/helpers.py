@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from memfs import MemoryRepo
 from memfs.index.results import SearchResult
 from memfs.policy.candidate import Candidate, from_mapping
+from memfs.policy.transcript import SummaryRecord
 from memfs.store.repo import CommitResult
 
 ACTOR = "agent:test"
@@ -68,11 +69,14 @@ def set_identity(path: Path) -> None:
     git(path, "config", "user.email", "person@example.invalid")
 
 
+#: ``git *PERSON commit ...``: a person's identity for one command (clones have none configured).
+PERSON = ("-c", "user.name=Test Person", "-c", "user.email=person@example.invalid")
+
+
 def commit_all(root: Path, message: str) -> None:
-    """Stage everything and commit it as a person would (an identity of its own, so it works in
-    clones that have none configured)."""
+    """Stage everything and commit it as a person would."""
     git(root, "add", "-A")
-    git(root, "-c", "user.name=Test Person", "-c", "user.email=person@example.invalid", "commit", "-qm", message)
+    git(root, *PERSON, "commit", "-qm", message)
 
 
 def commit_count(repo: MemoryRepo) -> int:
@@ -233,6 +237,21 @@ def branch_and_merge(repo: MemoryRepo, ours: dict[str, Any], theirs: dict[str, A
     repo.write("facts/a.md", **ours)
     proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
     return proc.stdout + proc.stderr
+
+
+def first_summary() -> SummaryRecord:
+    """Version 1 of thread T1's summary record: a goal, three messages, a constraint, a question."""
+    from memfs.policy.transcript import next_summary
+
+    return next_summary(
+        None,
+        thread_id="T1",
+        goal="Ship B17",
+        covered_until_message_id="m3",
+        source_message_ids=["m1", "m2", "m3"],
+        confirmed_constraints=["answer in Chinese"],
+        new_questions=["who signs off?"],
+    )
 
 
 # --- a process killed half way through a write ------------------------------------------------

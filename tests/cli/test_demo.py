@@ -6,7 +6,7 @@ import unicodedata
 from pathlib import Path
 
 from memfs.store import commits
-from tests.helpers import git, run_cli
+from tests.helpers import PERSON, git, run_cli
 
 
 def _width(text: str) -> int:
@@ -44,7 +44,7 @@ def test_demo_inside_another_repo_never_commits_into_it(tmp_path: Path) -> None:
     git(outer, "init", "-q")
     (outer / "code.py").write_text("print('hi')\n")
     git(outer, "add", "code.py")
-    git(outer, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "-qm", "code")
+    git(outer, *PERSON, "commit", "-qm", "code")
     head = git(outer, "rev-parse", "HEAD")
     done = run_cli("demo", "memdemo", cwd=outer)
     assert done.returncode == 0, done.stderr

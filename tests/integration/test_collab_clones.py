@@ -16,7 +16,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.sync import sync
-from tests.helpers import clone_repo, copy_repo, git
+from tests.helpers import PERSON, clone_repo, copy_repo, git
 
 CLONES = 3
 OPS = 30
@@ -198,11 +198,7 @@ def test_git_protocol_push_is_fast_forward_only(
     repo.write("facts/a.md", fields=_fields(0, 0), body="a\n")
     assert sync(repo).pushed == 1
     git(path, "reset", "-q", "--hard", "HEAD~1")
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "diverge"],
-        cwd=path,
-        check=True,
-    )
+    git(path, *PERSON, "commit", "-q", "--allow-empty", "-m", "diverge")
     result = sync(repo)
     assert result.integrated == "rebase" and "facts/a.md" in repo.memory_paths()
     with pytest.raises(MemfsError, match="share no history"):

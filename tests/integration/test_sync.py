@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
 from memfs.ops.sync import BACKUP_PREFIX, backups, propose, sync
-from tests.helpers import FACT, Clone, bare_repo, commit_all, git, remote_head
+from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, remote_head
 
 
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
@@ -92,11 +91,7 @@ def test_rewritten_local_history_is_never_force_pushed(clone: Clone, remote: Pat
     a.write("facts/x.md", fields=FACT, body="one\n")
     sync(a)
     published = remote_head(remote)
-    subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "--amend", "-m", "rewritten"],
-        cwd=a.root,
-        check=True,
-    )
+    git(a.root, *PERSON, "commit", "-q", "--amend", "-m", "rewritten")
     result = sync(a)
     assert result.integrated == "rebase" and result.backups
     assert git(remote, "merge-base", "--is-ancestor", published, "main") == ""

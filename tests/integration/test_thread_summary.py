@@ -7,26 +7,12 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError
 from memfs.ops.thread_summary import load_summary, save_summary, summary_path
-from memfs.policy.transcript import (
-    SummaryRecord,
-    next_summary,
-)
-
-
-def first() -> SummaryRecord:
-    return next_summary(
-        None,
-        thread_id="T1",
-        goal="Ship B17",
-        covered_until_message_id="m3",
-        source_message_ids=["m1", "m2", "m3"],
-        confirmed_constraints=["answer in Chinese"],
-        new_questions=["who signs off?"],
-    )
+from memfs.policy.transcript import next_summary
+from tests.helpers import first_summary
 
 
 def test_summary_stored_as_memory_with_versions(repo: MemoryRepo):
-    one = first()
+    one = first_summary()
     save_summary(repo, one, scope="user:U5", reason="first summary")
     memory = repo.read(summary_path("T1"))
     assert memory.type == "summary" and memory.source == "thread:T1#m3" and not memory.errors

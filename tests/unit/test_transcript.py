@@ -17,6 +17,7 @@ from memfs.policy.transcript import (
     summary_body,
     truncate,
 )
+from tests.helpers import first_summary
 
 
 def fixed(text: str) -> int:
@@ -148,20 +149,8 @@ def test_token_estimate_is_offline_and_pluggable():
 
 
 # --- the summary record ------------------------------------------------------------------------
-def first() -> SummaryRecord:
-    return next_summary(
-        None,
-        thread_id="T1",
-        goal="Ship B17",
-        covered_until_message_id="m3",
-        source_message_ids=["m1", "m2", "m3"],
-        confirmed_constraints=["answer in Chinese"],
-        new_questions=["who signs off?"],
-    )
-
-
 def test_incremental_summary():
-    one = first()
+    one = first_summary()
     assert one.summary_version == 1
     two = next_summary(
         one,
@@ -193,13 +182,13 @@ def test_incremental_summary():
     ],
 )
 def test_invalid_records(change: dict):
-    data = first().to_json() | change
+    data = first_summary().to_json() | change
     with pytest.raises(InvalidMemory):
         SummaryRecord.from_json(data)
 
 
 def test_body_round_trip():
-    one = first()
+    one = first_summary()
     body = summary_body(one)
     assert "## Open questions\n- who signs off?" in body
     assert record_from_body(body) == one
