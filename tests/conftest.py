@@ -1,17 +1,48 @@
-"""Fixtures: every test runs git isolated from the machine's and the user's config.
+"""Fixtures: every test runs git isolated from the machine's and the user's config; repositories
+are built once and copied for each test that needs one.
+
+The tests are in four folders, by the widest door a test goes through:
+
+``unit/``
+    pure: bytes, policy functions, pure merges, tokens, transcripts, the layer rule; no git
+    process and no repository (``unit/test_layout.py`` checks this).
+``integration/``
+    the library on real git repositories in ``tmp_path``; no CLI.
+``cli/``
+    the ``memfs`` command in this process (:func:`tests.helpers.run_cli`), usually after
+    library calls that set the scene.
+``smoke/``
+    a few runs of the real entry point in a fresh process (``python -m memfs``): the basic
+    verbs, error lines and exit codes, stdin, the MCP server with a real client, signals and
+    concurrent processes.
+
+Tests marked ``slow`` start other Python processes, several clones or a git daemon, or take
+more than about half a second; ``pytest -m "not slow"`` leaves them out.
 
 Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import ACTOR, new_repo
+from tests.helpers import (
+    ACTOR,
+    FACT,
+    PREFERENCE,
+    Build,
+    Clone,
+    Prepared,
+    add,
+    bare_repo,
+    clone_repo,
+    copy_repo,
+    git,
+    new_repo,
+)
 
 
 def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
@@ -23,33 +54,187 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-@pytest.fixture(autouse=True)
-def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No ~/.gitconfig, no system config, a fixed actor: tests behave the same on any machine."""
-    _isolate(monkeypatch, tmp_path_factory.mktemp("home"))
+def _compact(repo: Path, git_dir: Path) -> None:
+    """Fewer files to copy for every test (and to delete after it): no inert ``*.sample`` hooks
+    (``git init`` copies a dozen) and the objects in one pack instead of a file each."""
+    for sample in (git_dir / "hooks").glob("*.sample"):
+        sample.unlink()
+    git(repo, "repack", "-a", "-d", "-q")
+    git(repo, "prune-packed")
 
 
 @pytest.fixture(scope="session")
-def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One freshly initialised memory repository per session, copied for each test that needs a
-    new one (a copy costs a tenth of ``memfs init``'s dozen git processes)."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _isolate(monkeypatch, tmp_path_factory.mktemp("template-home"))
-        return new_repo(tmp_path_factory.mktemp("template") / "mem").root
+def _home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One empty home directory for the session: nothing memfs or a test runs may write to HOME
+    (checked at the end), so sharing it keeps tests apart."""
+    home = tmp_path_factory.mktemp("home")
+    yield home
+    assert sorted(p.name for p in home.iterdir()) == [], "something wrote to HOME"
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch, _home: Path) -> None:
+    """No ~/.gitconfig, no system config, a fixed actor: tests behave the same on any machine."""
+    _isolate(monkeypatch, _home)
 
 
 @pytest.fixture(autouse=True)
 def closed_indexes() -> Iterator[None]:
-    """Search indexes opened by a test are closed after it (the CLI now runs in this process)."""
+    """Search indexes opened by a test are closed after it (the CLI runs in this process)."""
     yield
     from memfs import index
 
     index.close_all()
 
 
+# --- repositories, built once per session (per xdist worker) and copied ---------------------
+@pytest.fixture(scope="session")
+def template_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One freshly initialised memory repository per session, copied for each test that needs a
+    new one (a copy costs a tenth of ``memfs init``'s dozen git processes)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory.mktemp("template-home"))
+        root = new_repo(tmp_path_factory.mktemp("template") / "mem").root
+        _compact(root, root / ".git")
+        return root
+
+
 @pytest.fixture
 def repo(tmp_path: Path, template_repo: Path) -> MemoryRepo:
     """A fresh memory repository (its own git repo, as ``memfs init`` makes it) with a per-repo
     identity for plain git."""
-    shutil.copytree(template_repo, tmp_path / "mem", symlinks=True)
-    return MemoryRepo.open(tmp_path / "mem", ACTOR)
+    return MemoryRepo.open(copy_repo(template_repo, tmp_path / "mem"), ACTOR)
+
+
+@pytest.fixture(scope="session")
+def _prepared_roots() -> dict[str, Path]:
+    return {}
+
+
+@pytest.fixture
+def prepared(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, template_repo: Path, _prepared_roots: dict[str, Path]
+) -> Prepared:
+    """``prepared(name, build)``: a copy (at ``tmp_path/mem``, like :func:`repo`) of the template
+    repository after ``build(repo)`` ran on it, once per session for each ``name``."""
+
+    def make(name: str, build: Build) -> MemoryRepo:
+        root = _prepared_roots.get(name)
+        if root is None:
+            from memfs import index
+
+            root = copy_repo(template_repo, tmp_path_factory.mktemp(f"prepared-{name}") / "mem")
+            build(MemoryRepo.open(root, ACTOR))
+            index.close_all()
+            _prepared_roots[name] = root
+        return MemoryRepo.open(copy_repo(root, tmp_path / "mem"), ACTOR)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def template_remote(tmp_path_factory: pytest.TempPathFactory, template_repo: Path) -> Path:
+    """A bare remote holding the template repository on ``main``."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory.mktemp("template-remote-home"))
+        bare = bare_repo(tmp_path_factory.mktemp("template-remote") / "remote.git")
+        git(template_repo, "push", "-q", str(bare), "main")
+        _compact(bare, bare)
+        return bare
+
+
+@pytest.fixture
+def remote(tmp_path: Path, template_remote: Path) -> Path:
+    """A bare remote holding one freshly initialised memory repository on ``main``."""
+    return copy_repo(template_remote, tmp_path / "remote.git")
+
+
+@pytest.fixture
+def clone(tmp_path: Path, remote: Path) -> Clone:
+    """``clone(name)``: a clone of :func:`remote` at ``tmp_path/name``, acting as ``agent:name``,
+    with the merge driver configured."""
+
+    def make(name: str) -> MemoryRepo:
+        return clone_repo(str(remote), tmp_path / name, actor=f"agent:{name}")
+
+    return make
+
+
+# --- prepared repositories shared by the integration and the CLI tests of one topic ----------
+def _chain(repo: MemoryRepo) -> None:
+    add(repo, "facts/source.md")
+    add(repo, "notes/note.md", "facts/source.md")
+    add(repo, "index/entry.md", "notes/note.md")
+    add(repo, "answers/cached.md", "index/entry.md")
+    add(repo, "notes/unrelated.md")
+
+
+@pytest.fixture
+def chain(prepared: Prepared) -> MemoryRepo:
+    """Lineage: source -> note -> index entry -> cached answer, plus an unrelated note."""
+    return prepared("chain", _chain)
+
+
+CONTEXT_FACTS = {
+    "facts/b17.md": "B17 shipped on Monday after two test rounds.",
+    "facts/b18.md": "B18 is pending review by the release team.",
+    "facts/b19.md": "B19 release notes are written in Chinese.",
+}
+
+
+def _filled(repo: MemoryRepo) -> None:
+    for path, body in CONTEXT_FACTS.items():
+        add(repo, path, body=body, **FACT)
+    add(repo, "facts/other-user.md", body="B17 shipped, says another user.", **{**FACT, "scope": "user:U6"})
+    add(repo, "system/rules.md", body="Always answer briefly.", **{**FACT, "type": "note", "read_only": True})
+
+
+@pytest.fixture
+def filled(prepared: Prepared) -> MemoryRepo:
+    """Context: three facts of user U5, one of user U6, and a read-only rule under system/."""
+    return prepared("filled", _filled)
+
+
+def _lang(repo: MemoryRepo) -> None:
+    repo.write("prefs/lang.md", fields=PREFERENCE, body="Release notes in Chinese.\n", reason="user said so")
+    repo.write("facts/b17.md", fields={"type": "fact", "scope": "project:P8", "source": "tool:ci"}, body="B17 open")
+    repo.write("prefs/lang.md", fields={"source": "conversation:C2#msg-3"}, body="Release notes in English.\n")
+
+
+@pytest.fixture
+def lang(prepared: Prepared) -> MemoryRepo:
+    """History: the language preference in Chinese, a fact, then the preference in English."""
+    return prepared("lang", _lang)
+
+
+def _branch(repo: MemoryRepo) -> None:
+    repo.write("facts/b17.md", fields={**FACT, "description": "B17 is fixed"}, body="B17 fixed.\n")
+    repo.write("notes/derived.md", fields={**FACT, "depends_on": ["facts/b17.md"]}, body="Ship it.\n")
+    repo.write("notes/derived2.md", fields={**FACT, "depends_on": ["notes/derived.md"]}, body="Announce.\n")
+    repo.write("notes/unrelated.md", fields=FACT, body="Other.\n")
+    repo.write("prefs/lang.md", fields={**FACT, "key": "lang", "description": "notes in English"}, body="English\n")
+    repo.write("facts/old.md", fields={**FACT, "description": "old news"}, body="old\n")
+    repo.write("facts/gone.md", fields={**FACT, "description": "secret-ish"}, body="gone\n")
+    repo.write("facts/tweak.md", fields={**FACT, "tags": ["a"]}, body="tweak\n")
+    git(repo.root, "checkout", "-q", "-b", "review")
+    repo.write("facts/new.md", fields={**FACT, "description": "a new fact"}, body="new\n")
+    with repo.transaction("supersede", reason="U5 changed their mind") as tx:
+        tx.write("prefs/lang.md", fields={"status": "superseded"})
+        tx.write("prefs/lang-2.md", fields={**FACT, "key": "lang", "description": "notes in Chinese"}, body="中文\n")
+    with repo.transaction("retract", reason="release was rolled back") as tx:
+        tx.write("facts/b17.md", fields={"status": "retracted"})
+        record = [{"root": "facts/b17.md", "reason": "release was rolled back", "actor": "agent:test"}]
+        tx.write("notes/derived.md", fields={"status": "needs_review", "invalidated_by": record})
+        tx.write("notes/derived2.md", fields={"status": "needs_review", "invalidated_by": record})
+    repo.write("facts/old.md", fields={"status": "expired"})
+    repo.delete("facts/gone.md", reason="user asked")
+    repo.write("facts/tweak.md", fields={"confidence": 0.4, "tags": ["a", "b"]}, body="tweaked\n")
+    git(repo.root, "checkout", "-q", "main")
+    repo.write("facts/on-main.md", fields=FACT, body="landed on main meanwhile\n")
+
+
+@pytest.fixture
+def branch(prepared: Prepared) -> MemoryRepo:
+    """Review: main with a few memories, then a branch ``review`` that changes them in every way
+    (and one more commit on main meanwhile)."""
+    return prepared("branch", _branch)

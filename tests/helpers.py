@@ -1,13 +1,19 @@
-"""Shared factories for tests: plain git, repositories, memory files, and the CLI in-process or in
-a real process. Tests import from here; ``conftest.py`` only holds fixtures."""
+"""Shared factories for tests: plain git, repositories and remotes, memory files and fields, and
+the CLI in-process or in a real process. Tests import from here; ``conftest.py`` only holds
+fixtures (the prepared repositories built from these factories)."""
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
+import shutil
 import subprocess
 import sys
+import textwrap
+import time
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,10 +21,44 @@ from typing import Any
 from click.testing import CliRunner
 
 from memfs import MemoryRepo
+from memfs.index.results import SearchResult
+from memfs.policy.candidate import Candidate, from_mapping
+from memfs.policy.transcript import SummaryRecord
+from memfs.store.repo import CommitResult
 
 ACTOR = "agent:test"
+Build = Callable[[MemoryRepo], object]
+#: The ``prepared`` fixture: ``prepared(name, build)`` -> a copy of the repository ``build`` made.
+Prepared = Callable[[str, Build], MemoryRepo]
+#: The ``clone`` fixture: ``clone(name)`` -> a clone of the ``remote`` fixture acting as ``agent:NAME``.
+Clone = Callable[[str], MemoryRepo]
+#: The checkout: pyproject.toml, memfs/, README.md.
+PROJECT = Path(__file__).resolve().parents[1]
+
+#: The fields a minimal valid memory needs: a fact of user U5 from a conversation.
+FACT: dict[str, Any] = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
+#: The release-notes preference of the issue's scenario, as the user stated it.
+PREFERENCE: dict[str, Any] = {
+    "type": "preference",
+    "scope": "user:U5/project:P8",
+    "key": "release_note_language",
+    "source": "conversation:C1#msg-12",
+    "source_kind": "user",
+}
+#: How long to wait for something another thread or process does (generous: CI machines are slow).
+TIMEOUT = 30.0
+#: A note with :data:`FACT`'s scope and source.
+NOTE: dict[str, Any] = {**FACT, "type": "note"}
+#: Where ``remember`` keeps :data:`PREFERENCE` (a file per subject, named after its key).
+PREFERENCE_PATH = "prefs/release-note-language.md"
+#: The frontmatter of a valid fact with id ``{id}``, as text: add hand-written (invalid) lines to it.
+VALID = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
+#: ``created`` of memory files written directly (:func:`put`): fixed, so freshness is too.
+T0 = "2026-01-01T00:00:00Z"
+_TIMES = ("created", "updated", "expires")
 
 
+# --- git ------------------------------------------------------------------------------------
 def git(cwd: Path, *args: str) -> str:
     """Plain git, as a user or another tool would run it."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
@@ -29,11 +69,116 @@ def set_identity(path: Path) -> None:
     git(path, "config", "user.email", "person@example.invalid")
 
 
+#: ``git *PERSON commit ...``: a person's identity for one command (clones have none configured).
+PERSON = ("-c", "user.name=Test Person", "-c", "user.email=person@example.invalid")
+
+
+def commit_all(root: Path, message: str) -> None:
+    """Stage everything and commit it as a person would."""
+    git(root, "add", "-A")
+    git(root, *PERSON, "commit", "-qm", message)
+
+
+def commit_count(repo: MemoryRepo) -> int:
+    return int(git(repo.root, "rev-list", "--count", "HEAD"))
+
+
+def subjects(root: Path) -> list[str]:
+    """Commit subjects, newest first."""
+    return git(root, "log", "--format=%s").splitlines()
+
+
+def all_object_texts(root: Path) -> str:
+    """Every reachable object (rev-list --all --objects) and every object at all (batch-all-objects)."""
+    names = [line.split()[0] for line in git(root, "rev-list", "--all", "--objects").splitlines()]
+    reachable = [subprocess.run(["git", "cat-file", "-p", n], cwd=root, capture_output=True).stdout for n in names]
+    everything = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root, capture_output=True
+    ).stdout
+    return b"\n".join([*reachable, everything]).decode("utf-8", "replace")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds passed; its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+# --- repositories and remotes ---------------------------------------------------------------
 def new_repo(path: Path, actor: str = ACTOR) -> MemoryRepo:
     """A fresh memory repository (its own git repo) with a per-repo identity for plain git."""
     mem = MemoryRepo.init(path, actor=actor)
     set_identity(mem.root)
     return mem
+
+
+def copy_repo(source: Path, dest: Path) -> Path:
+    """A copy of a prepared repository (work tree, ``.git`` and the ``.memfs`` cache)."""
+    shutil.copytree(source, dest, symlinks=True)
+    return dest
+
+
+def bare_repo(path: Path, branch: str | None = "main") -> Path:
+    """An empty bare repository (a remote), its HEAD on ``branch``."""
+    initial = [f"--initial-branch={branch}"] if branch else []
+    subprocess.run(["git", "init", "-q", "--bare", *initial, str(path)], check=True)
+    return path
+
+
+def clone_repo(url: str, path: Path, actor: str, merge_driver: bool = True) -> MemoryRepo:
+    """``git clone URL PATH`` opened as ``actor``, with memfs's merge driver configured (as
+    ``memfs install-merge-driver`` would) unless ``merge_driver`` is false."""
+    from memfs.store.init import configure_merge_driver
+
+    git(path.parent, "clone", "-q", url, str(path))
+    repo = MemoryRepo.open(path, actor=actor)
+    if merge_driver:
+        configure_merge_driver(repo.git)
+    return repo
+
+
+def remote_head(remote: Path) -> str:
+    return git(remote, "rev-parse", "main").strip()
+
+
+# --- memory files and fields ----------------------------------------------------------------
+def memory_text(body: str = "text\n", **fields: Any) -> str:
+    """A memory file's text: the given fields over :data:`FACT` with ``status: active`` (``None``
+    leaves one out), then ``body`` (a final newline added if missing). ``created``, ``updated``
+    and ``expires`` may be ISO 8601 strings; they are written as times."""
+    from memfs.format import yamlio
+    from memfs.format.model import FIELDS
+
+    meta: dict[str, Any] = {**FACT, "status": "active"}
+    meta.update(fields)
+    for name in _TIMES:
+        if isinstance(meta.get(name), str):
+            meta[name] = dt.datetime.fromisoformat(meta[name])
+    if not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{yamlio.render(meta, FIELDS)}---\n{body}"
+
+
+def raw_memory(frontmatter: str, body: str = "body\n") -> str:
+    """A memory file with ``frontmatter`` as written, not rendered (it may be invalid YAML)."""
+    return f"---\n{frontmatter}---\n{body}"
+
+
+def base_doc(body: str = "para one\n\npara two\n", **fields: Any) -> bytes:
+    """``facts/a.md`` at revision 3, the common base of the merge tests, with ``fields`` changed."""
+    base = {
+        "id": "a",
+        "revision": 3,
+        "created": "2026-09-20T10:00:00Z",
+        "updated": "2026-09-20T10:00:00Z",
+        "description": "the base",
+        "tags": ["x"],
+    }
+    return memory_text(body, **{**base, **fields}).encode()
 
 
 def write_file(path: Path, text: str) -> Path:
@@ -42,16 +187,111 @@ def write_file(path: Path, text: str) -> Path:
     return path
 
 
-def memory_text(body: str = "text\n", **fields: Any) -> str:
-    """A memory file's text: the given fields (``None`` leaves one out) over sensible defaults."""
-    from memfs.format import yamlio
-    from memfs.format.model import FIELDS
+def put(where: MemoryRepo | Path, rel: str, body: str = "text\n", **fields: Any) -> Path:
+    """Write a memory file directly, as an editor or another tool would (no commit):
+    :func:`memory_text` with an id made from the path and ``created`` at :data:`T0`."""
+    root = where.root if isinstance(where, MemoryRepo) else where
+    defaults = {"id": rel[:-3].replace("/", "-"), "created": T0}
+    return write_file(root / rel, memory_text(body, **{**defaults, **fields}))
 
-    meta: dict[str, Any] = {"type": "note", "scope": "user:U5", "source": "test:helpers", "status": "active"}
+
+def add(repo: MemoryRepo, path: str, *depends_on: str, body: str | None = None, **fields: Any) -> CommitResult:
+    """Write one memory through the library (one commit): a fact of user U5 sourced
+    ``test:PATH`` (each memory its own source), derived from ``depends_on``, whose body is its
+    path unless ``body`` is given; ``fields`` add to or override all of that."""
+    meta: dict[str, Any] = {**FACT, "source": f"test:{path}"}
+    if depends_on:
+        meta["depends_on"] = list(depends_on)
     meta.update(fields)
-    return f"---\n{yamlio.render(meta, FIELDS)}---\n{body}"
+    return repo.write(path, fields=meta, body=f"{path}\n" if body is None else body)
 
 
+def candidate(
+    body: str = "Write P8 release notes in English from now on.", source: str = PREFERENCE["source"], **fields: Any
+) -> Candidate:
+    """A candidate for the write gate and ``remember``: the user restating :data:`PREFERENCE`."""
+    return from_mapping({**PREFERENCE, "body": body, "source": source, **fields})
+
+
+def user_memories(repo: MemoryRepo) -> list[str]:
+    """Memory files other than the ones ``memfs init`` creates under system/."""
+    return [p for p in repo.memory_paths() if not p.startswith("system/")]
+
+
+def hit_paths(result: SearchResult) -> list[str]:
+    return [h.path for h in result.hits]
+
+
+def options(fields: Mapping[str, Any]) -> list[str]:
+    """The CLI options that set ``fields``: ``{"source_kind": "user"}`` -> ``--source-kind user``."""
+    return [item for name, value in fields.items() for item in (f"--{name.replace('_', '-')}", str(value))]
+
+
+def branch_and_merge(repo: MemoryRepo, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """Write ``facts/a.md``, then commit ``theirs`` (``repo.write`` arguments) on a side branch
+    and ``ours`` on main, and ``git merge`` side into main; git's output."""
+    repo.write("facts/a.md", fields={**FACT, "tags": ["x"]}, body="para one\n\npara two\n")
+    git(repo.root, "checkout", "-q", "-b", "side")
+    repo.write("facts/a.md", **theirs)
+    git(repo.root, "checkout", "-q", "main")
+    repo.write("facts/a.md", **ours)
+    proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
+    return proc.stdout + proc.stderr
+
+
+def first_summary() -> SummaryRecord:
+    """Version 1 of thread T1's summary record: a goal, three messages, a constraint, a question."""
+    from memfs.policy.transcript import next_summary
+
+    return next_summary(
+        None,
+        thread_id="T1",
+        goal="Ship B17",
+        covered_until_message_id="m3",
+        source_message_ids=["m1", "m2", "m3"],
+        confirmed_constraints=["answer in Chinese"],
+        new_questions=["who signs off?"],
+    )
+
+
+# --- a process killed half way through a write ------------------------------------------------
+_CRASH_SCRIPT = """
+import os, sys
+from memfs.store import atomic, gitcli
+from memfs import MemoryRepo
+from memfs.index.results import SearchResult
+
+mode = sys.argv[2]
+if mode == "before-commit":
+    gitcli.Git.commit_paths = lambda *a, **k: os._exit(9)
+else:
+    real, calls = atomic.write_bytes, []
+    def crashing(path, data):
+        if not str(path).endswith("memfs-journal.json"):
+            calls.append(path)
+            if len(calls) == 2:
+                os._exit(9)
+        real(path, data)
+    atomic.write_bytes = crashing
+repo = MemoryRepo.open(sys.argv[1])
+fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
+with repo.transaction("import", reason="two files") as tx:
+    tx.write("a.md", fields=fields, body="first")
+    tx.write("b.md", fields=fields, body="second")
+"""
+
+
+def crash(repo: MemoryRepo, mode: str) -> None:
+    """A process writing ``a.md`` and ``b.md`` in one transaction dies (exit 9) before the commit
+    (``before-commit``) or after the first file (``mid-write``), leaving its journal behind."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_CRASH_SCRIPT), str(repo.root), mode], capture_output=True, text=True
+    )
+    assert done.returncode == 9, done.stderr
+    assert (repo.git.git_dir / "memfs-journal.json").exists()
+
+
+# --- the CLI --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Ran:
     """What a CLI run did, shaped like :class:`subprocess.CompletedProcess`."""
@@ -82,18 +322,26 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
     return Ran(args, code, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
 
 
+def cli(repo: MemoryRepo, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> Ran:
+    """``memfs -C REPO ARGS`` in this process (:func:`run_cli`)."""
+    return run_cli("-C", str(repo.root), *args, input=input, env=env)
+
+
 def run_process(
-    *args: str, cwd: Path | None = None, input: str | None = None, env: dict[str, str] | None = None
+    *args: str, cwd: Path | None = None, input: str | bytes | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """The real entry point in a fresh process: ``python -m memfs ARGS`` (smoke tests only)."""
+    """The real entry point in a fresh process: ``python -m memfs ARGS`` (smoke tests only).
+    ``input`` given as bytes reaches stdin unchanged; the output is decoded either way."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "memfs", *args],
         cwd=cwd,
-        input=input,
-        text=True,
+        input=input.encode("utf-8") if isinstance(input, str) else input,
         capture_output=True,
         env=full_env,
         stdin=None if input is not None else subprocess.DEVNULL,
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
     )

@@ -1,0 +1,54 @@
+"""``memfs sync`` and ``propose`` against a real bare remote."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memfs.errors import ConflictError
+from memfs.ops.sync import backups, sync
+from tests.helpers import FACT, Clone, git, remote_head, run_cli
+
+
+@pytest.mark.slow
+def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clone, remote: Path) -> None:
+    a, b = clone("a"), clone("b")
+    a.write("facts/x.md", fields=FACT, body="one\n")
+    sync(a)
+    sync(b)
+    a.write("facts/x.md", body="uno\n")
+    b.write("facts/x.md", body="eins\n")
+    sync(a)
+    before, remote_before = b.git.head(), remote_head(remote)
+    with pytest.raises(ConflictError) as caught:
+        sync(b)
+    message = str(caught.value)
+    assert "facts/x.md" in message and "Nothing was lost and nothing was pushed" in message
+    assert "git pull --rebase origin main" in message and "git rebase --continue" in message
+    assert b.git.head() == before and remote_head(remote) == remote_before
+    assert git(b.root, "status", "--porcelain") == ""
+    assert not (b.git.git_dir / "rebase-merge").exists()
+    assert b.read("facts/x.md").body == "eins\n"
+    assert [sha for _, sha in backups(b)] == [before]
+    proc = run_cli("sync", cwd=b.root)
+    assert proc.returncode == 3 and "memfs: error: sync stopped" in proc.stderr
+
+
+def test_propose_cli(clone: Clone) -> None:
+    a = clone("a")
+    a.write("facts/one.md", fields=FACT, body="one\n")
+    proc = run_cli("propose", "--branch", "memfs/agent-a/x", cwd=a.root)
+    assert proc.returncode == 0, proc.stderr
+    assert "pushed 1 commit(s) to origin/memfs/agent-a/x" in proc.stdout
+    assert "memfs review origin/main..memfs/agent-a/x" in proc.stdout
+
+
+def test_sync_cli_json(clone: Clone) -> None:
+    a = clone("a")
+    a.write("facts/one.md", fields=FACT, body="one\n")
+    proc = run_cli("sync", "--merge", "--json", cwd=a.root, env={"MEMFS_ACTOR": "agent:a"})
+    assert proc.returncode == 0, proc.stderr
+    assert '"pushed": 1' in proc.stdout and '"mode": "merge"' in proc.stdout
+    assert os.path.exists(a.root / "facts/one.md")

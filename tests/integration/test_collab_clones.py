@@ -1,0 +1,207 @@
+"""Several clones writing and syncing against one remote lose nothing: over a file path and over
+``git://`` (a real ``git daemon`` on 127.0.0.1, started and stopped here)."""
+
+from __future__ import annotations
+
+import random
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.errors import MemfsError
+from memfs.ops.sync import sync
+from tests.helpers import PERSON, clone_repo, copy_repo, git
+
+CLONES = 3
+OPS = 30
+SYNC_CHANCE = 0.3
+
+
+@dataclass
+class World:
+    """What the clones did, to check against the end state."""
+
+    created: set[str] = field(default_factory=set)
+    retracted: set[str] = field(default_factory=set)
+    tagged: dict[str, set[str]] = field(default_factory=dict)
+    syncs: int = 0
+    rebases: int = 0
+
+
+def _retract(repo: MemoryRepo, rel: str) -> None:
+    repo.retract([rel], reason=f"{repo.actor} says {rel} was wrong")
+
+
+def _operate(repo: MemoryRepo, me: int, n: int, rng: random.Random, world: World) -> None:
+    memories = repo.scan().memories
+    mine = [m for m in memories if m.path.startswith(f"c{me}/") and m.status == "active"]
+    others = [m for m in memories if not m.is_system and m.status != "retracted"]
+    roll = rng.random()
+    if roll < 0.15 and others:
+        target = rng.choice(others).path
+        _retract(repo, target)
+        world.retracted.add(target)
+    elif roll < 0.35 and others:
+        target = rng.choice(others)
+        tag = f"t{me}-{n}"
+        repo.write(target.path, fields={"tags": [*target.tags, tag]})
+        world.tagged.setdefault(target.path, set()).add(tag)
+    elif roll < 0.5 and mine:
+        old = rng.choice(mine)
+        new = f"c{me}/m{n}.md"
+        with repo.transaction("supersede", reason="changed value") as tx:
+            tx.write(old.path, fields={"status": "superseded"})
+            tx.write(new, fields={**_fields(me, n), "key": old.key or old.id}, body=f"value {n}\n")
+        world.created.add(new)
+    elif roll < 0.6 and mine:
+        target = rng.choice(mine)
+        repo.write(target.path, body=target.body + f"edit {n}\n")
+    else:
+        new = f"c{me}/m{n}.md"
+        deps = [rng.choice(others).path] if others and rng.random() < 0.4 else []
+        repo.write(new, fields={**_fields(me, n), "depends_on": deps}, body=f"memory {n} of clone {me}\n")
+        world.created.add(new)
+
+
+def _fields(me: int, n: int) -> dict[str, object]:
+    return {
+        "type": "fact",
+        "scope": f"user:U{me}",
+        "key": f"k{me}-{n}",
+        "source": f"test:c{me}-{n}",
+        "description": f"clone {me} memory {n}",
+    }
+
+
+def _sync(repo: MemoryRepo, world: World) -> None:
+    result = sync(repo)
+    world.syncs += 1
+    world.rebases += result.integrated == "rebase"
+
+
+def run_clones(tmp_path: Path, url: str, seed: int) -> World:
+    rng = random.Random(seed)
+    repos = [clone_repo(url, tmp_path / f"clone{i}", actor=f"agent:clone{i}") for i in range(CLONES)]
+    world = World()
+    schedule = [i for i in range(CLONES) for _ in range(OPS)]
+    rng.shuffle(schedule)
+    done = [0] * CLONES
+    for me in schedule:
+        _operate(repos[me], me, done[me], rng, world)
+        done[me] += 1
+        if rng.random() < SYNC_CHANCE:
+            _sync(repos[rng.randrange(CLONES)], world)
+    for _ in range(2):
+        for repo in repos:
+            _sync(repo, world)
+    heads = {repo.git.head() for repo in repos}
+    assert len(heads) == 1, "clones did not converge"
+    for repo in repos:
+        final = {m.path: m for m in repo.scan().memories}
+        assert world.created <= set(final), f"lost: {sorted(world.created - set(final))}"
+        for rel in world.retracted:
+            assert final[rel].status == "retracted", rel
+        for rel, tags in world.tagged.items():
+            assert tags <= set(final[rel].tags), rel
+        assert [p for p in repo.validate() if p.severity == "error"] == []
+    assert world.rebases > 0
+    return world
+
+
+@pytest.mark.slow
+def test_three_clones_over_a_file_remote(tmp_path: Path, remote: Path) -> None:
+    run_clones(tmp_path, str(remote), seed=7)
+
+
+# --- git:// ------------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def git_daemon(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """``git daemon`` serving ``<tmp>/served`` on 127.0.0.1 with push enabled; its base URL."""
+    exec_path = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True).stdout.strip())
+    if not (exec_path / "git-daemon").exists():
+        pytest.skip("git daemon is not installed")
+    served = tmp_path / "served"
+    served.mkdir()
+    for _ in range(5):
+        port = _free_port()
+        proc = subprocess.Popen(
+            [
+                "git",
+                "daemon",
+                "--export-all",
+                "--enable=receive-pack",
+                "--reuseaddr",
+                "--informative-errors",
+                "--listen=127.0.0.1",
+                f"--port={port}",
+                f"--base-path={served}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while proc.poll() is None and not _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is None and _listening(port):
+            break
+        proc.kill()
+        proc.wait()
+    else:
+        pytest.fail("git daemon did not start")
+    try:
+        yield served, f"git://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.slow
+def test_three_clones_over_git_protocol(tmp_path: Path, git_daemon: tuple[Path, str], template_remote: Path) -> None:
+    served, base_url = git_daemon
+    copy_repo(template_remote, served / "memory.git")
+    world = run_clones(tmp_path, base_url + "memory.git", seed=11)
+    assert world.syncs >= 2 * CLONES
+
+
+@pytest.mark.slow
+def test_git_protocol_push_is_fast_forward_only(
+    tmp_path: Path, git_daemon: tuple[Path, str], template_remote: Path
+) -> None:
+    served, base_url = git_daemon
+    copy_repo(template_remote, served / "memory.git")
+    path = tmp_path / "c"
+    repo = clone_repo(base_url + "memory.git", path, actor="agent:c", merge_driver=False)
+    repo.write("facts/a.md", fields=_fields(0, 0), body="a\n")
+    assert sync(repo).pushed == 1
+    git(path, "reset", "-q", "--hard", "HEAD~1")
+    git(path, *PERSON, "commit", "-q", "--allow-empty", "-m", "diverge")
+    result = sync(repo)
+    assert result.integrated == "rebase" and "facts/a.md" in repo.memory_paths()
+    with pytest.raises(MemfsError, match="share no history"):
+        other = MemoryRepo.init(tmp_path / "other", actor="agent:o")
+        git(other.root, "remote", "add", "origin", base_url + "memory.git")
+        sync(other)

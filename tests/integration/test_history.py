@@ -1,0 +1,65 @@
+"""History: log by operation, a memory as of a commit or a date, semantic diffs, revert."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.errors import GitError, MemfsError, MemoryNotFound
+from memfs.store import history
+from tests.helpers import git, write_file
+
+
+def test_log_of_repo_path_and_op(lang: MemoryRepo) -> None:
+    assert [e.op for e in history.log(lang)] == ["update", "create", "create", "init"]
+    entries = history.log(lang, "prefs/lang.md")
+    assert [e.op for e in entries] == ["update", "create"] and entries[1].reason == "user said so"
+    assert [e.paths for e in history.log(lang, op="create")] == [("facts/b17.md",), ("prefs/lang.md",)]
+    assert history.log(lang, op="retract") == []
+    assert len(history.log(lang, limit=2)) == 2
+
+
+def test_show_at_commit_and_date(lang: MemoryRepo) -> None:
+    first = history.log(lang, "prefs/lang.md")[-1].commit
+    assert history.show_at(lang, "prefs/lang.md", first).body == "Release notes in Chinese.\n"
+    assert history.show_at(lang, "prefs/lang.md", "HEAD").revision == 2
+    assert history.show_at(lang, "prefs/lang.md", "2999-01-01T00:00:00Z").revision == 2
+    with pytest.raises(MemoryNotFound):
+        history.show_at(lang, "prefs/lang.md", "2000-01-01T00:00:00Z")
+    with pytest.raises(MemfsError, match="time zone"):
+        history.show_at(lang, "prefs/lang.md", "2026-01-01T00:00:00")
+    with pytest.raises(GitError, match="not a commit"):
+        history.show_at(lang, "prefs/lang.md", "no-such-branch")
+
+
+def test_semantic_diff_summarises_field_changes(lang: MemoryRepo) -> None:
+    [change] = history.diff(lang, "HEAD~1", "HEAD")
+    summary = {str(c).split(":")[0]: str(c) for c in change.fields}
+    assert summary["revision"] == "revision: 1 → 2"
+    assert summary["source"] == "source: conversation:C1#msg-12 → conversation:C2#msg-3"
+    assert change.body_changed and "+Release notes in English." in change.text
+
+
+def test_diff_against_the_working_tree(lang: MemoryRepo) -> None:
+    path = lang.root / "prefs/lang.md"
+    path.write_text(path.read_text().replace("status: active", "status: retracted"))
+    write_file(lang.root / "new.md", "---\nid: new\n---\n")
+    files = {f.path: f for f in history.diff(lang, "HEAD")}
+    assert [str(c) for c in files["prefs/lang.md"].fields] == ["status: active → retracted"]
+    assert files["new.md"].change == "added"
+
+
+def test_revert_restores_exact_bytes(lang: MemoryRepo) -> None:
+    before = (lang.root / "prefs/lang.md").read_bytes()
+    lang.write("prefs/lang.md", fields={"status": "retracted"})
+    sha = history.revert(lang, "HEAD", reason="bad retraction")
+    assert (lang.root / "prefs/lang.md").read_bytes() == before
+    body = git(lang.root, "log", "-1", "--format=%B")
+    assert body.startswith("memfs: revert ") and "Memfs-Op: revert" in body and sha
+
+
+def test_revert_refuses_with_staged_changes(lang: MemoryRepo) -> None:
+    write_file(lang.root / "x.txt", "x")
+    git(lang.root, "add", "x.txt")
+    with pytest.raises(MemfsError, match="staged"):
+        history.revert(lang, "HEAD")

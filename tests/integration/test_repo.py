@@ -1,0 +1,177 @@
+"""The git-backed store: one commit per operation, only touched files, revisions, atomicity."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.errors import ConflictError, InvalidMemory, MemfsError, NotAMemoryRepo, PathError
+from memfs.store.commits import trailers
+from tests.helpers import ACTOR, FACT, git, set_identity, subjects, write_file
+
+
+def test_init_creates_a_committed_memory_root(repo: MemoryRepo) -> None:
+    assert subjects(repo.root) == ["memfs: init memory repository"]
+    assert ".memfs/" in (repo.root / ".gitignore").read_text()
+    assert (repo.root / ".gitattributes").exists() and (repo.root / "system/persona.md").exists()
+    assert repo.validate() == []
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+def test_init_is_idempotent(repo: MemoryRepo) -> None:
+    again = MemoryRepo.init(repo.root)
+    assert again.root == repo.root and len(subjects(repo.root)) == 1
+
+
+def test_write_is_one_commit_by_the_actor_with_trailers(repo: MemoryRepo) -> None:
+    result = repo.write("facts/b17.md", fields=FACT, body="B17 is fixed.", reason="CI said so")
+    assert result.commit == git(repo.root, "rev-parse", "HEAD").strip()
+    assert [(c.path, c.action, c.revision) for c in result.changes] == [("facts/b17.md", "create", 1)]
+    author = git(repo.root, "log", "-1", "--format=%an <%ae>").strip()
+    assert author == f"{ACTOR} <agent-test@memfs.invalid>"
+    body = git(repo.root, "log", "-1", "--format=%B")
+    assert body.startswith("memfs: create facts/b17.md\n\nReason: CI said so\n")
+    assert trailers(body) == {"Memfs-Op": ["create"], "Memfs-Actor": [ACTOR], "Memfs-Path": ["facts/b17.md"]}
+
+
+def test_update_bumps_revision_and_changes_only_its_lines(repo: MemoryRepo) -> None:
+    repo.write("facts/b17.md", fields=FACT, body="B17 is open.")
+    repo.write("facts/b17.md", fields={"status": "superseded"})
+    diff = git(repo.root, "diff", "HEAD~1", "HEAD", "--unified=0")
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert {ln for ln in changed if "updated:" not in ln} == {
+        "+revision: 2", "+status: superseded", "-revision: 1", "-status: active"
+    }
+    assert len([ln for ln in changed if "updated:" in ln]) in (0, 2)
+    assert repo.read("facts/b17.md").revision == 2
+
+
+def test_writing_the_same_content_makes_no_commit(repo: MemoryRepo) -> None:
+    repo.write("facts/b17.md", fields=FACT, body="B17")
+    before = subjects(repo.root)
+    result = repo.write("facts/b17.md", fields=FACT, body="B17")
+    assert result.commit is None and subjects(repo.root) == before
+
+
+def test_only_touched_files_are_committed(repo: MemoryRepo) -> None:
+    write_file(repo.root / "notes/dirty.md", "untracked work in progress\n")
+    write_file(repo.root / "system/persona.md", (repo.root / "system/persona.md").read_text() + "local edit\n")
+    write_file(repo.root / "staged.txt", "staged by the user\n")
+    git(repo.root, "add", "staged.txt")
+    repo.write("facts/b17.md", fields=FACT, body="B17")
+    assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["facts/b17.md"]
+    status = git(repo.root, "status", "--porcelain").splitlines()
+    assert set(status) == {"A  staged.txt", " M system/persona.md", "?? notes/"}
+
+
+def test_expected_revision_conflict_writes_nothing(repo: MemoryRepo) -> None:
+    repo.write("facts/b17.md", fields=FACT, body="B17")
+    repo.write("facts/b17.md", fields={"confidence": 0.5})
+    before = (repo.root / "facts/b17.md").read_bytes()
+    with pytest.raises(ConflictError, match="revision 1, it is now revision 2"):
+        repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=1)
+    assert (repo.root / "facts/b17.md").read_bytes() == before
+    assert repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=2).commit
+
+
+def test_invalid_write_writes_nothing(repo: MemoryRepo) -> None:
+    with pytest.raises(InvalidMemory, match="source"):
+        repo.write("facts/x.md", fields={"type": "fact", "scope": "user:U5"}, body="no source")
+    assert not (repo.root / "facts/x.md").exists()
+    with pytest.raises(InvalidMemory, match="depends_on"):
+        repo.write("facts/y.md", fields={**FACT, "depends_on": ["nope.md"]})
+    with pytest.raises(InvalidMemory, match="already used"):
+        repo.write("facts/z.md", fields={**FACT, "id": "persona"})
+    assert len(subjects(repo.root)) == 1 and git(repo.root, "status", "--porcelain") == ""
+
+
+def test_create_only_refuses_existing(repo: MemoryRepo) -> None:
+    repo.write("facts/b17.md", fields=FACT, body="B17")
+    with pytest.raises(MemfsError, match="already exists"):
+        repo.write("facts/b17.md", fields=FACT, body="other", create_only=True)
+
+
+def test_transaction_is_one_commit_or_nothing(repo: MemoryRepo) -> None:
+    with repo.transaction("import", reason="bulk") as tx:
+        tx.write("a.md", fields=FACT, body="a")
+        tx.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
+        assert tx.read("b.md").depends_on == ("a.md",)
+    assert tx.result.commit and sorted(c.path for c in tx.result.changes) == ["a.md", "b.md"]
+    assert len(subjects(repo.root)) == 2
+    with pytest.raises(RuntimeError), repo.transaction("import") as tx:
+        tx.write("c.md", fields=FACT, body="c")
+        raise RuntimeError("caller failed half way")
+    assert not (repo.root / "c.md").exists() and len(subjects(repo.root)) == 2
+
+
+def test_delete_and_dependents(repo: MemoryRepo) -> None:
+    repo.write("a.md", fields=FACT, body="a")
+    repo.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
+    with pytest.raises(MemfsError, match=r"b\.md depend"):
+        repo.delete("a.md")
+    repo.delete("b.md", reason="obsolete")
+    repo.delete("a.md")
+    assert not (repo.root / "a.md").exists() and subjects(repo.root)[0] == "memfs: delete a.md"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["../escape.md", "/etc/passwd.md", "a/../../x.md", ".git/config.md", ".memfs/x.md", "a\x00.md",
+     "..%2fescape.md", "notes.txt", "README.md"],
+)
+def test_paths_outside_the_root_are_refused(repo: MemoryRepo, bad: str) -> None:
+    with pytest.raises(PathError):
+        repo.write(bad, fields=FACT, body="x")
+
+
+def test_symlink_escape_is_refused(repo: MemoryRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, repo.root / "link")
+    with pytest.raises(PathError, match="symlink"):
+        repo.write("link/x.md", fields=FACT, body="x")
+    assert list(outside.iterdir()) == []
+
+
+def test_memory_root_inside_a_larger_repo(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    set_identity(project)
+    write_file(project / "src/app.py", "print('hi')\n")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "app")
+    mem = MemoryRepo.init(project / "memory")
+    mem.write("facts/a.md", fields=FACT, body="a")
+    assert git(project, "show", "--name-only", "--format=", "HEAD").split() == ["memory/facts/a.md"]
+    (project / "memory/facts/deeper").mkdir()
+    opened = MemoryRepo.open(project / "memory/facts/deeper")
+    assert opened.root == mem.root and opened.read("facts/a.md").body == "a\n"
+    assert MemoryRepo.open(project / "src").root == project  # outside the marker: the top level
+
+
+def test_open_outside_git_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(NotAMemoryRepo, match="memfs init"):
+        MemoryRepo.open(tmp_path)
+
+
+def test_scan_reports_broken_files_and_orders_system_first(repo: MemoryRepo) -> None:
+    repo.write("a.md", fields=FACT, body="a")
+    write_file(repo.root / "broken.md", "no frontmatter\n")
+    scan = repo.scan()
+    assert [m.path for m in scan.memories] == ["system/persona.md", "a.md"]
+    assert [p.path for p in scan.broken] == ["broken.md"]
+
+
+def test_memfsignore_edits_take_effect_in_the_same_process(repo: MemoryRepo) -> None:
+    write_file(repo.root / "drafts/x.md", "---\nid: x\n---\n")
+    assert "drafts/x.md" in repo.memory_paths()
+    write_file(repo.root / ".memfsignore", "drafts/\n")
+    assert "drafts/x.md" not in repo.memory_paths()
+    with pytest.raises(PathError, match="memfsignore"):
+        repo.rel("drafts/x.md")
+    write_file(repo.root / ".memfsignore", "# nothing ignored any more\n")
+    assert "drafts/x.md" in repo.memory_paths() and repo.rel("drafts/x.md") == "drafts/x.md"

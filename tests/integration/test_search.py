@@ -1,0 +1,307 @@
+"""Search and recall: eligibility before relevance, the index following git, CJK, bad input."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import threading
+
+import pytest
+
+from memfs import MemoryRepo, index
+from memfs.errors import MemfsError
+from memfs.index.analysis import tokens
+from memfs.policy import recall
+from memfs.store import locking
+from tests.helpers import commit_all, git, hit_paths, put
+
+
+# --- eligibility ------------------------------------------------------------------------------
+def test_version_trap_returns_v2_never_the_more_similar_v1(repo: MemoryRepo) -> None:
+    text = "deploy command for the release pipeline deploy release pipeline deploy"
+    put(repo, "facts/a.md", text, scope="project:x", version="v1")
+    put(repo, "facts/b.md", "the release uses make ship", scope="project:x", version="v2")
+    result = index.search(repo, "deploy release pipeline", scope="project:x", version="v2", explain=True)
+    assert hit_paths(result) == ["facts/b.md"]
+    assert [(f.path, f.reason) for f in result.filtered] == [("facts/a.md", "wrong version (v1)")]
+    assert set(hit_paths(index.search(repo, "deploy release", scope="project:x"))) == {"facts/a.md", "facts/b.md"}
+
+
+def test_expiry_boundary(repo: MemoryRepo) -> None:
+    put(repo, "facts/promo.md", "the promo code is SPRING", expires="2026-06-01T00:00:00Z")
+    at = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
+    assert hit_paths(index.search(repo, "promo", scope="user:U5", at=at)) == []
+    just_before = at - dt.timedelta(seconds=1)
+    assert hit_paths(index.search(repo, "promo", scope="user:U5", at=just_before)) == ["facts/promo.md"]
+    explained = index.search(repo, "promo", scope="user:U5", at=at, explain=True)
+    assert explained.filtered[0].reason.startswith("expired at 2026-06-01")
+
+
+@pytest.mark.parametrize("status", ["retracted", "superseded", "needs_review", "expired"])
+def test_inactive_statuses_never_returned(repo: MemoryRepo, status: str) -> None:
+    put(repo, "facts/bad.md", "the database password rotation policy", status=status)
+    put(repo, "facts/good.md", "rotation happens monthly")
+    result = index.search(repo, "database password rotation policy", scope="user:U5", explain=True)
+    assert hit_paths(result) == ["facts/good.md"]
+    assert result.filtered[0].reason == f"status is {status}"
+
+
+def test_unsourced_never_returned(repo: MemoryRepo) -> None:
+    put(repo, "facts/nosource.md", "the office wifi name", source=None)
+    put(repo, "facts/blank.md", "the office wifi name again", source="  ")
+    result = index.search(repo, "office wifi", scope="user:U5", explain=True)
+    assert hit_paths(result) == []
+    assert {f.reason for f in result.filtered} == {"no source"}
+
+
+def test_scope_exact_and_inheritance_by_whole_segments(repo: MemoryRepo) -> None:
+    put(repo, "a.md", "tea preference", scope="user:U5")
+    put(repo, "b.md", "tea preference", scope="user:U50")
+    put(repo, "c.md", "tea preference", scope="user:U5/project:P8")
+    put(repo, "d.md", "tea preference", scope="user:U5/project:P80")
+    assert hit_paths(index.search(repo, "tea", scope="user:U5")) == ["a.md"]
+    assert set(hit_paths(index.search(repo, "tea", scope="user:U5/project:P8", inherit=True))) == {"a.md", "c.md"}
+    assert hit_paths(index.search(repo, "tea", scope="user:U5/project:P8")) == ["c.md"]
+    assert len(index.search(repo, "tea").hits) == 4
+
+
+def test_half_lives_from_config(repo: MemoryRepo) -> None:
+    config = repo.root / ".memfs.toml"
+    config.write_text(config.read_text() + "\n[recall.half_life_days]\nfact = 30\nnote = 0\n")
+    policy = recall.RankPolicy.from_config(repo.config())
+    assert policy.half_lives["fact"] == 30.0 and policy.half_lives["note"] is None
+    config.write_text("[recall.half_life_days]\nfact = -1\n")
+    with pytest.raises(MemfsError, match=r"half_life_days\.fact"):
+        repo.config()
+
+
+@pytest.mark.slow
+def test_cross_scope_leakage_property(repo: MemoryRepo) -> None:
+    """Seeded random repo: every hit is in the asked scope, and eligible matches are never crowded out."""
+    rng = random.Random(1234)
+    scopes = ["user:U5", "user:U50", "user:U5/project:P8", "user:U5/project:P80", "user:U", "team:a", "team:a-b"]
+    words = "alpha beta gamma delta release notes deploy 发布 说明 B17 B170 error".split()
+    truth: dict[str, tuple[str, str, set[str]]] = {}
+    for i in range(600):
+        scope = rng.choice(scopes)
+        body = " ".join(rng.choices(words, k=rng.randint(2, 8)))
+        status = rng.choices(["active", "retracted"], [9, 1])[0]
+        version = rng.choice([None, None, "v1", "v2"])
+        put(repo, f"m/{i:04d}.md", body, scope=scope, status=status, version=version)
+        truth[f"m/{i:04d}.md"] = (scope, status, set(tokens(body)), version)
+    for _ in range(60):
+        scope = rng.choice(scopes)
+        inherit = rng.random() < 0.3
+        version = rng.choice([None, "v1", "v2"])
+        query = " ".join(rng.sample(words, 2))
+        result = index.search(repo, query, scope=scope, version=version, inherit=inherit, limit=5)
+        allowed = recall.ScopeRule(scope, inherit).scopes
+        qterms = set(tokens(query))
+        eligible = [
+            p
+            for p, (s, st, terms, v) in truth.items()
+            if s in allowed and st == "active" and terms & qterms and (version is None or v in (None, version))
+        ]
+        assert len(result.hits) == min(5, len(eligible)), (scope, query)
+        for hit in result.hits:
+            assert hit.memory.scope in allowed
+            assert hit.memory.status == "active"
+
+
+# --- relevance, CJK, identifiers ----------------------------------------------------------------
+def test_cjk_query_finds_mixed_text(repo: MemoryRepo) -> None:
+    put(repo, "prefs/lang.md", "以后P8的发布说明请用中文", type="preference")
+    put(repo, "prefs/other.md", "代码评审意见请简洁")
+    assert hit_paths(index.search(repo, "发布说明", scope="user:U5")) == ["prefs/lang.md"]
+    assert hit_paths(index.search(repo, "P8 release 发布", scope="user:U5")) == ["prefs/lang.md"]
+    assert set(hit_paths(index.search(repo, "请", scope="user:U5"))) == {"prefs/lang.md", "prefs/other.md"}
+
+
+def test_identifiers_stay_exact_under_stemming(repo: MemoryRepo) -> None:
+    put(repo, "facts/b17.md", "Bug B17 raised ERR_CONN_RESET during releases")
+    put(repo, "facts/b170.md", "Bug B170 is unrelated")
+    assert hit_paths(index.search(repo, "B17", scope="user:U5")) == ["facts/b17.md"]
+    assert hit_paths(index.search(repo, "ERR_CONN_RESET", scope="user:U5")) == ["facts/b17.md"]
+    assert hit_paths(index.search(repo, "released", scope="user:U5")) == ["facts/b17.md"]
+
+
+def test_metadata_fields_are_searched_and_boosted(repo: MemoryRepo) -> None:
+    put(repo, "facts/x.md", "something about kettles", description="Boiler maintenance schedule")
+    put(repo, "facts/y.md", "boiler boiler mentioned in passing among many other words here")
+    put(repo, "facts/z.md", "plain text", ticket="OPS-42")
+    assert hit_paths(index.search(repo, "boiler", scope="user:U5"))[0] == "facts/x.md"
+    assert hit_paths(index.search(repo, "OPS-42", scope="user:U5")) == ["facts/z.md"]
+
+
+def test_freshness_orders_but_never_admits(repo: MemoryRepo) -> None:
+    put(repo, "old.md", "coffee order", created="2020-01-01T00:00:00Z", type="note")
+    put(repo, "new.md", "coffee order", created="2026-01-01T00:00:00Z", type="note")
+    put(repo, "gone.md", "coffee order", created="2026-01-02T00:00:00Z", type="note", status="retracted")
+    result = index.search(repo, "coffee", scope="user:U5", at=dt.datetime(2026, 2, 1, tzinfo=dt.UTC))
+    assert hit_paths(result) == ["new.md", "old.md"]
+    assert result.hits[0].freshness > result.hits[1].freshness
+
+
+# --- the index follows the files --------------------------------------------------------------
+def test_index_follows_git_without_reindex(repo: MemoryRepo) -> None:
+    put(repo, "facts/deploy.md", "deploy with make ship")
+    commit_all(repo.root, "first")
+    assert hit_paths(index.search(repo, "ship", scope="user:U5")) == ["facts/deploy.md"]
+    put(repo, "facts/deploy.md", "deploy with the rocket script")
+    commit_all(repo.root, "second")
+    assert hit_paths(index.search(repo, "ship", scope="user:U5")) == []
+    git(repo.root, "revert", "--no-edit", "HEAD")
+    assert hit_paths(index.search(repo, "ship", scope="user:U5")) == ["facts/deploy.md"]
+    git(repo.root, "checkout", "-q", "HEAD~1")
+    assert hit_paths(index.search(repo, "rocket", scope="user:U5")) == ["facts/deploy.md"]
+    git(repo.root, "checkout", "-q", "main")
+    assert hit_paths(index.search(repo, "rocket", scope="user:U5")) == []
+    put(repo, "facts/deploy.md", "deploy with a hand-edited procedure")  # an editor's save
+    assert hit_paths(index.search(repo, "hand edited", scope="user:U5")) == ["facts/deploy.md"]
+    git(repo.root, "mv", "facts/deploy.md", "facts/shipping.md")
+    assert hit_paths(index.search(repo, "hand edited", scope="user:U5")) == ["facts/shipping.md"]
+    (repo.root / "facts/shipping.md").unlink()
+    assert hit_paths(index.search(repo, "hand edited", scope="user:U5")) == []
+
+
+def test_racy_same_size_edit_is_seen(repo: MemoryRepo) -> None:
+    path = put(repo, "facts/a.md", "colour is red")
+    assert hit_paths(index.search(repo, "red", scope="user:U5")) == ["facts/a.md"]
+    stat = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"red", b"tan"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert hit_paths(index.search(repo, "tan", scope="user:U5")) == ["facts/a.md"]
+
+
+def test_indexing_never_writes_memory_files(repo: MemoryRepo) -> None:
+    put(repo, "facts/a.md", "quiet file")
+    commit_all(repo.root, "add")
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in repo.root.rglob("*.md") if ".git" not in p.parts}
+    index.reindex(repo)
+    index.search(repo, "quiet", scope="user:U5")
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in repo.root.rglob("*.md") if ".git" not in p.parts}
+    assert before == after
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.slow
+def test_reindex_equals_incremental_after_many_operations(repo: MemoryRepo) -> None:
+    rng = random.Random(7)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    live: list[str] = []
+    for step in range(12):
+        for _ in range(15):
+            action = rng.random()
+            if live and action < 0.25:
+                (repo.root / live.pop(rng.randrange(len(live)))).unlink()
+            elif live and action < 0.35:
+                old = live.pop(rng.randrange(len(live)))
+                new = f"r/{step}-{rng.randrange(10**6)}.md"
+                (repo.root / new).parent.mkdir(exist_ok=True)
+                (repo.root / old).rename(repo.root / new)
+                live.append(new)
+            else:
+                rel = rng.choice(live) if live and action < 0.6 else f"m/{step}-{rng.randrange(10**6)}.md"
+                put(repo, rel, " ".join(rng.choices(words, k=rng.randint(1, 30))), scope=rng.choice(["s:a", "s:b"]))
+                if rel not in live:
+                    live.append(rel)
+        index.search(repo, "alpha", scope="s:a")  # catch up after each round
+    queries = [" ".join(rng.sample(words, 3)) for _ in range(25)]
+    at = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
+
+    def snapshot() -> list:
+        return [
+            [(h.path, round(h.score, 9)) for h in index.search(repo, q, scope=s, limit=8, at=at).hits]
+            for q in queries
+            for s in ("s:a", "s:b")
+        ]
+
+    incremental = snapshot()
+    index.reindex(repo)
+    assert snapshot() == incremental
+
+
+# --- robustness -------------------------------------------------------------------------------
+
+
+def test_corrupt_or_outdated_index_is_rebuilt_with_a_notice(repo: MemoryRepo) -> None:
+    put(repo, "facts/a.md", "mango")
+    assert hit_paths(index.search(repo, "mango", scope="user:U5")) == ["facts/a.md"]
+    state = repo.cache_dir / index.STATE_FILE
+    state.write_text("{not json")
+    result = index.search(repo, "mango", scope="user:U5")
+    assert hit_paths(result) == ["facts/a.md"] and "rebuilding" in result.notices[0]
+    raw = json.loads(state.read_text())
+    raw["format"] = "schema0"
+    state.write_text(json.dumps(raw))
+    assert "another memfs version" in index.search(repo, "mango", scope="user:U5").notices[0]
+    index.close(repo)
+    for f in (repo.cache_dir / json.loads(state.read_text())["index_dir"]).iterdir():
+        f.write_bytes(b"garbage")
+    assert hit_paths(index.search(repo, "mango", scope="user:U5")) == ["facts/a.md"]
+    import shutil
+
+    shutil.rmtree(repo.cache_dir)
+    assert hit_paths(index.search(repo, "mango", scope="user:U5")) == ["facts/a.md"]
+
+
+def test_lock_held_elsewhere_searches_stale_index(repo: MemoryRepo) -> None:
+    put(repo, "facts/a.md", "papaya")
+    index.search(repo, "papaya", scope="user:U5")
+    put(repo, "facts/b.md", "papaya again")
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with locking.exclusive(repo.cache_dir / index.LOCK_FILE):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(5)
+    try:
+        report = index.sync(repo, wait=0.2)
+        assert report.stale and "another process" in report.notices[0]
+        assert hit_paths(index.search(repo, "papaya", scope="user:U5", catch_up=False)) == ["facts/a.md"]
+    finally:
+        release.set()
+        thread.join()
+    assert set(hit_paths(index.search(repo, "papaya", scope="user:U5"))) == {"facts/a.md", "facts/b.md"}
+
+
+@pytest.mark.parametrize(
+    "query", ['"release notes', "scope:user:U5 AND (notes OR *", "NOT ?", "a" * 200_000, "x " * 5000]
+)
+def test_query_syntax_is_plain_text(repo: MemoryRepo, query: str) -> None:
+    put(repo, "facts/n.md", "release notes are written in Chinese")
+    result = index.search(repo, query, scope="user:U5")
+    assert isinstance(result.hits, list)
+
+
+def test_syntax_characters_still_match_words(repo: MemoryRepo) -> None:
+    put(repo, "facts/n.md", "release notes are written in Chinese")
+    assert hit_paths(index.search(repo, '"release" AND (notes:*', scope="user:U5")) == ["facts/n.md"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"query": "  "}, "empty"),
+        ({"query": "x", "scope": "user:U5//x"}, "scope"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "type": "opinion"}, "type"),
+        ({"query": "x", "at": dt.datetime(2026, 1, 1)}, "time zone"),
+    ],
+)
+def test_bad_input_is_a_clear_error(repo: MemoryRepo, kwargs: dict, message: str) -> None:
+    query = kwargs.pop("query")
+    with pytest.raises(MemfsError, match=message):
+        index.search(repo, query, **kwargs)
+
+
+def test_stop_words_only_query_is_empty_with_notice(repo: MemoryRepo) -> None:
+    put(repo, "facts/n.md", "what is it")
+    result = index.search(repo, "what is it", scope="user:U5")
+    assert result.hits == [] and "no searchable words" in result.notices[-1]

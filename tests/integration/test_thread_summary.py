@@ -1,0 +1,26 @@
+"""The summary record of a thread, stored as a memory with versions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.errors import ConflictError
+from memfs.ops.thread_summary import load_summary, save_summary, summary_path
+from memfs.policy.transcript import next_summary
+from tests.helpers import first_summary
+
+
+def test_summary_stored_as_memory_with_versions(repo: MemoryRepo):
+    one = first_summary()
+    save_summary(repo, one, scope="user:U5", reason="first summary")
+    memory = repo.read(summary_path("T1"))
+    assert memory.type == "summary" and memory.source == "thread:T1#m3" and not memory.errors
+    assert load_summary(repo, "T1") == one
+    with pytest.raises(ConflictError, match="must be version 2"):
+        save_summary(repo, one, scope="user:U5")
+    two = next_summary(one, covered_until_message_id="m4", source_message_ids=["m4"])
+    result = save_summary(repo, two, scope="user:U5")
+    assert result.commit and load_summary(repo, "T1") == two
+    assert repo.read(summary_path("T1")).revision == 2
+    assert load_summary(repo, "T2") is None

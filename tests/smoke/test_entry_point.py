@@ -1,0 +1,66 @@
+"""The CLI through its real entry point (``python -m memfs`` in a fresh process): init, write, show
+and log; an error line with exit 3; usage errors with exit 2; ``--version`` and ``--help``; a
+memory-tool request read from stdin as bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from tests.helpers import FACT, options, run_process
+
+pytestmark = pytest.mark.slow
+
+
+def test_init_write_show_log(tmp_path: Path) -> None:
+    mem = tmp_path / "mem"
+    assert run_process("init", str(mem)).returncode == 0
+    fields = options({**FACT, "type": "preference"})
+    done = run_process("-C", str(mem), "write", "prefs/lang.md", *fields, "--body", "Release notes in Chinese.")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(run_process("-C", str(mem), "show", "prefs/lang.md", "--json").stdout)
+    assert shown["scope"] == "user:U5" and shown["revision"] == 1
+    log = json.loads(run_process("-C", str(mem), "log", "--json").stdout)
+    assert [e["op"] for e in log] == ["create", "init"]
+
+
+def test_error_is_one_line_exit_3(tmp_path: Path) -> None:
+    done = run_process("-C", str(tmp_path), "show", "nothing.md")
+    assert done.returncode == 3
+    assert done.stderr.startswith("memfs: error:") and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_usage_errors_exit_2(repo: MemoryRepo) -> None:
+    unknown = run_process("-C", str(repo.root), "ls", "--no-such-option")
+    assert unknown.returncode == 2 and "Error: No such option '--no-such-option'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr and unknown.stdout == ""
+    bad = run_process("-C", str(repo.root), "write", "x.md", *options(FACT), "--expires", "2026-12-31")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("memfs: error: --expires '2026-12-31':") and "no time zone" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    assert not (repo.root / "x.md").exists()
+
+
+def test_version_and_help() -> None:
+    from importlib.metadata import version
+
+    done = run_process("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"memfs, version {version('memfs')}"
+    helped = run_process("--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("Usage: memfs [OPTIONS] COMMAND [ARGS]...")
+    assert "Exit codes: 0 done" in helped.stdout and "  write " in helped.stdout
+
+
+def test_tool_reads_its_request_from_stdin_as_bytes(repo: MemoryRepo) -> None:
+    request = {"command": "create", "path": "notes/zh.md", "file_text": "发布说明用中文", "reason": "bytes"}
+    data = json.dumps(request, ensure_ascii=False).encode("utf-8")
+    done = run_process("-C", str(repo.root), "tool", "--scope", "user:U5", input=data)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ok"] and repo.read("notes/zh.md").body == "发布说明用中文\n"
+    refused = run_process("-C", str(repo.root), "tool", input=b'{"command":"create","path":"n.md","file_text":"\xff"}')
+    assert refused.returncode == 2 and "not UTF-8" in refused.stderr
+    assert not (repo.root / "n.md").exists()

@@ -1,0 +1,196 @@
+"""Transcript truncation and the thread summary record (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfs.errors import InvalidMemory
+from memfs.policy.tokens import counter, estimate_tokens
+from memfs.policy.transcript import (
+    SummaryRecord,
+    TranscriptError,
+    call_ids,
+    find_orphans,
+    next_summary,
+    record_from_body,
+    result_ids,
+    summary_body,
+    truncate,
+)
+from tests.helpers import first_summary
+
+
+def fixed(text: str) -> int:
+    return 10
+
+
+OPENAI = [
+    {"role": "system", "content": "You are helpful."},
+    {"role": "user", "content": "Constraints: answer in Chinese."},
+    {"role": "assistant", "content": "ok"},
+    {"role": "user", "content": "look up B17"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"q":"B17"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "search", "arguments": '{"q":"B18"}'}},
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "B17 shipped"},
+    {"role": "tool", "tool_call_id": "c2", "content": "B18 pending"},
+    {"role": "assistant", "content": "B17 shipped, B18 pending."},
+    {"role": "user", "content": "thanks"},
+]
+
+ANTHROPIC = [
+    {"role": "user", "content": "Constraints: no weekends."},
+    {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "user", "content": "check the calendar"},
+    {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "checking"}, {"type": "tool_use", "id": "t1", "name": "cal", "input": {}}],
+    },
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Mon free"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Monday is free."}]},
+]
+
+
+def test_call_and_result_ids_in_both_shapes():
+    assert call_ids(OPENAI[4]) == ["c1", "c2"] and result_ids(OPENAI[5]) == ["c1"]
+    assert call_ids(ANTHROPIC[3]) == ["t1"] and result_ids(ANTHROPIC[4]) == ["t1"]
+    responses = [{"type": "function_call", "call_id": "r1"}, {"type": "function_call_output", "call_id": "r1"}]
+    assert find_orphans(responses) == []
+
+
+def test_everything_fits():
+    out = truncate(OPENAI, 10_000, count=fixed)
+    assert out.kept == tuple(range(len(OPENAI))) and not out.dropped and not out.over_budget
+
+
+@pytest.mark.parametrize("budget", range(0, 100, 7))
+def test_never_orphans_a_call_or_result(budget: int):
+    for transcript in (OPENAI, ANTHROPIC):
+        out = truncate(transcript, budget, count=fixed)
+        assert find_orphans(out.messages) == []
+        assert out.tokens <= budget or out.over_budget
+
+
+def test_keeps_pinned_and_newest_units():
+    # each message costs 14 (10 + overhead 4); pinned: system + first user = 28
+    out = truncate(OPENAI, 28 + 14 * 2, count=fixed)
+    assert out.kept == (0, 1, 7, 8)
+    out = truncate(OPENAI, 28 + 14 * 4, count=fixed)
+    assert out.kept == (0, 1, 7, 8)  # the call unit (3 messages) does not fit, and selection stops there
+    out = truncate(OPENAI, 28 + 14 * 5, count=fixed)
+    assert out.kept == (0, 1, 4, 5, 6, 7, 8)
+
+
+def test_anthropic_unit_is_kept_whole():
+    out = truncate(ANTHROPIC, 14 * 4, count=fixed)
+    assert out.kept == (0, 3, 4, 5)
+
+
+def test_pinned_over_budget_is_kept_and_flagged():
+    out = truncate(OPENAI, 5, count=fixed)
+    assert out.kept == (0, 1) and out.over_budget and out.tokens == 28
+
+
+def test_orphaned_tool_result_in_input_is_dropped_and_reported():
+    transcript = [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "ghost", "content": "stale result"},
+        {"role": "user", "content": [{"type": "text", "text": "and"}, {"type": "tool_result", "tool_use_id": "g2"}]},
+        {"role": "assistant", "content": "answer"},
+    ]
+    before = repr(transcript)
+    out = truncate(transcript, 1000, count=fixed)
+    assert [(o.index, o.id, o.kind) for o in out.orphans] == [(1, "ghost", "result"), (2, "g2", "result")]
+    assert out.kept == (0, 2, 3) and out.dropped == (1,)
+    assert out.messages[1]["content"] == [{"type": "text", "text": "and"}]
+    assert find_orphans(out.messages) == []
+    assert repr(transcript) == before  # input untouched
+    with pytest.raises(TranscriptError, match="ghost"):
+        truncate(transcript, 1000, orphans="error")
+
+
+def test_unanswered_call_is_removed_but_text_kept():
+    transcript = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "calling", "tool_calls": [{"id": "x", "function": {"name": "f"}}]},
+    ]
+    out = truncate(transcript, 1000)
+    assert out.messages[1] == {"role": "assistant", "content": "calling"}
+    assert [o.kind for o in out.orphans] == ["call"]
+
+
+def test_result_before_its_call_is_an_orphan():
+    transcript = [
+        {"role": "tool", "tool_call_id": "a", "content": "r"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "a"}]},
+    ]
+    assert {(o.kind, o.id) for o in find_orphans(transcript)} == {("result", "a"), ("call", "a")}
+    assert truncate(transcript, 1000).messages == []
+
+
+def test_negative_budget_refused():
+    with pytest.raises(TranscriptError):
+        truncate(OPENAI, -1)
+
+
+def test_token_estimate_is_offline_and_pluggable():
+    assert estimate_tokens("") == 0
+    assert 8 <= estimate_tokens("The quick brown fox jumps over the lazy dog.") <= 14
+    assert estimate_tokens("发布说明用中文写") >= 6
+    assert counter("heuristic") is estimate_tokens
+    calls: list[str] = []
+    truncate(ANTHROPIC, 10_000, count=lambda text: calls.append(text) or 1)
+    assert len(calls) == len(ANTHROPIC) and "Mon free" in calls[4]
+
+
+# --- the summary record ------------------------------------------------------------------------
+def test_incremental_summary():
+    one = first_summary()
+    assert one.summary_version == 1
+    two = next_summary(
+        one,
+        covered_until_message_id="m6",
+        source_message_ids=["m4", "m6", "m3"],
+        completed_steps=["tested"],
+        confirmed_constraints=["answer in Chinese", "no weekends"],
+        resolved_questions=["who signs off?"],
+        new_questions=["when?"],
+    )
+    assert two.summary_version == 2 and two.goal == "Ship B17"
+    assert two.confirmed_constraints == ("answer in Chinese", "no weekends")
+    assert two.open_questions == ("when?",) and two.source_message_ids == ("m1", "m2", "m3", "m4", "m6")
+    with pytest.raises(InvalidMemory, match="already covers"):
+        next_summary(two, covered_until_message_id="m6", source_message_ids=[])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"thread_id": "../x"},
+        {"summary_version": 0},
+        {"summary_version": True},
+        {"goal": ""},
+        {"covered_until_message_id": "m99"},
+        {"open_questions": [""]},
+        {"completed_steps": "one"},
+        {"extra": 1},
+    ],
+)
+def test_invalid_records(change: dict):
+    data = first_summary().to_json() | change
+    with pytest.raises(InvalidMemory):
+        SummaryRecord.from_json(data)
+
+
+def test_body_round_trip():
+    one = first_summary()
+    body = summary_body(one)
+    assert "## Open questions\n- who signs off?" in body
+    assert record_from_body(body) == one
+    with pytest.raises(InvalidMemory):
+        record_from_body("no record here")
