@@ -112,8 +112,11 @@ class LazyGroup(click.Group):
                 raise
             output.error(exits.message(exc, ctx.meta.get("memfs.command")))
             ctx.exit(exits.code(exc))
+        except BrokenPipeError:
+            output.silence_stdout()
+            ctx.exit(exits.OK)
         except OSError as exc:
-            if _debug(ctx) or isinstance(exc, BrokenPipeError):
+            if _debug(ctx):
                 raise
             output.error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
             ctx.exit(exits.FAILED)
@@ -170,8 +173,6 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
         sys.exit(exits.INTERRUPTED)
-    except BrokenPipeError:
-        sys.exit(exits.OK)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

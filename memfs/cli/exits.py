@@ -36,8 +36,9 @@ def code(exc: BaseException) -> int:
 
 def option_name(command: click.Command | None, param: str) -> str:
     """How the user spells ``param`` on ``command``: ``--reason``, ``QUERY``, or the name itself."""
+    flag = "--" + param.replace("_", "-")
     for item in command.params if command is not None else ():
-        if item.name == param or (item.name or "").rstrip("_") == param:
+        if item.name == param or (item.name or "").rstrip("_") == param or flag in item.opts:
             if isinstance(item, click.Option):
                 return max(item.opts, key=len)
             return (item.metavar or item.name or param).upper()

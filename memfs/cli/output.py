@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -49,3 +52,13 @@ def commit_result(result: CommitResult, as_json: bool) -> None:
         rev = f" (revision {change.revision})" if change.revision else ""
         line(f"{change.action} {change.path}{rev}")
     line(f"commit {result.commit[:10]}")
+
+
+def silence_stdout() -> None:
+    """The reader went away (``memfs log | head -1``): send what is left of stdout nowhere, so the
+    interpreter's final flush does not fail again, and let the command end quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return

@@ -110,10 +110,6 @@ def test_interrupted_is_130(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -
     assert done.returncode == 130 and done.stderr.strip() == "Aborted."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="click's main() turns EPIPE into exit 1 before memfs.cli.main's BrokenPipeError branch (exit 0) runs",
-)
 def test_a_closed_pipe_exits_0_quietly(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     raising(monkeypatch, "ls", BrokenPipeError(errno.EPIPE, "Broken pipe"))
     done = cli(repo, "ls")
@@ -130,11 +126,6 @@ def test_param_is_rendered_as_the_cli_flag(repo: MemoryRepo, monkeypatch: pytest
     assert done.returncode == 2 and done.stderr == "memfs: error: --all: x\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memfs.cli.exits.option_name matches param against an option's Python name (include_all), "
-    "not its flags (-a/--all): UsageError(param='all') from ls prints 'all: x'",
-)
 def test_param_named_like_the_flag_is_rendered_as_the_flag(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     raising(monkeypatch, "ls", errors.UsageError("x", param="all"))
     done = cli(repo, "ls")
