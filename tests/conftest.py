@@ -204,7 +204,8 @@ def filled(prepared: Prepared) -> MemoryRepo:
 def _lang(repo: MemoryRepo) -> None:
     repo.write("prefs/lang.md", fields=PREFERENCE, body="Release notes in Chinese.\n", reason="user said so")
     repo.write("facts/b17.md", fields={"type": "fact", "scope": "project:P8", "source": "tool:ci"}, body="B17 open")
-    repo.write("prefs/lang.md", fields={"source": "conversation:C2#msg-3"}, body="Release notes in English.\n")
+    repo.write("prefs/lang.md", fields={"source": "conversation:C2#msg-3"}, body="Release notes in English.\n",
+               force=True)
 
 
 @pytest.fixture
@@ -224,15 +225,15 @@ def _branch(repo: MemoryRepo) -> None:
     repo.write("facts/tweak.md", fields={**FACT, "tags": ["a"]}, body="tweak\n")
     git(repo.root, "checkout", "-q", "-b", "review")
     repo.write("facts/new.md", fields={**FACT, "description": "a new fact"}, body="new\n")
-    with repo.transaction("supersede", reason="U5 changed their mind") as tx:
+    with repo.transaction("supersede", reason="U5 changed their mind", verb="remember") as tx:
         tx.write("prefs/lang.md", fields={"status": "superseded"})
         tx.write("prefs/lang-2.md", fields={**FACT, "key": "lang", "description": "notes in Chinese"}, body="中文\n")
     with repo.transaction("retract", reason="release was rolled back") as tx:
         tx.write("facts/b17.md", fields={"status": "retracted"})
-        record = [{"root": "facts/b17.md", "reason": "release was rolled back", "actor": "agent:test"}]
+        record = [{"root": "facts/b17.md", "reason": "release was rolled back", "actor": ACTOR}]
         tx.write("notes/derived.md", fields={"status": "needs_review", "invalidated_by": record})
         tx.write("notes/derived2.md", fields={"status": "needs_review", "invalidated_by": record})
-    repo.write("facts/old.md", fields={"status": "expired"})
+    repo.write("facts/old.md", fields={"status": "expired"}, force=True)
     repo.delete("facts/gone.md", reason="user asked")
     repo.write("facts/tweak.md", fields={"confidence": 0.4, "tags": ["a", "b"]}, body="tweaked\n")
     git(repo.root, "checkout", "-q", "main")

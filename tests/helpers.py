@@ -26,7 +26,7 @@ from memfs.policy.candidate import Candidate, from_mapping
 from memfs.policy.transcript import SummaryRecord
 from memfs.store.repo import CommitResult
 
-ACTOR = "agent:test"
+ACTOR = "user:U5"
 Build = Callable[[MemoryRepo], object]
 #: The ``prepared`` fixture: ``prepared(name, build)`` -> a copy of the repository ``build`` made.
 Prepared = Callable[[str, Build], MemoryRepo]
@@ -198,12 +198,13 @@ def put(where: MemoryRepo | Path, rel: str, body: str = "text\n", **fields: Any)
 def add(repo: MemoryRepo, path: str, *depends_on: str, body: str | None = None, **fields: Any) -> CommitResult:
     """Write one memory through the library (one commit): a fact of user U5 sourced
     ``test:PATH`` (each memory its own source), derived from ``depends_on``, whose body is its
-    path unless ``body`` is given; ``fields`` add to or override all of that."""
+    path unless ``body`` is given; ``fields`` add to or override all of that. The test person
+    forces it, so a fixture may start a memory in any status."""
     meta: dict[str, Any] = {**FACT, "source": f"test:{path}"}
     if depends_on:
         meta["depends_on"] = list(depends_on)
     meta.update(fields)
-    return repo.write(path, fields=meta, body=f"{path}\n" if body is None else body)
+    return repo.write(path, fields=meta, body=f"{path}\n" if body is None else body, force=True)
 
 
 def candidate(
@@ -232,9 +233,9 @@ def branch_and_merge(repo: MemoryRepo, ours: dict[str, Any], theirs: dict[str, A
     and ``ours`` on main, and ``git merge`` side into main; git's output."""
     repo.write("facts/a.md", fields={**FACT, "tags": ["x"]}, body="para one\n\npara two\n")
     git(repo.root, "checkout", "-q", "-b", "side")
-    repo.write("facts/a.md", **theirs)
+    repo.write("facts/a.md", **theirs, force=True)
     git(repo.root, "checkout", "-q", "main")
-    repo.write("facts/a.md", **ours)
+    repo.write("facts/a.md", **ours, force=True)
     proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
     return proc.stdout + proc.stderr
 

@@ -389,7 +389,7 @@ def _rename(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
         if users:
             raise Refused(f"{old}: cannot rename, {', '.join(users)} depend(s) on it; update their depends_on first")
         tx.delete(old, check_dependents=False)
-        memory = tx.write_bytes(new, current)
+        memory = tx.write_bytes(new, current, moved_from=old)
     return _done(tx, "rename", new, memory, f"Renamed {old} to {new}")
 
 

@@ -244,7 +244,9 @@ def _commit(repo: Store, event: Event, files: Mapping[str, bytes]) -> str | None
     """One event, one commit, dated when it happened, by its actor, through the one commit path."""
     when = parse_time(event.when)
     subject = "memory repository" if event.op == "init" else None
-    with repo.transaction(event.op, reason=event.reason, actor=event.actor, when=when, subject=subject) as tx:
+    with repo.transaction(
+        event.op, reason=event.reason, actor=event.actor, when=when, subject=subject, verb="demo"
+    ) as tx:
         for rel in event.paths:
             if event.op == "init":
                 tx.write_file(rel, files[rel])

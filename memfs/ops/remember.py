@@ -78,7 +78,7 @@ def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: s
     refused = gate.secrets(candidate)
     if refused:
         raise WriteRefused(refused)
-    with repo.transaction("remember", actor=actor) as tx:
+    with repo.transaction("remember", actor=actor, force=force) as tx:
         keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
         step = _remember_in(repo, tx, candidate, force, keys)
         tx.op = step.op.trailer
@@ -113,7 +113,7 @@ def remember_batch(
     A RETRACT uses the lineage retraction, which makes its own commit."""
     result = BatchResult(None, [], {})
     tidy = [_tidy(c) for c in candidates]
-    with repo.transaction("remember", actor=actor) as tx:
+    with repo.transaction("remember", actor=actor, force=force) as tx:
         applied = dict(idempotency.applied_keys(repo))
         ops: Counter[str] = Counter()
         kept: list[Candidate] = []

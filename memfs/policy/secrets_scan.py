@@ -18,8 +18,10 @@ echoed back, only a masked preview.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -221,8 +223,64 @@ def _matches(rule: _Rule, line: str) -> Iterator[tuple[int, int, str]]:
         yield match.start(group), end, line[match.start(group) : end]
 
 
+def normalized(text: str) -> tuple[str, list[int]]:
+    """``text`` as the scanner reads it, and where each of its characters came from.
+
+    Invisible format characters (Unicode category ``Cf``: zero-width spaces and joiners, the
+    byte-order mark, soft hyphens, bidirectional marks...) are dropped and every other character
+    is NFKC-folded (full-width ``ＡＫＩＡ`` reads as ``AKIA``), so a token split or disguised by
+    them is still found. ``origin[i]`` is the offset in ``text`` of normalised character ``i``
+    (with one extra entry for the end), so findings point into the text as written.
+    """
+    out: list[str] = []
+    origin: list[int] = []
+    for position, char in enumerate(text):
+        if char.isascii():
+            out.append(char)
+            origin.append(position)
+            continue
+        if unicodedata.category(char) == "Cf":
+            continue
+        for folded in unicodedata.normalize("NFKC", char):
+            out.append(folded)
+            origin.append(position)
+    origin.append(len(text))
+    return "".join(out), origin
+
+
 def scan(text: str) -> list[Finding]:
-    """Every secret in ``text``, in order of position; overlapping findings are reported once."""
+    """Every secret in ``text``, in order of position; overlapping findings are reported once.
+    Text is read :func:`normalized`; offsets, lines and columns refer to ``text`` as given."""
+    if text.isascii():
+        return _scan_plain(text)
+    folded, origin = normalized(text)
+    found = []
+    for finding in _scan_plain(folded):
+        start, end = origin[finding.start], origin[finding.end - 1] + 1
+        line = text.count("\n", 0, start) + 1
+        column = start - (text.rfind("\n", 0, start) + 1) + 1
+        found.append(dataclasses.replace(finding, start=start, end=end, line=line, column=column))
+    return found
+
+
+def scan_values(value: object) -> list[Finding]:
+    """Every secret in the strings of ``value`` at any depth (mappings' keys and values, lists),
+    as YAML or JSON parsed them: what a frontmatter field holds after its escapes are decoded."""
+    found: list[Finding] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.extend(scan(item))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            stack.extend(item)
+    return found
+
+
+def _scan_plain(text: str) -> list[Finding]:
     found: list[Finding] = []
     offset = 0
     rules = _PROVIDER_RULES + _library_rules() + _GENERIC_RULES

@@ -26,12 +26,24 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from memfs.errors import ConflictError, GitError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused
+from memfs.errors import (
+    ConflictError,
+    GitError,
+    InvalidMemory,
+    MemfsError,
+    MemoryNotFound,
+    PathError,
+    Refused,
+    WriteRefused,
+)
 from memfs.format import edit, validate, yamlio
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.document import Document
 from memfs.format.model import Memory, Problem, utcnow
 from memfs.format.parse import build, load_document, parse
+from memfs.policy import guard
+from memfs.policy.gate import Refusal
+from memfs.policy.recall import ScopeRule
 from memfs.store import atomic, gitcli, init, journal, locking, paths
 from memfs.store.commits import Message, subject_for
 
@@ -91,6 +103,8 @@ class Store:
         rel = os.path.relpath(root, git.workdir)
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         self.notices: list[str] = []
+        self.binding: ScopeRule | None = None
+        self.grants = guard.Grants()
         self._config: tuple[tuple[int, int] | None, Config] | None = None
         self._recover()
 
@@ -302,13 +316,15 @@ class Store:
         trailers: Mapping[str, list[str]] | None = None,
         when: dt.datetime | None = None,
         force: bool = False,
+        verb: str | None = None,
     ) -> Transaction:
         """Many changes, one commit (see :class:`Transaction`). ``when`` dates the commit and the
-        ``updated`` fields (a replay of past events); ``force`` lets a person change
-        ``read_only: true`` files."""
+        ``updated`` fields (a replay of past events); ``force`` lets a person override the rules a
+        person may (``read_only``, protected fields); ``verb`` is the memfs verb making the change,
+        which the core guard judges (default ``op``; a replay's events say ``demo``)."""
         return Transaction(
             self, op, reason=reason, actor=actor or self.actor, subject=subject, trailers=trailers, when=when,
-            force=force,
+            force=force, verb=verb,
         )
 
     def write(
@@ -464,9 +480,11 @@ class Transaction:
         trailers: Mapping[str, list[str]] | None,
         when: dt.datetime | None = None,
         force: bool = False,
+        verb: str | None = None,
     ) -> None:
         self.repo = repo
         self.op = op
+        self.verb = verb or op
         self.reason = reason
         self.actor = actor
         self.subject = subject
@@ -481,6 +499,7 @@ class Transaction:
         self._parsed: dict[str, Memory] = {}
         self._plain: set[str] = set()
         self._adopted: set[str] = set()
+        self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
         self._lock: AbstractContextManager[None] | None = None
@@ -545,9 +564,13 @@ class Transaction:
             self._parsed[rel] = result.memory
         return result.memory
 
-    def write_bytes(self, rel: str, content: bytes) -> Memory:
-        """Stage exact bytes of a memory file (for operations that build files themselves)."""
+    def write_bytes(self, rel: str, content: bytes, *, moved_from: str | None = None) -> Memory:
+        """Stage exact bytes of a memory file (for operations that build files themselves).
+        ``moved_from`` says the file is ``moved_from`` renamed (deleted in the same transaction),
+        so the guard compares it with that file instead of judging it a new memory."""
         rel = self.repo.rel(rel)
+        if moved_from is not None:
+            self._moves[rel] = moved_from
         current = self.current_bytes(rel)
         if current is not None:
             self._check_staged_writable(rel, current)
@@ -584,7 +607,7 @@ class Transaction:
         rel = self.repo.rel(path)
         data = self.repo.read_bytes(rel)
         committed = self.repo.git.head_file(self.repo.git_path(rel))
-        if not self.force and _says_read_only(rel, committed):
+        if not self.forced and _says_read_only(rel, committed):
             raise _read_only_refusal(rel)
         if data is None:
             self._refuse_if_depended_on(rel)
@@ -610,27 +633,63 @@ class Transaction:
                 forceable=True,
             )
 
+    @property
+    def forced(self) -> bool:
+        """Whether a person forces this change (an agent's ``force`` counts for nothing)."""
+        return self.force and guard.actor_kind(self.actor) == guard.PERSON
+
+    @property
+    def access(self) -> guard.Access:
+        """Who makes this change, by which verb, in which session: what the guard judges."""
+        return guard.Access(self.actor, self.verb, self.repo.binding, self.repo.grants, self.force)
+
     def check_writable(self, rel: str, current: bytes | None = None) -> None:
         """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory (its
-        working copy or its committed copy) unless this transaction is forced. Every change is
-        checked (the working copy when staged, the committed copies in one batch at commit);
+        working copy or its committed copy) unless a person forces this transaction. Every change
+        is checked (the working copy when staged, the committed copies in one batch at commit);
         callers that prepare a change before staging it call this first, so the refusal is what
         their caller sees."""
-        if not self.force and self.repo.is_read_only(rel, current):
+        if not self.forced and self.repo.is_read_only(rel, current):
             raise _read_only_refusal(rel)
 
     def _check_staged_writable(self, rel: str, current: bytes) -> None:
-        if not self.force and _says_read_only(rel, current):
+        if not self.forced and _says_read_only(rel, current):
             raise _read_only_refusal(rel)
 
-    def _check_committed_writable(self, rels: list[str]) -> None:
-        """The committed copies of every changed memory, read in one ``git cat-file --batch``."""
-        if self.force or self.repo.git.head() is None:
+    def _committed(self, rels: list[str]) -> dict[str, bytes | None]:
+        """The committed copy of each changed file (``None``: not in HEAD), one ``git cat-file --batch``."""
+        if self.repo.git.head() is None:
+            return dict.fromkeys(rels)
+        names = {self.repo.git_path(rel): rel for rel in rels}
+        found = self.repo.git.read_blobs("HEAD", list(names))
+        return {rel: found.get(name) for name, rel in names.items()}
+
+    def _check_committed_writable(self, committed: Mapping[str, bytes | None]) -> None:
+        if self.forced:
             return
-        names = {self.repo.git_path(rel): rel for rel in rels if rel not in self._plain}
-        for name, data in self.repo.git.read_blobs("HEAD", list(names)).items():
-            if _says_read_only(names[name], data):
-                raise _read_only_refusal(names[name])
+        for rel, data in committed.items():
+            if rel not in self._plain and _says_read_only(rel, data):
+                raise _read_only_refusal(rel)
+
+    def _guard(self, rels: list[str], committed: Mapping[str, bytes | None], message: str) -> None:
+        """The core guard (:mod:`memfs.policy.guard`) over every change against its committed copy,
+        and over the commit message: the same rules whichever door staged the change."""
+        access = self.access
+        refusals = guard.check_message(message)
+        sources = set(self._moves.values())
+        for rel in rels:
+            after = self._pending[rel]
+            if after is None and rel in sources:
+                continue
+            source = self._moves.get(rel)
+            change = guard.describe(
+                rel, _loose_text(committed.get(source or rel)), _loose_text(after),
+                after_meta=None if rel in self._plain or (m := self._parsed.get(rel)) is None else m.meta,
+                moved_from=source,
+            )
+            refusals += guard.secrets(change) if rel in self._plain else guard.check(change, access)
+        if refusals:
+            raise _guard_error(refusals)
 
     def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
         if rel not in self._before:
@@ -652,8 +711,10 @@ class Transaction:
         found.extend(self._id_clashes(staged))
         return found
 
-    def _check(self, rels: list[str]) -> None:
-        self._check_committed_writable(rels)
+    def _check(self, rels: list[str], message: str) -> None:
+        committed = self._committed(rels)
+        self._check_committed_writable(committed)
+        self._guard(rels, committed, message)
         problems: list[Problem] = []
         staged: list[Memory] = []
         for rel, content in self._pending.items():
@@ -716,11 +777,11 @@ class Transaction:
             return CommitResult(None, (), self.op)
         repo = self.repo
         rels = [c.path for c in changes]
-        self._check(rels)
-        written = [rel for rel in rels if rel not in self._adopted]
         message = Message(
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers
         ).render()
+        self._check(rels, message)
+        written = [rel for rel in rels if rel not in self._adopted]
         pending = journal.Journal(
             message,
             self.actor,
@@ -748,6 +809,19 @@ class Transaction:
         atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels if r not in self._adopted})
         self.repo.git.unstage([self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
+
+
+def _guard_error(refusals: list[Refusal]) -> MemfsError:
+    """What the guard's refusals raise: "no such memory" for another scope's file (a bound session
+    learns nothing about it), else :class:`WriteRefused` listing every rule."""
+    for refusal in refusals:
+        if refusal.rule == "scope-boundary" and refusal.field is None:
+            return MemoryNotFound(refusal.message)
+    return WriteRefused(refusals)
+
+
+def _loose_text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def _read_only_refusal(rel: str) -> Refused:

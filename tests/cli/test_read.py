@@ -10,7 +10,7 @@ from tests.helpers import NOTE, PREFERENCE, cli, options
 
 def test_show_ls_tree(repo: MemoryRepo) -> None:
     cli(repo, "write", "prefs/lang.md", *options(PREFERENCE), "--description", "P8 notes in Chinese", "--body", "zh")
-    cli(repo, "write", "old.md", *options(NOTE), "--status", "superseded")
+    cli(repo, "write", "old.md", *options(NOTE), "--status", "superseded", "--force")
     shown = cli(repo, "show", "prefs/lang.md")
     assert shown.stdout.startswith("---\nid: prefs/lang\n") and shown.stdout.endswith("zh\n")
     listing = cli(repo, "ls").stdout.splitlines()

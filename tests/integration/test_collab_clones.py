@@ -57,7 +57,7 @@ def _operate(repo: MemoryRepo, me: int, n: int, rng: random.Random, world: World
     elif roll < 0.5 and mine:
         old = rng.choice(mine)
         new = f"c{me}/m{n}.md"
-        with repo.transaction("supersede", reason="changed value") as tx:
+        with repo.transaction("remember", reason="changed value") as tx:
             tx.write(old.path, fields={"status": "superseded"})
             tx.write(new, fields={**_fields(me, n), "key": old.key or old.id}, body=f"value {n}\n")
         world.created.add(new)

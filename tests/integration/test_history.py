@@ -51,7 +51,7 @@ def test_diff_against_the_working_tree(lang: MemoryRepo) -> None:
 
 def test_revert_restores_exact_bytes(lang: MemoryRepo) -> None:
     before = (lang.root / "prefs/lang.md").read_bytes()
-    lang.write("prefs/lang.md", fields={"status": "retracted"})
+    lang.write("prefs/lang.md", fields={"status": "retracted"}, force=True)
     sha = history.revert(lang, "HEAD", reason="bad retraction")
     assert (lang.root / "prefs/lang.md").read_bytes() == before
     body = git(lang.root, "log", "-1", "--format=%B")

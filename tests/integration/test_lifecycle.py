@@ -28,7 +28,8 @@ def test_keyless_candidates_are_matched_by_normalised_content(repo: MemoryRepo) 
     first = remember(repo, from_mapping({**base, "body": "U5 works in Berlin.", "source": "c:1"}))
     second = remember(repo, from_mapping({**base, "body": "u5 works in  berlin", "source": "c:2"}))
     other_scope = remember(
-        repo, from_mapping({**base, "scope": "user:U6", "body": "U5 works in Berlin.", "source": "c:3"})
+        repo, from_mapping({**base, "scope": "user:U6", "body": "U5 works in Berlin.", "source": "c:3"}),
+        actor="user:U6",
     )
     assert (first.op, second.op, other_scope.op) == (Op.INSERT, Op.REINFORCE, Op.INSERT)
     assert second.paths == first.paths and other_scope.paths != first.paths

@@ -9,7 +9,7 @@ from memfs.errors import InvalidMemory, MemfsError
 from memfs.ops.retraction import graph_view, impact, reinstate, retract, review_queue
 from memfs.policy import lineage
 from memfs.store.history import log, revert
-from tests.helpers import add, commit_all, git, write_file
+from tests.helpers import ACTOR, add, commit_all, git, write_file
 
 
 def status(repo: MemoryRepo, path: str) -> str | None:
@@ -26,7 +26,7 @@ def test_chain_retract_flags_exactly_downstream(chain: MemoryRepo) -> None:
         memory = chain.read(path)
         assert memory.status == "needs_review"
         (record,) = lineage.invalidations(memory)
-        assert (record.root, record.reason, record.actor) == ("facts/source.md", "the source was wrong", "agent:test")
+        assert (record.root, record.reason, record.actor) == ("facts/source.md", "the source was wrong", ACTOR)
         assert record.at is not None
     assert status(chain, "notes/unrelated.md") == "active"
     (entry,) = log(chain, op="retract")

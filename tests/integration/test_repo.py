@@ -31,7 +31,7 @@ def test_write_is_one_commit_by_the_actor_with_trailers(repo: MemoryRepo) -> Non
     assert result.commit == git(repo.root, "rev-parse", "HEAD").strip()
     assert [(c.path, c.action, c.revision) for c in result.changes] == [("facts/b17.md", "create", 1)]
     author = git(repo.root, "log", "-1", "--format=%an <%ae>").strip()
-    assert author == f"{ACTOR} <agent-test@memfs.invalid>"
+    assert author == f"{ACTOR} <user-U5@memfs.invalid>"
     body = git(repo.root, "log", "-1", "--format=%B")
     assert body.startswith("memfs: create facts/b17.md\n\nReason: CI said so\n")
     assert trailers(body) == {"Memfs-Op": ["create"], "Memfs-Actor": [ACTOR], "Memfs-Path": ["facts/b17.md"]}
@@ -39,7 +39,7 @@ def test_write_is_one_commit_by_the_actor_with_trailers(repo: MemoryRepo) -> Non
 
 def test_update_bumps_revision_and_changes_only_its_lines(repo: MemoryRepo) -> None:
     repo.write("facts/b17.md", fields=FACT, body="B17 is open.")
-    repo.write("facts/b17.md", fields={"status": "superseded"})
+    repo.write("facts/b17.md", fields={"status": "superseded"}, force=True)
     diff = git(repo.root, "diff", "HEAD~1", "HEAD", "--unified=0")
     changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
     assert {ln for ln in changed if "updated:" not in ln} == {
@@ -72,9 +72,9 @@ def test_expected_revision_conflict_writes_nothing(repo: MemoryRepo) -> None:
     repo.write("facts/b17.md", fields={"confidence": 0.5})
     before = (repo.root / "facts/b17.md").read_bytes()
     with pytest.raises(ConflictError, match="revision 1, it is now revision 2"):
-        repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=1)
+        repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=1, force=True)
     assert (repo.root / "facts/b17.md").read_bytes() == before
-    assert repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=2).commit
+    assert repo.write("facts/b17.md", fields={"status": "retracted"}, expected_revision=2, force=True).commit
 
 
 def test_invalid_write_writes_nothing(repo: MemoryRepo) -> None:

@@ -66,7 +66,8 @@ def test_concurrent_edits_of_one_memory_merge_through_the_driver(clone: Clone) -
     a.write("facts/x.md", fields={**FACT, "tags": ["t"]}, body="one\n\ntwo\n")
     sync(a)
     sync(b)
-    a.write("facts/x.md", fields={"status": "retracted", "tags": ["t", "a"]}, body="ONE\n\ntwo\n")
+    a.write("facts/x.md", fields={"status": "retracted", "tags": ["t", "a"]}, body="ONE\n\ntwo\n",
+            actor="user:ops", force=True)
     b.write("facts/x.md", fields={"description": "edited", "tags": ["t", "b"]}, body="one\n\nTWO\n")
     sync(a)
     result = sync(b)

@@ -1,0 +1,351 @@
+"""The core guard: the rules every change to memory obeys, whatever door it came through (pure).
+
+memfs is reached through many doors (the CLI, the file tools, MCP, ``memfs watch``, remember,
+sync, the merge driver); a rule checked at one door is a hole at the others. So the rules live
+here, and the one commit path (:class:`memfs.store.repo.Transaction`) runs :func:`check` on
+every changed memory file and :func:`check_message` on every commit message, before anything
+reaches disk or git. Rules, in the order they are checked:
+
+* ``secret/<kind>``: a secret or identity number in the added text of a file (body, every
+  frontmatter value at any depth, comments), in its path, or in the commit message (reason,
+  trailers). Text is normalised first (invisible characters dropped, full-width forms folded).
+  Never overridable, by anyone: git keeps what it is given.
+* ``core-memory``: ``system/`` is injected into every context, so creating, changing, moving
+  or deleting anything there needs a person (a ``user:`` actor) or the host's grant.
+* ``scope-boundary``: a session bound to a scope changes memories of that scope only; a memory
+  of another scope is "no such memory" (the message names no other scope's path or scope).
+* ``protected-field``: ``scope``, ``status``, ``source``, ``source_kind``, ``id``, ``revision``,
+  ``created`` and ``invalidated_by`` change only through the verbs that own them
+  (:data:`OWNERS`); a new memory starts ``active`` with no ``invalidated_by``. The error names
+  the verb to use. A person may force it; the host may allow agents named fields.
+* ``user-source``: ``source_kind: user`` claims the user said it, so only that user (the actor
+  ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
+  that vouches for it may write it. A person may force it.
+
+Who acts is the actor's kind: ``user:...`` is a person; every other kind (``agent:``, ``tool:``,
+``system:``...) is not, and can never force.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.format import yamlio
+from memfs.format.model import SYSTEM_DIR
+from memfs.policy.gate import Refusal
+from memfs.policy.recall import ScopeRule
+from memfs.policy.secrets_scan import Finding, scan, scan_values
+
+PERSON = "user"
+
+#: Protected fields and the verbs that own them (may change them).
+OWNERS: dict[str, tuple[str, ...]] = {
+    "scope": ("remember",),
+    "status": ("retract", "reinstate", "forget", "expire", "remember"),
+    "source": ("remember", "summarize"),
+    "source_kind": ("remember",),
+    "id": ("remember",),
+    "revision": (),
+    "created": (),
+    "invalidated_by": ("retract", "reinstate"),
+}
+#: Operations that replay or restore history already made by others (undo, integration of
+#: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
+HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})
+#: Fields memfs itself keeps; on any change the guard lets them move the way memfs moves them.
+MANAGED = frozenset({"revision", "updated"})
+#: What the refusal suggests for each protected field.
+_VERB_FOR = {
+    "scope": "remember the memory again with the new scope (memfs remember), then retract the old one",
+    "status": "use memfs retract, reinstate, forget or expire",
+    "source": "remember the corrected value with its source (memfs remember)",
+    "source_kind": "remember the value again with its true source (memfs remember)",
+    "id": "ids are fixed once given; create a new memory instead",
+    "revision": "memfs counts revisions itself; leave the field as it is",
+    "created": "memfs sets created once; leave the field as it is",
+    "invalidated_by": "use memfs retract or reinstate",
+}
+
+
+@dataclass(frozen=True)
+class Grants:
+    """What the host (the program that runs the agent) lets its agents do beyond the defaults:
+    change the protected ``fields`` named, write ``system/``, and vouch that ``source_kind: user``
+    really is the user's statement."""
+
+    fields: frozenset[str] = frozenset()
+    system: bool = False
+    vouch_user_source: bool = False
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who is changing memory, by which verb, in which session."""
+
+    actor: str
+    op: str
+    binding: ScopeRule | None = None
+    grants: Grants = field(default_factory=Grants)
+    force: bool = False
+
+    @property
+    def is_person(self) -> bool:
+        return actor_kind(self.actor) == PERSON
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One memory file a commit would change, as the guard needs to see it.
+
+    ``before``/``after`` are the frontmatter mappings (``None``: the file does not exist on that
+    side; an unreadable side is ``{}``, so it is treated as having none of the fields);
+    ``changed`` the top-level keys whose value differs; ``added`` the text of the lines that are
+    new (where a new secret could be); ``moved_from`` the path a rename takes it from."""
+
+    path: str
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+    changed: frozenset[str]
+    added: str
+    moved_from: str | None = None
+
+
+def actor_kind(actor: str) -> str:
+    return actor.split(":", 1)[0].strip().lower() if ":" in actor else ""
+
+
+def describe(
+    path: str,
+    before: str | None,
+    after: str | None,
+    *,
+    after_meta: Mapping[str, Any] | None = None,
+    moved_from: str | None = None,
+) -> FileChange:
+    """The :class:`FileChange` from the two texts of a file (``None``: absent on that side).
+
+    ``after_meta`` is the new frontmatter if the caller parsed it already. The old frontmatter is
+    parsed only when a protected key's lines differ (or the file goes away), so a retraction that
+    rewrites a thousand ``status`` lines costs a text comparison per file, not two YAML parses.
+    """
+    before_fm, after_fm = _frontmatter(before), _frontmatter(after)
+    changed = _changed_keys(before_fm, after_fm)
+    if after is None:
+        after_meta = None
+    elif after_meta is None:
+        after_meta = _meta(after_fm)
+    if before is None:
+        before_meta: Mapping[str, Any] | None = None
+    elif after_meta is None or changed & OWNERS.keys():
+        before_meta = _meta(before_fm)
+    else:
+        before_meta = {k: v for k, v in after_meta.items() if k not in changed}
+    if before_meta is not None and after_meta is not None:
+        changed = frozenset(k for k in changed if before_meta.get(k) != after_meta.get(k))
+    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from)
+
+
+def check(change: FileChange, access: Access) -> list[Refusal]:
+    """Every rule ``change`` breaks for ``access`` (empty: it may be committed). Forceable
+    refusals are already dropped when a person forces the change."""
+    found = secrets(change)
+    found += _core_memory(change, access)
+    found += _boundary(change, access)
+    found += _protected(change, access)
+    found += _user_source(change, access)
+    if access.force and access.is_person:
+        found = [r for r in found if not r.forceable]
+    return found
+
+
+def check_message(message: str) -> list[Refusal]:
+    """Secrets in a commit message (subject, reason, trailers): never allowed, like in a file."""
+    return [_secret_refusal(f, "commit message", "reword the reason without it") for f in scan(message)]
+
+
+def secrets(change: FileChange) -> list[Refusal]:
+    """Secrets in what the change adds: its new lines, the decoded values of its changed fields
+    (YAML escapes like ``\\x41`` hide nothing) and its path."""
+    fix = "remove it (refer to where it is kept instead, e.g. 'in the team vault'); nothing was written"
+    found = [_secret_refusal(f, change.path, fix) for f in scan(change.added)]
+    if change.after is not None:
+        values = {k: change.after.get(k) for k in change.changed if k in change.after}
+        seen = {r.rule for r in found}
+        found += [r for f in scan_values(values) if (r := _secret_refusal(f, change.path, fix)).rule not in seen]
+    for path in {change.path, change.moved_from} - {None}:
+        found += [_secret_refusal(f, "file name", "name the file without it") for f in scan(str(path))]
+    return found
+
+
+def _secret_refusal(finding: Finding, where: str, fix: str) -> Refusal:
+    return Refusal(
+        finding.rule,
+        f"{where}: {finding.kind} found ({finding.preview}); memfs never stores secrets or ID numbers, "
+        "because git keeps them in history",
+        fix,
+        None if where in ("commit message", "file name") else "text",
+        finding.start,
+        finding.end,
+        finding.line,
+        finding.column,
+    )
+
+
+def in_system(path: str | None) -> bool:
+    return path is not None and path.startswith(SYSTEM_DIR + "/")
+
+
+def _core_memory(change: FileChange, access: Access) -> list[Refusal]:
+    if not (in_system(change.path) or in_system(change.moved_from)):
+        return []
+    if access.is_person or access.grants.system or access.op in HISTORY_OPS:
+        return []
+    return [
+        Refusal(
+            "core-memory",
+            f"{change.path}: system/ is core memory, injected into every context, so only a person "
+            f"may change it (the actor is {access.actor})",
+            "ask a person to make this change, or have the host grant system writes",
+        )
+    ]
+
+
+def _boundary(change: FileChange, access: Access) -> list[Refusal]:
+    rule = access.binding
+    if rule is None or rule.scope is None or in_system(change.path):
+        return []
+    before_scope = _scope(change.before)
+    after_scope = _scope(change.after)
+    flagging = access.op == "retract" and _status(change.after) == "needs_review"
+    if change.before is not None and before_scope != rule.scope and not flagging:
+        return [Refusal("scope-boundary", f"{change.moved_from or change.path}: no such memory",
+                        "view the directory to see this session's memories")]
+    if change.after is not None and after_scope != rule.scope and not flagging:
+        return [
+            Refusal(
+                "scope-boundary",
+                f"{change.path}: scope {after_scope or '(none)'} is outside this session's scope {rule.scope}",
+                f"write memories with scope: {rule.scope}",
+                "scope",
+            )
+        ]
+    return []
+
+
+def _protected(change: FileChange, access: Access) -> list[Refusal]:
+    if change.after is None or access.op in HISTORY_OPS:
+        return []
+    if change.before is None:
+        return _protected_on_create(change, access)
+    found = []
+    for name in sorted(change.changed & OWNERS.keys()):
+        if access.op in OWNERS[name] or name in access.grants.fields:
+            continue
+        if name == "revision" and _bumped(change.before, change.after):
+            continue
+        found.append(_protected_refusal(change.path, name, access))
+    return found
+
+
+def _protected_on_create(change: FileChange, access: Access) -> list[Refusal]:
+    after = change.after or {}
+    found = []
+    if _status(after) not in (None, "active") and "status" not in _owned(access):
+        found.append(_protected_refusal(change.path, "status", access, new=True))
+    if after.get("invalidated_by") and "invalidated_by" not in _owned(access):
+        found.append(_protected_refusal(change.path, "invalidated_by", access, new=True))
+    return found
+
+
+def _owned(access: Access) -> set[str]:
+    return {name for name, verbs in OWNERS.items() if access.op in verbs} | set(access.grants.fields)
+
+
+def _protected_refusal(path: str, name: str, access: Access, new: bool = False) -> Refusal:
+    what = "a new memory starts active with no invalidated_by" if new else f"{name} may not change through {access.op}"
+    return Refusal(
+        "protected-field",
+        f"{path}: {what} ({name} is protected: it decides who recalls the memory and why)",
+        _VERB_FOR[name],
+        name,
+        forceable=True,
+    )
+
+
+def _user_source(change: FileChange, access: Access) -> list[Refusal]:
+    after = change.after
+    if after is None or after.get("source_kind") != "user":
+        return []
+    if change.before is not None and change.before.get("source_kind") == "user" and "source_kind" not in change.changed:
+        return []
+    if access.grants.vouch_user_source or access.op in HISTORY_OPS:
+        return []
+    users = [seg.split(":", 1)[1] for seg in (_scope(after) or "").split("/") if seg.startswith("user:")]
+    who = access.actor.split(":", 1)[1] if access.is_person else None
+    if access.is_person and (not users or who in users):
+        return []
+    return [
+        Refusal(
+            "user-source",
+            f"{change.path}: source_kind: user says the user stated it, but the actor is {access.actor}",
+            "record it with the source it came from (source_kind: agent, tool or document), act as that user, "
+            "or have the host vouch for user statements",
+            "source_kind",
+            forceable=True,
+        )
+    ]
+
+
+def _bumped(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    old, new = before.get("revision", 1), after.get("revision", 1)
+    return isinstance(old, int) and isinstance(new, int) and new in (old, old + 1)
+
+
+def _scope(meta: Mapping[str, Any] | None) -> str | None:
+    value = None if meta is None else meta.get("scope")
+    return value if isinstance(value, str) else None
+
+
+def _status(meta: Mapping[str, Any] | None) -> str | None:
+    value = None if meta is None else meta.get("status")
+    return value if isinstance(value, str) else None
+
+
+def _frontmatter(text: str | None) -> str:
+    from memfs.format.document import split
+
+    if text is None:
+        return ""
+    try:
+        return split(text).frontmatter
+    except ValueError:
+        return ""
+
+
+def _meta(frontmatter: str) -> dict[str, Any]:
+    try:
+        loaded = yamlio.load(frontmatter) if frontmatter.strip() else {}
+    except yamlio.YamlError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _changed_keys(before: str, after: str) -> frozenset[str]:
+    old, new = _key_texts(before), _key_texts(after)
+    return frozenset(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+
+
+def _key_texts(frontmatter: str) -> dict[str, str]:
+    lines = frontmatter.splitlines(keepends=True)
+    return {key: "".join(lines[a:b]) for key, (a, b) in yamlio.key_lines(frontmatter).items()}
+
+
+def _added_lines(before: str | None, after: str | None) -> str:
+    if after is None:
+        return ""
+    if before is None:
+        return after
+    old = set(before.splitlines())
+    return "\n".join(line for line in after.splitlines() if line not in old)
