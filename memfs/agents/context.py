@@ -297,6 +297,7 @@ def assemble(
         raise UsageError(f"{budget!r}: must be a whole number of tokens >= 1", param="budget")
     if not 0 < system_share <= 1:
         raise UsageError(f"{system_share!r}: must be in (0, 1]", param="system_share")
+    scope, inherit = repo.recall_scope(scope, inherit)
     ctx = Context(task, scope, version, budget, format, COST_FENCE)
 
     def cost(block: Block) -> int:

@@ -85,6 +85,8 @@ class ToolContext:
 def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
     """Run one tool request; never raises for a bad request (``ok: false`` with the reason)."""
     context = context or ToolContext()
+    if repo.binding is not None:
+        context = dataclasses.replace(context, scope=repo.binding.scope)
     command = str(request.get("command", "")) if isinstance(request, Mapping) else ""
     try:
         if not isinstance(request, Mapping):
@@ -165,7 +167,7 @@ def _view(repo: Store, request: Mapping[str, Any], context: ToolContext) -> Tool
         return ToolResult(True, "view", _listing(repo, rel), path=rel or ".")
     rel = tool_path(repo, raw)
     data = repo.read_bytes(rel)
-    if data is None:
+    if data is None or not repo.visible(rel, data):
         raise MemoryNotFound(f"{rel}: no such memory; view the directory to see what exists")
     if len(data) > MAX_FILE_BYTES and request.get("view_range") is None:
         raise UsageError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
@@ -205,11 +207,12 @@ def _revision(rel: str, data: bytes) -> int | None:
 
 def _listing(repo: Store, rel_dir: str) -> str:
     prefix = f"{rel_dir}/" if rel_dir else ""
-    found = [p for p in repo.memory_paths() if p.startswith(prefix)]
+    files = {p: repo.read_bytes(p) or b"" for p in repo.memory_paths() if p.startswith(prefix)}
+    found = [p for p, data in files.items() if repo.visible(p, data)]
     shown = found[:MAX_LISTING]
     lines = [f"{VIRTUAL_ROOT}/{rel_dir}".rstrip("/") + "/" + f" ({len(found)} memories)"]
     for rel in shown:
-        data = repo.read_bytes(rel) or b""
+        data = files[rel]
         try:
             memory = parse(rel, data)
             about = memory.description or _first_line(memory.body)
@@ -236,6 +239,7 @@ def _create(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
     overwrite = request.get("overwrite") is True
     with _transaction(repo, "create", request, context) as tx:
         current = tx.current_bytes(rel)
+        _refuse_hidden(repo, rel, current)
         if current is not None and not overwrite:
             raise ConflictError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
         if current is not None:
@@ -383,11 +387,12 @@ def _rename(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
         raise UsageError(f"{old}: old_path and new_path are the same")
     with _transaction(repo, "rename", request, context, subject=f"{old} -> {new}") as tx:
         current = _existing(tx, old)
+        _refuse_hidden(repo, new, tx.current_bytes(new))
         if tx.current_bytes(new) is not None:
             raise ConflictError(f"{new}: already exists; pick another name or delete it first")
         users = repo.dependents(old)
         if users:
-            raise Refused(f"{old}: cannot rename, {', '.join(users)} depend(s) on it; update their depends_on first")
+            raise Refused(f"{old}: cannot rename, {repo.named(users)} depend(s) on it; update their depends_on first")
         tx.delete(old, check_dependents=False)
         memory = tx.write_bytes(new, current, moved_from=old)
     return _done(tx, "rename", new, memory, f"Renamed {old} to {new}")
@@ -436,12 +441,19 @@ def _transaction(
 
 def _existing(tx: Transaction, rel: str) -> bytes:
     current = tx.current_bytes(rel)
-    if current is None:
+    if current is None or not tx.repo.visible(rel, current):
         raise MemoryNotFound(f"{rel}: no such memory; create it first")
     tx.check_writable(rel, current)
     if len(current) > MAX_FILE_BYTES:
         raise Refused(f"{rel}: {len(current)} bytes is over the {MAX_FILE_BYTES}-byte limit; edit it by hand")
     return current
+
+
+def _refuse_hidden(repo: Store, rel: str, current: bytes | None) -> None:
+    """A path another scope's memory holds cannot be written by a bound session; the refusal
+    says the path is taken and nothing about the memory there."""
+    if current is not None and not repo.visible(rel, current):
+        raise ConflictError(f"{rel}: this path is taken; pick another path")
 
 
 def _decoded(rel: str, data: bytes) -> str:

@@ -99,7 +99,7 @@ def search(
     index). ``catch_up=False`` skips the check against the files (for callers that just did it).
     """
     _check_request(query, limit, type, at)
-    scope = recall.check_scope(scope)
+    scope, inherit = repo.recall_scope(scope, inherit)
     from whoosh.query.compound import Require
 
     now = at or utcnow()
@@ -114,7 +114,7 @@ def search(
         result.notices.extend(report.notices)
         result.stale = report.stale
     opened = _open_handle(repo, result)
-    result.broken = opened.state.broken()
+    result.broken = [p for p in opened.state.broken() if repo.binding is None or p.path.startswith("system/")]
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
@@ -126,7 +126,7 @@ def search(
         if len(result.hits) == limit:
             break
     if explain:
-        result.filtered = _filtered_out(opened, q, rule, version, type, now, limit)
+        result.filtered = _filtered_out(opened, q, rule, version, type, now, limit, bound=repo.binding is not None)
     return result
 
 
@@ -180,7 +180,7 @@ def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | N
     for final, rel, (relevance, fresh, conf) in ranked:
         _data, memory, broken = repo.load(rel)
         if memory is None:
-            if broken and rel not in known:
+            if broken and rel not in known and repo.binding is None:
                 result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))
             continue
         if recall.eligibility(memory, scope=rule, version=version, now=now) is not None:
@@ -191,10 +191,14 @@ def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | N
 
 
 def _filtered_out(opened: Handle, q: Query, rule: recall.ScopeRule, version: str | None, type_: str | None,
-                  now: dt.datetime, limit: int) -> list[Filtered]:
+                  now: dt.datetime, limit: int, *, bound: bool = False) -> list[Filtered]:
+    """Memories that matched the words but are not eligible, with why; a bound session hears only
+    of its own scope's (another scope's memories do not exist for it)."""
     found = []
     for hit in opened.searcher.search(q, limit=limit * 5 + 20):
         stored = Stored.from_rec(hit["rec"])
+        if bound and not rule.allows(stored.scope):
+            continue
         reason = recall.eligibility(stored, scope=rule, version=version, now=now)
         if reason is None and type_ is not None and stored.type != type_:
             reason = f"wrong type ({stored.type})"

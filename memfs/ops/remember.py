@@ -229,7 +229,8 @@ def _related_memories(
             found.append(tx.read(rel))
         except (InvalidMemory, MemoryNotFound):
             continue
-    return found
+    rule = repo.binding
+    return [m for m in found if rule is None or m.is_system or rule.allows(m.scope)]
 
 
 _Applied = tuple[tuple[str, ...], int | None, str | None]

@@ -11,7 +11,7 @@ reads the repository, applies the policy and writes inside one transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, Refused, UsageError
@@ -67,6 +67,23 @@ class Plan:
         if path in self.flagged:
             return "needs_review"
         return None
+
+    def seen_by(self, repo: Store) -> Plan:
+        """This plan as a session bound to a scope may see it: other scopes' memories are left
+        out (they are still flagged; their paths are not this session's to know)."""
+        if repo.binding is None:
+            return self
+        keep = {p for p in {*self.roots, *self.closure} if repo.visible(p)}
+
+        def only(paths: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(p for p in paths if p in keep)
+
+        return replace(
+            self, roots=only(self.roots), roots_changed=only(self.roots_changed), flagged=only(self.flagged),
+            recorded=only(self.recorded), unchanged=only(self.unchanged),
+            reached_by={p: r for p, r in self.reached_by.items() if p in keep},
+            status={p: s for p, s in self.status.items() if p in keep}, trees=(),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -152,6 +169,9 @@ def closure_members(repo: Store, roots: Iterable[str], graph: Graph) -> dict[str
 
 def _root_paths(repo: Store, roots: Iterable[str]) -> tuple[str, ...]:
     rels = tuple(dict.fromkeys(repo.rel(r) for r in roots))
+    if repo.binding is not None:
+        for rel in rels:
+            repo.read_file(rel)
     if not rels:
         raise UsageError("name at least one memory to retract", param="paths")
     return rels
@@ -174,7 +194,7 @@ def impact(repo: Store, roots: Iterable[str]) -> Plan:
     rels = _root_paths(repo, roots)
     graph = load_graph(repo)
     status = {r: repo.read(r).status for r in rels}
-    return plan(rels, graph, status, closure_members(repo, rels, graph))
+    return plan(rels, graph, status, closure_members(repo, rels, graph)).seen_by(repo)
 
 
 # --- retract ---------------------------------------------------------------------------------
@@ -221,7 +241,7 @@ def retract(repo: Store, roots: Iterable[str], *, reason: str, actor: str | None
             tx.write(member, fields={"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]})
         tx.subject = subject(rels, len(the_plan.downstream))
         tx.trailers["Memfs-Downstream"] = [str(len(the_plan.downstream))]
-    return RetractResult(tx.result.commit, the_plan)
+    return RetractResult(tx.result.commit, the_plan.seen_by(repo))
 
 
 def _old_records(memory: Memory) -> list[Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, InvalidMemory, MemoryNotFound, UsageError
@@ -58,10 +58,39 @@ def _op(trailers: dict[str, list[str]]) -> str | None:
 def log(
     repo: Store, path: str | None = None, *, op: str | None = None, limit: int | None = None
 ) -> list[LogEntry]:
-    """Commits touching the memory root (or one memory), newest first, optionally by ``Memfs-Op``."""
+    """Commits touching the memory root (or one memory), newest first, optionally by ``Memfs-Op``.
+
+    A session bound to a scope (:meth:`Store.session`) sees one memory's log only if it sees the
+    memory now, and the whole log reduced to the commits that touch a memory it sees; a commit
+    that also touched other scopes' files keeps only the visible paths, and its subject and reason
+    (which may name the others) are replaced."""
+    if path and repo.binding is not None:
+        repo.read_file(path)
     git_path = repo.git_path(repo.rel(path)) if path else repo.pathspec
     grep = f"^Memfs-Op: {gitcli.ere_escape(op)}$" if op else None
-    return [LogEntry.of(repo, c) for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=path is not None)]
+    follow = path is not None
+    if repo.binding is None:
+        return [LogEntry.of(repo, c) for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=follow)]
+    found: list[LogEntry] = []
+    for commit in repo.git.log(path=git_path, grep=grep, follow=follow):
+        entry = _visible_part(repo, LogEntry.of(repo, commit))
+        if entry is not None:
+            found.append(entry)
+        if limit is not None and len(found) >= limit:
+            break
+    return found
+
+
+def _visible_part(repo: Store, entry: LogEntry) -> LogEntry | None:
+    shown = tuple(rel for rel in entry.paths if repo.visible(rel))
+    if not shown:
+        return None
+    if len(shown) == len(entry.paths):
+        return entry
+    hidden = len(entry.paths) - len(shown)
+    trailers = {k: v for k, v in entry.trailers.items() if k not in ("Memfs-Path", "Memfs-Root", "Reason")}
+    subject = f"{entry.op or 'change'} {', '.join(shown)} (and {hidden} other file(s))"
+    return replace(entry, subject=subject, reason=None, paths=shown, trailers=trailers)
 
 
 def resolve_at(repo: Store, at: str) -> str:
@@ -95,7 +124,7 @@ def file_at(repo: Store, path: str, at: str) -> tuple[str, bytes]:
     rel = repo.rel(path)
     sha = resolve_at(repo, at)
     data = repo.git.show_file(sha, repo.git_path(rel))
-    if data is None:
+    if data is None or not repo.visible(rel, data):
         raise MemoryNotFound(f"{rel}: did not exist at {at} (commit {sha[:10]})")
     return rel, data
 
@@ -168,7 +197,7 @@ def diff(repo: Store, old_rev: str, new_rev: str | None = None, path: str | None
     out = []
     for rel in rels:
         before, after = old_files[rel], new_files[rel]
-        if before == after:
+        if before == after or not all(repo.visible(rel, d) for d in (before, after) if d is not None):
             continue
         (old_meta, old_body), (new_meta, new_body) = _meta_body(rel, before), _meta_body(rel, after)
         change = "added" if before is None else "deleted" if after is None else "modified"
@@ -242,6 +271,8 @@ def revisions(repo: Store, path: str) -> list[Revision]:
     rel = repo.rel(path)
     out: list[Revision] = []
     current = repo.read_bytes(rel)
+    if repo.binding is not None:
+        repo.read_file(rel)
     wanted_id = _id_of(rel, current)
     for entry in reversed(repo.git.log(path=repo.git_path(rel), follow=True)):
         name = next((f for f in entry.files if f.endswith(".md")), repo.git_path(rel))
@@ -252,6 +283,8 @@ def revisions(repo: Store, path: str) -> list[Revision]:
         try:
             memory = parse(short, data)
         except InvalidMemory:
+            continue
+        if not repo.visible(short, data):
             continue
         if short != rel and wanted_id is not None and memory.id != wanted_id:
             continue  # git's rename guess paired this file with another memory of similar frontmatter

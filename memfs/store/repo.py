@@ -15,6 +15,7 @@ The verbs built on the store (search, remember, retract...) are methods of
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import getpass
 import os
@@ -34,6 +35,7 @@ from memfs.errors import (
     MemoryNotFound,
     PathError,
     Refused,
+    UsageError,
     WriteRefused,
 )
 from memfs.format import edit, validate, yamlio
@@ -43,7 +45,7 @@ from memfs.format.model import Memory, Problem, utcnow
 from memfs.format.parse import build, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
-from memfs.policy.recall import ScopeRule
+from memfs.policy.recall import ScopeRule, check_scope
 from memfs.store import atomic, gitcli, init, journal, locking, paths
 from memfs.store.commits import Message, subject_for
 
@@ -140,6 +142,61 @@ class Store:
                     tx.write_file(rel, data)
         return cls.open(store.root, store.actor)
 
+    # --- sessions ------------------------------------------------------------------------
+    def session(
+        self: S,
+        scope: str | None,
+        *,
+        inherit: bool = False,
+        grants: guard.Grants | None = None,
+        actor: str | None = None,
+    ) -> S:
+        """This repository as one agent session sees it: bound to ``scope`` (and, with ``inherit``,
+        able to read its ancestors), with the host's ``grants``, acting as ``actor``.
+
+        Bound, every read (show, ls, log, history, diff, search, context, the file tools) sees only
+        that scope's memories and ``system/``; a memory of another scope is "no such memory" and no
+        message names it. Every write must stay in the scope (the core guard refuses the rest).
+        ``scope=None`` is administration: every scope, as an unbound repository."""
+        view = copy.copy(self)
+        view.binding = None if scope is None else ScopeRule(check_scope(scope), inherit)
+        view.grants = grants or guard.Grants()
+        view.actor = actor or self.actor
+        return view
+
+    def visible(self, rel: str, data: bytes | None = None) -> bool:
+        """Whether this session may see the memory at ``rel`` (its bytes ``data``, else read from
+        disk): always unbound and for ``system/``; bound, only if its scope can be read and is the
+        session's (fail closed: an unreadable scope is invisible)."""
+        if self.binding is None or guard.in_system(rel):
+            return True
+        data = self.read_bytes(rel) if data is None else data
+        return data is not None and self.binding.allows(_scope_in(rel, data))
+
+    def recall_scope(self, scope: str | None, inherit: bool = False) -> tuple[str | None, bool]:
+        """The (scope, inherit) a search or context of this session reads: as asked when unbound;
+        bound, the session's own scope (``None`` means it), anything else refused, and ancestors
+        only if the session was opened with them."""
+        scope = check_scope(scope)
+        rule = self.binding
+        if rule is None:
+            return scope, inherit
+        if scope is not None and scope != rule.scope:
+            raise UsageError(f"this session is bound to scope {rule.scope}; it cannot read {scope}", param="scope")
+        if inherit and not rule.inherit:
+            raise UsageError(f"this session reads {rule.scope} only, not its ancestors", param="inherit")
+        return rule.scope, rule.inherit
+
+    def named(self, rels: Iterable[str]) -> str:
+        """``rels`` for a message: the visible ones by path, the rest only counted, so a bound
+        session's errors never name another scope's files."""
+        rels = list(rels)
+        shown = [rel for rel in rels if self.visible(rel)]
+        hidden = len(rels) - len(shown)
+        if hidden:
+            shown.append(f"{hidden} memor{'y' if hidden == 1 else 'ies'} outside this session's scope")
+        return ", ".join(shown)
+
     # --- paths ---------------------------------------------------------------------------
     @property
     def cache_dir(self) -> Path:
@@ -221,7 +278,7 @@ class Store:
         """(root-relative path, exact bytes) of a memory file; :class:`MemoryNotFound` if absent."""
         rel = self.rel(path)
         data = self.read_bytes(rel)
-        if data is None:
+        if data is None or not self.visible(rel, data):
             raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
         return rel, data
 
@@ -258,7 +315,7 @@ class Store:
         result = Scan()
         for rel in self.memory_paths():
             data = self.read_bytes(rel)
-            if data is None:
+            if data is None or not self.visible(rel, data):
                 continue
             try:
                 result.memories.append(parse(rel, data))
@@ -629,7 +686,8 @@ class Transaction:
         users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
         if users:
             raise Refused(
-                f"{rel}: cannot be deleted, {', '.join(users)} depend(s) on it; remove those depends_on entries first",
+                f"{rel}: cannot be deleted, {self.repo.named(users)} depend(s) on it; remove those depends_on "
+                "entries first",
                 forceable=True,
             )
 
@@ -743,7 +801,7 @@ class Transaction:
         for memory in new:
             for other in self.repo.id_users(memory.id or "", exclude=[memory.path, *self._pending],
                                             candidates=candidates):
-                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {other}",
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is already used by {self.repo.named([other])}",
                                      "give each memory its own id"))
         return found
 
@@ -818,6 +876,16 @@ def _guard_error(refusals: list[Refusal]) -> MemfsError:
         if refusal.rule == "scope-boundary" and refusal.field is None:
             return MemoryNotFound(refusal.message)
     return WriteRefused(refusals)
+
+
+def _scope_in(rel: str, data: bytes) -> str | None:
+    """The ``scope`` a memory file says, or ``None`` if it cannot be read as one."""
+    try:
+        _, meta = load_document(rel, data)
+    except InvalidMemory:
+        return None
+    scope = meta.get("scope")
+    return scope if isinstance(scope, str) else None
 
 
 def _loose_text(data: bytes | None) -> str | None:
