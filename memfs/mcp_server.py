@@ -40,14 +40,18 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | None = None) -> MCPServer:
-    """An ``MCPServer`` exposing ``repo``. ``scope`` is the default scope for search, context and
-    files created from a bare body; ``actor`` is the author of every commit."""
+def build_server(repo: MemoryRepo) -> MCPServer:
+    """An ``MCPServer`` exposing ``repo``, usually a session bound to one scope
+    (:meth:`MemoryRepo.session`): its scope is the scope of every tool, which take none as an
+    argument, so a model cannot talk its way into another user's memory; its actor is the author
+    of every commit. An unbound ``repo`` (``--all-scopes``) is administration: search and context
+    read every scope, and ``memory_remember`` is refused (it needs a scope to write to)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
-    actor = actor or repo.actor
+    actor = repo.actor
+    scope = repo.binding.scope if repo.binding is not None else None
     context = ToolContext(actor=actor, scope=scope)
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -139,22 +143,15 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         memory's path or by operation (create, edit, remember, retract, watch...)."""
         return [e.to_json() for e in call(repo.log, path, op=op, limit=max(1, min(limit, 200)))]
 
-    def memory_search(
-        query: str,
-        scope: str | None = scope,
-        version: str | None = None,
-        limit: int = 10,
-        inherit: bool = False,
-    ) -> dict[str, Any]:
-        """Search memories by meaning words (BM25F, CJK aware). Only eligible memories come back:
-        in the scope (exactly, or its ancestors with inherit), for the version, active, sourced,
-        not expired. Each hit has path, scope, source, status, score and body."""
-        found = call(repo.search, query, scope=scope, version=version, limit=limit, inherit=inherit, record=True)
+    def memory_search(query: str, version: str | None = None, limit: int = 10) -> dict[str, Any]:
+        """Search this session's memories by meaning words (BM25F, CJK aware). Only eligible
+        memories come back: in the session's scope, for the version, active, sourced, not expired.
+        Each hit has path, scope, source, status, score and body."""
+        found = call(repo.search, query, scope=scope, version=version, limit=limit, record=True)
         return found.to_json()
 
     def memory_context(
         task: str,
-        scope: str | None = scope,
         version: str | None = None,
         budget: int = 4000,
         format: str = "markdown",
@@ -165,7 +162,6 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         return call(built.render, format)
 
     def memory_remember(
-        scope: str,
         body: str,
         source: str,
         type: str = "note",
@@ -180,9 +176,12 @@ def build_server(repo: MemoryRepo, *, actor: str | None = None, scope: str | Non
         idempotency_key: str | None = None,
         reason: str | None = None,
     ) -> dict[str, Any]:
-        """Remember something lasting, with its source. The write gate refuses secrets and
-        one-off requests; a memory with the same (scope, key) is reinforced, superseded or kept
-        as it is. Replaying the same idempotency_key changes nothing."""
+        """Remember something lasting for this session's user, with its source. The write gate
+        refuses secrets and one-off requests; a memory with the same key is reinforced, superseded
+        or kept as it is. Replaying the same idempotency_key changes nothing."""
+        if scope is None:
+            raise ToolError("Error: this server administers every scope (--all-scopes); remember needs a server "
+                            "bound to one scope (memfs mcp --scope ...)")
         given = {
             "scope": scope,
             "body": body,

@@ -7,27 +7,32 @@ import sys
 import click
 
 from memfs.cli import State, exits
-from memfs.cli.options import json_option, pass_state
+from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
 from memfs.cli.output import emit_json, line, note
+
+#: Who agent-facing verbs act as when neither --actor nor MEMFS_ACTOR says.
+TOOL_ACTOR = "agent:memfs-tool"
+MCP_ACTOR = "agent:mcp"
 
 
 @click.command("tool")
-@click.option("--scope", help="Scope for memories created from a bare body (default: none, so 'fields' must say).")
+@session_options
 @click.option("--source", help="Source for memories created from a bare body (default: the actor).")
 @click.option("--text", "as_text", is_flag=True, help="Print only the text meant for the model.")
 @pass_state
-def tool_cmd(state: State, scope: str | None, source: str | None, as_text: bool) -> None:
+def tool_cmd(state: State, session: SessionSpec, source: str | None, as_text: bool) -> None:
     """Run one memory-tool request read as JSON from stdin (view, create, str_replace, insert,
-    delete, rename, update_description). Prints the result as JSON; exits 2 for a malformed request,
-    3 if it was refused.
+    delete, rename, update_description) in a session bound to --scope. Prints the result as JSON;
+    exits 2 for a malformed request, 3 if it was refused. Acts as agent:memfs-tool unless --actor
+    or MEMFS_ACTOR says otherwise.
 
-    Example: echo '{"command":"view","path":"/memories"}' | memfs tool
+    Example: echo '{"command":"view","path":"/memories"}' | memfs tool --scope user:U5
     """
     from memfs.agents.tools import ToolContext, request_from_json
 
+    repo = session.open(state, TOOL_ACTOR)
     request = request_from_json(sys.stdin.buffer.read())
-    repo = state.repo()
-    result = repo.tool(request, ToolContext(actor=state.actor or repo.actor, scope=scope, source=source))
+    result = repo.tool(request, ToolContext(actor=repo.actor, scope=session.scope, source=source))
     if as_text:
         (line if result.ok else note)(result.output)
     else:
@@ -73,19 +78,20 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
 
 
 @click.command("mcp")
-@click.option("--scope", help="Default scope for search, context and files created from a bare body.")
+@session_options
 @click.option("--http", "http_port", type=int, help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.")
 @click.option("--list-tools", is_flag=True, help="Print which tools this installation serves, then exit.")
 @pass_state
-def mcp_cmd(state: State, scope: str | None, http_port: int | None, list_tools: bool) -> None:
-    """Serve this memory repository over MCP (stdio by default) for agent hosts.
+def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
+    """Serve this memory repository over MCP (stdio by default) for agent hosts, in a session
+    bound to --scope: the tools see and change that scope only (and system/ to read), whatever
+    their arguments say. Acts as agent:mcp unless --actor or MEMFS_ACTOR says otherwise.
 
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
     from memfs import mcp_server
 
-    repo = state.repo()
-    server = mcp_server.build_server(repo, scope=scope, actor=state.actor or repo.actor)
+    server = mcp_server.build_server(session.open(state, MCP_ACTOR))
     if list_tools:
         emit_json(mcp_server.tool_names(server))
         return

@@ -6,12 +6,17 @@ import datetime as dt
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memfs.cli import State
 from memfs.errors import UsageError
+
+if TYPE_CHECKING:
+    from memfs.api import MemoryRepo
+    from memfs.policy.guard import Grants
 
 pass_state = click.make_pass_decorator(State)
 
@@ -109,3 +114,59 @@ def _decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{where}: the body is not UTF-8 text") from None
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """How an agent-facing verb (``tool``, ``mcp``) opens its session: bound to ``--scope`` (with
+    ``--inherit``, its ancestors readable too), or every scope with ``--all-scopes``, and with
+    the host's grants. Neither scope nor ``--all-scopes`` is refused: an agent never gets every
+    scope by forgetting an option."""
+
+    scope: str | None
+    inherit: bool
+    all_scopes: bool
+    grants: Grants
+
+    def open(self, state: State, default_actor: str) -> MemoryRepo:
+        if self.scope is None and not self.all_scopes:
+            raise UsageError(
+                "an agent session is bound to one scope: give --scope (e.g. user:U5), or --all-scopes to "
+                "administer every scope", param="scope",
+            )
+        if self.scope is not None and self.all_scopes:
+            raise UsageError("give --scope or --all-scopes, not both", param="scope")
+        return state.repo().session(
+            self.scope, inherit=self.inherit, grants=self.grants, actor=state.actor or default_actor
+        )
+
+
+def session_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--scope``, ``--inherit``, ``--all-scopes`` and the grant options; the command
+    receives them collected as ``session`` (a :class:`SessionSpec`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from memfs.policy.guard import Grants
+
+        grants = Grants(
+            fields=frozenset(kwargs.pop("allow_field")),
+            system=kwargs.pop("allow_system"),
+            vouch_user_source=kwargs.pop("vouch_user_source"),
+        )
+        spec = SessionSpec(kwargs.pop("scope"), kwargs.pop("inherit"), kwargs.pop("all_scopes"), grants)
+        return func(*args, session=spec, **kwargs)
+
+    options = [
+        click.option("--scope", help="Bind the session to this scope, e.g. user:U5 (required unless --all-scopes)."),
+        click.option("--inherit", is_flag=True, help="Let the session read the scope's ancestors too."),
+        click.option("--all-scopes", is_flag=True, help="Administration: every scope (no binding)."),
+        click.option("--allow-field", multiple=True, metavar="FIELD",
+                     help="Let the agent change this protected field (repeatable; e.g. source)."),
+        click.option("--allow-system", is_flag=True, help="Let the agent create, change or delete system/ files."),
+        click.option("--vouch-user-source", is_flag=True,
+                     help="The host vouches that source_kind: user written by the agent is the user's own words."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
-from memfs.format.config import SyncConfig, is_sync_mode
+from memfs.format.config import CONFIG_FILE, SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
 from memfs.format.parse import parse
+from memfs.policy import guard
 from memfs.store import gitcli, paths
 from memfs.store.commits import Message
 from memfs.store.repo import Store
@@ -218,11 +219,45 @@ def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool,
 
 
 # --- integration -----------------------------------------------------------------------------
+def _refuse_incoming_secrets(repo: Store, target: _Target, head: str | None, upstream: str) -> None:
+    """The core guard's secret rule over what integrating ``upstream`` would bring in: every memory
+    file (and ``.memfs.toml``) it changes since the common ancestor, read in two batches. A secret
+    another clone committed is refused here, before it enters this clone's history."""
+    base = repo.git.merge_base(head, upstream) if head else None
+    git = repo.git
+    names = git.diff_names(base, upstream, repo.pathspec) if base else git.tree_files(upstream, repo.pathspec)
+    rels = [r for n in names if (r := repo.from_git_path(n)) and (paths.is_memory_name(r) or r == CONFIG_FILE)]
+    if not rels:
+        return
+    before = repo.files_at(base, rels) if base else dict.fromkeys(rels)
+    after = repo.files_at(upstream, rels)
+    found = []
+    for rel in rels:
+        text = after.get(rel)
+        if text is None:
+            continue
+        old = before.get(rel)
+        change = guard.describe(rel, _text(old), _text(text))
+        found += [f"{rel} ({r.rule})" for r in guard.secrets(change)]
+    if found:
+        raise SyncRefused(
+            f"the commits on {target.label} bring a secret into memory: {', '.join(found[:5])}; nothing was "
+            "integrated. Have it erased where it was committed (memfs purge, then a force-push by an administrator), "
+            "then sync again"
+        )
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
+
+
 def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
     """Bring ``upstream`` into the current branch; (how, backup ref). Raises on conflict, leaving
     the branch where it was."""
     git = repo.git
     head = git.head()
+    if head != upstream and not (head is not None and git.is_ancestor(upstream, head)):
+        _refuse_incoming_secrets(repo, target, head, upstream)
     if head is None or git.is_ancestor(head, upstream):
         if head == upstream:
             return "none", None

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.format import yamlio
-from memfs.format.model import SYSTEM_DIR
+from memfs.format.model import SYSTEM_DIR, Problem
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
 from memfs.policy.secrets_scan import Finding, scan, scan_values
@@ -170,13 +170,27 @@ def secrets(change: FileChange) -> list[Refusal]:
     (YAML escapes like ``\\x41`` hide nothing) and its path."""
     fix = "remove it (refer to where it is kept instead, e.g. 'in the team vault'); nothing was written"
     found = [_secret_refusal(f, change.path, fix) for f in scan(change.added)]
-    if change.after is not None:
-        values = {k: change.after.get(k) for k in change.changed if k in change.after}
-        seen = {r.rule for r in found}
-        found += [r for f in scan_values(values) if (r := _secret_refusal(f, change.path, fix)).rule not in seen]
+    seen = {r.rule for r in found}
+    for name in sorted(change.changed & (change.after or {}).keys(), key=str):
+        for finding in scan_values((change.after or {})[name]):
+            if finding.rule not in seen:
+                seen.add(finding.rule)
+                found.append(Refusal(finding.rule, _secret_refusal(finding, change.path, fix).message, fix, str(name)))
     for path in {change.path, change.moved_from} - {None}:
         found += [_secret_refusal(f, "file name", "name the file without it") for f in scan(str(path))]
     return found
+
+
+def secret_problems(path: str, text: str) -> list[Problem]:
+    """The secrets in a whole memory file (its text, its decoded frontmatter values, its path) as
+    validation findings: what ``memfs validate`` (the pre-commit hook, the CI step) reports, so a
+    plain ``git commit`` made with the hook installed is stopped too."""
+    change = describe(path, None, text)
+    fix = "remove it; if it was ever committed, erase it from history with memfs purge"
+    return [
+        Problem(path, r.field if r.field != "text" else None, r.message.split(": ", 1)[-1], fix, line=r.line)
+        for r in secrets(change)
+    ]
 
 
 def _secret_refusal(finding: Finding, where: str, fix: str) -> Refusal:

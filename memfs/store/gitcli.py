@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from memfs.errors import GitError, NotAMemoryRepo
+from memfs.errors import GitError, NotAMemoryRepo, WriteRefused
 
 _BASE_ENV = {
     "GIT_EDITOR": "true",
@@ -385,6 +385,7 @@ class Git:
         """
         if not paths:
             return None
+        refuse_secrets(message)
         whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
         if not self._ok("add", "-A", "--", *paths):
             paths = self.changed(paths)
@@ -404,6 +405,7 @@ class Git:
 
     def commit_empty(self, message: str, identity: Identity) -> str | None:
         """A commit that changes no file (an audit record), skipping hooks; leaves the index alone."""
+        refuse_secrets(message)
         self._text(
             "commit", "-q", "--allow-empty", "--only", "--no-verify", "-F", "-",
             stdin=message.encode("utf-8"), identity=identity,
@@ -417,6 +419,7 @@ class Git:
 
     def revert(self, sha: str, message: str, identity: Identity) -> tuple[bool, str]:
         """``git revert`` of ``sha`` with ``message``; on failure aborts it and returns git's output."""
+        refuse_secrets(message)
         proc = _run(self.workdir, "revert", "--no-edit", sha, check=False, identity=identity)
         if proc.returncode != 0:
             self._ok("revert", "--abort")
@@ -508,6 +511,7 @@ class Git:
 
     def merge(self, upstream: str, message: str, identity: Identity) -> tuple[bool, str]:
         """Merge ``upstream`` with a merge commit: (succeeded, git's output); see :meth:`rebase`."""
+        refuse_secrets(message)
         return self._attempt(("merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream), identity)
 
     def _attempt(self, args: tuple[str, ...], identity: Identity) -> tuple[bool, str]:
@@ -563,6 +567,17 @@ class Git:
         finally:
             proc.stdout.close()
             proc.wait()
+
+
+def refuse_secrets(message: str) -> None:
+    """:class:`WriteRefused` if a commit message carries a secret (a ``--reason``, a trailer): every
+    message memfs hands to git passes here, whichever verb wrote it (the core guard's rule for
+    commit messages, :func:`memfs.policy.guard.check_message`)."""
+    from memfs.policy.guard import check_message
+
+    refusals = check_message(message)
+    if refusals:
+        raise WriteRefused(refusals)
 
 
 def _porcelain_paths(out: str) -> list[str]:

@@ -335,6 +335,7 @@ class Store:
         found = list(scan.broken)
         for memory in scan.memories:
             found.extend(memory.problems)
+            found.extend(self._secrets_in(memory.path))
         found.extend(validate.check_repo(scan.memories, self.exists))
         return _ordered(found)
 
@@ -355,6 +356,10 @@ class Store:
                 found.append(Problem(memory.path, "id", f"{memory.id!r} is also used by {', '.join(others)}",
                                      "give each memory its own id"))
         return _ordered(found)
+
+    def _secrets_in(self, rel: str) -> list[Problem]:
+        data = self.read_bytes(rel)
+        return [] if data is None else guard.secret_problems(rel, data.decode("utf-8", errors="replace"))
 
     def is_read_only(self, rel: str, current: bytes | None = None) -> bool:
         """Whether the working copy (``current``, else the file on disk) or the committed copy

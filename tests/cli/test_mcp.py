@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_list_tools_flag(repo: MemoryRepo):
-    done = cli(repo, "mcp", "--list-tools")
+    done = cli(repo, "mcp", "--scope", "user:U5", "--list-tools")
     assert done.returncode == 0, done.stderr
     assert set(json.loads(done.stdout)) == {
         "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",

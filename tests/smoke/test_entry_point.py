@@ -61,6 +61,7 @@ def test_tool_reads_its_request_from_stdin_as_bytes(repo: MemoryRepo) -> None:
     done = run_process("-C", str(repo.root), "tool", "--scope", "user:U5", input=data)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["ok"] and repo.read("notes/zh.md").body == "发布说明用中文\n"
-    refused = run_process("-C", str(repo.root), "tool", input=b'{"command":"create","path":"n.md","file_text":"\xff"}')
+    request = b'{"command":"create","path":"n.md","file_text":"\xff"}'
+    refused = run_process("-C", str(repo.root), "tool", "--all-scopes", input=request)
     assert refused.returncode == 2 and "not UTF-8" in refused.stderr
     assert not (repo.root / "n.md").exists()
