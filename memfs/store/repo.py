@@ -665,7 +665,9 @@ class Transaction:
     def adopt(self, path: str) -> Memory | None:
         """Commit the memory file at ``path`` as it is on disk now (someone else wrote or deleted
         it): validated like any write, :class:`InvalidMemory` if it is not valid, refused if the
-        committed copy is ``read_only``. Returns the parsed memory (``None`` for a deletion)."""
+        committed copy is ``read_only`` or the core guard refuses it (judged now, so one refused
+        file leaves the others of the batch to commit). Returns the parsed memory (``None`` for a
+        deletion)."""
         rel = self.repo.rel(path)
         data = self.repo.read_bytes(rel)
         committed = self.repo.git.head_file(self.repo.git_path(rel))
@@ -682,6 +684,11 @@ class Transaction:
             self._parsed[rel] = memory
         action: Action = "delete" if data is None else "create" if committed is None else "update"
         self._pending[rel] = data
+        refusals = self._judge(rel, committed, self.access)
+        if refusals:
+            del self._pending[rel]
+            self._parsed.pop(rel, None)
+            raise _guard_error(refusals)
         self._before[rel] = data
         self._actions[rel] = Change(rel, action, memory.revision if memory else None)
         self._adopted.add(rel)
@@ -741,18 +748,21 @@ class Transaction:
         refusals = guard.check_message(message)
         sources = set(self._moves.values())
         for rel in rels:
-            after = self._pending[rel]
-            if after is None and rel in sources:
+            if self._pending[rel] is None and rel in sources:
                 continue
-            source = self._moves.get(rel)
-            change = guard.describe(
-                rel, _loose_text(committed.get(source or rel)), _loose_text(after),
-                after_meta=None if rel in self._plain or (m := self._parsed.get(rel)) is None else m.meta,
-                moved_from=source,
-            )
-            refusals += guard.secrets(change) if rel in self._plain else guard.check(change, access)
+            refusals += self._judge(rel, committed.get(self._moves.get(rel) or rel), access)
         if refusals:
             raise _guard_error(refusals)
+
+    def _judge(self, rel: str, committed: bytes | None, access: guard.Access) -> list[Refusal]:
+        """The guard's refusals for the staged change of ``rel`` against its committed copy."""
+        source = self._moves.get(rel)
+        parsed = None if rel in self._plain else self._parsed.get(rel)
+        change = guard.describe(
+            rel, _loose_text(committed), _loose_text(self._pending[rel]),
+            after_meta=None if parsed is None else parsed.meta, moved_from=source,
+        )
+        return guard.secrets(change) if rel in self._plain else guard.check(change, access)
 
     def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
         if rel not in self._before:
