@@ -175,3 +175,39 @@ def test_memfsignore_edits_take_effect_in_the_same_process(repo: MemoryRepo) -> 
         repo.rel("drafts/x.md")
     write_file(repo.root / ".memfsignore", "# nothing ignored any more\n")
     assert "drafts/x.md" in repo.memory_paths() and repo.rel("drafts/x.md") == "drafts/x.md"
+
+
+# --- git paths and git's environment -----------------------------------------------------------
+def test_a_name_that_looks_like_a_pattern_commits_only_itself(repo: MemoryRepo) -> None:
+    write_file(repo.root / "notes/a1.md", "work in progress\n")
+    write_file(repo.root / "x.md", "work in progress\n")
+    repo.write("notes/a[1].md", fields={**FACT, "id": "a-1"}, body="a")
+    repo.write(":x.md", fields={**FACT, "id": "x"}, body="x")
+    committed = git(repo.root, "show", "--name-only", "--format=", "HEAD~1", "HEAD").split()
+    assert sorted(committed) == [":x.md", "notes/a[1].md"]
+    assert sorted(git(repo.root, "ls-files", "--others").split()) == ["notes/a1.md", "x.md"]
+
+
+def test_git_environment_cannot_redirect_memfs(repo: MemoryRepo, tmp_path: Path, monkeypatch) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    set_identity(other)
+    write_file(other / "readme.txt", "another project\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "other")
+    before = (git(other, "rev-parse", "HEAD"), (other / ".git/index").read_bytes())
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git/index"))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(other / ".git/objects"))
+    opened = MemoryRepo.open(repo.root)
+    result = opened.write("notes/x.md", fields=FACT, body="x")
+    assert opened.root == repo.root and opened.read("notes/x.md").body == "x\n"
+    assert opened.search("x", scope="user:U5") is not None
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
+        monkeypatch.delenv(name)
+    assert git(repo.root, "rev-parse", "HEAD").strip() == result.commit
+    assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["notes/x.md"]
+    assert (git(other, "rev-parse", "HEAD"), (other / ".git/index").read_bytes()) == before
+    assert not (other / "notes").exists() and git(other, "status", "--porcelain") == ""
