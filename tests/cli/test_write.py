@@ -49,7 +49,7 @@ def test_write_update_and_expect_revision(repo: MemoryRepo) -> None:
 @pytest.mark.parametrize(
     ("args", "words", "code"),
     [
-        (["--expires", "2026-12-31"], "no time zone", 2),
+        (["--expires", "2026-12-31T10:00"], "no time zone", 2),
         (["--expires", "soon"], "not an ISO 8601 time", 2),
         (["--set", "novalue"], "FIELD=VALUE", 2),
         (["--confidence", "2"], "outside 0..1", 3),

@@ -42,9 +42,9 @@ def test_usage_errors_exit_2(repo: MemoryRepo) -> None:
     unknown = run_process("-C", str(repo.root), "ls", "--no-such-option")
     assert unknown.returncode == 2 and "Error: No such option '--no-such-option'" in unknown.stderr
     assert "Traceback" not in unknown.stderr and unknown.stdout == ""
-    bad = run_process("-C", str(repo.root), "write", "x.md", *options(FACT), "--expires", "2026-12-31")
+    bad = run_process("-C", str(repo.root), "write", "x.md", *options(FACT), "--expires", "2026-12-31T10:00")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert bad.stderr.startswith("memfs: error: --expires '2026-12-31':") and "no time zone" in bad.stderr
+    assert bad.stderr.startswith("memfs: error: --expires '2026-12-31T10:00':") and "no time zone" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
     assert not (repo.root / "x.md").exists()
 
