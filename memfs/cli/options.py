@@ -18,7 +18,7 @@ pass_state = click.make_pass_decorator(State)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-    (("--id", "id_"), {"help": "Stable identity (default: the file name)."}),
+    (("--id", "id_"), {"help": "Stable identity (default: the path without .md)."}),
     (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note."}),
     (("--scope",), {"help": "Whose memory, e.g. user:U5/project:P8."}),
     (("--key",), {"help": "Subject/attribute identity inside the scope."}),

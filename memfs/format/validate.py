@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from memfs.format import yamlio
+from memfs.format import names, yamlio
 from memfs.format.model import (
     ELIGIBILITY_FIELDS,
     FIELDS,
@@ -40,7 +40,6 @@ from memfs.format.model import (
 )
 
 _SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_.:@+=-]+")
-_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
 _DATE_ONLY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _STRING_FIELDS = ("id", "type", "scope", "key", "source", "source_kind", "version", "status", "description")
 
@@ -114,6 +113,7 @@ def coerce_fields(
             else:
                 bad(name, f"must be a string, got {_shown(value)}", _quote_fix(name, value, written.get(name)))
     _check_enums(typed, bad)
+    _check_names(path, typed, meta, bad)
     _check_identity(path, typed, meta, bad)
     typed.update(_times(meta, bad))
     typed.update(_numbers(meta, bad))
@@ -166,11 +166,28 @@ def _check_enums(typed: dict[str, Any], bad: Callable[..., None]) -> None:
             bad(name, f"unknown value {typed.pop(name)!r}", "use one of: " + ", ".join(allowed))
 
 
+def _check_names(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
+    """The file's own name and its id (see :mod:`memfs.format.names`)."""
+    if path:
+        why = names.path_problem(path)
+        if why:
+            bad(None, f"the file name {why}", "rename the file")
+        elif not names.is_nfc(path):
+            bad(None, "the file name is not in Unicode NFC form, so the same name typed elsewhere may not find it",
+                f"rename it to {names.nfc(path)}", "warning")
+    if meta.get("id") is None:
+        if path:
+            typed["id"] = names.default_id(path)
+    elif "id" in typed:
+        why = names.id_problem(typed["id"])
+        if why:
+            bad("id", f"{typed.pop('id')!r} {why}", "use the path without .md, or any one-line text")
+        elif not names.is_nfc(typed["id"]):
+            bad("id", "is not in Unicode NFC form, so the same id typed elsewhere will not match it",
+                f"write it as {names.nfc(typed['id'])}", "warning")
+
+
 def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
-    if "id" not in meta:
-        bad("id", "is missing", f"add 'id: {posixpath.splitext(path)[0]}'")
-    elif "id" in typed and not _ID.fullmatch(typed["id"]):
-        bad("id", f"{typed.pop('id')!r} is not a usable id", "use letters, digits and - _ . : / @ +")
     if "type" not in meta:
         bad("type", "is missing", "add 'type: ' with one of: " + ", ".join(TYPES))
     if "status" not in meta:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 import pytest
 import ruamel.yaml as ruamel_yaml
@@ -192,7 +193,7 @@ def test_new_file_is_canonical() -> None:
 # --- natural forms, retyped values, unreadable eligibility fields -----------------------------
 def _parsed(*lines: str, path: str = "facts/a.md") -> Memory:
     head = "type: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
-    return parse(path, f"---\n{head}{''.join(line + chr(10) for line in lines)}id: a\n---\nbody\n".encode())
+    return parse(path, f"---\n{head}{''.join(line + chr(10) for line in lines)}---\nbody\n".encode())
 
 
 @pytest.mark.parametrize(
@@ -267,6 +268,25 @@ def test_an_unreadable_eligibility_field_is_recorded(field: str, line: str) -> N
 def test_absent_and_null_eligibility_fields_are_not_unreadable() -> None:
     assert _parsed("version: null", "expires:").unreadable == ()
     assert _parsed("version: null", "expires:").errors == []
+
+
+def test_a_file_without_id_has_its_path_as_id() -> None:
+    memory = parse("笔记/会议.md", b"---\ntype: note\nscope: user:U5\nsource: tool:ci\nstatus: active\n---\nbody\n")
+    assert memory.id == "笔记/会议" and memory.problems == ()
+    assert "id" not in memory.meta
+
+
+@pytest.mark.parametrize("text", ["发布说明语言", "notes/a b", "über", "Ünïcödé ids/ok"])
+def test_ids_in_any_script_are_valid(text: str) -> None:
+    memory = _parsed(f"id: {text}")
+    assert memory.id == text and memory.errors == []
+
+
+def test_a_decomposed_id_or_file_name_is_a_warning() -> None:
+    decomposed = unicodedata.normalize("NFD", "über")
+    memory = _parsed(f"id: {decomposed}", path=f"{decomposed}.md")
+    assert memory.errors == []
+    assert {(p.field, p.severity) for p in memory.problems} == {("id", "warning"), (None, "warning")}
 
 
 def test_written_values_leave_out_comments_and_multi_line_values() -> None:
