@@ -7,8 +7,9 @@ Order and rules (each is tested):
    System files get at most ``system_share`` of the budget. If they need more, the result says so
    loudly (:attr:`Context.warnings`, first thing in the rendered text) and every system file is cut
    deterministically by water-filling (each gets an equal share of what is left, a file needing
-   less gives the rest back), never dropped. A system file that is not ``active`` or does not parse
-   at HEAD is left out and listed with the reason.
+   less gives the rest back), never dropped. A system file that is not ``active``, does not parse
+   at HEAD or has an unreadable eligibility field (a ``status`` or ``expires`` that is present but
+   invalid) is left out and listed with the reason.
 2. **Recalled memories.** :func:`memfs.index.search` (eligibility first, then rank), best first;
    a memory that does not fit in what is left of the budget is skipped and listed in
    :attr:`Context.left_out`, and smaller lower-ranked ones may still fit.
@@ -310,6 +311,12 @@ def assemble(
         except InvalidMemory as exc:
             ctx.left_out.append(LeftOut(rel, f"does not parse at HEAD: {exc}"))
             ctx.warnings.append(f"{rel} is committed but does not parse, so it was not injected: {exc}")
+            continue
+        if memory.unreadable:
+            ctx.left_out.append(LeftOut(rel, f"unreadable {', '.join(memory.unreadable)}"))
+            ctx.warnings.append(
+                f"{rel} has an unreadable {', '.join(memory.unreadable)}, so it was not injected; run memfs validate"
+            )
             continue
         if memory.status not in (None, "active"):
             ctx.left_out.append(LeftOut(rel, f"status {memory.status}"))

@@ -13,6 +13,8 @@ Contract (each is tested):
   means the same. :func:`memfs.store.paths.confine` refuses NUL bytes, ``..``, absolute paths
   elsewhere, URL-encoded traversal, symlinks that leave the root, ``.git/`` and ``.memfs/``.
   Backslashes are refused too: on POSIX ``..\\x`` is a file name, elsewhere it is traversal.
+  Names in any script (``笔记/会议.md``, ``notes/a b.md``) are accepted, taken in Unicode NFC;
+  names no file system or git can hold are refused (:mod:`memfs.format.names`).
 * ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
   ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
   refused (by the transaction, as for every door), and an agent may not add, change or remove
@@ -41,8 +43,8 @@ from memfs import index
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused, UsageError
 from memfs.format import yamlio
 from memfs.format.document import Document, split
-from memfs.format.edit import default_id
 from memfs.format.model import Memory
+from memfs.format.names import default_id
 from memfs.format.parse import load_document, parse
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction

@@ -23,14 +23,14 @@ pass_state = click.make_pass_decorator(State)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
-    (("--id", "id_"), {"help": "Stable identity (default: the file name)."}),
+    (("--id", "id_"), {"help": "Stable identity (default: the path without .md)."}),
     (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note."}),
     (("--scope",), {"help": "Whose memory, e.g. user:U5/project:P8."}),
     (("--key",), {"help": "Subject/attribute identity inside the scope."}),
     (("--source",), {"help": "Where it came from, e.g. conversation:C1#msg-12."}),
     (("--source-kind",), {"help": "user | tool | agent | document | system."}),
     (("--version", "version_"), {"help": "World version it applies to (product, API, config)."}),
-    (("--expires",), {"help": "ISO 8601 time with zone when it stops being valid."}),
+    (("--expires",), {"help": "When it stops being valid: an ISO 8601 time with zone, or a date (00:00 UTC)."}),
     (("--status",), {"help": "active | superseded | retracted | needs_review | expired."}),
     (("--confidence",), {"type": float, "help": "0..1, how sure the writer is."}),
     (("--description",), {"help": "One line shown in listings."}),
@@ -82,12 +82,15 @@ def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 def parse_cli_time(text: str, option: str) -> dt.datetime:
-    try:
-        value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z") from None
-    if value.tzinfo is None:
-        raise UsageError(f"{option} {text!r}: has no time zone; add one, e.g. {text}Z")
+    """A time option, read as the file format reads times (a date alone is 00:00 UTC that day),
+    except that a date-time without a zone is refused: the person typing it can say which zone."""
+    from memfs.format.validate import is_naive, parse_time
+
+    value = parse_time(text)
+    if value is None:
+        raise UsageError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z")
+    if is_naive(text):
+        raise UsageError(f"{option} {text!r}: has no time zone; add one, e.g. {text.strip()}Z")
     return value
 
 

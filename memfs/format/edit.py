@@ -8,7 +8,6 @@ body is given.
 from __future__ import annotations
 
 import datetime as dt
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from memfs.errors import ConflictError, InvalidMemory
 from memfs.format import yamlio
 from memfs.format.document import Document, compose
 from memfs.format.model import FIELDS, Memory
+from memfs.format.names import default_id
 from memfs.format.parse import build, load_document, parse
 
 #: Fields memfs maintains itself on every change.
@@ -53,11 +53,6 @@ def check_revision(path: str, actual: int, expected: int | None, then: str = "an
             f"{path}: changed since you read it (you had revision {expected}, it is now "
             f"revision {actual}); read it again {then}"
         )
-
-
-def default_id(path: str) -> str:
-    """The id a new memory gets unless one is given: its path without ``.md``, unique by construction."""
-    return posixpath.splitext(path)[0]
 
 
 def new_file(path: str, fields: Mapping[str, Any], body: str, now: dt.datetime) -> Edit:

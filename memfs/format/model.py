@@ -39,6 +39,9 @@ FIELDS = (
     "read_only",
 )
 TIME_FIELDS = ("created", "updated", "expires")
+#: The fields recall decides on. A memory with one of them present but unreadable is never
+#: recalled or injected: reading it as absent would lift its restriction (fail open).
+ELIGIBILITY_FIELDS = ("scope", "version", "status", "source", "expires")
 SYSTEM_DIR = "system"
 
 Severity = Literal["error", "warning"]
@@ -77,7 +80,10 @@ class Memory:
     """One memory file, typed. ``meta`` is the frontmatter exactly as parsed (unknown keys too).
 
     Typed attributes are ``None`` when a field is absent *or invalid*; validation says which.
-    ``path`` is relative to the memory root, with ``/`` separators.
+    ``unreadable`` names the :data:`ELIGIBILITY_FIELDS` that are present but invalid, so recall
+    can refuse the memory instead of taking the field as absent. ``id`` is the path without
+    ``.md`` when the file names none. ``path`` is relative to the memory root, with ``/``
+    separators.
     """
 
     path: str
@@ -101,6 +107,7 @@ class Memory:
     tags: tuple[str, ...] = ()
     limit: int | None = None
     read_only: bool = False
+    unreadable: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = field(default=(), compare=False)
 
     @property

@@ -69,7 +69,7 @@ def build(path: str, meta: dict[str, Any], body: str, frontmatter: str | None = 
 
     With the ``frontmatter`` text, each field problem gets the line number of its key.
     """
-    typed, problems = coerce_fields(path, meta)
+    typed, problems = coerce_fields(path, meta, frontmatter)
     if frontmatter is not None and problems:
         lines = {key: start + 2 for key, (start, _) in yamlio.key_lines(frontmatter).items()}
         problems = [replace(p, line=lines.get(p.field or "")) if p.line is None else p for p in problems]

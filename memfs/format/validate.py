@@ -4,22 +4,43 @@
 :func:`check_repo` adds the checks that need the whole repository (duplicate ids, ``depends_on``
 targets). Every finding names the file, the field, the problem and the fix. Unknown keys are
 warnings, never errors.
+
+The natural forms people and editors write are read, not refused: a date without a time
+(``expires: 2025-10-17``) is 00:00 UTC that day; a date-time without a zone is UTC (with a
+warning); an integer ``version`` is its decimal string. A value YAML re-types (``version: 1.10``
+is the float 1.1) stays an error whose fix quotes the text as written. An eligibility field
+(:data:`~memfs.format.model.ELIGIBILITY_FIELDS`) that is present but unreadable is listed in
+``unreadable``, so recall refuses the memory instead of treating the field as absent.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 import math
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from memfs.format.model import FIELDS, SOURCE_KINDS, STATUSES, SYSTEM_DIR, TIME_FIELDS, TYPES, Memory, Problem, Severity
+from memfs.format import names, yamlio
+from memfs.format.model import (
+    ELIGIBILITY_FIELDS,
+    FIELDS,
+    SOURCE_KINDS,
+    STATUSES,
+    SYSTEM_DIR,
+    TIME_FIELDS,
+    TYPES,
+    Memory,
+    Problem,
+    Severity,
+)
 
 _SCOPE_SEGMENT = re.compile(r"[A-Za-z0-9_.:@+=-]+")
-_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]*")
+_DATE_ONLY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _STRING_FIELDS = ("id", "type", "scope", "key", "source", "source_kind", "version", "status", "description")
 
 
@@ -36,33 +57,63 @@ def scope_problem(scope: str) -> str | None:
 
 
 def parse_time(value: Any) -> dt.datetime | None:
-    """A zoned datetime from YAML (already a datetime) or an ISO string; ``None`` if naive/invalid."""
+    """A zoned datetime from YAML (a date, a datetime) or an ISO 8601 string; ``None`` if invalid.
+
+    A date without a time is 00:00 UTC that day; a date-time without a zone is taken as UTC
+    (:func:`is_naive` tells the caller to warn about it)."""
     if isinstance(value, str):
+        text = value.strip()
         try:
-            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            value = (
+                dt.date.fromisoformat(text)
+                if _DATE_ONLY.fullmatch(text)
+                else dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            )
         except ValueError:
             return None
-    if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
     return None
 
 
-def coerce_fields(path: str, meta: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
-    """Typed values for the known fields of ``meta`` and every problem found in them."""
+def is_naive(value: Any) -> bool:
+    """Whether ``value`` is a date-time written without a zone (a date alone is not)."""
+    if isinstance(value, str) and not _DATE_ONLY.fullmatch(value.strip()):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return False
+    return isinstance(value, dt.datetime) and value.tzinfo is None
+
+
+def coerce_fields(
+    path: str, meta: dict[str, Any], frontmatter: str | None = None
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Typed values for the known fields of ``meta`` and every problem found in them.
+
+    ``frontmatter``, the text ``meta`` was parsed from, lets a fix quote a value as it was
+    written. ``typed["unreadable"]`` names the eligibility fields that are present but invalid.
+    """
     found: list[Problem] = []
 
-    def bad(name: str, message: str, fix: str, severity: Severity = "error") -> None:
+    def bad(name: str | None, message: str, fix: str, severity: Severity = "error") -> None:
         found.append(Problem(path, name, message, fix, severity))
 
+    written = _Written(frontmatter)
     typed: dict[str, Any] = {}
     for name in _STRING_FIELDS:
         if name in meta and meta[name] is not None:
             value = meta[name]
             if isinstance(value, str):
                 typed[name] = value
+            elif name == "version" and _is_decimal(value, written.get(name)):
+                typed[name] = str(value)
             else:
-                bad(name, f"must be a string, got {_shown(value)}", _quote_fix(name, value))
+                bad(name, f"must be a string, got {_shown(value)}", _quote_fix(name, value, written.get(name)))
     _check_enums(typed, bad)
+    _check_names(path, typed, meta, bad)
     _check_identity(path, typed, meta, bad)
     typed.update(_times(meta, bad))
     typed.update(_numbers(meta, bad))
@@ -71,7 +122,38 @@ def coerce_fields(path: str, meta: dict[str, Any]) -> tuple[dict[str, Any], list
     for name in meta:
         if name not in FIELDS:
             bad(name, "is not a memfs field; it is kept as written", "remove it or ignore this", "warning")
+    unreadable = tuple(name for name in ELIGIBILITY_FIELDS if meta.get(name) is not None and name not in typed)
+    if unreadable:
+        typed["unreadable"] = unreadable
+        found = [_never_recalled(p) if p.field in unreadable and p.severity == "error" else p for p in found]
     return typed, found
+
+
+class _Written:
+    """The written text of single-line values, read from the frontmatter only if a fix needs it."""
+
+    def __init__(self, frontmatter: str | None) -> None:
+        self._frontmatter = frontmatter
+
+    @functools.cached_property
+    def _values(self) -> Mapping[str, str]:
+        return yamlio.written_values(self._frontmatter) if self._frontmatter is not None else {}
+
+    def get(self, name: str) -> str | None:
+        return self._values.get(name)
+
+
+def _is_decimal(value: Any, written: str | None) -> bool:
+    """An integer written as its plain decimal digits (``1``, not ``010``, ``0x1F`` or ``1_000``,
+    which YAML 1.1 reads as other numbers than they look like)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return written is None or written == str(value)
+
+
+def _never_recalled(problem: Problem) -> Problem:
+    message = f"{problem.message}; until it is fixed the memory is never recalled"
+    return Problem(problem.path, problem.field, message, problem.fix, problem.severity, problem.line)
 
 
 def _shown(value: Any) -> str:
@@ -84,11 +166,28 @@ def _check_enums(typed: dict[str, Any], bad: Callable[..., None]) -> None:
             bad(name, f"unknown value {typed.pop(name)!r}", "use one of: " + ", ".join(allowed))
 
 
+def _check_names(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
+    """The file's own name and its id (see :mod:`memfs.format.names`)."""
+    if path:
+        why = names.path_problem(path)
+        if why:
+            bad(None, f"the file name {why}", "rename the file")
+        elif not names.is_nfc(path):
+            bad(None, "the file name is not in Unicode NFC form, so the same name typed elsewhere may not find it",
+                f"rename it to {names.nfc(path)}", "warning")
+    if meta.get("id") is None:
+        if path:
+            typed["id"] = names.default_id(path)
+    elif "id" in typed:
+        why = names.id_problem(typed["id"])
+        if why:
+            bad("id", f"{typed.pop('id')!r} {why}", "use the path without .md, or any one-line text")
+        elif not names.is_nfc(typed["id"]):
+            bad("id", "is not in Unicode NFC form, so the same id typed elsewhere will not match it",
+                f"write it as {names.nfc(typed['id'])}", "warning")
+
+
 def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad: Callable[..., None]) -> None:
-    if "id" not in meta:
-        bad("id", "is missing", f"add 'id: {posixpath.splitext(path)[0]}'")
-    elif "id" in typed and not _ID.fullmatch(typed["id"]):
-        bad("id", f"{typed.pop('id')!r} is not a usable id", "use letters, digits and - _ . : / @ +")
     if "type" not in meta:
         bad("type", "is missing", "add 'type: ' with one of: " + ", ".join(TYPES))
     if "status" not in meta:
@@ -99,9 +198,11 @@ def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad:
         if why:
             typed.pop("scope")
             bad("scope", why, "write it like user:U5/project:P8")
-    elif not in_system and "scope" not in meta:
+    elif not in_system and meta.get("scope") is None:
         bad("scope", "is missing", "add 'scope: ' naming whose memory this is, e.g. user:U5")
-    if typed.get("status", meta.get("status")) == "active" and not typed.get("source", "").strip():
+    source = meta.get("source")
+    unsourced = source is None or (isinstance(source, str) and not source.strip())
+    if typed.get("status", meta.get("status")) == "active" and unsourced:
         bad(
             "source",
             "an active memory has no source, so it can never be recalled",
@@ -109,20 +210,12 @@ def _check_identity(path: str, typed: dict[str, Any], meta: dict[str, Any], bad:
         )
 
 
-def _quote_fix(name: str, value: Any) -> str:
-    if isinstance(value, bool | int | float):
-        return f'YAML read it as a {type(value).__name__}; quote it exactly as meant, e.g. {name}: "{value}"'
+def _quote_fix(name: str, value: Any, written: str | None) -> str:
+    if isinstance(value, bool | int | float | dt.date):
+        text = written if written and written[0] not in "!&*\"'[{|>" else str(value)
+        quoted = json.dumps(text, ensure_ascii=False)
+        return f"YAML read it as the {type(value).__name__} {value!s}; quote it as written: {name}: {quoted}"
     return f'write it as a quoted string: {name}: "..."'
-
-
-def _zoned_example(raw: Any) -> str:
-    if isinstance(raw, dt.datetime):
-        return raw.replace(tzinfo=dt.UTC).isoformat().replace("+00:00", "Z")
-    if isinstance(raw, dt.date):
-        return f"{raw.isoformat()}T00:00:00Z"
-    if _looks_naive(raw):
-        return str(raw).strip() + "Z"
-    return "2026-09-20T10:00:00Z"
 
 
 def _times(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
@@ -130,27 +223,19 @@ def _times(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
     for name in TIME_FIELDS:
         if name not in meta or meta[name] is None:
             continue
-        value = parse_time(meta[name])
+        raw = meta[name]
+        value = parse_time(raw)
         if value is None:
-            raw = meta[name]
-            problem = (
-                "has no time zone"
-                if isinstance(raw, dt.date | dt.datetime) or _looks_naive(raw)
-                else "is not an ISO 8601 time"
-            )
-            bad(name, f"{problem}: {raw!s}", f"write it like {name}: {_zoned_example(raw)}")
-        else:
-            out[name] = value
+            bad(name, f"is not an ISO 8601 time: {raw!s}", f"write it like {name}: 2026-09-20T10:00:00Z")
+            continue
+        if is_naive(raw):
+            zoned = yamlio.format_time(value)
+            bad(name, f"has no time zone: {raw!s}; it is read as UTC ({zoned})", f"write it like {name}: {zoned}",
+                "warning")
+        out[name] = value
     if "created" in out and "updated" in out and out["updated"] < out["created"]:
         bad("updated", "is earlier than created", "set updated to the time of the last change", "warning")
     return out
-
-
-def _looks_naive(raw: Any) -> bool:
-    try:
-        return isinstance(raw, str) and dt.datetime.fromisoformat(raw.strip()).tzinfo is None
-    except ValueError:
-        return False
 
 
 def _numbers(meta: dict[str, Any], bad: Callable[..., None]) -> dict[str, Any]:
@@ -249,7 +334,7 @@ def _record_problem(
         if key in record and not (isinstance(record[key], list) and all(isinstance(v, str) for v in record[key])):
             return f"'{key}' must be a list of strings, got {_shown(record[key])}"
     if "at" in record and parse_time(record["at"]) is None:
-        return f"'at' must be an ISO 8601 time with a zone, got {record['at']!s}"
+        return f"'at' must be an ISO 8601 time, got {record['at']!s}"
     return None
 
 

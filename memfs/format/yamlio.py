@@ -195,6 +195,23 @@ def key_lines(frontmatter: str) -> dict[str, tuple[int, int]]:
     return _spans(frontmatter.splitlines(keepends=True))
 
 
+def written_values(frontmatter: str) -> dict[str, str]:
+    """The text each single-line top-level value is written as, its inline comment left out.
+
+    A fix that says "quote it" must quote what the person wrote: YAML reads ``version: 1.10`` as
+    the float 1.1, and suggesting ``"1.1"`` would change the value."""
+    lines = frontmatter.splitlines()
+    out: dict[str, str] = {}
+    for key, (start, end) in _spans(lines).items():
+        match = _TOP_KEY.match(lines[start])
+        if end - start != 1 or match is None:
+            continue
+        value = lines[start][match.end() :]
+        comment = _trailing_comment(lines[start])
+        out[key] = (value[: -len(comment)] if comment and value.endswith(comment) else value).strip()
+    return out
+
+
 def _trailing_comment(line: str) -> str:
     """An inline ``# comment`` after an unquoted single-line value, to keep on edit."""
     value = line.split(":", 1)[1] if ":" in line else ""

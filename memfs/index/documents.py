@@ -1,5 +1,7 @@
 """What a memory becomes in the index: the Whoosh schema, one document per memory, and the
-eligibility/rank fields stored with it so that ranking never has to read a file."""
+eligibility/rank fields stored with it so that ranking never has to read a file. A memory with an
+unreadable eligibility field is indexed with ``readable: no`` (the query requires ``yes``) and
+its stored record names the fields, so ``search --explain`` can say why it was left out."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ def make_schema() -> Any:
         version=ID(),
         type=ID(),
         sourced=ID(),
+        readable=ID(),
         expires=NUMERIC(numtype=int, bits=64, signed=True),
         rec=STORED(),
         **text,
@@ -84,6 +87,7 @@ def document(memory: Memory) -> tuple[dict[str, Any], list[int]]:
         "version": memory.version if memory.version is not None else NONE,
         "type": memory.type or NONE,
         "sourced": "yes" if (memory.source or "").strip() else "no",
+        "readable": "no" if memory.unreadable else "yes",
         "rec": (
             memory.scope,
             memory.version,
@@ -93,6 +97,7 @@ def document(memory: Memory) -> tuple[dict[str, Any], list[int]]:
             memory.type,
             when.isoformat() if when else None,
             recall.confidence_factor(memory),
+            list(memory.unreadable),
         ),
     }
     if memory.expires is not None:
@@ -115,11 +120,12 @@ class Stored:
     type: str | None
     updated: dt.datetime | None
     confidence: float
+    unreadable: tuple[str, ...] = ()
     created: dt.datetime | None = None
 
     @classmethod
     def from_rec(cls, rec: tuple[Any, ...]) -> Stored:
-        scope, version, status, source, expires, type_, when, confidence = rec
+        scope, version, status, source, expires, type_, when, confidence, unreadable = rec
         return cls(
             scope,
             version,
@@ -129,4 +135,5 @@ class Stored:
             type_,
             dt.datetime.fromisoformat(when) if when else None,
             confidence,
+            tuple(unreadable),
         )

@@ -47,7 +47,7 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
     from whoosh.query.compound import And, Or
     from whoosh.query.terms import Term
 
-    parts: list[Query] = [Term("status", "active"), Term("sourced", "yes")]
+    parts: list[Query] = [Term("status", "active"), Term("sourced", "yes"), Term("readable", "yes")]
     scopes = rule.scopes
     if scopes is not None:
         parts.append(Or([Term("scope", s) for s in scopes]))

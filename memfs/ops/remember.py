@@ -19,8 +19,9 @@ from typing import Any
 
 from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, WriteRefused
 from memfs.format import yamlio
-from memfs.format.edit import check_revision, default_id
+from memfs.format.edit import check_revision
 from memfs.format.model import Memory
+from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
 from memfs.ops.retraction import retract

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from memfs.errors import UsageError
+from memfs.format import names
 from memfs.format.validate import coerce_fields
 
 _ALIASES = {"value": "body", "text": "body", "idempotency": "idempotency_key", "expect_revision": "expected_revision"}
@@ -76,6 +77,7 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     The fields that become frontmatter are checked by :func:`memfs.format.validate.coerce_fields`,
     the rules every memory file is held to, so a candidate and a file can never disagree on what
     a valid ``expires`` or ``scope`` is; a single string is accepted for ``tags``/``depends_on``.
+    ``key`` and ``path`` are taken in Unicode NFC, so a key typed two ways is one subject.
     """
     if not isinstance(data, Mapping):
         raise UsageError('a candidate must be a JSON object, e.g. {"scope": "user:U5", "body": "..."}')
@@ -94,6 +96,9 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     for name in ("scope", "body"):
         if not isinstance(values.get(name), str) or not values[name].strip():
             raise _bad(name, "is required and must be non-empty text")
+    for name in ("key", "path"):
+        if isinstance(values.get(name), str):
+            values[name] = names.nfc(values[name])
     values.update(_frontmatter(values))
     _check_own_fields(values)
     return Candidate(**values, extra=extra)

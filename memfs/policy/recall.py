@@ -3,9 +3,12 @@
 Eligibility comes first and is absolute: a memory is recallable for (scope, version, now) only if
 its scope is the asked one (or, when the caller asks for inheritance, one of its ancestors),
 it applies to the asked version (or to every version), it is ``active``, it has a source, and it
-has not expired (``now >= expires`` is expired). No relevance score compensates for a failed
-check. The index pushes the same restriction into its query so eligible memories are never
-crowded out; :func:`eligibility` stays the final word on every returned hit.
+has not expired (``now >= expires`` is expired). A memory whose eligibility fields cannot be read
+(``unreadable``: present but invalid) fails closed: it is never eligible, since reading a broken
+``version`` or ``expires`` as absent would make it apply to every version, forever. No relevance
+score compensates for a failed check. The index pushes the same restriction into its query so
+eligible memories are never crowded out; :func:`eligibility` stays the final word on every
+returned hit.
 
 Rank is ``relevance × freshness × confidence`` with ``freshness = 2^(-age / half_life)``; the
 half-life depends on the memory type, and procedures do not age. Freshness and confidence are
@@ -13,7 +16,7 @@ at most 1, so they reorder eligible memories but never lift one above its own re
 
 Functions here accept any object with the :class:`~memfs.format.model.Memory` attributes they read
 (``scope``, ``version``, ``status``, ``source``, ``expires``, ``type``, ``created``, ``updated``,
-``confidence``), so the index can apply them to stored fields without reading files.
+``confidence``, ``unreadable``), so the index can apply them to stored fields without reading files.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class Recallable(Protocol):
     def source(self) -> str | None: ...
     @property
     def expires(self) -> dt.datetime | None: ...
+    @property
+    def unreadable(self) -> tuple[str, ...]: ...
 
 
 class Ageing(Protocol):
@@ -123,6 +128,8 @@ def eligibility(
 
     ``version=None`` asks for no particular version: every version is eligible.
     """
+    if memory.unreadable:
+        return f"unreadable {', '.join(memory.unreadable)} (memfs validate says why)"
     rule = scope if isinstance(scope, ScopeRule) else ScopeRule(scope)
     if not rule.allows(memory.scope):
         return f"wrong scope ({memory.scope or 'none'})"

@@ -32,6 +32,32 @@ _BASE_ENV = {
     "LC_ALL": "C",
 }
 _CONFIG = ("-c", "core.quotepath=off", "-c", "advice.detachedHead=false")
+#: Variables that make git use another repository, work tree, index, object store, ref namespace
+#: or config file than the one memfs names by its working directory, or read pathspecs another
+#: way. A git hook runs with some of them set (``GIT_DIR``, ``GIT_INDEX_FILE``); inherited, they
+#: would send memfs's reads and commits to that repository. Configuration given for every
+#: repository (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_COUNT``...) and
+#: ``GIT_CEILING_DIRECTORIES`` (which only stops the search for a repository) are kept.
+_REDIRECTING = frozenset({
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_QUARANTINE_PATH",
+    "GIT_SHALLOW_FILE",
+    "GIT_GRAFT_FILE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_CONFIG",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+})
 
 
 @dataclass(frozen=True)
@@ -50,7 +76,9 @@ class Identity:
 
 
 def _env(identity: Identity | None) -> dict[str, str]:
-    env = dict(os.environ)
+    """The environment of every git process: the caller's, without :data:`_REDIRECTING`, so the
+    repository is always the one the process's working directory is in."""
+    env = {name: value for name, value in os.environ.items() if name not in _REDIRECTING}
     env.update(_BASE_ENV)
     if identity is not None:
         env.update(
@@ -91,6 +119,12 @@ def _output(proc: subprocess.CompletedProcess[bytes]) -> str:
 
 def _nul_list(out: str) -> list[str]:
     return [entry for entry in out.split("\0") if entry]
+
+
+def _literal(*paths: str) -> list[str]:
+    """Paths as pathspecs that match exactly those paths: without ``:(literal)`` git reads
+    ``notes/a[1].md`` as a pattern that also matches ``notes/a1.md``, and ``:x.md`` as ``x.md``."""
+    return [f":(literal){path}" for path in paths]
 
 
 # --- repository discovery and creation ---------------------------------------------------------
@@ -172,7 +206,9 @@ Untracked = Literal["no", "all"]
 
 
 class Git:
-    """The git repository a memory root lives in. Paths given to it are work-tree-relative."""
+    """The git repository a memory root lives in. Paths given to it are work-tree-relative and
+    match only themselves (``:(literal)``), except the ``pathspec`` of the grep methods, a glob
+    such as ``*.md``. Paths git lists are read NUL-separated, never C-quoted."""
 
     def __init__(self, workdir: Path, git_dir: Path) -> None:
         self.workdir = workdir
@@ -297,14 +333,14 @@ class Git:
 
     def tree_files(self, rev: str, pathspec: str) -> list[str]:
         """Every file under ``pathspec`` at ``rev`` (``ls-tree -r``)."""
-        return _nul_list(self._text("ls-tree", "-r", "-z", "--name-only", rev, "--", pathspec))
+        return _nul_list(self._text("ls-tree", "-r", "-z", "--name-only", rev, "--", *_literal(pathspec)))
 
     def grep_files(self, pattern: str, pathspec: str, *, fixed: bool) -> list[str]:
         """Files under ``pathspec`` (working tree, untracked too) with a line matching ``pattern``
         (a fixed string, or a POSIX extended regex)."""
         mode = "-F" if fixed else "-E"
-        out = self._text("grep", "-l", "--untracked", mode, "-e", pattern, "--", pathspec, check=False)
-        return out.splitlines()
+        out = self._text("grep", "-l", "-z", "--untracked", mode, "-e", pattern, "--", pathspec, check=False)
+        return _nul_list(out)
 
     def grep_lines(self, patterns: Sequence[str], pathspec: str, *, fixed: bool) -> list[tuple[str, str]]:
         """(file, line) for each line matching any of ``patterns`` (working tree, untracked too)."""
@@ -322,7 +358,7 @@ class Git:
     def status_paths(self, pathspec: str | None = None, *, untracked: Untracked = "all") -> list[str]:
         """Paths whose working-tree or index state differs from HEAD (both names of a rename)."""
         args = ["status", "--porcelain=v1", "-z", f"--untracked-files={untracked}"]
-        out = self._text(*args, *(["--", pathspec] if pathspec else []))
+        out = self._text(*args, *(["--", *_literal(pathspec)] if pathspec else []))
         return _porcelain_paths(out)
 
     def changed(self, paths: list[str]) -> list[str]:
@@ -330,7 +366,7 @@ class Git:
         if not paths:
             return []
         return _porcelain_paths(
-            self._text("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
+            self._text("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *_literal(*paths))
         )
 
     def probe(self, pathspec: str) -> Probe | None:
@@ -340,14 +376,14 @@ class Git:
         try:
             out = self._text(
                 "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
-                "--untracked-files=all", "--ignored=matching", "--", pathspec,
+                "--untracked-files=all", "--ignored=matching", "--", *_literal(pathspec),
             )
         except GitError:
             return None
         return _parse_probe(out)
 
     def untracked(self, pathspec: str) -> list[str]:
-        return _nul_list(self._text("ls-files", "-z", "--others", "--exclude-standard", "--", pathspec))
+        return _nul_list(self._text("ls-files", "-z", "--others", "--exclude-standard", "--", *_literal(pathspec)))
 
     def listed_files(self) -> list[str]:
         """Every tracked or untracked (not ignored) file of the work tree."""
@@ -361,11 +397,11 @@ class Git:
 
     def diff_names(self, old: str, new: str | None, pathspec: str) -> list[str]:
         """Paths that differ between ``old`` and ``new`` (``None``: the working tree), no renames."""
-        args = ["diff", "--name-only", "-z", "--no-renames", old, *([new] if new else []), "--", pathspec]
+        args = ["diff", "--name-only", "-z", "--no-renames", old, *([new] if new else []), "--", *_literal(pathspec)]
         return _nul_list(self._text(*args))
 
     def unstage(self, paths: list[str]) -> None:
-        self._ok("reset", "-q", "--", *paths)
+        self._ok("reset", "-q", "--", *_literal(*paths))
 
     def reset_hard(self, rev: str) -> None:
         self._text("reset", "--hard", "--quiet", rev)
@@ -387,14 +423,14 @@ class Git:
             return None
         refuse_secrets(message)
         whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
-        if not self._ok("add", "-A", "--", *paths):
+        if not self._ok("add", "-A", "--", *_literal(*paths)):
             paths = self.changed(paths)
             if not paths:
                 return None
-            self._text("add", "-A", "--", *paths)
+            self._text("add", "-A", "--", *_literal(*paths))
         args = ["commit", "-q", "--no-edit", "-F", "-"]
         if self._has_head() and not whole_index:
-            args += ["--only", "--", *paths]
+            args += ["--only", "--", *_literal(*paths)]
         proc = _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
@@ -446,7 +482,7 @@ class Git:
             args += ["-E", f"--grep={grep}"]
         args.append(rev)
         if path is not None:
-            args += (["--follow"] if follow else []) + ["--", path]
+            args += (["--follow"] if follow else []) + ["--", *_literal(path)]
         return _parse_log(self._text(*args))
 
     def messages(self, rev_range: str, grep: str) -> list[tuple[str, str]]:
@@ -461,25 +497,30 @@ class Git:
         """Every commit on any ref that touches one of ``paths``, newest first."""
         if self.head() is None:
             return []
-        return self._text("log", "--all", "--format=%H", "--", *paths).split()
+        return self._text("log", "--all", "--format=%H", "--", *_literal(*paths)).split()
 
     def last_commit_writing(self, path: str) -> str | None:
         """The newest commit on any ref that added or modified ``path``."""
-        out = self._text("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", path)
+        out = self._text("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", *_literal(path))
         return out.strip() or None
 
     def renames(self) -> list[tuple[str, str, str]]:
         """(commit, old path, new path) of every rename git detects on any ref."""
         if self.head() is None:
             return []
-        out = self._text("log", "--all", "-M", "--diff-filter=R", "--name-status", "--format=%x1e%H")
+        out = self._text("log", "--all", "-M", "--diff-filter=R", "--name-status", "-z", "--format=%x1e%H")
         found = []
         for record in out.split("\x1e")[1:]:
-            sha, *lines = record.strip().splitlines()
-            for entry in lines:
-                parts = entry.split("\t")
-                if len(parts) == 3 and parts[0].startswith("R"):
-                    found.append((sha, parts[1], parts[2]))
+            sha, *fields = record.split("\0")
+            i = 0
+            while i < len(fields):
+                status = fields[i].lstrip("\n")
+                if status.startswith(("R", "C")) and i + 2 < len(fields):
+                    if status.startswith("R"):
+                        found.append((sha.strip(), fields[i + 1], fields[i + 2]))
+                    i += 3
+                else:
+                    i += 1 if not status else 2
         return found
 
     # --- remotes and integration ---------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from memfs.errors import PathError
+from memfs.format import names
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -93,9 +94,11 @@ def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = 
 
     Relative paths are taken relative to the memory root. Refused: NUL bytes, URL-encoded
     traversal, ``..`` that escapes, absolute paths elsewhere, symlinks that resolve outside,
-    anything under ``.git/`` or ``.memfs/``, and (by default) names that are not memories.
+    anything under ``.git/`` or ``.memfs/``, names :func:`memfs.format.names.path_problem`
+    refuses, and (by default) names that are not memories. The path is taken in Unicode NFC,
+    unless only the form as given exists on disk (a file named on a system that decomposes).
     """
-    text = os.fspath(path)
+    text = _normal_form(root, os.fspath(path))
     if "\x00" in text:
         raise PathError(f"{text!r}: a path may not contain a NUL byte")
     decoded = _fully_unquoted(text)
@@ -118,7 +121,18 @@ def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = 
         raise PathError(f"{text}: files under {first}/ are not memories and may not be touched")
     if must_be_memory and not is_memory_name(rel):
         raise PathError(f"{text}: is not a memory file (memories are *.md files, not README.md, not hidden)")
+    why = None if rel == "." else names.path_problem(rel)
+    if why:
+        raise PathError(f"{text!r}: {why}")
     return rel
+
+
+def _normal_form(root: Path, text: str) -> str:
+    """``text`` in NFC, so one name typed two ways is one file; as given if only that exists."""
+    normal = names.nfc(text)
+    if normal != text and not os.path.lexists(root / normal) and os.path.lexists(root / text):
+        return text
+    return normal
 
 
 def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:

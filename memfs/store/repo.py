@@ -38,7 +38,7 @@ from memfs.errors import (
     UsageError,
     WriteRefused,
 )
-from memfs.format import edit, validate, yamlio
+from memfs.format import edit, names, validate, yamlio
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.document import Document
 from memfs.format.model import Memory, Problem, utcnow
@@ -476,7 +476,8 @@ class Store:
 
     def id_users(self, memory_id: str, exclude: Iterable[str] = (),
                  candidates: dict[str, list[str]] | None = None) -> list[str]:
-        """Memory files (other than ``exclude``) whose frontmatter says ``id: <memory_id>``.
+        """Memory files (other than ``exclude``) whose id is ``memory_id``: those whose frontmatter
+        says ``id: <memory_id>``, and ``<memory_id>.md`` if it names no id (its id is its path).
 
         ``candidates`` is an :meth:`ids_in_use` answer the caller already has (saves the grep);
         each candidate is confirmed by parsing its file.
@@ -485,7 +486,11 @@ class Store:
             candidates = self.ids_in_use([memory_id])
         skip = set(exclude)
         users = []
-        for rel in candidates.get(memory_id, []):
+        named = candidates.get(memory_id, [])
+        own = memory_id + ".md"
+        if own not in named and not names.path_problem(own) and paths.is_memory_name(own) and self.exists(own):
+            named = [*named, own]
+        for rel in named:
             if rel in skip:
                 continue
             _, memory, _ = self.load(rel)

@@ -10,11 +10,11 @@ from tests.helpers import FACT, VALID, cli, git, raw_memory, run_cli, write_file
 
 def test_cli_validate_exit_codes_and_json(repo: MemoryRepo) -> None:
     assert cli(repo, "validate").returncode == 0
-    write_file(repo.root / "facts/a.md", raw_memory(VALID.format(id="a") + "expires: 2026-12-31\n"))
+    write_file(repo.root / "facts/a.md", raw_memory(VALID.format(id="a") + "expires: next week\n"))
     done = cli(repo, "validate")
     assert done.returncode == 1
-    assert "facts/a.md:7: error: expires: has no time zone" in done.stdout
-    assert "2026-12-31T00:00:00Z" in done.stdout
+    assert "facts/a.md:7: error: expires: is not an ISO 8601 time: next week" in done.stdout
+    assert "the memory is never recalled" in done.stdout and "2026-09-20T10:00:00Z" in done.stdout
     data = json.loads(cli(repo, "validate", "--json").stdout)
     assert data["ok"] is False and data["problems"][0]["field"] == "expires"
 

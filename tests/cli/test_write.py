@@ -49,7 +49,7 @@ def test_write_update_and_expect_revision(repo: MemoryRepo) -> None:
 @pytest.mark.parametrize(
     ("args", "words", "code"),
     [
-        (["--expires", "2026-12-31"], "no time zone", 2),
+        (["--expires", "2026-12-31T10:00"], "no time zone", 2),
         (["--expires", "soon"], "not an ISO 8601 time", 2),
         (["--set", "novalue"], "FIELD=VALUE", 2),
         (["--confidence", "2"], "outside 0..1", 3),
@@ -69,3 +69,31 @@ def test_add_refuses_existing_and_rm_deletes(repo: MemoryRepo) -> None:
     assert cli(repo, "rm", "a.md", "--reason", "obsolete").returncode == 0
     assert not (repo.root / "a.md").exists()
     assert "Reason: obsolete" in git(repo.root, "log", "-1", "--format=%B")
+
+
+def test_names_in_any_script_through_the_cli(repo: MemoryRepo) -> None:
+    rel = "笔记/会议.md"
+    wrote = cli(repo, "write", rel, *options(FACT), "--body", "会议纪要: ship on Friday", "--expires", "2030-01-01")
+    assert wrote.returncode == 0, wrote.stderr
+    shown = json.loads(cli(repo, "show", rel, "--json").stdout)
+    assert shown["id"] == "笔记/会议" and shown["expires"] == "2030-01-01T00:00:00Z"
+    assert rel in cli(repo, "ls").stdout and cli(repo, "validate").returncode == 0
+    found = json.loads(cli(repo, "search", "会议纪要", "--scope", "user:U5", "--json").stdout)
+    assert [h["path"] for h in found["hits"]] == [rel]
+    assert cli(repo, "retract", rel, "--reason", "wrong day").returncode == 0
+    explained = json.loads(cli(repo, "search", "会议纪要", "--scope", "user:U5", "--explain", "--json").stdout)
+    assert explained["hits"] == [] and explained["filtered"][0]["path"] == rel
+    assert cli(repo, "revert", "HEAD", "--reason", "it was right").returncode == 0
+    moved = "笔记/会议 记录.md"
+    request = {"command": "rename", "old_path": rel, "new_path": moved, "reason": "clearer"}
+    renamed = cli(repo, "tool", "--scope", "user:U5", input=json.dumps(request, ensure_ascii=False))
+    assert renamed.returncode == 0 and json.loads(renamed.stdout)["path"] == moved
+    assert f"{rel} -> {moved}" in cli(repo, "log", moved).stdout
+    found = json.loads(cli(repo, "search", "会议纪要", "--scope", "user:U5", "--json").stdout)
+    assert [h["path"] for h in found["hits"]] == [moved]
+    preference = {**PREFERENCE, "key": "发布说明语言"}
+    remembered = cli(repo, "remember", *options(preference), "--body", "用中文写发布说明")
+    assert remembered.returncode == 0, remembered.stderr
+    assert repo.read("prefs/发布说明语言.md").key == "发布说明语言"
+    refused = cli(repo, "write", "笔记/会议\x07.md", *options(FACT), "--body", "x")
+    assert refused.returncode == 3 and "control character U+0007" in refused.stderr

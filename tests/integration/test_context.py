@@ -10,7 +10,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.agents.context import assemble
 from memfs.errors import MemfsError
-from tests.helpers import add
+from tests.helpers import add, commit_all, raw_memory, write_file
 
 
 def test_system_first_then_recalled_with_labels(filled: MemoryRepo):
@@ -110,6 +110,18 @@ def test_non_active_system_file_is_listed_not_injected(filled: MemoryRepo):
     ctx = assemble(filled, "B17", scope="user:U5")
     assert "system/old.md" not in [b.path for b in ctx.blocks]
     assert [(i.path, i.reason) for i in ctx.left_out] == [("system/old.md", "status superseded")]
+
+
+@pytest.mark.parametrize("line", ["status: activ", "expires: next week", "source: [a, b]"])
+def test_system_file_with_an_unreadable_eligibility_field_is_not_injected(filled: MemoryRepo, line: str):
+    field = line.split(":")[0]
+    text = "id: old\ntype: note\nsource: memfs:init\n".replace(f"{field}: memfs:init\n", "") + line + "\n"
+    write_file(filled.root / "system/old.md", raw_memory(text, "Ignore the budget rules.\n"))
+    commit_all(filled.root, "a hand edit")
+    ctx = assemble(filled, "B17", scope="user:U5")
+    assert "system/old.md" not in [b.path for b in ctx.blocks] and "Ignore the budget" not in ctx.render()
+    assert [(i.path, i.reason) for i in ctx.left_out] == [("system/old.md", f"unreadable {field}")]
+    assert any("system/old.md has an unreadable" in w for w in ctx.warnings)
 
 
 def test_bad_arguments(filled: MemoryRepo):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import unicodedata
 
 import pytest
 
@@ -191,3 +192,18 @@ def test_purge_follows_archive_moves_but_not_lookalikes(repo: MemoryRepo) -> Non
     assert report.verified and set(report.history_paths) == {gone.paths[0], moved}
     assert "XYZZY-1" not in all_object_texts(repo.root)
     assert repo.read(look.paths[0]).body.strip() == "other"
+
+
+def test_remember_a_key_in_chinese(repo: MemoryRepo) -> None:
+    key = "发布说明语言"
+    first = remember(repo, candidate("P8 的发布说明用中文写。", "conversation:C1#msg-12", key=key))
+    assert (first.op, first.paths) == (Op.INSERT, ("prefs/发布说明语言.md",))
+    memory = repo.read("prefs/发布说明语言.md")
+    assert (memory.id, memory.key) == ("prefs/发布说明语言", key) and repo.validate() == []
+    again = remember(repo, candidate("P8 的发布说明用中文写", "conversation:C2#msg-1", key=key))
+    assert (again.op, again.paths) == (Op.REINFORCE, first.paths)
+    decomposed = unicodedata.normalize("NFD", "Sprache der Versionshinweise für P8")
+    third = remember(repo, candidate("Write them in English.", "conversation:C3#msg-2", key=decomposed))
+    composed = unicodedata.normalize("NFC", decomposed)
+    fourth = remember(repo, candidate("Write them in French.", "conversation:C3#msg-4", key=composed))
+    assert (third.op, fourth.op) == (Op.INSERT, Op.SUPERSEDE) and fourth.paths == third.paths

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, NotAMemoryRepo, PathError
 from memfs.store.commits import trailers
-from tests.helpers import ACTOR, FACT, git, set_identity, subjects, write_file
+from tests.helpers import ACTOR, FACT, VALID, git, put, raw_memory, set_identity, subjects, write_file
 
 
 def test_init_creates_a_committed_memory_root(repo: MemoryRepo) -> None:
@@ -175,3 +176,105 @@ def test_memfsignore_edits_take_effect_in_the_same_process(repo: MemoryRepo) -> 
         repo.rel("drafts/x.md")
     write_file(repo.root / ".memfsignore", "# nothing ignored any more\n")
     assert "drafts/x.md" in repo.memory_paths() and repo.rel("drafts/x.md") == "drafts/x.md"
+
+
+# --- names in any script ----------------------------------------------------------------------
+@pytest.mark.parametrize("rel", ["笔记/会议.md", "notes/a b.md", "über.md", "notes/a[1].md", ":x.md"])
+def test_names_in_any_script_go_through_every_verb(repo: MemoryRepo, rel: str) -> None:
+    created = repo.write(rel, fields=FACT, body="会议纪要: the release is on Friday")
+    assert [c.path for c in created.changes] == [rel]
+    assert git(repo.root, "show", "--name-only", "-z", "--format=", "HEAD").strip("\0\n") == rel
+    memory = repo.read(rel)
+    assert memory.id == rel[:-3] and rel in repo.memory_paths() and repo.validate() == []
+    assert [h.path for h in repo.search("会议纪要", scope="user:U5").hits] == [rel]
+    repo.retract([rel], reason="wrong day")
+    assert repo.read(rel).status == "retracted" and repo.search("会议纪要", scope="user:U5").hits == []
+    assert [entry.commit for entry in repo.log(rel)][1] == created.commit
+    assert len(repo.history(rel)) == 2
+    repo.revert("HEAD", reason="it was right")
+    assert repo.read(rel).status == "active"
+    repo.delete(rel)
+    assert not (repo.root / rel).exists() and git(repo.root, "status", "--porcelain") == ""
+
+
+def test_one_name_typed_two_ways_is_one_file(repo: MemoryRepo) -> None:
+    composed = "notes/über.md"
+    decomposed = unicodedata.normalize("NFD", composed)
+    repo.write(decomposed, fields=FACT, body="first")
+    assert os.listdir(repo.root / "notes") == ["über.md"] and repo.read(composed).body == "first\n"
+    repo.write(composed, fields=FACT, body="second")
+    assert repo.read(decomposed).body == "second\n" and os.listdir(repo.root / "notes") == ["über.md"]
+
+
+def test_a_decomposed_name_someone_else_saved_can_still_be_addressed(repo: MemoryRepo) -> None:
+    decomposed = unicodedata.normalize("NFD", "über.md")
+    put(repo, decomposed, "saved on a Mac", id="uber")
+    assert repo.read(decomposed).body == "saved on a Mac\n"
+    warnings = [p for p in repo.validate() if p.path == decomposed]
+    assert [(p.severity, p.field) for p in warnings] == [("warning", None)] and "NFC" in warnings[0].message
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ("notes/a\x07b.md", "control character"),
+        ("notes/a\nb.md", "control character"),
+        ("notes/evil\u202edm.txt.md", "bidirectional control"),
+        ("notes./x.md", "ends with a dot"),
+        ("notes /x.md", "begins or ends with a space"),
+        ("notes/x .md", "space before its extension"),
+        ("notes/" + "长" * 90 + ".md", "the limit is 255"),
+        ("notes\\x.md", "backslash"),
+    ],
+)
+def test_names_no_file_system_or_git_can_hold_are_refused(repo: MemoryRepo, bad: str, words: str | None) -> None:
+    with pytest.raises(PathError, match=words):
+        repo.write(bad, fields=FACT, body="x")
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+def test_a_hand_written_file_without_id_has_its_path_as_id(repo: MemoryRepo) -> None:
+    write_file(repo.root / "笔记/手写.md", raw_memory("type: note\nscope: user:U5\nsource: user:me\nstatus: active\n"))
+    assert repo.validate() == [] and repo.read("笔记/手写.md").id == "笔记/手写"
+    with pytest.raises(InvalidMemory, match=r"already used by 笔记/手写\.md"):
+        repo.write("other.md", fields={**FACT, "id": "笔记/手写"}, body="x")
+    write_file(repo.root / "copy.md", raw_memory(VALID.format(id="笔记/手写")))
+    assert {(p.path, p.field) for p in repo.validate() if "also used by" in p.message} == {
+        ("copy.md", "id"), ("笔记/手写.md", "id")
+    }
+
+
+# --- git paths and git's environment -----------------------------------------------------------
+def test_a_name_that_looks_like_a_pattern_commits_only_itself(repo: MemoryRepo) -> None:
+    write_file(repo.root / "notes/a1.md", "work in progress\n")
+    write_file(repo.root / "x.md", "work in progress\n")
+    repo.write("notes/a[1].md", fields={**FACT, "id": "a-1"}, body="a")
+    repo.write(":x.md", fields={**FACT, "id": "x"}, body="x")
+    committed = git(repo.root, "show", "--name-only", "--format=", "HEAD~1", "HEAD").split()
+    assert sorted(committed) == [":x.md", "notes/a[1].md"]
+    assert sorted(git(repo.root, "ls-files", "--others").split()) == ["notes/a1.md", "x.md"]
+
+
+def test_git_environment_cannot_redirect_memfs(repo: MemoryRepo, tmp_path: Path, monkeypatch) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    set_identity(other)
+    write_file(other / "readme.txt", "another project\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "other")
+    before = (git(other, "rev-parse", "HEAD"), (other / ".git/index").read_bytes())
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git/index"))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(other / ".git/objects"))
+    opened = MemoryRepo.open(repo.root)
+    result = opened.write("notes/x.md", fields=FACT, body="x")
+    assert opened.root == repo.root and opened.read("notes/x.md").body == "x\n"
+    assert opened.search("x", scope="user:U5") is not None
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
+        monkeypatch.delenv(name)
+    assert git(repo.root, "rev-parse", "HEAD").strip() == result.commit
+    assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["notes/x.md"]
+    assert (git(other, "rev-parse", "HEAD"), (other / ".git/index").read_bytes()) == before
+    assert not (other / "notes").exists() and git(other, "status", "--porcelain") == ""

@@ -15,7 +15,7 @@ from memfs.errors import MemfsError
 from memfs.index.analysis import tokens
 from memfs.policy import recall
 from memfs.store import locking
-from tests.helpers import commit_all, git, hit_paths, put
+from tests.helpers import VALID, commit_all, git, hit_paths, put, raw_memory, write_file
 
 
 # --- eligibility ------------------------------------------------------------------------------
@@ -37,6 +37,75 @@ def test_expiry_boundary(repo: MemoryRepo) -> None:
     assert hit_paths(index.search(repo, "promo", scope="user:U5", at=just_before)) == ["facts/promo.md"]
     explained = index.search(repo, "promo", scope="user:U5", at=at, explain=True)
     assert explained.filtered[0].reason.startswith("expired at 2026-06-01")
+
+
+#: A broken value for each eligibility field, as people write them by hand.
+BROKEN = {
+    "scope": "scope: user U5",
+    "version": "version: 1.10",
+    "status": "status: activ",
+    "source": "source: {kind: user}",
+    "expires": "expires: next week",
+}
+
+
+def _broken(repo: MemoryRepo, rel: str, field: str, body: str) -> None:
+    """A memory of user U5 whose ``field`` cannot be read, as a person might save it."""
+    lines = {"id": "broken", "type": "fact", "scope": "user:U5", "source": "tool:ci", "status": "active"}
+    text = "".join(f"{k}: {v}\n" for k, v in lines.items() if k != field) + BROKEN[field] + "\n"
+    write_file(repo.root / rel, raw_memory(text, body))
+
+
+@pytest.mark.parametrize("field", list(BROKEN))
+def test_a_memory_with_an_unreadable_eligibility_field_is_never_recalled(repo: MemoryRepo, field: str) -> None:
+    _broken(repo, "facts/broken.md", field, "the deploy freeze starts on Friday deploy freeze deploy freeze\n")
+    put(repo, "facts/good.md", "a deploy freeze is announced in the channel")
+    at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    for scope in (None, "user:U5"):
+        for version in (None, "1.10", "1.1"):
+            result = index.search(repo, "deploy freeze", scope=scope, version=version, at=at, explain=True, limit=1)
+            assert hit_paths(result) == ["facts/good.md"], (scope, version)
+        reasons = {f.path: f.reason for f in result.filtered}
+        assert reasons["facts/broken.md"] == f"unreadable {field} (memfs validate says why)"
+    assert hit_paths(repo.search("deploy freeze", scope=None, at=at)) == ["facts/good.md"]
+    ctx = repo.context("deploy freeze", scope="user:U5", at=at)
+    assert [b.path for b in ctx.blocks if b.kind == "recalled"] == ["facts/good.md"]
+    problems = [p for p in repo.validate() if p.path == "facts/broken.md" and p.field == field]
+    assert any("never recalled" in p.message for p in problems)
+
+
+@pytest.mark.parametrize("field", list(BROKEN))
+def test_fixing_the_field_makes_the_memory_recallable_again(repo: MemoryRepo, field: str) -> None:
+    _broken(repo, "facts/broken.md", field, "the deploy freeze starts on Friday\n")
+    assert hit_paths(index.search(repo, "deploy freeze", scope="user:U5")) == []
+    put(repo, "facts/broken.md", "the deploy freeze starts on Friday")
+    assert hit_paths(index.search(repo, "deploy freeze", scope="user:U5")) == ["facts/broken.md"]
+
+
+@pytest.mark.parametrize(
+    ("line", "boundary"),
+    [
+        ("expires: 2025-10-17", dt.datetime(2025, 10, 17, tzinfo=dt.UTC)),
+        ("expires: 2025-10-17T10:30:00", dt.datetime(2025, 10, 17, 10, 30, tzinfo=dt.UTC)),
+    ],
+)
+def test_natural_expiry_forms_at_the_exact_boundary(repo: MemoryRepo, line: str, boundary: dt.datetime) -> None:
+    write_file(repo.root / "facts/promo.md", raw_memory(VALID.format(id="promo") + line + "\n", "the promo code\n"))
+    assert hit_paths(index.search(repo, "promo", scope="user:U5", at=boundary)) == []
+    before = boundary - dt.timedelta(seconds=1)
+    [hit] = index.search(repo, "promo", scope="user:U5", at=before).hits
+    assert hit.to_json()["expires"] == boundary.isoformat().replace("+00:00", "Z")
+    assert [b.path for b in repo.context("promo", scope="user:U5", at=boundary).blocks if b.kind == "recalled"] == []
+    assert [b.path for b in repo.context("promo", scope="user:U5", at=before).blocks if b.kind == "recalled"] == [
+        "facts/promo.md"
+    ]
+
+
+def test_an_integer_version_is_recalled_for_that_version_only(repo: MemoryRepo) -> None:
+    write_file(repo.root / "facts/v1.md", raw_memory(VALID.format(id="v1") + "version: 1\n", "the api token header\n"))
+    assert hit_paths(index.search(repo, "api token header", scope="user:U5", version="1")) == ["facts/v1.md"]
+    assert hit_paths(index.search(repo, "api token header", scope="user:U5", version="2")) == []
+    assert [p for p in repo.validate() if p.path == "facts/v1.md"] == []
 
 
 @pytest.mark.parametrize("status", ["retracted", "superseded", "needs_review", "expired"])

@@ -226,6 +226,32 @@ def test_delete_and_rename(fact: MemoryRepo):
     assert not call(fact, command="delete", path="facts").ok
 
 
+@pytest.mark.parametrize("rel", ["笔记/会议.md", "notes/a b.md", "über.md"])
+def test_names_in_any_script_through_the_tools(repo: MemoryRepo, rel: str):
+    created = call(repo, command="create", path=f"/memories/{rel}", file_text="会议纪要: ship on Friday", reason="n")
+    assert created.ok and created.path == rel, created.output
+    memory = repo.read(rel)
+    assert memory.id == rel[:-3] and memory.scope == "user:U5" and repo.validate() == []
+    assert f"- {rel}: 会议纪要: ship on Friday" in call(repo, command="view", path="/memories").output
+    assert call(repo, command="str_replace", path=rel, old_str="Friday", new_str="Monday").ok
+    assert [h.path for h in repo.search("会议纪要 Monday", scope="user:U5").hits] == [rel]
+    moved = rel.replace(".md", " 2.md")
+    renamed = call(repo, command="rename", old_path=rel, new_path=moved, reason="clearer")
+    assert renamed.ok and renamed.path == moved, renamed.output
+    assert "R100" in git(repo.root, "show", "-M", "--name-status", "--format=", "HEAD")
+    assert [h.path for h in repo.search("会议纪要", scope="user:U5").hits] == [moved]
+    repo.revert("HEAD", reason="the old name was fine")
+    assert repo.read(rel).body.startswith("会议纪要: ship on Monday") and not (repo.root / moved).exists()
+    assert call(repo, command="delete", path=rel).ok and not (repo.root / rel).exists()
+
+
+@pytest.mark.parametrize("path", ["notes/a\x07.md", "notes/x .md", "notes./x.md", "notes/\u202egpj.md"])
+def test_tools_refuse_names_no_file_system_can_hold(repo: MemoryRepo, path: str):
+    head = commit_count(repo)
+    result = call(repo, command="create", path=path, file_text="x")
+    assert not result.ok and result.error_type == "PathError" and commit_count(repo) == head
+
+
 def test_rename_refused_while_others_depend(fact: MemoryRepo):
     derived = FACT.replace("id: b17", "id: d").replace("description: B17 status", "depends_on: [facts/b17.md]")
     assert call(fact, command="create", path="facts/derived.md", file_text=derived).ok

@@ -9,8 +9,6 @@ from tests.helpers import VALID, raw_memory, write_file
 
 CASES = [
     # (file content, field, words in the message)
-    (raw_memory(VALID.format(id="a") + "created: 2026-09-20T10:00:00\n"), "created", "no time zone"),
-    (raw_memory(VALID.format(id="a") + "expires: 2026-12-31\n"), "expires", "no time zone"),
     (raw_memory(VALID.format(id="a") + "updated: yesterday\n"), "updated", "not an ISO 8601 time"),
     (raw_memory(VALID.format(id="a") + "expires: 2026-13-45T00:00:00Z\n"), "expires", "not an ISO 8601 time"),
     (raw_memory(VALID.format(id="a") + "confidence: .nan\n"), "confidence", "outside 0..1"),
@@ -31,9 +29,11 @@ CASES = [
     (raw_memory(VALID.format(id="a") + "depends_on: [facts/a.md]\n"), "depends_on", "this memory itself"),
     (raw_memory(VALID.format(id="a").replace("source: tool:ci\n", "")), "source", "no source"),
     (raw_memory(VALID.format(id="a") + "version: 1.10\n"), "version", "must be a string"),
+    (raw_memory(VALID.format(id="a") + "version: 010\n"), "version", "must be a string"),
+    (raw_memory(VALID.format(id="a").replace("id: a", "id: ' a'")), "id", "begins or ends with a space"),
+    (raw_memory(VALID.format(id="a").replace("id: a", 'id: "a\\u0007b"')), "id", "control character"),
     (raw_memory(VALID.format(id="a") + "tags: writing\n"), "tags", "list of strings"),
     (raw_memory(VALID.format(id="a") + "read_only: maybe\n"), "read_only", "true or false"),
-    (raw_memory(VALID.format(id="a").replace("id: a\n", "")), "id", "missing"),
     (raw_memory(VALID.format(id="a").replace("scope: user:U5\n", "")), "scope", "missing"),
     (raw_memory("id: [a\n"), None, "not valid YAML"),
     (raw_memory("id: a\nid: b\n"), None, "duplicate key"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 import pytest
 import ruamel.yaml as ruamel_yaml
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 from memfs.format import yamlio
 from memfs.format.document import SplitError, split
 from memfs.format.edit import new_file, update_file
+from memfs.format.model import Memory
+from memfs.format.parse import parse
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
 
@@ -185,3 +188,107 @@ def test_new_file_is_canonical() -> None:
         'tags: [a b, "x,y"]\n---\nB17 is fixed\n'
     )
     assert result.memory.version == "1.10" and result.memory.tags == ("a b", "x,y")
+
+
+# --- natural forms, retyped values, unreadable eligibility fields -----------------------------
+def _parsed(*lines: str, path: str = "facts/a.md") -> Memory:
+    head = "type: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
+    return parse(path, f"---\n{head}{''.join(line + chr(10) for line in lines)}---\nbody\n".encode())
+
+
+@pytest.mark.parametrize(
+    ("line", "expires", "warned"),
+    [
+        ("expires: 2025-10-17", dt.datetime(2025, 10, 17, tzinfo=dt.UTC), False),
+        ('expires: "2025-10-17"', dt.datetime(2025, 10, 17, tzinfo=dt.UTC), False),
+        ("expires: 2025-10-17T10:30:00", dt.datetime(2025, 10, 17, 10, 30, tzinfo=dt.UTC), True),
+        ("expires: 2025-10-17 10:30:00", dt.datetime(2025, 10, 17, 10, 30, tzinfo=dt.UTC), True),
+        ('expires: "2025-10-17T10:30"', dt.datetime(2025, 10, 17, 10, 30, tzinfo=dt.UTC), True),
+        ("expires: 2025-10-17T10:30:00+02:00", dt.datetime(2025, 10, 17, 8, 30, tzinfo=dt.UTC), False),
+    ],
+)
+def test_dates_and_zoneless_times_are_read_as_utc(line: str, expires: dt.datetime, warned: bool) -> None:
+    memory = _parsed(line)
+    assert memory.expires == expires and memory.unreadable == ()
+    assert memory.errors == []
+    warnings = [p for p in memory.problems if p.severity == "warning"]
+    assert [p.field for p in warnings] == (["expires"] if warned else [])
+    if warned:
+        assert "has no time zone" in warnings[0].message and "read as UTC" in warnings[0].message
+        assert warnings[0].fix == "write it like expires: 2025-10-17T10:30:00Z"
+
+
+def test_an_integer_version_is_its_decimal_string() -> None:
+    memory = _parsed("version: 1")
+    assert memory.version == "1" and memory.problems == () and memory.unreadable == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "read_as", "fix"),
+    [
+        ("version: 1.10", "float 1.1", 'version: "1.10"'),
+        ("version: 1.10   # the API version", "float 1.1", 'version: "1.10"'),
+        ("version: 010", "int 8", 'version: "010"'),
+        ("version: 0x1F", "int 31", 'version: "0x1F"'),
+        ("version: 1_000", "int 1000", 'version: "1_000"'),
+        ("version: 2025-10-17", "date 2025-10-17", 'version: "2025-10-17"'),
+        ("version: yes", "bool True", 'version: "yes"'),
+    ],
+)
+def test_a_retyped_version_is_an_error_whose_fix_keeps_the_written_text(line: str, read_as: str, fix: str) -> None:
+    memory = _parsed(line)
+    [problem] = memory.errors
+    assert problem.field == "version" and problem.line == 6
+    assert f"YAML read it as the {read_as}" in problem.fix and problem.fix.endswith(fix)
+    assert memory.version is None and memory.unreadable == ("version",)
+
+
+@pytest.mark.parametrize(
+    ("field", "line"),
+    [
+        ("scope", "scope: user U5"),
+        ("scope", "scope: 5"),
+        ("version", "version: 1.10"),
+        ("version", "version: [v1, v2]"),
+        ("status", "status: activ"),
+        ("source", "source: {kind: user}"),
+        ("expires", "expires: next week"),
+        ("expires", "expires: 2025-13-45"),
+    ],
+)
+def test_an_unreadable_eligibility_field_is_recorded(field: str, line: str) -> None:
+    head = {"scope": "scope: user:U5", "status": "status: active", "source": "source: tool:ci"}
+    lines = ["id: a", "type: fact", *(v for k, v in head.items() if k != field), line]
+    memory = parse("facts/a.md", ("---\n" + "".join(f"{x}\n" for x in lines) + "---\nbody\n").encode())
+    assert memory.unreadable == (field,)
+    [problem] = [p for p in memory.errors if p.field == field]
+    assert problem.message.endswith("until it is fixed the memory is never recalled")
+
+
+def test_absent_and_null_eligibility_fields_are_not_unreadable() -> None:
+    assert _parsed("version: null", "expires:").unreadable == ()
+    assert _parsed("version: null", "expires:").errors == []
+
+
+def test_a_file_without_id_has_its_path_as_id() -> None:
+    memory = parse("笔记/会议.md", b"---\ntype: note\nscope: user:U5\nsource: tool:ci\nstatus: active\n---\nbody\n")
+    assert memory.id == "笔记/会议" and memory.problems == ()
+    assert "id" not in memory.meta
+
+
+@pytest.mark.parametrize("text", ["发布说明语言", "notes/a b", "über", "Ünïcödé ids/ok"])
+def test_ids_in_any_script_are_valid(text: str) -> None:
+    memory = _parsed(f"id: {text}")
+    assert memory.id == text and memory.errors == []
+
+
+def test_a_decomposed_id_or_file_name_is_a_warning() -> None:
+    decomposed = unicodedata.normalize("NFD", "über")
+    memory = _parsed(f"id: {decomposed}", path=f"{decomposed}.md")
+    assert memory.errors == []
+    assert {(p.field, p.severity) for p in memory.problems} == {("id", "warning"), (None, "warning")}
+
+
+def test_written_values_leave_out_comments_and_multi_line_values() -> None:
+    text = 'a: 1.10   # comment\nb: "x # y"\nc:\n  - d\ne: plain text\n'
+    assert yamlio.written_values(text) == {"a": "1.10", "b": '"x # y"', "e": "plain text"}
