@@ -64,7 +64,7 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
     for rel in probe[1]:
         entry = state.files.get(rel)
         try:
-            st = os.stat(root / rel)
+            st = os.lstat(root / rel)
         except OSError:
             if entry is not None:
                 return False
@@ -133,6 +133,11 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
     """(Re)index one file into ``writer`` and ``state``; returns what happened."""
     old = state.files.get(rel)
     data, memory, broken = repo.load(rel)
+    if data is None and broken is not None:
+        if not fresh and old is not None and old.lengths is not None:
+            writer.get().delete_by_term("path", rel)
+        state.files[rel] = Entry(stat[0], stat[1], "", None, broken)
+        return "updated" if old is not None else "added"
     if data is None:
         if old is not None:
             if not fresh and old.lengths is not None:
