@@ -15,7 +15,7 @@ from memfs.errors import MemfsError
 from memfs.index.analysis import tokens
 from memfs.policy import recall
 from memfs.store import locking
-from tests.helpers import commit_all, git, hit_paths, put
+from tests.helpers import commit_all, git, hit_paths, put, write_file
 
 
 # --- eligibility ------------------------------------------------------------------------------
@@ -305,3 +305,13 @@ def test_stop_words_only_query_is_empty_with_notice(repo: MemoryRepo) -> None:
     put(repo, "facts/n.md", "what is it")
     result = index.search(repo, "what is it", scope="user:U5")
     assert result.hits == [] and "no searchable words" in result.notices[-1]
+
+
+def test_edits_inside_a_git_ignored_folder_are_seen_by_search(repo: MemoryRepo) -> None:
+    write_file(repo.root / ".gitignore", (repo.root / ".gitignore").read_text() + "drafts/\n")
+    commit_all(repo.root, "ignore drafts")
+    put(repo, "drafts/idea.md", "an okapi idea\n")
+    assert hit_paths(repo.search("okapi")) == ["drafts/idea.md"]
+    put(repo, "drafts/idea.md", "a narwhal idea instead\n")
+    assert hit_paths(repo.search("narwhal")) == ["drafts/idea.md"]
+    assert hit_paths(repo.search("okapi")) == []
