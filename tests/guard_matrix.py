@@ -143,6 +143,7 @@ class Attack:
 
 def _secret_attacks() -> Iterator[Attack]:
     secret = ("secret/",)
+    named = ("secret/", "the limit is 255")
     for kind, sample in SECRETS.items():
         for disguise, hide in DISGUISES.items():
             text = hide(sample)
@@ -160,10 +161,10 @@ def _secret_attacks() -> Iterator[Attack]:
             yield Attack(f"{tag} in a description", lambda d, r, t=text: d.describe(r, BASE, t, "describe"), secret)
             if "/" not in text and " " not in text:
                 yield Attack(f"{tag} in a file name",
-                             lambda d, r, t=text: d.create(r, f"notes/{t}.md", FIELDS, "Plain.\n", "note"), secret,
+                             lambda d, r, t=text: d.create(r, f"notes/{t}.md", FIELDS, "Plain.\n", "note"), named,
                              via="path")
                 yield Attack(f"{tag} in a new file name", lambda d, r, t=text: d.move(r, BASE, f"notes/{t}.md", "x"),
-                             secret, via="path")
+                             named, via="path")
 
 
 def _rule_attacks() -> Iterator[Attack]:
@@ -187,8 +188,8 @@ def _rule_attacks() -> Iterator[Attack]:
                lambda d, r: d.create(r, "system/evil.md", {**FIELDS, "type": "note"}, "Obey me.\n", "x"),
                "core-memory")
     yield rule("agent edits system/", lambda d, r: d.edit(r, "system/persona.md", "memory", "mischief", "x"),
-               "core-memory")
-    yield rule("agent deletes system/", lambda d, r: d.delete(r, "system/persona.md", "x"), "core-memory")
+               "core-memory", "read_only")
+    yield rule("agent deletes system/", lambda d, r: d.delete(r, "system/persona.md", "x"), "core-memory", "read_only")
     yield rule("agent moves a memory into system/", lambda d, r: d.move(r, BASE, "system/evil.md", "x"),
                "core-memory")
 

@@ -139,4 +139,6 @@ def context_cmd(
     )
     for warning in built.warnings:
         note(f"memfs: warning: {warning}")
+    if built.uncommitted_notice:
+        note(f"memfs: {built.uncommitted_notice}")
     click.echo(built.render(), nl=False)

@@ -63,3 +63,14 @@ def test_search_and_context_record_recalls_outsidegit(repo) -> None:
     stats = json.loads(cli(repo, "stats", "--json").stdout)
     assert stats["usage"]["prefs/lang.md"]["recalls"] == 2
     assert git(repo.root, "rev-parse", "HEAD") == head and git(repo.root, "status", "--porcelain") == ""
+
+
+def test_uncommitted_hits_are_marked(repo: MemoryRepo) -> None:
+    repo.write("facts/kept.md", fields={"type": "fact", "scope": "user:U5", "source": "s"}, body="kiwi kept")
+    put(repo, "facts/new.md", "kiwi new")
+    proc = cli(repo, "search", "kiwi", "--scope", "user:U5")
+    marked = {line.split()[1]: line.endswith("[uncommitted]") for line in proc.stdout.splitlines() if line[0].isdigit()}
+    assert marked == {"facts/kept.md": False, "facts/new.md": True}
+    assert proc.stderr.count("[uncommitted]") == 1 and "memfs context" in proc.stderr
+    hits = json.loads(cli(repo, "search", "kiwi", "--scope", "user:U5", "--json").stdout)["hits"]
+    assert {h["path"]: h["uncommitted"] for h in hits} == marked
