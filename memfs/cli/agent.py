@@ -127,7 +127,7 @@ def context_cmd(
     memories, labelled as reference material, within --budget tokens; says what was left out."""
     from memfs.policy.tokens import counter
 
-    built = state.repo().context(
+    built = state.scoped(scope, inherit).context(
         task,
         scope=scope,
         version=version_,

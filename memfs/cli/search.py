@@ -50,7 +50,7 @@ def search_cmd(
     from memfs.cli.output import emit_json, note
 
     when = parse_cli_time(at, "--at") if at is not None else None
-    result = state.repo().search(
+    result = state.scoped(scope, inherit).search(
         " ".join(query),
         scope=scope,
         version=version_,

@@ -128,7 +128,8 @@ ON_THE_PATH: dict[str, Door] = {
 OVER_EVERYTHING: dict[str, Door] = {
     "cli ls": _cli("ls", "-a"),
     "cli validate": _cli("validate", allowed=(0, 1)),
-    "cli search": _cli("search", "zebra", "--scope", "user:U5"),
+    "cli search": _cli("search", "zebra"),
+    "cli search --scope": _cli("search", "zebra", "--scope", "user:U5"),
     "cli context": _cli("context", "zebra", "--scope", "user:U5"),
     "tool view listing": _tool("view", path="/memories"),
     "mcp memory_view listing": _mcp("memory_view", path="/memories"),
@@ -142,7 +143,7 @@ REPORTS: dict[str, set[str]] = {
     "cli search": {"file"},
     "tool view listing": {"file"},
 }
-#: The MCP doors run bound to user:U5: an entry memfs cannot read has no scope it can check, so a
+#: ``--scope`` and the MCP doors run bound to user:U5: an entry memfs cannot read has no scope it can check, so a
 #: bound session is not told of it (it might be another scope's); it is skipped all the same.
 
 

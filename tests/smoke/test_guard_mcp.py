@@ -19,7 +19,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from memfs import MemoryRepo
 from tests import guard_matrix as gm
-from tests.helpers import git
+from tests import leakage
+from tests.helpers import Prepared, git
 from tests.smoke.test_mcp import session, text_of
 
 pytestmark = pytest.mark.slow
@@ -97,9 +98,9 @@ class McpRememberDoor(McpDoor):
 
 
 @contextmanager
-def served(root: Path) -> Iterator[tuple[BlockingPortal, Any]]:
+def served(root: Path, scope: str = gm.SCOPE) -> Iterator[tuple[BlockingPortal, Any]]:
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        session(root, "--scope", gm.SCOPE)
+        session(root, "--scope", scope)
     ) as client:
         yield portal, client
 
@@ -140,3 +141,36 @@ def test_a_bound_server_shows_no_other_scope(attacked: tuple[MemoryRepo, Path]) 
     for name in ("memory_search", "memory_context", "memory_remember"):
         assert "scope" not in tools[name].input_schema["properties"]
     assert git(repo.root, "status", "--porcelain", "--untracked-files=no").strip() == ""
+
+
+#: Randomized requests per bound server (two servers): with the library's in
+#: ``tests/integration/test_leakage.py``, over 10,000 requests in all.
+MCP_REQUESTS = 800
+
+
+@pytest.mark.parametrize("scope", ["user:U5", "user:U50/project:P8"])
+def test_randomized_requests_to_a_bound_server_never_see_another_scope(prepared: Prepared, scope: str) -> None:
+    repo = prepared("leakage", leakage.build)
+    kinds = ("search", "context", "view-file", "view-listing", "log")
+    leaked: list[str] = []
+    with served(repo.root, scope) as (portal, client):
+        for request in leakage.requests(MCP_REQUESTS, seed=len(scope), kinds=kinds, scopes=(scope,)):
+            tool, arguments = _mcp_request(request)
+            result = portal.call(client.call_tool, tool, arguments)
+            parts = (text_of(result), json.dumps(result.structured_content or {}, ensure_ascii=False))
+            found = [f for part in parts for f in leakage.leaks(leakage.without_echo(part, request), scope, False)]
+            if found:
+                leaked.append(f"{request}: {found[:3]}")
+    assert leaked == [], f"{len(leaked)} of {MCP_REQUESTS} requests leaked:\n" + "\n".join(leaked[:10])
+
+
+def _mcp_request(request: leakage.Request) -> tuple[str, dict[str, Any]]:
+    if request.kind == "search":
+        return "memory_search", {"query": request.words, "limit": 5}
+    if request.kind == "context":
+        return "memory_context", {"task": request.words, "budget": 600}
+    if request.kind == "view-file":
+        return "memory_view", {"path": request.target}
+    if request.kind == "view-listing":
+        return "memory_view", {"path": "/memories/notes"}
+    return "memory_log", {"limit": 10}
