@@ -29,6 +29,7 @@ _EXPORTS = {
     "Context": "memfs.agents.context",
     "ToolContext": "memfs.agents.tools",
     "ToolResult": "memfs.agents.tools",
+    "Grants": "memfs.policy.guard",
 }
 _ERRORS = (
     "MemfsError UsageError NotFound MemoryNotFound NotAMemoryRepo ConflictError LockTimeout Refused PathError "

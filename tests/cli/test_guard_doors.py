@@ -364,6 +364,7 @@ def attacked(repo: MemoryRepo, tmp_path: Path) -> tuple[MemoryRepo, Path]:
 def test_every_attack_is_refused_at_every_door(door: gm.Door, attacked: tuple[MemoryRepo, Path]) -> None:
     repo, outside = attacked
     cells, failures = run_matrix(repo, door, outside)
+    print(f"guard matrix: {door.name}: {cells} cells")
     assert cells > 0
     assert failures == [], f"{len(failures)} of {cells} cells failed:\n" + "\n".join(failures[:40])
 

@@ -119,6 +119,7 @@ def test_every_attack_is_refused_through_mcp(door_class: type[McpDoor], attacked
     repo, outside = attacked
     with served(repo.root) as (portal, client):
         cells, failures = run_matrix(repo, door_class(portal, client), outside)
+    print(f"guard matrix: {door_class.name}: {cells} cells")
     assert cells > 0
     assert failures == [], f"{len(failures)} of {cells} cells failed:\n" + "\n".join(failures[:40])
 
