@@ -172,7 +172,7 @@ def secrets(change: FileChange) -> list[Refusal]:
     found = [_secret_refusal(f, change.path, fix) for f in scan(change.added)]
     seen = {r.rule for r in found}
     for name in sorted(change.changed & (change.after or {}).keys(), key=str):
-        for finding in scan_values((change.after or {})[name]):
+        for finding in scan_values((change.after or {})[name], change.added):
             if finding.rule not in seen:
                 seen.add(finding.rule)
                 found.append(Refusal(finding.rule, _secret_refusal(finding, change.path, fix).message, fix, str(name)))
@@ -181,11 +181,12 @@ def secrets(change: FileChange) -> list[Refusal]:
     return found
 
 
-def secret_problems(path: str, text: str) -> list[Problem]:
-    """The secrets in a whole memory file (its text, its decoded frontmatter values, its path) as
-    validation findings: what ``memfs validate`` (the pre-commit hook, the CI step) reports, so a
-    plain ``git commit`` made with the hook installed is stopped too."""
-    change = describe(path, None, text)
+def secret_problems(path: str, text: str, meta: Mapping[str, Any] | None = None) -> list[Problem]:
+    """The secrets in a whole memory file (its text, its decoded frontmatter values ``meta`` if
+    the caller parsed them, its path) as validation findings: what ``memfs validate`` (the
+    pre-commit hook, the CI step) reports, so a plain ``git commit`` made with the hook installed
+    is stopped too."""
+    change = describe(path, None, text, after_meta=meta)
     fix = "remove it; if it was ever committed, erase it from history with memfs purge"
     return [
         Problem(path, r.field if r.field != "text" else None, f"{r.rule}: {r.message.split(': ', 1)[-1]}", fix,

@@ -269,15 +269,18 @@ def scan(text: str) -> list[Finding]:
     return found
 
 
-def scan_values(value: object) -> list[Finding]:
+def scan_values(value: object, scanned: str = "") -> list[Finding]:
     """Every secret in the strings of ``value`` at any depth (mappings' keys and values, lists),
-    as YAML or JSON parsed them: what a frontmatter field holds after its escapes are decoded."""
+    as YAML or JSON parsed them: what a frontmatter field holds after its escapes are decoded.
+    Strings that appear verbatim in ``scanned`` (text already scanned) are skipped: only a value
+    whose written form differs (escapes, folded lines) needs a scan of its own."""
     found: list[Finding] = []
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            found.extend(scan(item))
+            if item not in scanned:
+                found.extend(scan(item))
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -286,10 +289,22 @@ def scan_values(value: object) -> list[Finding]:
     return found
 
 
+@functools.cache
+def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
+    """Each rule with its pattern in multi-line mode: one search of a whole text says whether the
+    rule can match any of its lines (``^``/``$`` match at every line, and lines keep their line
+    ends, so the whole-text search finds at least what the line-by-line one would)."""
+    rules = _PROVIDER_RULES + _library_rules() + _GENERIC_RULES
+    return tuple((rule, re.compile(rule.pattern.pattern, rule.pattern.flags | re.MULTILINE)) for rule in rules)
+
+
 def _scan_plain(text: str) -> list[Finding]:
+    """Line by line, with only the rules a whole-text search says can match (most texts: none)."""
     found: list[Finding] = []
     offset = 0
-    rules = _PROVIDER_RULES + _library_rules() + _GENERIC_RULES
+    rules = [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
+    if not rules:
+        return found
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
         taken: list[tuple[int, int]] = []
         for rule in rules:

@@ -360,7 +360,7 @@ class Store:
         found = list(scan.broken)
         for memory in scan.memories:
             found.extend(memory.problems)
-            found.extend(self._secrets_in(memory.path))
+            found.extend(self._secrets_in(memory))
         found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
 
@@ -415,9 +415,11 @@ class Store:
                                      "give each memory its own id"))
         return _ordered(found)
 
-    def _secrets_in(self, rel: str) -> list[Problem]:
-        data = self.read_bytes(rel)
-        return [] if data is None else guard.secret_problems(rel, data.decode("utf-8", errors="replace"))
+    def _secrets_in(self, memory: Memory) -> list[Problem]:
+        data = paths.read_file(self.root, memory.path)
+        if not isinstance(data, bytes):
+            return []
+        return guard.secret_problems(memory.path, data.decode("utf-8", errors="replace"), memory.meta)
 
     def is_read_only(self, rel: str, current: bytes | None = None) -> bool:
         """Whether the working copy (``current``, else the file on disk) or the committed copy
