@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memfs.ops.branch_review import ReviewSummary
     from memfs.ops.demo import DemoResult
     from memfs.ops.forgetting import ForgetResult, SweepResult
+    from memfs.ops.interop import ExportReport, ImportReport
     from memfs.ops.mergedriver import Installed
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
@@ -262,6 +263,51 @@ class MemoryRepo(Store):
         from memfs.ops.stats import stats
 
         return stats(self)
+
+    # --- other systems -------------------------------------------------------------------
+    def import_(
+        self,
+        format: str,
+        source: str | os.PathLike[str],
+        *,
+        scope: str | None = None,
+        source_text: str | None = None,
+        source_kind: str | None = None,
+        type: str | None = None,
+        prefix: str | None = None,
+        apply: bool = False,
+        force: bool = False,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> ImportReport:
+        """``memfs import``: the notes of the folder ``source`` (``letta``, ``basic-memory``,
+        ``obsidian`` or ``markdown``) as memories, one commit when ``apply`` (else a dry run);
+        every file is judged on its own and refused ones are reported, not dropped."""
+        from memfs.ops.interop import import_
+
+        return import_(
+            self, format, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type,
+            prefix=prefix, apply=apply, force=force, reason=reason, actor=actor,
+        )
+
+    def export(
+        self,
+        format: str,
+        dest: str | os.PathLike[str],
+        *,
+        scope: str | None = None,
+        inherit: bool = False,
+        version: str | None = None,
+        apply: bool = False,
+        force: bool = False,
+        now: dt.datetime | None = None,
+    ) -> ExportReport:
+        """``memfs export``: the memories recall would give, written to ``dest`` in ``format``
+        (``letta``) with memfs's fields in a sidecar; only when ``apply`` (else a dry run)."""
+        from memfs.ops.interop import export
+
+        return export(self, format, dest, scope=scope, inherit=inherit, version=version, apply=apply, force=force,
+                      now=now)
 
     # --- agents --------------------------------------------------------------------------
     def tool(self, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
