@@ -28,8 +28,8 @@ DELAY = 0.8
 class Bar:
     """A :data:`memfs.store.progress.Progress` reporter drawing rich progress bars on stderr."""
 
-    def __init__(self, delay: float = DELAY) -> None:
-        self.delay = delay
+    def __init__(self, delay: float | None = None) -> None:
+        self.delay = DELAY if delay is None else delay
         self.started = time.monotonic()
         self.rich: Progress | None = None
         self.tasks: dict[str, TaskID] = {}

@@ -271,13 +271,14 @@ def _stage_all(repo: Store, tx: Transaction, converted: list[Converted]) -> list
     for state in counted(repo.progress, "importing", live, len(live)):
         assert state.dest is not None and state.converted.content is not None
         current = repo.read_bytes(state.dest)
-        final = _final(state.converted.content, current, tx.now)
-        if final is None:
+        tracked = committed.get(state.dest) is not None
+        final = _final(state.converted.content, current if tracked else None, tx.now)
+        if final == current:
             state.action = "unchanged"
             continue
         try:
             state.memory = tx.admit(state.dest, final, committed.get(state.dest))
-            state.action = "create" if current is None else "update"
+            state.action = "update" if tracked else "create"
         except WriteRefused as exc:
             state.refuse("; ".join(str(r) for r in exc.refusals))
         except (InvalidMemory, Refused, NotFound) as exc:
@@ -309,14 +310,13 @@ class ItemState:
         return ImportItem(c.origin, self.dest or c.path, self.action or "refused", c.mapped, c.kept, self.reason)
 
 
-def _final(content: bytes, current: bytes | None, now: dt.datetime) -> bytes | None:
-    """The bytes to commit for ``content`` over the file now at its place (``None``: nothing
-    changes). An update counts as one only if more than ``revision``/``updated`` differ, and it
+def _final(content: bytes, current: bytes | None, now: dt.datetime) -> bytes:
+    """The bytes to commit for ``content`` over the committed memory now at its place
+    (``current``; ``None`` for a new file, or one never committed). An update counts as one only
+    if more than ``revision``/``updated`` differ (else the current bytes come back), and it
     raises ``revision`` and sets ``updated``, as every write does."""
-    if current is None:
+    if current is None or content == current:
         return content
-    if content == current:
-        return None
     try:
         new_doc, old_doc = split(content.decode("utf-8")), split(current.decode("utf-8"))
         old = yamlio.load(old_doc.frontmatter) or {}
@@ -331,7 +331,7 @@ def _final(content: bytes, current: bytes | None, now: dt.datetime) -> bytes | N
     except ValueError:
         aligned = None
     if aligned is not None and new_doc.with_frontmatter(aligned).render().encode("utf-8") == current:
-        return None
+        return current
     revision = max(_int(old.get("revision")), _int(new.get("revision"))) + 1
     frontmatter, _ = yamlio.edit_checked(new_doc.frontmatter, {"revision": revision, "updated": now},
                                          new_doc.newline, before=new)

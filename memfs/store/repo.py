@@ -314,7 +314,8 @@ class Store:
     def scan(self) -> Scan:
         """Parse every memory file; broken files become findings, never silently skipped."""
         result = Scan()
-        for rel in self.memory_paths():
+        rels = self.memory_paths()
+        for rel in progress.counted(self.progress, "reading memories", rels, len(rels)):
             data = self.read_bytes(rel)
             if data is None or not self.visible(rel, data):
                 continue
@@ -334,7 +335,7 @@ class Store:
             return self._validate_only(only)
         scan = scan or self.scan()
         found = list(scan.broken)
-        for memory in scan.memories:
+        for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
             found.extend(memory.problems)
             found.extend(self._secrets_in(memory.path))
         found.extend(validate.check_repo(scan.memories, self.exists))
