@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 )
 @click.option("--version", "version_", help="The world version asked about; memories for other versions are excluded.")
 @click.option("--at", help="Evaluate expiry and freshness at this ISO time with zone (default: now).")
-@click.option("--type", "type_", help="Only memories of this type (preference, fact, episode, ...).")
+@click.option("--type", "type_", shell_complete=complete.types,
+              help="Only memories of this type (preference, fact, episode, ...).")
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
 @click.option("--explain", is_flag=True, help="Show score factors, and matches that were filtered out and why.")
 @json_option

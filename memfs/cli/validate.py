@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
 from memfs.cli.progress import silence
@@ -32,7 +32,7 @@ def _memory_path(repo: Store, given: str) -> str | None:
 
 
 @click.command("validate")
-@click.argument("files", nargs=-1)
+@click.argument("files", nargs=-1, shell_complete=complete.memory_paths)
 @click.option("--strict", is_flag=True, help="Treat warnings (unknown fields...) as errors too.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors (and no progress bar).")
 @json_option
