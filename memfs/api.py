@@ -45,6 +45,39 @@ class MemoryRepo(Store):
     every memfs verb. Open one with :meth:`open` or create one with :meth:`init`."""
 
     # --- creating ------------------------------------------------------------------------
+    @classmethod
+    def init(
+        cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None
+    ) -> MemoryRepo:
+        """``memfs init``: make ``directory`` a memory repository (see
+        :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"``) also the workflow that
+        validates memory and posts ``memfs review BASE..HEAD`` on every pull request."""
+        repo = super().init(directory, actor)
+        if ci is not None:
+            repo.add_ci(ci)
+        return repo
+
+    def add_ci(self, kind: str) -> CommitResult:
+        """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``) in one
+        commit, unless the repository has one there already. GitHub reads workflows only from
+        the top of the repository, so a memory root in a sub-folder gets a refusal saying what
+        to copy where."""
+        from memfs.errors import Refused
+        from memfs.store.init import ci_file
+
+        dest, data = ci_file(kind)
+        if self.prefix:
+            raise Refused(
+                f"the memory root is the sub-folder {self.prefix.rstrip('/')} of the repository; copy memfs's "
+                f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
+                f"{self.prefix.rstrip('/')} in it", param="ci",
+            )
+        if (self.root / dest).exists():
+            return CommitResult(None, (), "init")
+        with self.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
+            tx.write_file(dest, data)
+        return tx.result
+
     @staticmethod
     def demo(directory: str | os.PathLike[str]) -> DemoResult:
         """``memfs demo``: build the example repository with its history in ``directory``."""

@@ -108,3 +108,18 @@ def starter_files(root: Path) -> dict[str, bytes]:
         }
         wanted["system/persona.md"] = render_template("system", "system/persona.md", fields)
     return {rel: data for rel, data in wanted.items() if rel == ".gitignore" or not (root / rel).exists()}
+
+
+#: Continuous-integration set-ups ``memfs init --ci`` writes: name -> (template, where it goes).
+CI = {"github": ("ci/github.yml", ".github/workflows/memfs.yml")}
+
+
+def ci_file(kind: str) -> tuple[str, bytes]:
+    """(path from the top of the git work tree, bytes) of the CI workflow ``kind``."""
+    from memfs.errors import UsageError
+    from memfs.format.templates import data_dir
+
+    if kind not in CI:
+        raise UsageError(f"{kind!r}: memfs writes CI set-ups for {', '.join(CI)}", param="ci")
+    template, dest = CI[kind]
+    return dest, (data_dir("templates") / template).read_bytes()
