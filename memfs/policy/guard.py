@@ -22,6 +22,9 @@ reaches disk or git. Rules, in the order they are checked:
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
   that vouches for it may write it. A person may force it.
 
+Replays of history (:data:`HISTORY_OPS`) own every field; a person's import
+(:data:`IMPORT_OPS`) owns the protected fields and the user-source rule, but not ``system/``.
+
 Who acts is the actor's kind: ``user:...`` is a person; every other kind (``agent:``, ``tool:``,
 ``system:``...) is not, and can never force.
 """
