@@ -96,3 +96,14 @@ def test_the_readme_snippet() -> None:
     post = loaded(as_written_elsewhere(data, crlf=True, bom=True))
     assert post["scope"] == "user:U5" and post["created"] == NOW and post.content == "以后P8的发布说明请用中文"
     assert loaded(BOM.encode() + data, encoding="utf-8").metadata == {}
+
+
+def test_a_float_in_exponent_form_stays_a_number() -> None:
+    """Found by the property test: YAML 1.1 (PyYAML) reads ``1e-05`` as a string, so memfs writes
+    ``1.0e-05``; before, an edit setting ``confidence: 0.00001`` failed its own re-parse check."""
+    data = edit.new_file("a.md", {"type": "fact", "scope": "user:U5", "source": "s", "confidence": 1e-05}, "x\n",
+                         NOW).content
+    assert data is not None and b"confidence: 1.0e-05\n" in data
+    assert parse("a.md", data).confidence == 1e-05 and loaded(data)["confidence"] == 1e-05
+    edited = edit.update_file("a.md", data, {"confidence": 2.5e-07}, None, LATER).content
+    assert edited is not None and parse("a.md", edited).confidence == 2.5e-07
