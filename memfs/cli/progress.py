@@ -2,7 +2,8 @@
 
 Shown only on a terminal, never when stderr is piped or redirected (a script's log stays clean)
 and never with ``--quiet``; and only once an operation has run for :data:`DELAY` seconds, so a
-quick command prints nothing at all. Each step the library reports (``indexing``, ``writing the
+quick command prints nothing at all (the delay counts from the first step the command reports).
+Each step the library reports (``indexing``, ``writing the
 index``, ``validating``...) gets its own line; a step of unknown length (git rewriting history,
 the index writing its segments) shows a spinner instead of a bar sitting at 100%. The bar is
 transient: it disappears when the command ends, leaving only the command's output.
@@ -30,14 +31,17 @@ class Bar:
 
     def __init__(self, delay: float | None = None) -> None:
         self.delay = DELAY if delay is None else delay
-        self.started = time.monotonic()
+        self.started: float | None = None
         self.rich: Progress | None = None
         self.tasks: dict[str, TaskID] = {}
         self.current: str | None = None
 
     def __call__(self, label: str, done: int, total: int | None) -> None:
         if self.rich is None:
-            if time.monotonic() - self.started < self.delay:
+            now = time.monotonic()
+            if self.started is None:
+                self.started = now
+            if now - self.started < self.delay:
                 return
             self.rich = self._start()
         if label != self.current:
@@ -74,9 +78,14 @@ def wanted(quiet: bool) -> bool:
     return not quiet and sys.stderr.isatty()
 
 
+#: Verbs that serve for a long time (or are git's): a bar there would outlive the operation.
+SERVING = frozenset({"watch", "mcp", "merge-driver"})
+
+
 def install(repo: Store, ctx: click.Context, quiet: bool) -> None:
-    """Give ``repo`` a bar for this command (when :func:`wanted`), removed when it ends."""
-    if not wanted(quiet):
+    """Give ``repo`` a bar for this command (when :func:`wanted`, and not for a serving verb),
+    removed when it ends."""
+    if not wanted(quiet) or ctx.command.name in SERVING:
         return
     bar = Bar()
     repo.progress = bar

@@ -221,11 +221,12 @@ def import_(
         raise UsageError(f"{unscoped} note(s) in {source} say not whose memory they are: give --scope, e.g. "
                          "--scope user:U5", param="scope")
     report = ImportReport(fmt, str(source), apply, skipped=skipped)
-    subject = f"{len(converted)} file(s) from {fmt} {folder.resolve().name or folder}".strip()
     try:
-        with repo.transaction("import", reason=reason, actor=actor, subject=subject, force=force,
-                              trailers={"Memfs-Import": [fmt]}) as tx:
+        trailers = {"Memfs-Import": [fmt]}
+        with repo.transaction("import", reason=reason, actor=actor, force=force, trailers=trailers) as tx:
             report.items = [state.item for state in _stage_all(repo, tx, converted)]
+            written = sum(i.action in ("create", "update") for i in report.items)
+            tx.subject = f"{written} file(s) from {fmt} folder {folder.resolve().name or folder}"
             if not apply:
                 raise _DryRun
         report.commit = tx.result.commit
