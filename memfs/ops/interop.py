@@ -258,15 +258,14 @@ def _stage_all(repo: Store, tx: Transaction, converted: list[Converted]) -> list
     states = [ItemState(c) for c in converted]
     dests = []
     for state in states:
-        if state.converted.content is None:
-            state.refuse(f"cannot be imported: {state.converted.problem}")
-            continue
         try:
             state.dest = repo.rel(state.converted.path)
         except MemfsError as exc:
             state.refuse(str(exc))
             continue
         dests.append(state.dest)
+        if state.converted.content is None:
+            state.refuse(f"cannot be imported: {state.converted.problem}")
     committed = tx.committed(dests) if dests else {}
     live = [s for s in states if s.dest is not None and s.action is None]
     for state in counted(repo.progress, "importing", live, len(live)):
@@ -453,6 +452,9 @@ def export(
     entries: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
     scan = repo.scan()
+    for problem in scan.broken:
+        report.items.append(ExportItem(problem.path, letta.letta_path(problem.path), "kept back",
+                                       f"does not parse ({problem.message}); memfs validate says more"))
     for memory in counted(repo.progress, "exporting", scan.memories, len(scan.memories)):
         why = _kept_back(memory, rule, version, when)
         target = letta.letta_path(memory.path)
