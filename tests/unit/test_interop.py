@@ -121,3 +121,18 @@ def test_letta_export_then_import_gives_every_byte_back() -> None:
     [changed] = letta.convert([SourceFile(exported.path, edited)], Defaults(), sidecar)
     assert changed.content == original.replace("status: active\r\n", "status: active\r\ndescription: Better\r\n") \
         .replace("body", "new body").encode()
+
+
+def test_the_guard_lets_a_persons_import_own_protected_fields_but_not_an_agents() -> None:
+    from memfs.policy import guard
+
+    retracted_by_user = "---\ntype: fact\nscope: user:U5\nsource: s\nsource_kind: user\nstatus: retracted\n---\nx\n"
+    change = guard.describe("facts/a.md", None, retracted_by_user)
+    assert guard.check(change, guard.Access("user:ana", "import")) == []
+    rules = {r.rule for r in guard.check(change, guard.Access("agent:bot", "import"))}
+    assert rules == {"protected-field", "user-source"}
+    core = guard.describe("system/a.md", None, "---\ndescription: d\n---\nx\n")
+    assert [r.rule for r in guard.check(core, guard.Access("agent:bot", "import"))] == ["core-memory"]
+    secret = guard.describe("facts/b.md", None, retracted_by_user + "AKIAIOSFODNN7EXAMPLE\n")
+    assert [r.rule for r in guard.check(secret, guard.Access("user:U5", "import", force=True))] == [
+        "secret/aws-access-key"]
