@@ -12,7 +12,14 @@ Order and rules (each is tested):
    invalid) is left out and listed with the reason.
 2. **Recalled memories.** :func:`memfs.index.search` (eligibility first, then rank), best first;
    a memory that does not fit in what is left of the budget is skipped and listed in
-   :attr:`Context.left_out`, and smaller lower-ranked ones may still fit.
+   :attr:`Context.left_out`, and smaller lower-ranked ones may still fit. Only **committed**
+   content is injected, as for ``system/``: the index follows the working tree, so a hit whose
+   file differs from HEAD (edited, staged, untracked, git-ignored) is replaced by its HEAD copy
+   if that copy is still eligible, or left out with the reason. An uncommitted edit can withhold
+   a memory, never add or alter one. The rendered context says how many memory files have
+   uncommitted edits (:attr:`Context.uncommitted_total`), names those this context touched
+   (:attr:`Context.uncommitted`: recalled ones and ``system/`` files; other scopes' paths are
+   not shown to the model), and that committing them (or ``memfs watch``) makes them count.
 3. **Labels and delimiters.** Each memory carries its path, scope, source, time, revision and
    status, inside a delimiter that text in a memory cannot close: markdown uses a per-call random
    fence (regenerated if any memory contains it), XML escapes the body, JSON encodes it. A preamble
@@ -38,6 +45,8 @@ from memfs import index
 from memfs.errors import InvalidMemory, UsageError
 from memfs.format.model import SYSTEM_DIR, Memory
 from memfs.format.parse import parse
+from memfs.index.results import Hit, SearchResult, Uncommitted
+from memfs.policy import recall
 from memfs.policy.tokens import TokenCounter, estimate_tokens
 from memfs.store import usage
 from memfs.store.repo import Store
@@ -53,6 +62,8 @@ def is_format(value: object) -> TypeGuard[Format]:
 DEFAULT_BUDGET = 4000
 SYSTEM_SHARE = 0.5
 RECALL_CANDIDATES = 50
+#: How many uncommitted paths the rendered notice names (all of them are in the JSON form).
+UNCOMMITTED_SHOWN = 10
 #: Stand-in fence used while deciding what fits; the real per-call fence is drawn at the end.
 #: Fences are 9 random digits (about 30 bits, fresh every call): 3 BPE tokens where 16 hex digits cost ~14.
 COST_FENCE = "482913577"
@@ -116,10 +127,27 @@ class Context:
     tokens: int = 0
     label_tokens: int = 0
     over_budget: bool = False
+    uncommitted: list[str] = field(default_factory=list)
+    uncommitted_total: int = 0
 
     @property
     def left_out_for_budget(self) -> list[str]:
         return [item.path for item in self.left_out if item.reason == "budget"]
+
+    @property
+    def uncommitted_notice(self) -> str | None:
+        """One line saying that uncommitted edits were left out, and how to make them count."""
+        if not self.uncommitted_total:
+            return None
+        text = (
+            f"{self.uncommitted_total} memory file(s) have uncommitted edits, not injected (only committed memory is)"
+        )
+        if self.uncommitted:
+            shown = ", ".join(self.uncommitted[:UNCOMMITTED_SHOWN])
+            more = len(self.uncommitted) - UNCOMMITTED_SHOWN
+            text += f"; concerned here: {shown}" + (f" and {more} more" if more > 0 else "")
+            text += " (their committed copies are used where still eligible)"
+        return text + ". Commit them, or run memfs watch, to make them count."
 
     def render(self, format: str | None = None) -> str:
         fmt = format or self.format
@@ -148,6 +176,9 @@ class Context:
             "memories": [{**b.label(), "text": b.text} for b in self.blocks],
             "left_out": [{"path": i.path, "reason": i.reason} for i in self.left_out],
             "left_out_for_budget": len(self.left_out_for_budget),
+            "uncommitted": self.uncommitted,
+            "uncommitted_total": self.uncommitted_total,
+            "uncommitted_notice": self.uncommitted_notice,
         }
 
 
@@ -185,13 +216,22 @@ def _render_head(ctx: Context, fmt: str) -> str:
 
 
 def _render_tail(ctx: Context, fmt: str) -> str:
-    if not ctx.left_out:
-        return ""
+    notice = ctx.uncommitted_notice
     if fmt == "xml":
-        items = "".join(f"<item path={quoteattr(i.path)} reason={quoteattr(i.reason)}/>\n" for i in ctx.left_out)
-        return f'<left_out count="{len(ctx.left_out)}">\n{items}</left_out>\n'
-    items = ", ".join(f"{i.path} ({i.reason})" for i in ctx.left_out)
-    return f"Left out ({len(ctx.left_out)}): {items}\n"
+        tail = ""
+        if ctx.left_out:
+            items = "".join(f"<item path={quoteattr(i.path)} reason={quoteattr(i.reason)}/>\n" for i in ctx.left_out)
+            tail += f'<left_out count="{len(ctx.left_out)}">\n{items}</left_out>\n'
+        if notice:
+            tail += f'<uncommitted count="{ctx.uncommitted_total}">{escape(notice)}</uncommitted>\n'
+        return tail
+    tail = ""
+    if ctx.left_out:
+        items = ", ".join(f"{i.path} ({i.reason})" for i in ctx.left_out)
+        tail += f"Left out ({len(ctx.left_out)}): {items}\n"
+    if notice:
+        tail += f"Uncommitted: {notice}\n"
+    return tail
 
 
 # --- assembly ------------------------------------------------------------------------------------
@@ -349,14 +389,21 @@ def _recall(
 ) -> None:
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory was included")
+        _note_uncommitted(repo, ctx, index.uncommitted(repo), [])
         return
     found = index.search(repo, ctx.task, scope=ctx.scope, version=ctx.version, limit=candidates, inherit=inherit, at=at)
     ctx.warnings.extend(n.removeprefix("memfs: ") for n in found.notices if "rebuilding" not in n)
+    _note_uncommitted(repo, ctx, found.uncommitted, found.hits)
+    committed = _committed_hits(repo, found, inherit)
     used = _used(ctx, count, cost)
     for hit in found.hits:
         if hit.memory.is_system:
             continue
-        block = _block(hit.memory, "recalled", hit.score)
+        memory = committed.get(hit.path, hit.memory)
+        if isinstance(memory, str):
+            ctx.left_out.append(LeftOut(hit.path, memory))
+            continue
+        block = _block(memory, "recalled", hit.score)
         need = cost(block)
         if used + need <= ctx.budget:
             ctx.blocks.append(block)
@@ -366,6 +413,40 @@ def _recall(
     if len(found.hits) >= candidates:
         ctx.warnings.append(f"only the best {candidates} matches were considered; more may exist")
     usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
+
+
+def _note_uncommitted(repo: Store, ctx: Context, changed: Uncommitted | None, hits: list[Hit]) -> None:
+    """Count the memory files with uncommitted edits; name the ``system/`` ones and the recalled ones."""
+    if changed is None:
+        ctx.warnings.append("git could not say which memory files are committed; recalled memories were read from HEAD")
+        return
+    every = changed.paths(repo.memory_paths)
+    ctx.uncommitted_total = len(every)
+    named = {rel for rel in every if rel.startswith(SYSTEM_DIR + "/")}
+    named.update(hit.path for hit in hits if hit.uncommitted)
+    ctx.uncommitted = sorted(named)
+
+
+def _committed_hits(repo: Store, found: SearchResult, inherit: bool) -> dict[str, Memory | str]:
+    """For each hit whose file differs from HEAD: its HEAD copy if that is still eligible for the
+    request, else why it is left out (read in one ``git cat-file --batch``)."""
+    changed = [hit for hit in found.hits if hit.uncommitted and not hit.memory.is_system]
+    if not changed:
+        return {}
+    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head() else {}
+    rule = recall.ScopeRule(found.scope, inherit)
+    return {hit.path: _committed_copy(hit, blobs.get(hit.path), rule, found) for hit in changed}
+
+
+def _committed_copy(hit: Hit, data: bytes | None, rule: recall.ScopeRule, found: SearchResult) -> Memory | str:
+    if data is None:
+        return "uncommitted: not in the last commit"
+    try:
+        memory = parse(hit.path, data)
+    except InvalidMemory:
+        return "uncommitted: the committed copy does not parse"
+    why = recall.eligibility(memory, scope=rule, version=found.version, now=found.at)
+    return memory if why is None else f"uncommitted: the committed copy is not eligible ({why})"
 
 
 def _used(ctx: Context, count: TokenCounter, cost: Callable[[Block], int]) -> int:

@@ -11,10 +11,13 @@ Contract (each is tested):
 
 * Paths are relative to the memory root; ``/memories/...`` (the Anthropic tool's virtual root)
   means the same. :func:`memfs.store.paths.confine` refuses NUL bytes, ``..``, absolute paths
-  elsewhere, URL-encoded traversal, symlinks that leave the root, ``.git/`` and ``.memfs/``.
-  Backslashes are refused too: on POSIX ``..\\x`` is a file name, elsewhere it is traversal.
-  Names in any script (``笔记/会议.md``, ``notes/a b.md``) are accepted, taken in Unicode NFC;
-  names no file system or git can hold are refused (:mod:`memfs.format.names`).
+  elsewhere, URL-encoded traversal, any symlink below the root, ``.git/`` and ``.memfs/`` (by
+  name or by what a path resolves to). Backslashes are refused too: on POSIX ``..\\x`` is a
+  file name, elsewhere it is traversal. Files are read only through the store
+  (:meth:`~memfs.store.repo.Store.read_bytes`): a symlink, FIFO, device or oversized file is
+  refused with what it is, never followed or read whole. Names in any script (``笔记/会议.md``,
+  ``notes/a b.md``) are accepted, taken in Unicode NFC; names no file system or git can hold are
+  refused (:mod:`memfs.format.names`).
 * ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
   ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
   refused (by the transaction, as for every door), and an agent may not add, change or remove
@@ -155,7 +158,7 @@ def tool_path(repo: Store, raw: str, *, memory: bool = True) -> str:
     if text.startswith("~"):
         raise PathError(f"{raw!r}: '~' paths are outside the memory root; give a path relative to it")
     if not memory:
-        rel = paths.confine(repo.root, text or ".", must_be_memory=False)
+        rel = paths.confine(repo.root, text or ".", must_be_memory=False, git_dir=repo.git.git_dir)
         return "" if rel == "." else rel
     return repo.rel(text)
 
@@ -209,19 +212,21 @@ def _revision(rel: str, data: bytes) -> int | None:
 
 def _listing(repo: Store, rel_dir: str) -> str:
     prefix = f"{rel_dir}/" if rel_dir else ""
-    files = {p: repo.read_bytes(p) or b"" for p in repo.memory_paths() if p.startswith(prefix)}
-    found = [p for p, data in files.items() if repo.visible(p, data)]
+    loaded = {p: repo.load(p) for p in repo.memory_paths() if p.startswith(prefix)}
+    found = [
+        p for p, (data, _, why) in loaded.items()
+        if (data is not None and repo.visible(p, data)) or (data is None and why and repo.binding is None)
+    ]
     shown = found[:MAX_LISTING]
     lines = [f"{VIRTUAL_ROOT}/{rel_dir}".rstrip("/") + "/" + f" ({len(found)} memories)"]
     for rel in shown:
-        data = files[rel]
-        try:
-            memory = parse(rel, data)
+        _, memory, why = loaded[rel]
+        if memory is not None:
             about = memory.description or _first_line(memory.body)
             flags = "" if memory.status in (None, "active") else f" [{memory.status}]"
             flags += " [read-only]" if memory.read_only else ""
-        except InvalidMemory as exc:
-            about, flags = f"(invalid: {exc})", ""
+        else:
+            about, flags = (f"(invalid: {why})" if why else ""), ""
         lines.append(f"- {rel}{flags}: {about}" if about else f"- {rel}{flags}")
     if len(found) > len(shown):
         lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from memfs import index
-from memfs.errors import InvalidMemory, MemfsError, Refused
+from memfs.errors import InvalidMemory, MemfsError, PathError, Refused
 from memfs.format.model import Problem
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction
@@ -285,9 +285,13 @@ class Watcher:
     def _adopt(self, tx: Transaction, rel: str) -> WatchEvent | None:
         """Stage ``rel`` as it is on disk; ``None`` if staged, else the event saying why not."""
         repo = self.repo
-        data = repo.read_bytes(rel)
         with self._cond:
             expected = self._expected.pop(rel, "absent")
+        try:
+            data = repo.read_bytes(rel)
+        except PathError as exc:
+            problem = Problem(rel, None, exc.message.removeprefix(f"{rel}: "))
+            return WatchEvent(rel, "invalid", problems=(problem,), message=str(exc))
         if data == repo.git.head_file(repo.git_path(rel)) or (expected != "absent" and expected == _digest(data)):
             return WatchEvent(rel, "unchanged")
         try:

@@ -149,6 +149,12 @@ class State:
             progress.install(self._repo, click.get_current_context(), self.quiet)
         return self._repo
 
+    def scoped(self, scope: str | None, inherit: bool = False) -> MemoryRepo:
+        """What a read with ``--scope`` sees: a session bound to that scope, so nothing of another
+        scope is shown, not even by ``--explain``; every scope without one (administration)."""
+        repo = self.repo()
+        return repo if scope is None else repo.session(scope, inherit=inherit)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(

@@ -127,7 +127,7 @@ def context_cmd(
     memories, labelled as reference material, within --budget tokens; says what was left out."""
     from memfs.policy.tokens import counter
 
-    built = state.repo().context(
+    built = state.scoped(scope, inherit).context(
         task,
         scope=scope,
         version=version_,
@@ -139,4 +139,6 @@ def context_cmd(
     )
     for warning in built.warnings:
         note(f"memfs: warning: {warning}")
+    if built.uncommitted_notice:
+        note(f"memfs: {built.uncommitted_notice}")
     click.echo(built.render(), nl=False)

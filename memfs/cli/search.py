@@ -47,7 +47,7 @@ def search_cmd(
     from memfs.cli.output import emit_json, note
 
     when = parse_cli_time(at, "--at") if at is not None else None
-    result = state.repo().search(
+    result = state.scoped(scope, inherit).search(
         " ".join(query),
         scope=scope,
         version=version_,
@@ -65,6 +65,9 @@ def search_cmd(
         return
     for problem in result.broken:
         note(f"memfs: unreadable memory, not searched: {problem}")
+    if any(hit.uncommitted for hit in result.hits):
+        note("memfs: hits marked [uncommitted] differ from the last commit; 'memfs context' does not inject "
+             "those edits until they are committed (or 'memfs watch' commits them)")
     _print_text(result, explain)
 
 
@@ -77,7 +80,8 @@ def _print_text(result: SearchResult, explain: bool) -> None:
     for rank, hit in enumerate(result.hits, start=1):
         m = hit.memory
         facts = [f for f in (m.scope, m.type, m.version and f"version {m.version}") if f]
-        line(f"{rank}. {m.path}  score {hit.score:.3f}  [{', '.join(facts)}]")
+        mark = "  [uncommitted]" if hit.uncommitted else ""
+        line(f"{rank}. {m.path}  score {hit.score:.3f}  [{', '.join(facts)}]{mark}")
         summary = m.description or next((ln.strip() for ln in m.body.splitlines() if ln.strip()), "")
         if summary:
             line(f"   {summary[:160]}")

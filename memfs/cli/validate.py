@@ -16,19 +16,23 @@ from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
 from memfs.cli.progress import silence
 from memfs.errors import PathError
+from memfs.store import paths
 from memfs.store.repo import Store
 
 
 def _memory_path(repo: Store, given: str) -> str | None:
-    """The root-relative path of a named file if it is a memory (hooks also pass other files).
+    """The root-relative path of a named file if it is named like a memory (hooks also pass other
+    files, skipped here). Judged by its name only: what is there (a symlink, a FIFO) is for
+    validation to report, not a reason to skip the file.
 
     A path that exists relative to the current directory is taken as such (pre-commit passes
     paths relative to the work tree's top level); anything else is relative to the memory root.
     """
     try:
-        return repo.rel(os.path.abspath(given) if os.path.exists(given) else given)
+        rel = paths.lexical_rel(repo.root, os.path.abspath(given) if os.path.lexists(given) else given)
     except PathError:
         return None
+    return None if paths.is_ignored(repo.root, rel) else rel
 
 
 @click.command("validate")

@@ -16,10 +16,10 @@ One module per job, read side and write side apart:
 * :mod:`.results`: the records returned.
 """
 
-from memfs.index.catchup import rebuild, reindex, sync
+from memfs.index.catchup import rebuild, reindex, sync, uncommitted
 from memfs.index.query import query_terms, search
 from memfs.index.reader import close, close_all
-from memfs.index.results import Filtered, Hit, ReindexReport, SearchResult, SyncReport
+from memfs.index.results import Filtered, Hit, ReindexReport, SearchResult, SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, STATE_FILE
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "ReindexReport",
     "SearchResult",
     "SyncReport",
+    "Uncommitted",
     "close",
     "close_all",
     "query_terms",
@@ -37,4 +38,5 @@ __all__ = [
     "reindex",
     "search",
     "sync",
+    "uncommitted",
 ]

@@ -31,7 +31,7 @@ from memfs.errors import LockTimeout
 from memfs.index import state as index_state
 from memfs.index.documents import document, make_schema
 from memfs.index.reader import close, open_dir
-from memfs.index.results import ReindexReport, SyncReport
+from memfs.index.results import ReindexReport, SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, BadState, Entry, State
 from memfs.store import locking, paths
 from memfs.store.repo import Store
@@ -47,12 +47,38 @@ Stats = dict[str, tuple[int, int]]
 def _probe(repo: Store) -> list[Any] | None:
     """HEAD and the memory files git lists as changed, untracked or ignored, as the state file
     records them. Equal probes plus unchanged stats of the listed files mean nothing changed:
-    git has checked every tracked file's stat against its index, in C."""
+    git has checked every tracked file's stat against its index, in C.
+
+    git lists a git-ignored folder whole (``drafts/``), not the files in it; such a folder of
+    memories is kept in the listing with its final ``/``: its files differ from HEAD too, and
+    only a stat walk sees edits inside it."""
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
         return None
-    rels = {rel for name in probe.listed if (rel := repo.from_git_path(name)) and paths.is_memory_name(rel)}
+    spec = paths.ignore_spec(repo.root)
+    rels = set()
+    for name in probe.listed:
+        if name == repo.prefix:
+            rels.add("")
+        elif (rel := repo.from_git_path(name)) and (
+            paths.is_memory_name(rel) if not rel.endswith("/") else _memory_folder(rel, spec)
+        ):
+            rels.add(rel)
     return [probe.head, sorted(rels)]
+
+
+def _memory_folder(rel: str, spec: Any) -> bool:
+    return not any(p.startswith(".") for p in rel.rstrip("/").split("/")) and not (spec and spec.match_file(rel))
+
+
+def _uncommitted(probe: list[Any] | None) -> Uncommitted | None:
+    return None if probe is None else Uncommitted(tuple(probe[1]))
+
+
+def uncommitted(repo: Store) -> Uncommitted | None:
+    """The memory paths whose working-tree state differs from HEAD, from one ``git status`` (what
+    :func:`sync` reports in passing; for callers that did not sync). ``None`` if git cannot say."""
+    return _uncommitted(_probe(repo))
 
 
 def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
@@ -62,9 +88,11 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
         return False
     racy_before = state.snapshot_ns - RACY_NS
     for rel in probe[1]:
+        if rel == "" or rel.endswith("/"):
+            return False
         entry = state.files.get(rel)
         try:
-            st = os.stat(root / rel)
+            st = os.lstat(root / rel)
         except OSError:
             if entry is not None:
                 return False
@@ -133,6 +161,11 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
     """(Re)index one file into ``writer`` and ``state``; returns what happened."""
     old = state.files.get(rel)
     data, memory, broken = repo.load(rel)
+    if data is None and broken is not None:
+        if not fresh and old is not None and old.lengths is not None:
+            writer.get().delete_by_term("path", rel)
+        state.files[rel] = Entry(stat[0], stat[1], "", None, broken)
+        return "updated" if old is not None else "added"
     if data is None:
         if old is not None:
             if not fresh and old.lengths is not None:
@@ -224,11 +257,12 @@ def sync(repo: Store, *, wait: float = SYNC_WAIT) -> SyncReport:
         index_state.ensure_cache(cache)
         if not str(why).startswith("there is none"):
             report.notices.append(f"memfs: rebuilding the search index: {why}")
-        rebuild(repo)
+        report.uncommitted = _uncommitted(rebuild(repo).probe)
         report.rebuilt = True
         return report
     snapshot = time.time_ns()
     probe = _probe(repo)
+    report.uncommitted = _uncommitted(probe)
     if _unchanged_since(repo.root, state, probe):
         return report
     current = paths.stat_memory_files(repo.root)
@@ -242,7 +276,7 @@ def sync(repo: Store, *, wait: float = SYNC_WAIT) -> SyncReport:
                 state = index_state.read(cache)
             except BadState as why:
                 report.notices.append(f"memfs: rebuilding the search index: {why}")
-                _rebuild_locked(repo, None)
+                report.uncommitted = _uncommitted(_rebuild_locked(repo, None).probe)
                 report.rebuilt = True
                 return report
             _apply(repo, state, report, wait, seen)
@@ -261,6 +295,7 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
     if state.serial != serial:
         snapshot = time.time_ns()
         probe = _probe(repo)
+        report.uncommitted = _uncommitted(probe)
         current = paths.stat_memory_files(repo.root)
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
@@ -269,7 +304,7 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
         ix = open_dir(cache / state.index_dir)
     except Exception as exc:
         report.notices.append(f"memfs: rebuilding the search index: it could not be opened ({type(exc).__name__})")
-        _rebuild_locked(repo, None)
+        report.uncommitted = _uncommitted(_rebuild_locked(repo, None).probe)
         report.rebuilt = True
         return
     writer = _LazyWriter(ix, wait)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
 from memfs.index.analysis import is_cjk, tokens
-from memfs.index.catchup import rebuild, sync
+from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
 from memfs.index.reader import Handle, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
@@ -97,6 +97,10 @@ def search(
     memories that matched the words but are not eligible. Broken memory files are listed in
     ``broken``; ``notices`` carries anything the caller should show the user (a rebuild, a stale
     index). ``catch_up=False`` skips the check against the files (for callers that just did it).
+
+    Hits come from the working tree; each says whether its file differs from HEAD
+    (``Hit.uncommitted``), and ``uncommitted`` lists every such memory path, from the
+    ``git status`` the catch-up runs anyway (one more without the catch-up).
     """
     _check_request(query, limit, type, at)
     scope, inherit = repo.recall_scope(scope, inherit)
@@ -113,6 +117,9 @@ def search(
         report = sync(repo)
         result.notices.extend(report.notices)
         result.stale = report.stale
+        result.uncommitted = report.uncommitted
+    else:
+        result.uncommitted = uncommitted(repo)
     opened = _open_handle(repo, result)
     result.broken = [p for p in opened.state.broken() if repo.binding is None or p.path.startswith("system/")]
     if not terms:
@@ -187,7 +194,8 @@ def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | N
             continue
         if type_ is not None and memory.type != type_:
             continue
-        yield Hit(memory, final, relevance, fresh, conf)
+        changed = result.uncommitted is None or rel in result.uncommitted
+        yield Hit(memory, final, relevance, fresh, conf, changed)
 
 
 def _filtered_out(opened: Handle, q: Query, rule: recall.ScopeRule, version: str | None, type_: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,14 +12,42 @@ from memfs.format.model import Memory, Problem
 
 # --- results ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class Uncommitted:
+    """The memory paths whose working-tree state differs from HEAD (changed, staged, untracked,
+    deleted, git-ignored), as one ``git status`` listed them. An entry ending in ``/`` is a folder
+    git lists whole (a git-ignored one) and stands for every memory under it; ``""`` is the
+    whole memory root."""
+
+    listed: tuple[str, ...] = ()
+
+    def __contains__(self, rel: object) -> bool:
+        if not isinstance(rel, str):
+            return False
+        return any(rel == item or ((item == "" or item.endswith("/")) and rel.startswith(item)) for item in self.listed)
+
+    def __bool__(self) -> bool:
+        return bool(self.listed)
+
+    def paths(self, memory_paths: Callable[[], list[str]]) -> list[str]:
+        """The listed memory files, folders expanded (``memory_paths`` lists every memory file;
+        it is called only when a folder is listed)."""
+        files = [item for item in self.listed if item and not item.endswith("/")]
+        if len(files) < len(self.listed):
+            files.extend(rel for rel in memory_paths() if rel in self and rel not in files)
+        return sorted(set(files))
+
+
+@dataclass(frozen=True)
 class Hit:
-    """One recalled memory: the file as it is now, and the factors of its score."""
+    """One recalled memory: the file as it is now, and the factors of its score. ``uncommitted``:
+    the file differs from HEAD (an edit nobody committed yet)."""
 
     memory: Memory
     score: float
     relevance: float
     freshness: float
     confidence: float
+    uncommitted: bool = False
 
     @property
     def path(self) -> str:
@@ -43,6 +72,7 @@ class Hit:
             "expires": _iso(m.expires),
             "description": m.description,
             "tags": list(m.tags),
+            "uncommitted": self.uncommitted,
         }
         if body:
             out["body"] = m.body
@@ -74,6 +104,7 @@ class SearchResult:
     broken: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     stale: bool = False
+    uncommitted: Uncommitted | None = None
 
     def to_json(self, *, body: bool = True) -> dict[str, Any]:
         return {
@@ -101,6 +132,7 @@ class SyncReport:
     rebuilt: bool = False
     stale: bool = False
     notices: list[str] = field(default_factory=list)
+    uncommitted: Uncommitted | None = None
 
     @property
     def changed(self) -> bool:

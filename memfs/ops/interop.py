@@ -166,7 +166,7 @@ def _placement(repo: Store, source: Path, prefix: str | None) -> tuple[str, bool
         raise UsageError(f"{source} contains the memory repository; name the folder of notes itself", param="source")
     clean = (prefix or "").strip("/")
     if clean:
-        paths.confine(repo.root, clean + "/x.md")
+        paths.confine(repo.root, clean + "/x.md", git_dir=repo.git.git_dir)
     return clean, False
 
 
@@ -270,7 +270,11 @@ def _stage_all(repo: Store, tx: Transaction, converted: list[Converted]) -> list
     live = [s for s in states if s.dest is not None and s.action is None]
     for state in counted(repo.progress, "importing", live, len(live)):
         assert state.dest is not None and state.converted.content is not None
-        current = repo.read_bytes(state.dest)
+        try:
+            current = repo.read_bytes(state.dest)
+        except MemfsError as exc:
+            state.refuse(str(exc))
+            continue
         tracked = committed.get(state.dest) is not None
         final = _final(state.converted.content, current if tracked else None, tx.now)
         if final == current:

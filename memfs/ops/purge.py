@@ -31,7 +31,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageErro
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
-from memfs.store import gitcli, usage
+from memfs.store import gitcli, paths, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
@@ -278,7 +278,7 @@ def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
 
 def verify(repo: Store, texts: tuple[str, ...] | list[str]) -> list[str]:
     """Where any of ``texts`` still is: objects (``<type> <sha>``, reachable or not) and work-tree
-    files. Empty means clean."""
+    files (regular ones, read whole; a symlink's text is in its object). Empty means clean."""
     needles = [t.encode("utf-8") for t in texts if t]
     if not needles:
         return []
@@ -288,10 +288,10 @@ def verify(repo: Store, texts: tuple[str, ...] | list[str]) -> list[str]:
             found.append(f"{kind} {sha}")
     for name in sorted(set(repo.git.listed_files())):
         try:
-            content = (repo.git.workdir / name).read_bytes()
+            data = paths.read_file(repo.git.workdir, name, limit=None)
         except OSError:
             continue
-        if any(n in content for n in needles):
+        if isinstance(data, bytes) and any(n in data for n in needles):
             found.append(f"work tree file {name}")
     return sorted(set(found))
 

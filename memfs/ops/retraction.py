@@ -31,9 +31,9 @@ def load_graph(repo: Store) -> Graph:
     Only files that mention ``depends_on`` can carry an edge, so they are found with one
     ``git grep`` (working tree, untracked files included) and only their ``depends_on`` key is
     read: on a 10k-memory repository this is several times cheaper than parsing everything
-    (see bench/README.md).
+    (see bench/README.md). A file memfs does not read (a symlink, a FIFO, one too big) has no edges.
     """
-    return lineage.from_files((rel, repo.read_bytes(rel)) for rel in repo.files_containing("depends_on"))
+    return lineage.from_files((rel, repo.load(rel)[0]) for rel in repo.files_containing("depends_on"))
 
 
 # --- planning (what a retraction would do) -----------------------------------------------------
@@ -273,11 +273,7 @@ class Reviewer:
     def memory(self, rel: str) -> Memory | None:
         """The parsed memory (cached); ``None`` when missing or unreadable."""
         if rel not in self._memory:
-            data = self.repo.read_bytes(rel)
-            try:
-                self._memory[rel] = None if data is None else parse(rel, data)
-            except InvalidMemory:
-                self._memory[rel] = None
+            self._memory[rel] = self.repo.load(rel)[1]
         return self._memory[rel]
 
     def statuses(self, rels: Iterable[str]) -> dict[str, str | None]:
@@ -287,7 +283,7 @@ class Reviewer:
     def status(self, rel: str) -> str | None:
         memory = self.memory(rel)
         if memory is None:
-            return "unreadable" if self.repo.exists(rel) else None
+            return "unreadable" if self.repo.load(rel)[2] is not None else None
         return memory.status
 
     def eligibility(self, memory: Memory) -> Eligibility:
@@ -398,11 +394,7 @@ def review_queue(repo: Store) -> list[ReviewGroup]:
     two retractions appears under both), each with whether it could be reinstated now."""
     waiting = []
     for rel in repo.files_containing("needs_review"):
-        data = repo.read_bytes(rel)
-        try:
-            memory = parse(rel, data) if data is not None else None
-        except InvalidMemory:
-            continue
+        memory = repo.load(rel)[1]
         if memory is not None and memory.status == "needs_review":
             waiting.append(memory)
     if not waiting:

@@ -203,7 +203,8 @@ def secret_problems(path: str, text: str) -> list[Problem]:
     change = describe(path, None, text)
     fix = "remove it; if it was ever committed, erase it from history with memfs purge"
     return [
-        Problem(path, r.field if r.field != "text" else None, r.message.split(": ", 1)[-1], fix, line=r.line)
+        Problem(path, r.field if r.field != "text" else None, f"{r.rule}: {r.message.split(': ', 1)[-1]}", fix,
+                line=r.line)
         for r in secrets(change)
     ]
 

@@ -85,9 +85,15 @@ def _related(candidate: Candidate, memory: Memory) -> bool:
     return memory.scope == candidate.scope and normalise(memory.body) == normalise(candidate.body)
 
 
-def _where(memory: Memory) -> str:
-    version = f", version {memory.version}" if memory.version else ""
-    return f"{memory.path} (scope {memory.scope}{version})"
+def _kept_apart(candidate: Candidate, others: list[Memory]) -> str:
+    """Why a KEEP_BOTH: memories of the candidate's own scope (other versions) are named; those of
+    other scopes are only counted, since the reason is shown to whoever remembers for this scope."""
+    mine = [f"{m.path} (version {m.version or 'any'})" for m in others if m.scope == candidate.scope]
+    foreign = len(others) - len(mine)
+    parts = ([f"other versions in {', '.join(mine)}"] if mine else []) + (
+        [f"{foreign} memor{'y' if foreign == 1 else 'ies'} in other scopes"] if foreign else []
+    )
+    return f"the key is also used by {' and '.join(parts)}; both are kept"
 
 
 def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None) -> Decision:
@@ -121,6 +127,5 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
         )
     others = tuple(m.path for m in active if _related(candidate, m))
     if others:
-        shown = ", ".join(_where(m) for m in active if m.path in others)
-        return Decision(Op.KEEP_BOTH, f"different scope or version from {shown}; both are kept", None, others)
+        return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others)
     return Decision(Op.INSERT, f"nothing active about {subject} yet")

@@ -103,12 +103,17 @@ def _token_value(value: str) -> bool:
 
 
 def _luhn_card(value: str) -> bool:
+    """A card number in a run of digits: the whole run, or, when the run is written in groups
+    (``B17 4111 1111 1111 1111``: a number typed right after another), any consecutive groups."""
+    groups = re.split(r"[ -]", value)
+    windows = ["".join(groups[i:j]) for i in range(len(groups)) for j in range(i + 1, len(groups) + 1)]
+    return any(_is_card(digits) for digits in windows)
+
+
+def _is_card(digits: str) -> bool:
     from stdnum import luhn
 
-    digits = re.sub(r"[ -]", "", value)
-    if not 13 <= len(digits) <= 19 or not _CARD_PREFIX.match(digits):
-        return False
-    return luhn.is_valid(digits)
+    return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn.is_valid(digits)
 
 
 def _cn_resident_id(value: str) -> bool:
@@ -130,6 +135,7 @@ _PROVIDER_RULES = (
     _Rule("google-api-key", "Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     _Rule("huggingface-token", "Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
     _Rule("github-token", "GitHub token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,}")),
+    _Rule("artifactory-token", "Artifactory token", re.compile(r"(?<![A-Za-z0-9])AKC[a-zA-Z0-9]{10,}(?![A-Za-z0-9])")),
 )
 
 _GENERIC_RULES = (
@@ -171,7 +177,7 @@ _GENERIC_RULES = (
     _Rule(
         "payment-card",
         "payment card number",
-        re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"),
+        re.compile(r"(?<![\d-])(?:\d[ -]?){12,38}\d(?![\d-])"),
         0,
         _luhn_card,
     ),

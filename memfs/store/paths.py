@@ -1,29 +1,47 @@
-"""Which files are memories, and keeping every path inside the memory root.
+"""Which files are memories, keeping every path inside the memory root, and reading them safely.
 
 A memory is any ``*.md`` file under the root except ``README.md`` files, paths matched by
 ``.memfsignore`` (gitignore syntax), and anything under a dot-directory (``.git/``, ``.memfs/``,
 ``.github/``...) or named with a leading dot (editor and atomic-write temporaries).
+
+A memory is also a *plain* file in *plain* folders: no symlink anywhere below the root, and
+never a FIFO, socket or device. Git stores a symlink as a link (the target's path), not what it
+points to, so a symlinked memory is never what git has: its history, diffs and reverts would be
+about the link while memfs read and wrote the target, which may be ``.git/``, another user's
+file, ``/dev/zero`` or a FIFO that blocks every reader. So :func:`confine` refuses a path with a
+symlink anywhere below the root (the file itself included) or that resolves into ``.git/``,
+``.memfs/`` or out of the root, and :func:`read_file`, the one function that reads a memory file
+from the working tree, opens it without following any link and reads at most
+:data:`MAX_READ_BYTES` of a regular file.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import posixpath
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from memfs.errors import PathError
 from memfs.format import names
+from memfs.format.model import Problem
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 IGNORE_FILE = ".memfsignore"
 CACHE_DIR = ".memfs"
+#: The most bytes memfs reads of one memory file. Memories are notes, not documents: the file
+#: tools write at most 100 KB, and a 1 MB file is already far over any context budget. A bigger
+#: file is reported as unreadable, like a file that does not parse, and never read whole (a
+#: runaway or hostile file cannot exhaust memory or stall a search).
+MAX_READ_BYTES = 1_000_000
 
 
 def ignore_spec(root: Path) -> GitIgnoreSpec | None:
@@ -53,10 +71,17 @@ def is_memory_name(rel: str) -> bool:
     return rel.endswith(".md") and parts[-1] != "README.md" and not any(p.startswith(".") for p in parts)
 
 
-def iter_memory_paths(root: Path) -> Iterator[str]:
-    """Root-relative paths of every memory file, sorted, following no symlinked directory."""
+def iter_memory_paths(root: Path, linked_folders: list[str] | None = None) -> Iterator[str]:
+    """Root-relative paths of every memory-named entry, sorted, following no symlinked folder.
+
+    Memory-named entries that are not plain files (symlinks, FIFOs, sockets, devices) are listed
+    too, so that the readers report them (:func:`read_file` refuses them) instead of skipping them
+    silently. Symlinked folders are not entered; their paths are appended to ``linked_folders``
+    when it is given, for readers that report them.
+    """
     spec = ignore_spec(root)
     found: list[str] = []
+    links: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
@@ -64,8 +89,15 @@ def iter_memory_paths(root: Path) -> Iterator[str]:
             rel = name if rel_dir == "." else f"{rel_dir}/{name}"
             if is_memory_name(rel):
                 found.append(rel)
+        if linked_folders is not None:
+            links.extend(
+                d if rel_dir == "." else f"{rel_dir}/{d}" for d in dirnames if os.path.islink(os.path.join(dirpath, d))
+            )
     if spec is not None:
         found = [p for p in found if not spec.match_file(p)]
+        links = [p for p in links if not spec.match_file(p + "/")]
+    if linked_folders is not None:
+        linked_folders.extend(sorted(links))
     yield from sorted(found, key=sort_key)
 
 
@@ -89,14 +121,40 @@ def _fully_unquoted(text: str) -> str:
     return text
 
 
-def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True) -> str:
-    """The root-relative POSIX form of ``path``, or :class:`PathError` if it leaves the root.
+def confine(
+    root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True, git_dir: Path | None = None
+) -> str:
+    """The root-relative POSIX form of ``path``, or :class:`PathError` if it is not a path memfs may
+    read or write.
+
+    Refused by spelling (:func:`lexical_rel`), then by what the path *is*: a symlink anywhere
+    below the root (a folder or the file itself; see the module docstring), a path that resolves
+    outside the root or into the root's ``.git/`` or ``.memfs/``, and a folder on the way that
+    *is* the git directory (``git_dir``, wherever it lives) or one of those two (the same folder
+    by device and inode, however it is spelled). What the final entry is (a FIFO, a device) is
+    checked when it is read (:func:`read_file`), so every reader reports it the same way.
+    """
+    text = os.fspath(path)
+    rel = lexical_rel(root, text, must_be_memory=must_be_memory)
+    _refuse_links(root, rel, text)
+    root_real = os.path.realpath(root)
+    rel_real = os.path.relpath(os.path.realpath(os.path.join(root, rel)), root_real)
+    if rel_real == ".." or rel_real.startswith(".." + os.sep) or os.path.isabs(rel_real):
+        raise PathError(f"{text}: resolves (through a symlink) outside the memory root {root}")
+    _refuse_special_name(rel_real.replace(os.sep, "/"), text)
+    _refuse_special_folders(root, rel, text, git_dir)
+    return rel
+
+
+def lexical_rel(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True) -> str:
+    """The root-relative POSIX form of ``path`` judged by its spelling alone, or :class:`PathError`.
 
     Relative paths are taken relative to the memory root. Refused: NUL bytes, URL-encoded
-    traversal, ``..`` that escapes, absolute paths elsewhere, symlinks that resolve outside,
-    anything under ``.git/`` or ``.memfs/``, names :func:`memfs.format.names.path_problem`
-    refuses, and (by default) names that are not memories. The path is taken in Unicode NFC,
-    unless only the form as given exists on disk (a file named on a system that decomposes).
+    traversal, ``..`` that escapes, absolute paths elsewhere, anything under ``.git/`` or
+    ``.memfs/``, names :func:`memfs.format.names.path_problem` refuses, and (by default) names
+    that are not memories. The path is taken in Unicode NFC, unless only the form as given exists
+    on disk (a file named on a system that decomposes). Only for callers that go on to *report*
+    what is there (validation of the files a hook names); everything else uses :func:`confine`.
     """
     text = _normal_form(root, os.fspath(path))
     if "\x00" in text:
@@ -106,19 +164,13 @@ def confine(root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = 
         ".." in decoded.replace("\\", "/").split("/") or "\x00" in decoded or decoded.startswith("/")
     ):
         raise PathError(f"{text}: URL-encoded traversal is not accepted; write the path plainly")
-    root_real = Path(os.path.realpath(root))
     candidate = Path(text) if os.path.isabs(text) else root / text
     lexical = os.path.normpath(os.path.abspath(candidate))
     rel_lexical = os.path.relpath(lexical, os.path.abspath(root))
     if rel_lexical == ".." or rel_lexical.startswith(".." + os.sep) or os.path.isabs(rel_lexical):
         raise PathError(f"{text}: is outside the memory root {root}")
-    real = os.path.realpath(lexical)
-    if os.path.relpath(real, root_real).startswith(".."):
-        raise PathError(f"{text}: resolves (through a symlink) outside the memory root {root}")
     rel = posixpath.normpath(rel_lexical.replace(os.sep, "/"))
-    first = rel.split("/")[0]
-    if first in (".git", CACHE_DIR):
-        raise PathError(f"{text}: files under {first}/ are not memories and may not be touched")
+    _refuse_special_name(rel, text)
     if must_be_memory and not is_memory_name(rel):
         raise PathError(f"{text}: is not a memory file (memories are *.md files, not README.md, not hidden)")
     why = None if rel == "." else names.path_problem(rel)
@@ -135,9 +187,208 @@ def _normal_form(root: Path, text: str) -> str:
     return normal
 
 
+def _refuse_special_name(rel: str, text: str) -> None:
+    first = rel.split("/")[0]
+    if first in (".git", CACHE_DIR):
+        raise PathError(f"{text}: files under {first}/ are not memories and may not be touched")
+
+
+LINK_FIX = (
+    "replace the link with the real file or folder: git keeps a symlink as a link, not what it points "
+    "to, so memfs reads and writes only plain files and folders"
+)
+
+
+def _refuse_links(root: Path, rel: str, text: str) -> None:
+    """:class:`PathError` if any existing entry of ``rel`` below ``root`` is a symlink."""
+    if rel == ".":
+        return
+    here = str(root)
+    parts = rel.split("/")
+    for i, part in enumerate(parts):
+        here = os.path.join(here, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        if stat.S_ISLNK(mode):
+            shown = "/".join(parts[: i + 1])
+            what = "is a symlink" if shown == rel else f"goes through the symlink {shown}"
+            raise PathError(f"{text}: {what}; {LINK_FIX}")
+        if not stat.S_ISDIR(mode):
+            return
+
+
+def _refuse_special_folders(root: Path, rel: str, text: str, git_dir: Path | None) -> None:
+    """:class:`PathError` if a folder on the way to ``rel`` is the git directory or the cache
+    folder by identity (device and inode), whatever its name: a case-insensitive file system's
+    ``.GIT``, a bind mount, a git directory kept inside the root under another name."""
+    special: dict[tuple[int, int], str] = {}
+    for folder, name in ((root / ".git", ".git/"), (root / CACHE_DIR, CACHE_DIR + "/"), (git_dir, "the git directory")):
+        if folder is None:
+            continue
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            special.setdefault((st.st_dev, st.st_ino), name)
+    if not special or rel == ".":
+        return
+    here = str(root)
+    for part in rel.split("/"):
+        here = os.path.join(here, part)
+        try:
+            st = os.lstat(here)
+        except OSError:
+            return
+        found = special.get((st.st_dev, st.st_ino))
+        if found is not None:
+            raise PathError(f"{text}: is inside {found}, which holds no memories and may not be touched")
+        if not stat.S_ISDIR(st.st_mode):
+            return
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why an entry with a memory's name cannot be read as one: what it is, and what to do."""
+
+    rel: str
+    what: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.what}; {self.fix}"
+
+    def error(self) -> PathError:
+        return PathError(f"{self.rel}: {self}")
+
+    def problem(self) -> Problem:
+        return Problem(self.rel, None, self.what, self.fix)
+
+
+_OPEN_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after fstat, unread).
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> bytes | Unreadable | None:
+    """The bytes of the memory file at root-relative ``rel``: ``None`` if nothing (or a folder) is
+    there, :class:`Unreadable` if something is there that memfs does not read.
+
+    Every folder is opened relative to the one before it and the file relative to its folder,
+    none of them following a symlink, and the opened file is checked with ``fstat`` before a
+    byte is read: what was checked is what is read, even if the tree changes meanwhile. Refused:
+    a symlink at any level, anything but a regular file (FIFOs are opened without blocking and
+    never read), and files over ``limit`` bytes (read no further than that; ``None`` reads a
+    regular file whole, for the few readers that must see every byte of any file).
+    """
+    parts = rel.split("/")
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            try:
+                child = os.open(part, _OPEN_FILE if last else _OPEN_FOLDER, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                return _why_not(fd, part, rel, "/".join(parts[: i + 1]), exc)
+            os.close(fd)
+            fd = child
+        return _read_regular(fd, rel, limit)
+    finally:
+        os.close(fd)
+
+
+def _why_not(folder: int, name: str, rel: str, shown: str, exc: OSError) -> Unreadable | None:
+    """What an entry that could not be opened is (a symlink, a socket...), or ``None`` if it is a
+    plain file in the way of a folder (nothing with that path exists)."""
+    try:
+        mode = os.lstat(name, dir_fd=folder).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        what = "is a symlink" if shown == rel else f"is under the symlink {shown}"
+        return Unreadable(rel, what, LINK_FIX)
+    if shown != rel and not stat.S_ISDIR(mode):
+        return None
+    kind = next((label for test, label in _KINDS if test(mode)), None)
+    if kind is not None:
+        return _special(rel, kind)
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return Unreadable(rel, "cannot be read (permission denied)", "let the user running memfs read it")
+    return Unreadable(rel, f"cannot be opened ({exc.strerror})", "check the file and its folders")
+
+
+def _special(rel: str, kind: str) -> Unreadable:
+    fix = "remove it or move it out of the memory root: memories are plain files"
+    return Unreadable(rel, f"is {kind}, not a regular file", fix)
+
+
+def _read_regular(fd: int, rel: str, limit: int | None) -> bytes | Unreadable | None:
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((label for test, label in _KINDS if test(st.st_mode)), "not a regular file")
+        return _special(rel, kind)
+    if limit is None:
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    if st.st_size > limit:
+        return _too_big(rel, st.st_size, limit)
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = os.read(fd, limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > limit:
+        return _too_big(rel, size, limit, grew=True)
+    return b"".join(chunks)
+
+
+def _too_big(rel: str, size: int, limit: int, *, grew: bool = False) -> Unreadable:
+    shown = f"more than {limit:,}" if grew else f"{size:,}"
+    return Unreadable(
+        rel,
+        f"is {shown} bytes, over the {limit:,}-byte limit for a memory file, so it is not read",
+        "split it into smaller memories or move it out of the memory root",
+    )
+
+
+def is_plain_file(root: Path, rel: str) -> bool:
+    """Whether a regular file is at root-relative ``rel`` with no symlink on the way (by ``lstat``;
+    for existence checks: reading it may still refuse it, e.g. for its size)."""
+    here = str(root)
+    mode = 0
+    for part in rel.split("/"):
+        here = os.path.join(here, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return stat.S_ISREG(mode)
+
+
 def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
     """``rel -> (mtime_ns, size)`` of every memory file (the rules of :func:`iter_memory_paths`), by
-    one ``scandir`` walk: what the search index compares with its snapshot to find changed files."""
+    one ``scandir`` walk: what the search index compares with its snapshot to find changed files.
+    A symlink's own stats are taken, never its target's (it is not read: :func:`read_file`)."""
     found: dict[str, tuple[int, int]] = {}
     stack = [(str(root), "")]
     while stack:
@@ -155,7 +406,7 @@ def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append((entry.path, prefix + name + "/"))
                     elif name.endswith(".md") and name != "README.md":
-                        st = entry.stat()
+                        st = entry.stat(follow_symlinks=False)
                         found[prefix + name] = (st.st_mtime_ns, st.st_size)
                 except OSError:
                     continue

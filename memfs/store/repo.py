@@ -20,9 +20,9 @@ import datetime as dt
 import getpass
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -171,7 +171,7 @@ class Store:
         session's (fail closed: an unreadable scope is invisible)."""
         if self.binding is None or guard.in_system(rel):
             return True
-        data = self.read_bytes(rel) if data is None else data
+        data = self.load(rel)[0] if data is None else data
         return data is not None and self.binding.allows(_scope_in(rel, data))
 
     def recall_scope(self, scope: str | None, inherit: bool = False) -> tuple[str | None, bool]:
@@ -218,7 +218,7 @@ class Store:
 
     def rel(self, path: str | os.PathLike[str]) -> str:
         """The memory-root-relative form of ``path``; :class:`PathError` if it is not a memory path."""
-        rel = paths.confine(self.root, path)
+        rel = paths.confine(self.root, path, git_dir=self.git.git_dir)
         if paths.is_ignored(self.root, rel):
             raise PathError(f"{rel}: is excluded by {paths.IGNORE_FILE}, so it is not a memory")
         return rel
@@ -239,7 +239,8 @@ class Store:
         return self.prefix.rstrip("/") or "."
 
     def exists(self, rel: str) -> bool:
-        return self.abspath(rel).is_file()
+        """Whether a plain file is at ``rel`` (a symlink, even to a file, is not one)."""
+        return paths.is_plain_file(self.root, rel)
 
     # --- configuration -------------------------------------------------------------------
     def config(self) -> Config:
@@ -256,21 +257,29 @@ class Store:
         self._config = (key, config)
         return config
 
-    @staticmethod
-    def _config_text(path: Path) -> str:
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            from memfs.errors import InvalidConfig
+    def _config_text(self, path: Path) -> str:
+        """The text of ``.memfs.toml``, read like a memory file (a plain file, no symlink, capped)."""
+        from memfs.errors import InvalidConfig
 
+        try:
+            data = paths.read_file(self.root, CONFIG_FILE)
+            if isinstance(data, paths.Unreadable):
+                raise InvalidConfig(f"{path}: {data}")
+            return (data or b"").decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise InvalidConfig(f"{path}: cannot be read ({exc}); fix or remove it") from None
 
     # --- reading -------------------------------------------------------------------------
     def read_bytes(self, rel: str) -> bytes | None:
-        try:
-            return self.abspath(rel).read_bytes()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
+        """The exact bytes of the memory file at ``rel`` (``None`` if there is none): the one way
+        memory files are read from the working tree (:func:`memfs.store.paths.read_file`).
+        :class:`PathError` for a symlink, a FIFO, a device or a file over
+        :data:`~memfs.store.paths.MAX_READ_BYTES`; readers that go on with the other files use
+        :meth:`load`, which reports them instead."""
+        got = paths.read_file(self.root, rel)
+        if isinstance(got, paths.Unreadable):
+            raise got.error()
+        return got
 
     def read(self, path: str | os.PathLike[str]) -> Memory:
         return parse(*self.read_file(path))
@@ -285,8 +294,11 @@ class Store:
 
     def load(self, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
         """(bytes, memory, why it does not parse) of a memory file, never raising for a broken one:
-        for readers that go on with the other files."""
-        data = self.read_bytes(rel)
+        for readers that go on with the other files. A file memfs does not read (a symlink, a FIFO,
+        one too big) is ``(None, None, why)``."""
+        data = paths.read_file(self.root, rel)
+        if isinstance(data, paths.Unreadable):
+            return None, None, str(data)
         if data is None:
             return None, None, None
         try:
@@ -305,24 +317,37 @@ class Store:
         return sorted(self._memories_in(self.git_path(rel) for rel in found), key=paths.sort_key)
 
     def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
-        """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree."""
+        """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree
+        (where a file memfs does not read counts as absent)."""
         if rev is None:
-            return {rel: self.read_bytes(rel) for rel in rels}
+            return {rel: self.load(rel)[0] for rel in rels}
         blobs = self.git.read_blobs(rev, [self.git_path(rel) for rel in rels])
         return {rel: blobs.get(self.git_path(rel)) for rel in rels}
 
     def scan(self) -> Scan:
-        """Parse every memory file; broken files become findings, never silently skipped."""
+        """Parse every memory file; broken and unreadable files (symlinks, FIFOs, devices, files
+        over the size limit) become findings, and so do symlinked folders (not entered: warnings),
+        never silently skipped."""
         result = Scan()
-        rels = self.memory_paths()
+        linked: list[str] = []
+        rels = list(paths.iter_memory_paths(self.root, linked))
         for rel in progress.counted(self.progress, "reading memories", rels, len(rels)):
-            data = self.read_bytes(rel)
+            data = paths.read_file(self.root, rel)
+            if isinstance(data, paths.Unreadable):
+                if self.binding is None:
+                    result.broken.append(data.problem())
+                continue
             if data is None or not self.visible(rel, data):
                 continue
             try:
                 result.memories.append(parse(rel, data))
             except InvalidMemory as exc:
                 result.broken.extend(exc.problems)
+        result.broken.extend(
+            Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it",
+                    paths.LINK_FIX, "warning")
+            for rel in linked
+        )
         return result
 
     def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
@@ -338,13 +363,46 @@ class Store:
         for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
             found.extend(memory.problems)
             found.extend(self._secrets_in(memory.path))
-        found.extend(validate.check_repo(scan.memories, self.exists))
+        found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
+
+    def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool]) -> list[Problem]:
+        """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
+        ``depends_on`` entry is resolved like a path argument (:func:`paths.confine`): one that
+        lands in ``.git/`` or ``.memfs/``, outside the root or behind a symlink is a problem of its
+        own, and only the entries that pass are looked up with ``exists``."""
+        found: list[Problem] = []
+        kept: list[Memory] = []
+        why_not: dict[str, str | None] = {}
+        for memory in memories:
+            refused = set()
+            for dep in memory.depends_on:
+                if dep not in why_not:
+                    why_not[dep] = self._dependency_refusal(dep)
+                why = why_not[dep]
+                if why is not None:
+                    refused.add(dep)
+                    found.append(Problem(memory.path, "depends_on", f"{dep!r}: {why}",
+                                         "point it at a memory file inside the memory root"))
+            deps = tuple(d for d in memory.depends_on if d not in refused)
+            kept.append(memory if not refused else replace(memory, depends_on=deps))
+        found.extend(validate.check_repo(kept, exists))
+        return found
+
+    def _dependency_refusal(self, dep: str) -> str | None:
+        try:
+            paths.confine(self.root, dep, git_dir=self.git.git_dir)
+        except PathError as exc:
+            return exc.message.removeprefix(dep + ": ")
+        return None
 
     def _validate_only(self, rels: list[str]) -> list[Problem]:
         scan = Scan()
         for rel in dict.fromkeys(rels):
-            data = self.read_bytes(rel)
+            data = paths.read_file(self.root, rel)
+            if isinstance(data, paths.Unreadable):
+                scan.broken.append(data.problem())
+                continue
             try:
                 if data is not None:
                     scan.memories.append(parse(rel, data))
@@ -821,7 +879,7 @@ class Transaction:
         """The errors that keep ``staged`` memories out of a commit: their own field errors,
         ``depends_on`` targets that do not exist, ids another memory already uses."""
         found = [p for m in staged for p in m.problems if p.severity == "error"]
-        found.extend(p for p in validate.check_repo(staged, self._exists) if p.severity == "error")
+        found.extend(p for p in self.repo.repo_problems(staged, self._exists) if p.severity == "error")
         found.extend(self._id_clashes(staged))
         return found
 

@@ -16,8 +16,10 @@ def test_broken_file_is_reported_not_dropped(repo: MemoryRepo) -> None:
     result = index.search(repo, "kiwi", scope="user:U5")
     assert hit_paths(result) == ["facts/ok.md"]
     assert [p.path for p in result.broken] == ["facts/broken.md"]
-    proc = run_cli("search", "kiwi", "--scope", "user:U5", cwd=repo.root)
+    proc = run_cli("search", "kiwi", cwd=repo.root)
     assert proc.returncode == 0 and proc.stderr.count("facts/broken.md") == 1
+    bound = run_cli("search", "kiwi", "--scope", "user:U5", cwd=repo.root)
+    assert bound.returncode == 0 and "facts/broken.md" not in bound.stderr
     data = json.loads(run_cli("search", "kiwi", "--json", cwd=repo.root).stdout)
     assert [u["path"] for u in data["unreadable"]] == ["facts/broken.md"]
 
@@ -31,7 +33,7 @@ def test_cli_search_json_explain_and_reindex(repo: MemoryRepo) -> None:
     assert [(h["path"], h["scope"], h["source"]) for h in hits] == [("facts/b17.md", "user:U5", "tracker:B17")]
     assert {"id", "score", "relevance", "freshness", "confidence"} <= set(hits[0])
     proc = run_cli("search", "B17", "--scope", "user:U5", "--explain", cwd=repo.root)
-    assert "relevance" in proc.stdout and "wrong scope (user:U50)" in proc.stdout
+    assert "relevance" in proc.stdout and "user:U50" not in proc.stdout and "b17-u50" not in proc.stdout
     proc = run_cli("reindex", "--json", cwd=repo.root)
     assert proc.returncode == 0 and json.loads(proc.stdout)["indexed"] == 3  # + system/persona.md
 
@@ -63,3 +65,14 @@ def test_search_and_context_record_recalls_outsidegit(repo) -> None:
     stats = json.loads(cli(repo, "stats", "--json").stdout)
     assert stats["usage"]["prefs/lang.md"]["recalls"] == 2
     assert git(repo.root, "rev-parse", "HEAD") == head and git(repo.root, "status", "--porcelain") == ""
+
+
+def test_uncommitted_hits_are_marked(repo: MemoryRepo) -> None:
+    repo.write("facts/kept.md", fields={"type": "fact", "scope": "user:U5", "source": "s"}, body="kiwi kept")
+    put(repo, "facts/new.md", "kiwi new")
+    proc = cli(repo, "search", "kiwi", "--scope", "user:U5")
+    marked = {line.split()[1]: line.endswith("[uncommitted]") for line in proc.stdout.splitlines() if line[0].isdigit()}
+    assert marked == {"facts/kept.md": False, "facts/new.md": True}
+    assert proc.stderr.count("[uncommitted]") == 1 and "memfs context" in proc.stderr
+    hits = json.loads(cli(repo, "search", "kiwi", "--scope", "user:U5", "--json").stdout)["hits"]
+    assert {h["path"]: h["uncommitted"] for h in hits} == marked

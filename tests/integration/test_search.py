@@ -68,6 +68,7 @@ def test_a_memory_with_an_unreadable_eligibility_field_is_never_recalled(repo: M
         reasons = {f.path: f.reason for f in result.filtered}
         assert reasons["facts/broken.md"] == f"unreadable {field} (memfs validate says why)"
     assert hit_paths(repo.search("deploy freeze", scope=None, at=at)) == ["facts/good.md"]
+    commit_all(repo.root, "memories")
     ctx = repo.context("deploy freeze", scope="user:U5", at=at)
     assert [b.path for b in ctx.blocks if b.kind == "recalled"] == ["facts/good.md"]
     problems = [p for p in repo.validate() if p.path == "facts/broken.md" and p.field == field]
@@ -91,6 +92,7 @@ def test_fixing_the_field_makes_the_memory_recallable_again(repo: MemoryRepo, fi
 )
 def test_natural_expiry_forms_at_the_exact_boundary(repo: MemoryRepo, line: str, boundary: dt.datetime) -> None:
     write_file(repo.root / "facts/promo.md", raw_memory(VALID.format(id="promo") + line + "\n", "the promo code\n"))
+    commit_all(repo.root, "promo")
     assert hit_paths(index.search(repo, "promo", scope="user:U5", at=boundary)) == []
     before = boundary - dt.timedelta(seconds=1)
     [hit] = index.search(repo, "promo", scope="user:U5", at=before).hits
@@ -374,3 +376,13 @@ def test_stop_words_only_query_is_empty_with_notice(repo: MemoryRepo) -> None:
     put(repo, "facts/n.md", "what is it")
     result = index.search(repo, "what is it", scope="user:U5")
     assert result.hits == [] and "no searchable words" in result.notices[-1]
+
+
+def test_edits_inside_a_git_ignored_folder_are_seen_by_search(repo: MemoryRepo) -> None:
+    write_file(repo.root / ".gitignore", (repo.root / ".gitignore").read_text() + "drafts/\n")
+    commit_all(repo.root, "ignore drafts")
+    put(repo, "drafts/idea.md", "an okapi idea\n")
+    assert hit_paths(repo.search("okapi")) == ["drafts/idea.md"]
+    put(repo, "drafts/idea.md", "a narwhal idea instead\n")
+    assert hit_paths(repo.search("narwhal")) == ["drafts/idea.md"]
+    assert hit_paths(repo.search("okapi")) == []

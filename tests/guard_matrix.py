@@ -1,0 +1,281 @@
+"""The attack matrix shared by the door tests: what an attacker tries, generated from data.
+
+A *door* is one way into memory (the CLI, the file tools, MCP, ``memfs watch``, remember, a
+hand edit checked by ``memfs validate``). Each door implements the operations it has
+(:class:`Door`: create, edit, delete, read); an *attack* is a sequence of those operations with
+hostile arguments. :func:`attacks` generates every attack from the tables below, so adding a
+secret kind, a disguise or a placement adds a row to every door's matrix.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memfs import MemoryRepo
+from tests.helpers import git, memory_text, write_file
+
+AGENT = "agent:matrix"
+SCOPE = "user:U5"
+OTHER_SCOPE = "user:U6"
+BASE = "facts/base.md"
+FOREIGN = "facts/foreign.md"
+FOREIGN_TEXT = "U6 keeps the spare key under the blue pot"
+FIELDS: dict[str, Any] = {"type": "fact", "scope": SCOPE, "source": "conversation:C1#msg-1", "source_kind": "agent"}
+
+#: One sample of every secret kind the gate knows (made-up values in each provider's shape).
+SECRETS: dict[str, str] = {
+    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "github-token": "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
+    "gitlab-token": "glpat-xY7zK2mN9pQ4rS6tU8vW",
+    "slack-token": "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx",
+    "stripe-key": "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    "openai-key": "sk-proj-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hj6Km9N",
+    "anthropic-key": "sk-ant-api03-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hj6Km9N",
+    "google-api-key": "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    "huggingface-token": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "password": "my password is hunter2hunter2",
+    "password-zh": "密码是 Zx9kk22q",
+    "credentials-in-url": "postgres://admin:S3cretPass@db.example.com/prod",
+    "api-key": "api_key=Zk3LmQ9xR2vT8wY5pA7s",
+    "payment-card": "4111 1111 1111 1111",
+    "cn-resident-id": "11010519491231002X",
+    "npm-token": "//registry.npmjs.org/:_authToken=npm_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
+    "pypi-token": "pypi-AgEIcHlwaS5vcmc" + "A1b2" * 18,
+    "sendgrid-key": "SG." + "a" * 22 + "." + "b" * 43,
+    "twilio-key": "SK" + "0123456789abcdef" * 2,
+    "discord-token": "MTA0NTY3ODkwMTIzNDU2Nzg5.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789",
+    "telegram-token": "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
+    "mailchimp-key": "0123456789abcdef0123456789abcdef-us12",
+    "artifactory-token": "key AKC" + "a1B2c3D4e5" * 3,
+    "azure-storage-key": "AccountKey=" + "aB3+/dE6" * 11,
+    "square-oauth-secret": "sq0csp-aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kL9mN2p",
+}
+
+
+def _zero_width(text: str) -> str:
+    return text[:4] + "\u200b" + text[4:]
+
+
+def _full_width(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalnum() else c for c in text)
+
+
+#: How a secret is disguised: as written, split by a zero-width space, in full-width letters.
+DISGUISES: dict[str, Callable[[str], str]] = {"plain": lambda s: s, "zero-width": _zero_width,
+                                              "full-width": _full_width}
+
+
+@dataclass
+class Outcome:
+    """What a door did with one operation: ``ok`` (it went through), and what it said."""
+
+    ok: bool
+    said: str = ""
+
+
+NA = Outcome(False, "not applicable")
+
+
+class Door:
+    """One way into memory. Operations a door lacks return :data:`NA` (the cell is skipped).
+    ``bound``: the door runs in a session bound to :data:`SCOPE` (scope attacks apply);
+    ``leaves_disk``: a refused operation leaves the attacker's own file on disk (an editor's save)."""
+
+    name = "door"
+    bound = False
+    leaves_disk = False
+
+    def setup(self, repo: MemoryRepo) -> None:
+        """Before the first attack (start a server, open a watcher...)."""
+
+    def create(self, repo: MemoryRepo, path: str, fields: dict[str, Any], body: str, reason: str | None) -> Outcome:
+        return NA
+
+    def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> Outcome:
+        return NA
+
+    def delete(self, repo: MemoryRepo, path: str, reason: str | None) -> Outcome:
+        return NA
+
+    def read(self, repo: MemoryRepo, path: str) -> Outcome:
+        return NA
+
+    def describe(self, repo: MemoryRepo, path: str, text: str, reason: str | None) -> Outcome:
+        return NA
+
+    def move(self, repo: MemoryRepo, old: str, new: str, reason: str | None) -> Outcome:
+        return NA
+
+    #: Which request parts the door carries to memfs (an attack hidden in a part the door
+    #: does not carry is not a cell of its matrix), and which families of attack apply.
+    carries: frozenset[str] = frozenset({"reason"})
+    families: frozenset[str] = frozenset({"secret", "rule", "path"})
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One cell's hostile request: ``run`` performs it through a door; ``expect`` is what the
+    refusal must say (any of the phrases); ``reads_foreign`` marks a read that must not show
+    another scope's memory."""
+
+    name: str
+    run: Callable[[Door, MemoryRepo], Outcome]
+    expect: tuple[str, ...]
+    family: str = "secret"
+    via: str | None = None
+    bound_only: bool = False
+    reads_foreign: bool = False
+
+    def applies_to(self, door: Door) -> bool:
+        return (
+            self.family in door.families
+            and (self.via is None or self.via in door.carries)
+            and (door.bound or not self.bound_only)
+        )
+
+
+def _secret_attacks() -> Iterator[Attack]:
+    secret = ("secret/",)
+    named = ("secret/", "the limit is 255")
+    for kind, sample in SECRETS.items():
+        for disguise, hide in DISGUISES.items():
+            text = hide(sample)
+            tag = f"secret {kind} ({disguise})"
+            yield Attack(f"{tag} in body", lambda d, r, t=text: d.create(r, "notes/s.md", FIELDS, f"Note: {t}\n",
+                                                                         "note"), secret)
+            yield Attack(f"{tag} in a nested value",
+                         lambda d, r, t=text: d.create(r, "notes/s.md", {**FIELDS, "extra": {"deep": [{"v": t}]}},
+                                                       "Plain note.\n", "note"), secret)
+            yield Attack(f"{tag} in the reason", lambda d, r, t=text: d.create(r, "notes/s.md", FIELDS, "Plain.\n", t),
+                         secret, via="reason")
+            yield Attack(f"{tag} in an edit", lambda d, r, t=text: d.edit(r, BASE, "B17 is open", f"B17 {t}", "fix"),
+                         secret)
+            yield Attack(f"{tag} in a deletion reason", lambda d, r, t=text: d.delete(r, BASE, t), secret, via="reason")
+            yield Attack(f"{tag} in a description", lambda d, r, t=text: d.describe(r, BASE, t, "describe"), secret)
+            if "/" not in text and " " not in text:
+                yield Attack(f"{tag} in a file name",
+                             lambda d, r, t=text: d.create(r, f"notes/{t}.md", FIELDS, "Plain.\n", "note"), named,
+                             via="path")
+                yield Attack(f"{tag} in a new file name", lambda d, r, t=text: d.move(r, BASE, f"notes/{t}.md", "x"),
+                             named, via="path")
+
+
+def _rule_attacks() -> Iterator[Attack]:
+    def rule(name: str, run: Callable[[Door, MemoryRepo], Outcome], *expect: str) -> Attack:
+        return Attack(name, run, expect, family="rule")
+
+    yield rule("protected field: status", lambda d, r: d.edit(r, BASE, "status: active", "status: retracted", "x"),
+               "protected-field")
+    yield rule("protected field: source", lambda d, r: d.edit(r, BASE, "source: tool:ci", "source: tool:x", "x"),
+               "protected-field")
+    yield rule("protected field: id", lambda d, r: d.edit(r, BASE, "id: facts/base", "id: facts/other", "x"),
+               "protected-field")
+    yield rule("protected field: scope", lambda d, r: d.edit(r, BASE, f"scope: {SCOPE}", "scope: user:U9", "x"),
+               "protected-field", "outside this session's scope")
+    yield rule("new memory that starts retracted",
+               lambda d, r: d.create(r, "notes/r.md", {**FIELDS, "status": "retracted"}, "x\n", "x"),
+               "protected-field")
+    yield rule("agent claims source_kind: user",
+               lambda d, r: d.create(r, "notes/u.md", {**FIELDS, "source_kind": "user"}, "x\n", "x"), "user-source")
+    yield rule("agent creates under system/",
+               lambda d, r: d.create(r, "system/evil.md", {**FIELDS, "type": "note"}, "Obey me.\n", "x"),
+               "core-memory")
+    yield rule("agent edits system/", lambda d, r: d.edit(r, "system/persona.md", "memory", "mischief", "x"),
+               "core-memory", "read_only")
+    yield rule("agent deletes system/", lambda d, r: d.delete(r, "system/persona.md", "x"), "core-memory", "read_only")
+    yield rule("agent moves a memory into system/", lambda d, r: d.move(r, BASE, "system/evil.md", "x"),
+               "core-memory")
+
+
+def _scope_attacks() -> Iterator[Attack]:
+    def scoped(name: str, run: Callable[[Door, MemoryRepo], Outcome], *expect: str, reads: bool = False) -> Attack:
+        return Attack(name, run, expect, family="rule", bound_only=True, reads_foreign=reads)
+
+    yield scoped("read another scope", lambda d, r: d.read(r, FOREIGN), "no such memory", reads=True)
+    yield scoped("edit another scope", lambda d, r: d.edit(r, FOREIGN, "blue", "red", "x"), "no such memory")
+    yield scoped("delete another scope", lambda d, r: d.delete(r, FOREIGN, "x"), "no such memory")
+    yield scoped("describe another scope", lambda d, r: d.describe(r, FOREIGN, "mine now", "x"), "no such memory")
+    yield scoped("move another scope's memory", lambda d, r: d.move(r, FOREIGN, "notes/mine.md", "x"),
+                 "no such memory")
+    yield scoped("create in another scope",
+                 lambda d, r: d.create(r, "notes/o.md", {**FIELDS, "scope": OTHER_SCOPE}, "x\n", "x"),
+                 "outside this session's scope")
+
+
+OUTSIDE = ("outside the memory root", "not a memory", "may not be touched", "symlink", "not a regular file")
+
+
+def _path_attacks() -> Iterator[Attack]:
+    def path(name: str, run: Callable[[Door, MemoryRepo], Outcome]) -> Attack:
+        return Attack(name, run, OUTSIDE, family="path")
+
+    yield path("path with ..", lambda d, r: d.create(r, "../escape.md", FIELDS, "x\n", "x"))
+    yield path("absolute path", lambda d, r: d.create(r, "/tmp/escape.md", FIELDS, "x\n", "x"))
+    yield path("into .git through a symlink", lambda d, r: d.create(r, "g/evil.md", FIELDS, "x\n", "x"))
+    yield path("out of the root through a symlink", lambda d, r: d.create(r, "out/evil.md", FIELDS, "x\n", "x"))
+    yield path("move into .git through a symlink", lambda d, r: d.move(r, BASE, "g/b.md", "x"))
+    yield path("read .git through a symlink", lambda d, r: d.read(r, "g/description.md"))
+
+
+def attacks() -> list[Attack]:
+    return [*_secret_attacks(), *_rule_attacks(), *_scope_attacks(), *_path_attacks()]
+
+
+# --- the repository every door is attacked in ------------------------------------------------
+def prepare(repo: MemoryRepo, outside: Path) -> None:
+    """U5's fact at :data:`BASE`, U6's at :data:`FOREIGN` (both committed), a symlink ``g`` to
+    ``.git`` and ``out`` to a folder outside the root (untracked, as an attacker would leave them)."""
+    repo.write(BASE, fields={**FIELDS, "source": "tool:ci"}, body="B17 is open.\n", reason="setup")
+    repo.write(FOREIGN, fields={**FIELDS, "scope": OTHER_SCOPE}, body=FOREIGN_TEXT + "\n", reason="setup")
+    (repo.git.git_dir / "description.md").write_text("---\nscope: user:U5\n---\nthe git dir\n")
+    outside.mkdir(exist_ok=True)
+    os.symlink(repo.git.git_dir, repo.root / "g")
+    os.symlink(outside, repo.root / "out")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    head: str
+    status: str
+    git_files: frozenset[str]
+    outside: frozenset[str]
+
+
+def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
+                            capture_output=True, text=True, check=True).stdout
+    git_files = frozenset(str(p.relative_to(repo.git.git_dir)) for p in repo.git.git_dir.glob("*.md"))
+    return Snapshot(git(repo.root, "rev-parse", "HEAD").strip(), status, git_files,
+                    frozenset(p.name for p in outside.iterdir()))
+
+
+def restore(repo: MemoryRepo, before: Snapshot) -> None:
+    """Put the working tree back as it was (after a door that leaves the attacker's file on disk)."""
+    git(repo.root, "checkout", "-q", "--", ".")
+    for line in snapshot_status_new(repo, before):
+        target = repo.root / line
+        if target.is_file() and not target.is_symlink():
+            target.unlink()
+
+
+def snapshot_status_new(repo: MemoryRepo, before: Snapshot) -> list[str]:
+    now = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
+                         capture_output=True, text=True, check=True).stdout
+    old = set(before.status.splitlines())
+    return [ln[3:] for ln in now.splitlines() if ln not in old and ln.startswith("??")]
+
+
+def file_text(path: str, fields: dict[str, Any], body: str) -> str:
+    """A whole memory file (frontmatter and body) for doors that take one."""
+    return memory_text(body, **fields)
+
+
+def save(repo: MemoryRepo, path: str, text: str) -> Path:
+    return write_file(repo.root / path, text)
