@@ -43,8 +43,8 @@ from memfs.store.progress import counted
 from memfs.store.repo import Store, Transaction
 
 EXPORT_FORMATS = ("letta",)
-#: Files larger than this are not notes; they are left out and reported.
-MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Files larger than memfs reads (:data:`memfs.store.paths.MAX_READ_BYTES`) are left out and reported.
+MAX_FILE_BYTES = paths.MAX_READ_BYTES
 _CONVERTERS: dict[str, Callable[[Sequence[SourceFile], Defaults], list[Converted]]] = {
     "basic-memory": basic_memory.convert,
     "obsidian": obsidian.convert,
@@ -147,7 +147,7 @@ def walk(folder: Path) -> tuple[list[SourceFile], list[tuple[str, str]]]:
             elif full.is_symlink() or not full.is_file():
                 skipped.append((rel, "not a regular file"))
             elif full.stat().st_size > MAX_FILE_BYTES:
-                skipped.append((rel, f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB"))
+                skipped.append((rel, f"larger than {MAX_FILE_BYTES:,} bytes, more than memfs reads"))
             else:
                 files.append(SourceFile(rel, full.read_bytes()))
     return files, skipped
