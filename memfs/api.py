@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memfs.ops.branch_review import ReviewSummary
     from memfs.ops.demo import DemoResult
     from memfs.ops.forgetting import ForgetResult, SweepResult
+    from memfs.ops.interop import ExportReport, ImportReport
     from memfs.ops.mergedriver import Installed
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
@@ -44,6 +45,39 @@ class MemoryRepo(Store):
     every memfs verb. Open one with :meth:`open` or create one with :meth:`init`."""
 
     # --- creating ------------------------------------------------------------------------
+    @classmethod
+    def init(
+        cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None
+    ) -> MemoryRepo:
+        """``memfs init``: make ``directory`` a memory repository (see
+        :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"``) also the workflow that
+        validates memory and posts ``memfs review BASE..HEAD`` on every pull request."""
+        repo = super().init(directory, actor)
+        if ci is not None:
+            repo.add_ci(ci)
+        return repo
+
+    def add_ci(self, kind: str) -> CommitResult:
+        """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``) in one
+        commit, unless the repository has one there already. GitHub reads workflows only from
+        the top of the repository, so a memory root in a sub-folder gets a refusal saying what
+        to copy where."""
+        from memfs.errors import Refused
+        from memfs.store.init import ci_file
+
+        dest, data = ci_file(kind)
+        if self.prefix:
+            raise Refused(
+                f"the memory root is the sub-folder {self.prefix.rstrip('/')} of the repository; copy memfs's "
+                f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
+                f"{self.prefix.rstrip('/')} in it", param="ci",
+            )
+        if (self.root / dest).exists():
+            return CommitResult(None, (), "init")
+        with self.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
+            tx.write_file(dest, data)
+        return tx.result
+
     @staticmethod
     def demo(directory: str | os.PathLike[str]) -> DemoResult:
         """``memfs demo``: build the example repository with its history in ``directory``."""
@@ -262,6 +296,51 @@ class MemoryRepo(Store):
         from memfs.ops.stats import stats
 
         return stats(self)
+
+    # --- other systems -------------------------------------------------------------------
+    def import_(
+        self,
+        format: str,
+        source: str | os.PathLike[str],
+        *,
+        scope: str | None = None,
+        source_text: str | None = None,
+        source_kind: str | None = None,
+        type: str | None = None,
+        prefix: str | None = None,
+        apply: bool = False,
+        force: bool = False,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> ImportReport:
+        """``memfs import``: the notes of the folder ``source`` (``letta``, ``basic-memory``,
+        ``obsidian`` or ``markdown``) as memories, one commit when ``apply`` (else a dry run);
+        every file is judged on its own and refused ones are reported, not dropped."""
+        from memfs.ops.interop import import_
+
+        return import_(
+            self, format, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type,
+            prefix=prefix, apply=apply, force=force, reason=reason, actor=actor,
+        )
+
+    def export(
+        self,
+        format: str,
+        dest: str | os.PathLike[str],
+        *,
+        scope: str | None = None,
+        inherit: bool = False,
+        version: str | None = None,
+        apply: bool = False,
+        force: bool = False,
+        now: dt.datetime | None = None,
+    ) -> ExportReport:
+        """``memfs export``: the memories recall would give, written to ``dest`` in ``format``
+        (``letta``) with memfs's fields in a sidecar; only when ``apply`` (else a dry run)."""
+        from memfs.ops.interop import export
+
+        return export(self, format, dest, scope=scope, inherit=inherit, version=version, apply=apply, force=force,
+                      now=now)
 
     # --- agents --------------------------------------------------------------------------
     def tool(self, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:

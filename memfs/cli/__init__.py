@@ -51,6 +51,9 @@ COMMANDS: dict[str, Verb] = {
     "revert": _verb("history:revert_cmd", "revert"),
     "history": _verb("history:history_cmd", "history"),
     "demo": _verb("demo:demo_cmd", "demo"),
+    # other systems
+    "import": _verb("interop:import_cmd", "import_"),
+    "export": _verb("interop:export_cmd", "export"),
     # search and recall
     "search": _verb("search:search_cmd", "search"),
     "reindex": _verb("search:reindex_cmd", "reindex"),
@@ -131,16 +134,19 @@ class State:
     directory: Path
     actor: str | None
     debug: bool
+    quiet: bool = False
     _repo: MemoryRepo | None = field(default=None, repr=False)
 
     def repo(self) -> MemoryRepo:
         if self._repo is None:
             from memfs.api import MemoryRepo
+            from memfs.cli import progress
             from memfs.cli.output import note
 
             self._repo = MemoryRepo.open(self.directory, self.actor)
             for text in self._repo.notices:
                 note(text)
+            progress.install(self._repo, click.get_current_context(), self.quiet)
         return self._repo
 
     def scoped(self, scope: str | None, inherit: bool = False) -> MemoryRepo:
@@ -160,14 +166,21 @@ class State:
 )
 @click.option("--actor", envvar="MEMFS_ACTOR", help="Who is acting, e.g. agent:release-bot (author of commits).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.version_option(package_name="memfs")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar (it is drawn only on a terminal anyway).")
+@click.version_option(None, "-V", "--version", package_name="memfs")
 @click.pass_context
-def cli(ctx: click.Context, directory: Path, actor: str | None, debug: bool) -> None:
+def cli(ctx: click.Context, directory: Path, actor: str | None, debug: bool, quiet: bool) -> None:
     """memfs: long-term memory for LLM agents, as Markdown files in a git repository.
 
-    Exit codes: 0 done, 1 problems found (validate), 2 usage error, 3 refused or failed.
+    \b
+    Exit codes:
+      0  done
+      1  the command ran and found problems (validate; import: a file was refused)
+      2  usage error (an unknown option, a malformed or missing value)
+      3  refused or failed (not found, conflict, refused by a rule, git failed)
+    Shell completion: eval "$(_MEMFS_COMPLETE=bash_source memfs)" (zsh_source, fish_source).
     """
-    ctx.obj = State(directory, actor, debug)
+    ctx.obj = State(directory, actor, debug, quiet)
 
 
 def main(argv: list[str] | None = None) -> None:

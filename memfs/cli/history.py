@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line
 
 
 @click.command("log")
-@click.argument("path", required=False)
+@click.argument("path", required=False, shell_complete=complete.memory_paths)
 @click.option("--op", help="Only commits of this operation (Memfs-Op trailer), e.g. retract.")
 @click.option("-n", "limit", type=click.IntRange(min=1), help="At most this many commits.")
 @json_option
@@ -70,7 +70,7 @@ def revert_cmd(state: State, commit: str, reason: str | None, as_json: bool) -> 
 
 
 @click.command("history")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @json_option
 @pass_state
 def history_cmd(state: State, path: str, as_json: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from memfs.cli import State, exits
+from memfs.cli import State, complete, exits
 from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
 from memfs.cli.output import emit_json, error, line, note
 from memfs.errors import ConflictError, UsageError
@@ -130,7 +130,7 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
 
 
 @click.command("forget")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--reason", help="Why (goes into the commit message).")
 @click.option("--expect-revision", type=int, help="Fail unless the memory is at this revision.")
 @json_option
@@ -147,7 +147,7 @@ def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int
 
 
 @click.command("purge")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--reason", required=True, help="Why (recorded in the audit commit, without the content).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @json_option

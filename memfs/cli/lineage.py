@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line
 from memfs.policy.lineage import TreeNode
@@ -47,7 +47,7 @@ def _plan_lines(plan: Plan) -> list[str]:
 
 
 @click.command("retract")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, shell_complete=complete.memory_paths)
 @click.option("--reason", required=True, help="Why it is withdrawn (recorded on every flagged memory).")
 @json_option
 @pass_state
@@ -80,7 +80,7 @@ def _count(n: int) -> str:
 
 
 @click.command("reinstate")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--reason", required=True, help="What the review found (recorded on the memory and in the commit).")
 @json_option
 @pass_state
@@ -101,7 +101,7 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
 
 
 @click.command("impact")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, shell_complete=complete.memory_paths)
 @json_option
 @pass_state
 def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
@@ -117,7 +117,7 @@ def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
 
 
 @click.command("graph")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--dot", "as_dot", is_flag=True, help="Print Graphviz (dot) instead of text trees.")
 @click.option("--depth", type=click.IntRange(min=1), help="At most this many levels each way.")
 @json_option

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,14 +24,16 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON f
 
 _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--id", "id_"), {"help": "Stable identity (default: the path without .md)."}),
-    (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note."}),
+    (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note.",
+                           "shell_complete": complete.types}),
     (("--scope",), {"help": "Whose memory, e.g. user:U5/project:P8."}),
     (("--key",), {"help": "Subject/attribute identity inside the scope."}),
     (("--source",), {"help": "Where it came from, e.g. conversation:C1#msg-12."}),
-    (("--source-kind",), {"help": "user | tool | agent | document | system."}),
+    (("--source-kind",), {"help": "user | tool | agent | document | system.", "shell_complete": complete.source_kinds}),
     (("--version", "version_"), {"help": "World version it applies to (product, API, config)."}),
     (("--expires",), {"help": "When it stops being valid: an ISO 8601 time with zone, or a date (00:00 UTC)."}),
-    (("--status",), {"help": "active | superseded | retracted | needs_review | expired."}),
+    (("--status",), {"help": "active | superseded | retracted | needs_review | expired.",
+                     "shell_complete": complete.statuses}),
     (("--confidence",), {"type": float, "help": "0..1, how sure the writer is."}),
     (("--description",), {"help": "One line shown in listings."}),
     (("--tag", "tags"), {"multiple": True, "help": "A tag (repeatable)."}),

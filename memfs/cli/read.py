@@ -6,14 +6,14 @@ from typing import Any
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 from memfs.format.model import Memory
 
 
 @click.command("show")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--at", help="A commit (sha, branch, HEAD~2) or an ISO time with zone.")
 @json_option
 @pass_state
@@ -58,7 +58,7 @@ def _listing(state: State, include_all: bool, as_json: bool) -> list[Memory] | N
 def ls_cmd(state: State, include_all: bool, as_json: bool) -> None:
     """List memories: path, status, scope and description."""
     for m in _listing(state, include_all, as_json) or []:
-        status = "" if m.status == "active" else f" [{m.status}]"
+        status = "" if m.status == "active" else f" [{m.status or 'no status'}]"
         scope = f" ({m.scope})" if m.scope else ""
         line(f"{m.path}{status}{scope}  {m.description or ''}".rstrip())
 
@@ -77,6 +77,6 @@ def tree_cmd(state: State, include_all: bool, as_json: bool) -> None:
             if folder not in shown:
                 shown.add(folder)
                 line("  " * depth + parts[depth] + "/")
-        status = "" if m.status == "active" else f" [{m.status}]"
+        status = "" if m.status == "active" else f" [{m.status or 'no status'}]"
         desc = f" — {m.description}" if m.description else ""
         line("  " * (len(parts) - 1) + parts[-1] + status + desc)

@@ -5,18 +5,14 @@ Imports stay inside the commands so that a one-shot ``memfs search`` loads only 
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
-
     from memfs.index.results import SearchResult
 
 
@@ -28,7 +24,8 @@ if TYPE_CHECKING:
 )
 @click.option("--version", "version_", help="The world version asked about; memories for other versions are excluded.")
 @click.option("--at", help="Evaluate expiry and freshness at this ISO time with zone (default: now).")
-@click.option("--type", "type_", help="Only memories of this type (preference, fact, episode, ...).")
+@click.option("--type", "type_", shell_complete=complete.types,
+              help="Only memories of this type (preference, fact, episode, ...).")
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
 @click.option("--explain", is_flag=True, help="Show score factors, and matches that were filtered out and why.")
 @json_option
@@ -109,8 +106,11 @@ def reindex_cmd(state: State, as_json: bool) -> None:
     from memfs.cli.output import emit_json, line, note
 
     repo = state.repo()
-    with _progress(enabled=not as_json and sys.stderr.isatty()) as progress:
-        report = repo.reindex(progress=progress)
+    if as_json:
+        from memfs.cli.progress import silence
+
+        silence(repo)
+    report = repo.reindex()
     if as_json:
         emit_json(report.to_json())
         return
@@ -118,31 +118,3 @@ def reindex_cmd(state: State, as_json: bool) -> None:
         note(f"memfs: unreadable memory, not indexed: {problem}")
     line(f"indexed {report.indexed} memories in {report.seconds:.1f} s")
 
-
-class _progress:
-    """A rich progress bar on stderr for large repositories (over 500 files), else nothing."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: tuple[Progress, TaskID] | None = None
-
-    def __enter__(self) -> Callable[[int, int], None]:
-        return self.update
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled or total < 500:
-            return
-        if self.bar is None:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            bar = Progress(console=Console(stderr=True), transient=True)
-            bar.start()
-            self.bar = (bar, bar.add_task("indexing", total=total))
-        if done % 100 == 0 or done == total:
-            bar, task = self.bar
-            bar.update(task, completed=done)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar[0].stop()

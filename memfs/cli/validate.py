@@ -11,9 +11,10 @@ import sys
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, problems
+from memfs.cli.progress import silence
 from memfs.errors import PathError
 from memfs.store import paths
 from memfs.store.repo import Store
@@ -35,14 +36,16 @@ def _memory_path(repo: Store, given: str) -> str | None:
 
 
 @click.command("validate")
-@click.argument("files", nargs=-1)
+@click.argument("files", nargs=-1, shell_complete=complete.memory_paths)
 @click.option("--strict", is_flag=True, help="Treat warnings (unknown fields...) as errors too.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors (and no progress bar).")
 @json_option
 @pass_state
 def validate_cmd(state: State, files: tuple[str, ...], strict: bool, quiet: bool, as_json: bool) -> None:
     """Validate memory files: frontmatter, fields, ids, depends_on."""
     repo = state.repo()
+    if quiet or as_json:
+        silence(repo)
     if files:
         memories = [rel for f in files if (rel := _memory_path(repo, f))]
         found = repo.validate(only=memories)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
 from memfs.cli.options import field_options, json_option, pass_state, read_body
 from memfs.cli.output import commit_result
 
@@ -42,7 +42,7 @@ def _write(state: State, path: str, fields: dict[str, Any], body: str | None, bo
 
 
 @click.command("write")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @field_options
 @_apply(_body + _common)
 @click.option("--force", is_flag=True, help="Change it even if it is read_only: true (people only).")
@@ -53,7 +53,7 @@ def write_cmd(state: State, /, path: str, fields: dict[str, Any], **options: Any
 
 
 @click.command("add")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @field_options
 @_apply(_body + _common)
 @pass_state
@@ -63,8 +63,8 @@ def add_cmd(state: State, /, path: str, fields: dict[str, Any], **options: Any) 
 
 
 @click.command("new")
-@click.argument("template")
-@click.argument("path")
+@click.argument("template", shell_complete=complete.templates)
+@click.argument("path", shell_complete=complete.memory_paths)
 @field_options
 @_apply(_body + _common)
 @pass_state
@@ -85,7 +85,7 @@ def new_cmd(
 
 
 @click.command("rm")
-@click.argument("path")
+@click.argument("path", shell_complete=complete.memory_paths)
 @click.option("--force", is_flag=True, help="Delete even if other memories depend on it, or it is read_only.")
 @_apply(_common)
 @pass_state

@@ -17,6 +17,7 @@ from memfs.format import yamlio
 from memfs.format.document import Document, SplitError, conflict_marker_line, split
 from memfs.format.model import Memory, Problem
 from memfs.format.validate import coerce_fields, dependency_problem
+from memfs.format.wikilinks import dependency_path
 
 
 def _fatal(path: str, message: str, fix: str, line: int | None = None) -> InvalidMemory:
@@ -112,7 +113,8 @@ def read_depends_on(path: str, data: bytes) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
             return ()
         entries = value
-    clean = (posixpath.normpath(d) for d in entries if dependency_problem(path, d) is None)
+    paths = [dependency_path(d) for d in entries]
+    clean = (posixpath.normpath(d) for d in paths if dependency_problem(path, d) is None)
     return tuple(dict.fromkeys(d for d in clean if d != path))
 
 

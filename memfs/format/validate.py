@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from memfs.format import names, yamlio
+from memfs.format import names, wikilinks, yamlio
 from memfs.format.model import (
     ELIGIBILITY_FIELDS,
     FIELDS,
@@ -277,7 +277,7 @@ def _lists(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> dict[st
             bad("depends_on", f"must be a list of paths, got {_shown(deps)}", "write depends_on: [facts/x.md]")
         else:
             clean = []
-            for dep in deps:
+            for dep in map(wikilinks.dependency_path, deps):
                 why = dependency_problem(path, dep)
                 if why:
                     bad("depends_on", why, "use a path relative to the memory root, e.g. facts/x.md")

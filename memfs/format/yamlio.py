@@ -109,7 +109,8 @@ def format_time(value: dt.datetime) -> str:
 
 
 def scalar(value: Any) -> str:
-    """Render one value as flow YAML that PyYAML and YAML 1.2 parsers read back identically."""
+    """Render one value as flow YAML that PyYAML and YAML 1.2 parsers read back identically
+    (a float in exponent form gets a ``.0``: YAML 1.1 reads ``1e-05`` as a string)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -119,7 +120,9 @@ def scalar(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"{value!r} is not a finite number")
-        return repr(value)
+        text = repr(value)
+        mantissa, e, exponent = text.partition("e")
+        return f"{mantissa}.0e{exponent}" if e and "." not in mantissa else text
     if isinstance(value, dt.datetime):
         return format_time(value)
     if isinstance(value, dt.date):

@@ -219,10 +219,13 @@ def _rebuild_locked(repo: Store, progress: Progress | None) -> State:
         writer = _LazyWriter(ix, 0, fresh=True)
         try:
             rels = sorted(stats)
+            repo.progress("indexing", 0, len(rels))
             for done, rel in enumerate(rels, start=1):
                 _index_one(repo, writer, state, rel, stats[rel], fresh=True)
+                repo.progress("indexing", done, len(rels))
                 if progress is not None:
                     progress(done, len(rels))
+            repo.progress("writing the index", 0, None)
             writer.finish(commit=True)
         except BaseException:
             writer.finish(commit=False)
@@ -311,10 +314,13 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
                 writer.get().delete_by_term("path", rel)
             del state.files[rel]
             report.removed += 1
-        for rel in changed:
+        for done, rel in enumerate(changed, start=1):
             what = _index_one(repo, writer, state, rel, current[rel], fresh=False)
             if what in ("added", "updated", "removed"):
                 setattr(report, what, getattr(report, what) + 1)
+            repo.progress("catching up the index", done, len(changed))
+        if writer.writer is not None:
+            repo.progress("writing the index", 0, None)
         writer.finish(commit=True)
     finally:
         writer.finish(commit=False)

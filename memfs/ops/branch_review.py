@@ -11,7 +11,6 @@ operations) and renders as Markdown text or JSON.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +42,8 @@ class Entry:
     op: str | None = None
     fields: tuple[history.FieldChange, ...] = ()
     body_changed: bool = False
+    closure: tuple[tuple[str, str], ...] = ()
+    nodes: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path}
@@ -54,6 +55,9 @@ class Entry:
             out["fields"] = [{"field": f.field, "old": jsonable(f.old), "new": jsonable(f.new)} for f in self.fields]
         if self.body_changed:
             out["body_changed"] = True
+        if self.nodes:
+            out["closure"] = {"nodes": [{"path": p, "state": st} for p, st in self.nodes],
+                              "edges": [list(edge) for edge in self.closure]}
         return out
 
 
@@ -106,7 +110,7 @@ class ReviewSummary:
             ("Invalid (fix before merging)", [f"- {p}" for p in self.invalid]),
             ("Added", [_added(e) for e in self.added]),
             ("Superseded", [_superseded(e) for e in self.superseded]),
-            ("Retracted", [_retracted(e) for e in self.retracted]),
+            ("Retracted", [ln for e in self.retracted for ln in (_retracted(e), *mermaid(e))]),
             ("Flagged for review", [_flagged(e) for e in self.flagged]),
             ("Expired", [f"- `{e.path}`{_desc(e)}" for e in self.expired]),
             ("Purged / deleted", [f"- `{e.path}` ({e.op or 'delete'}){_why(e)}" for e in self.purged]),
@@ -144,6 +148,42 @@ def _retracted(e: Entry) -> str:
     down = f"; {e.downstream} downstream memor{'y' if e.downstream == 1 else 'ies'}" if e.downstream else ""
     flagged = f" ({e.flagged} flagged for review here)" if e.flagged else ""
     return f"- `{e.path}`{_desc(e)}{_why(e)}{down}{flagged}"
+
+
+#: Nodes drawn in one retraction's diagram; a larger closure is cut, and the cut is said.
+MERMAID_NODES = 40
+_STATE_STYLE = {
+    "retracted": "fill:#f8d7da,stroke:#b02a37,color:#000",
+    "flagged": "fill:#fff3cd,stroke:#b58105,color:#000",
+    "downstream": "fill:#e2e3e5,stroke:#6c757d,color:#000",
+}
+
+
+def mermaid(e: Entry) -> list[str]:
+    """A retraction's closure as a Mermaid flowchart (GitHub renders it in a comment): the root,
+    every memory derived from it along ``depends_on``, arrows from a source to what was derived
+    from it, and each node coloured by what this change did to it: retracted, flagged for
+    review, or downstream and left as it was (already flagged, or not active). Empty without a
+    closure."""
+    if not e.nodes or len(e.nodes) < 2:
+        return []
+    shown = dict(e.nodes[:MERMAID_NODES])
+    ids = {path: f"n{i}" for i, path in enumerate(shown)}
+    lines = ["", "```mermaid", "flowchart LR"]
+    for path, state in shown.items():
+        lines.append(f'  {ids[path]}["{_label(path)}<br/>{state}"]:::{state}')
+    lines += [f"  {ids[a]} --> {ids[b]}" for a, b in e.closure if a in ids and b in ids]
+    hidden = len(e.nodes) - len(shown)
+    if hidden:
+        lines.append(f'  more["+{hidden} more downstream"]:::downstream')
+    lines += [f"  classDef {state} {style}" for state, style in _STATE_STYLE.items()]
+    lines += ["```", ""]
+    return lines
+
+
+def _label(path: str) -> str:
+    """A path as Mermaid label text: its quotes and angle brackets as entities."""
+    return path.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
 
 
 def _flagged(e: Entry) -> str:
@@ -237,7 +277,7 @@ def _classify(
     new: Memory | None,
     after: dict[str, Memory | None],
     log: list[history.LogEntry],
-    graph: Callable[[str], set[str]] | None,
+    graph: lineage.Graph | None,
     repo: Store,
     head: str,
 ) -> None:
@@ -272,11 +312,16 @@ def _classify(
             )
         )
     elif status == "retracted":
-        down = graph(d.path) if graph else set()
-        flagged = sum(1 for p in down if (m := after.get(p)) is not None and m.status == "needs_review")
+        down = lineage.invalidation_closure([d.path], graph.children) if graph else set()
+        flagged = {p for p in down if (m := after.get(p)) is not None and m.status == "needs_review"}
+        nodes = ((d.path, "retracted"), *((p, "flagged" if p in flagged else "downstream") for p in sorted(down)))
+        inside = {d.path, *down}
+        edges = tuple((a, b) for a in sorted(inside) for b in (graph.children.get(a, ()) if graph else ())
+                      if b in inside and b != d.path)
         summary.retracted.append(
             Entry(
-                d.path, desc, reason=_reason(log, ("retract",)) or _reason(log), downstream=len(down), flagged=flagged
+                d.path, desc, reason=_reason(log, ("retract",)) or _reason(log), downstream=len(down),
+                flagged=len(flagged), closure=edges, nodes=nodes,
             )
         )
     elif status == "needs_review":
@@ -307,8 +352,7 @@ def _successor(old: Memory, after: dict[str, Memory | None]) -> str | None:
     return None
 
 
-def _downstream_at(repo: Store, rev: str) -> Callable[[str], set[str]]:
-    """``root -> memories downstream of it`` in the tree at ``rev`` (read in one ``git cat-file --batch``)."""
+def _downstream_at(repo: Store, rev: str) -> lineage.Graph:
+    """The ``depends_on`` graph of the tree at ``rev`` (read in one ``git cat-file --batch``)."""
     rels = repo.memory_paths_at(rev)
-    graph = lineage.from_files(repo.files_at(rev, rels).items())
-    return lambda root: lineage.invalidation_closure([root], graph.children)
+    return lineage.from_files(repo.files_at(rev, rels).items())

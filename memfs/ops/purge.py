@@ -218,6 +218,7 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
         repo.git.expire_reflogs()
         repo.git.prune()
         report.caches_dropped = _drop_caches(repo, the_plan)
+        repo.progress("checking every object", 0, None)
         report.remaining = verify(repo, the_plan.texts)
         if repo.git.head() is not None:
             report.audit_commit = _audit(repo, the_plan, reason, actor)
@@ -243,6 +244,7 @@ def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
     args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
     for name in the_plan.git_paths:
         args += ["--path", name]
+    repo.progress("rewriting history", 0, None)
     try:
         repo.git.filter_repo(*args)
         commit_map = (state / "commit-map").read_text().split("\n")[1:] if (state / "commit-map").exists() else []

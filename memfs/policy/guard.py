@@ -22,6 +22,9 @@ reaches disk or git. Rules, in the order they are checked:
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
   that vouches for it may write it. A person may force it.
 
+Replays of history (:data:`HISTORY_OPS`) own every field; a person's import
+(:data:`IMPORT_OPS`) owns the protected fields and the user-source rule, but not ``system/``.
+
 Who acts is the actor's kind: ``user:...`` is a person; every other kind (``agent:``, ``tool:``,
 ``system:``...) is not, and can never force.
 """
@@ -54,6 +57,18 @@ OWNERS: dict[str, tuple[str, ...]] = {
 #: Operations that replay or restore history already made by others (undo, integration of
 #: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
 HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})
+#: Bulk loads of memories kept elsewhere (``memfs import`` from Letta, basic-memory, Obsidian, a
+#: folder of Markdown). The files arrive with the fields another system gave them: any
+#: ``status``, their own ``created``, ``source_kind: user`` as that system recorded it, ids taken
+#: from permalinks. When a person imports, the verb owns every protected field and the
+#: user-source rule does not apply: the person vouches for the records they bring, as they
+#: could by forcing each file. Not so for agents and tools: an import is a file an agent could
+#: have written itself, so letting it through would launder a ``source_kind: user`` preference
+#: or a retraction's status past the rules; for them the rules stand (the host can still grant
+#: fields or vouch). Unlike :data:`HISTORY_OPS`, ``system/`` still needs a person or a grant,
+#: and secrets are refused for everyone; the importer judges files one at a time
+#: (:meth:`memfs.store.repo.Transaction.admit`) and reports each refused one.
+IMPORT_OPS = frozenset({"import"})
 #: Fields memfs itself keeps; on any change the guard lets them move the way memfs moves them.
 MANAGED = frozenset({"revision", "updated"})
 #: What the refusal suggests for each protected field.
@@ -251,7 +266,7 @@ def _boundary(change: FileChange, access: Access) -> list[Refusal]:
 
 
 def _protected(change: FileChange, access: Access) -> list[Refusal]:
-    if change.after is None or access.op in HISTORY_OPS:
+    if change.after is None or access.op in HISTORY_OPS or _person_import(access):
         return []
     if change.before is None:
         return _protected_on_create(change, access)
@@ -296,7 +311,7 @@ def _user_source(change: FileChange, access: Access) -> list[Refusal]:
         return []
     if change.before is not None and change.before.get("source_kind") == "user" and "source_kind" not in change.changed:
         return []
-    if access.grants.vouch_user_source or access.op in HISTORY_OPS:
+    if access.grants.vouch_user_source or access.op in HISTORY_OPS or _person_import(access):
         return []
     users = [seg.split(":", 1)[1] for seg in (_scope(after) or "").split("/") if seg.startswith("user:")]
     who = access.actor.split(":", 1)[1] if access.is_person else None
@@ -312,6 +327,10 @@ def _user_source(change: FileChange, access: Access) -> list[Refusal]:
             forceable=True,
         )
     ]
+
+
+def _person_import(access: Access) -> bool:
+    return access.op in IMPORT_OPS and access.is_person
 
 
 def _bumped(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:

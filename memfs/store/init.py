@@ -3,8 +3,8 @@
 ``memfs init`` (:meth:`memfs.store.repo.Store.init`) creates the git repository if needed,
 registers the merge driver in this clone's git config (:func:`prepare`), and commits whatever
 starter file is missing (:func:`starter_files`: ``.memfs.toml``, ``.gitattributes``,
-``.gitignore`` with ``.memfs/``, ``system/persona.md``) through the one commit path. Re-running
-it is safe: it adds only what is missing and commits only those files.
+``.gitignore`` with ``.memfs/`` and ``.obsidian/``, ``system/persona.md``) through the one commit
+path. Re-running it is safe: it adds only what is missing and commits only those files.
 
 The merge driver has two halves. ``.gitattributes`` (committed, shared by every clone) says
 ``*.md merge=memfs``; the command lives in each clone's own ``.git/config`` (git never takes
@@ -45,6 +45,9 @@ GITATTRIBUTES_TEXT = f"""\
 """
 
 GITIGNORE_LINE = ".memfs/"
+#: Also ignored: Obsidian's settings and workspace state (``.obsidian/``), rewritten on every
+#: click in a vault that is also a memory repository; memfs never reads it.
+GITIGNORE_LINES = (GITIGNORE_LINE, ".obsidian/")
 
 
 def default_driver_command() -> str:
@@ -92,8 +95,9 @@ def starter_files(root: Path) -> dict[str, bytes]:
     wanted: dict[str, bytes] = {CONFIG_FILE: CONFIG_TEXT.encode(), ATTRIBUTES_FILE: GITATTRIBUTES_TEXT.encode()}
     gitignore = root / ".gitignore"
     lines = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
-    if GITIGNORE_LINE not in lines and ".memfs" not in lines:
-        wanted[".gitignore"] = ("\n".join([*lines, GITIGNORE_LINE]) + "\n").encode()
+    missing = [line for line in GITIGNORE_LINES if line not in lines and line.rstrip("/") not in lines]
+    if missing:
+        wanted[".gitignore"] = ("\n".join([*lines, *missing]) + "\n").encode()
     system = root / "system"
     if not system.exists() or not any(system.glob("*.md")):
         fields = {
@@ -104,3 +108,18 @@ def starter_files(root: Path) -> dict[str, bytes]:
         }
         wanted["system/persona.md"] = render_template("system", "system/persona.md", fields)
     return {rel: data for rel, data in wanted.items() if rel == ".gitignore" or not (root / rel).exists()}
+
+
+#: Continuous-integration set-ups ``memfs init --ci`` writes: name -> (template, where it goes).
+CI = {"github": ("ci/github.yml", ".github/workflows/memfs.yml")}
+
+
+def ci_file(kind: str) -> tuple[str, bytes]:
+    """(path from the top of the git work tree, bytes) of the CI workflow ``kind``."""
+    from memfs.errors import UsageError
+    from memfs.format.templates import data_dir
+
+    if kind not in CI:
+        raise UsageError(f"{kind!r}: memfs writes CI set-ups for {', '.join(CI)}", param="ci")
+    template, dest = CI[kind]
+    return dest, (data_dir("templates") / template).read_bytes()

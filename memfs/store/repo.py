@@ -46,7 +46,7 @@ from memfs.format.parse import build, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, gitcli, init, journal, locking, paths
+from memfs.store import atomic, gitcli, init, journal, locking, paths, progress
 from memfs.store.commits import Message, subject_for
 
 Action = Literal["create", "update", "delete"]
@@ -107,6 +107,7 @@ class Store:
         self.notices: list[str] = []
         self.binding: ScopeRule | None = None
         self.grants = guard.Grants()
+        self.progress: progress.Progress = progress.silent
         self._config: tuple[tuple[int, int] | None, Config] | None = None
         self._recover()
 
@@ -329,7 +330,8 @@ class Store:
         never silently skipped."""
         result = Scan()
         linked: list[str] = []
-        for rel in paths.iter_memory_paths(self.root, linked):
+        rels = list(paths.iter_memory_paths(self.root, linked))
+        for rel in progress.counted(self.progress, "reading memories", rels, len(rels)):
             data = paths.read_file(self.root, rel)
             if isinstance(data, paths.Unreadable):
                 if self.binding is None:
@@ -358,7 +360,7 @@ class Store:
             return self._validate_only(only)
         scan = scan or self.scan()
         found = list(scan.broken)
-        for memory in scan.memories:
+        for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
             found.extend(memory.problems)
             found.extend(self._secrets_in(memory))
         found.extend(self.repo_problems(scan.memories, self.exists))
@@ -488,9 +490,10 @@ class Store:
 
     # --- finding files -------------------------------------------------------------------
     def dependents(self, rel: str) -> list[str]:
-        """Memories whose ``depends_on`` names ``rel`` (a fast ``git grep`` prefilter, then parsed)."""
+        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]`` (a fast
+        ``git grep`` prefilter for the path without ``.md``, then parsed)."""
         found = []
-        for other in self.files_containing(rel):
+        for other in self.files_containing(rel.removesuffix(".md")):
             if other == rel:
                 continue
             _, memory, _ = self.load(other)
@@ -758,6 +761,39 @@ class Transaction:
         self._actions[rel] = Change(rel, action, memory.revision if memory else None)
         self._adopted.add(rel)
         return memory
+
+    def admit(self, path: str, content: bytes, committed: bytes | None) -> Memory:
+        """Stage exact bytes of a memory file and judge them at once, as :meth:`adopt` judges a
+        file someone else wrote: field errors raise :class:`InvalidMemory`, a ``read_only`` copy
+        or the core guard refuses it, and then nothing stays staged for it. So a bulk load (an
+        import) reports this file and goes on with the others. ``committed`` is the file's copy
+        in HEAD (:meth:`committed` reads many in one batch). ``depends_on`` targets and ids are
+        checked over the whole transaction at commit, and the guard runs again there."""
+        rel = self.repo.rel(path)
+        current = self.current_bytes(rel)
+        if not self.forced and (_says_read_only(rel, committed) or _says_read_only(rel, current)):
+            raise _read_only_refusal(rel)
+        memory = parse(rel, content)
+        errors = [p for p in memory.problems if p.severity == "error"]
+        if errors:
+            raise InvalidMemory("; ".join(str(p) for p in errors[:5]), errors)
+        self._stage(rel, content, "update" if current is not None else "create", memory.revision)
+        self._parsed[rel] = memory
+        refusals = self._judge(rel, committed, self.access)
+        if refusals:
+            self.discard(rel)
+            raise _guard_error(refusals)
+        return memory
+
+    def discard(self, path: str) -> None:
+        """Take back whatever this transaction staged for ``path`` (the file on disk is untouched)."""
+        rel = self.repo.rel(path)
+        for staged in (self._pending, self._actions, self._parsed, self._before):
+            staged.pop(rel, None)
+
+    def committed(self, rels: list[str]) -> dict[str, bytes | None]:
+        """The committed copy of each of ``rels`` (``None``: not in HEAD), in one ``git cat-file --batch``."""
+        return self._committed(rels)
 
     def _refuse_if_depended_on(self, rel: str) -> None:
         users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
