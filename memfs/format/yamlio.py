@@ -151,9 +151,22 @@ def _escape(char: str) -> str:
 
 def _flow_item(value: Any) -> str:
     text = scalar(value)
-    if isinstance(value, str) and text == value and any(c in value for c in ",[]{}"):
+    if isinstance(value, str) and text == value and not _flow_plain_ok(value):
         return _double_quoted(value)
     return text
+
+
+@functools.lru_cache(maxsize=8192)
+def _flow_plain_ok(value: str) -> bool:
+    """Whether ``value``, plain in a block (``k: 0:?``), is also plain inside ``[...]`` and
+    ``{...}``, where YAML reads ``,[]{}`` and a ``:`` differently."""
+    if any(c in value for c in ",[]{}"):
+        return False
+    try:
+        loaded = yaml.load(f"k: [{value}]\nm: {{x: {value}}}\n", Loader=_StrictLoader)
+    except yaml.YAMLError:
+        return False
+    return bool(loaded == {"k": [value], "m": {"x": value}})
 
 
 def render(fields: Mapping[str, Any], order: Iterable[str] = ()) -> str:

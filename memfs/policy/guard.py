@@ -31,6 +31,7 @@ Who acts is the actor's kind: ``user:...`` is a person; every other kind (``agen
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,25 +139,33 @@ def describe(
     *,
     after_meta: Mapping[str, Any] | None = None,
     moved_from: str | None = None,
+    owned: frozenset[str] = frozenset(),
 ) -> FileChange:
     """The :class:`FileChange` from the two texts of a file (``None``: absent on that side).
 
-    ``after_meta`` is the new frontmatter if the caller parsed it already. The old frontmatter is
-    parsed only when a protected key's lines differ (or the file goes away), so a retraction that
-    rewrites a thousand ``status`` lines costs a text comparison per file, not two YAML parses.
+    ``after_meta`` is the new frontmatter if the caller parsed it already; ``owned`` the protected
+    fields the change's verb may change (:func:`owned_fields`). The old frontmatter is parsed only
+    when a protected key the verb does not own (or ``scope``) has different lines, or the file goes
+    away; ``revision`` is read from its own line. So a retraction that rewrites a thousand
+    ``status`` lines costs a text comparison per file, not two YAML parses.
     """
     before_fm, after_fm = _frontmatter(before), _frontmatter(after)
-    changed = _changed_keys(before_fm, after_fm)
+    old_keys, new_keys = _key_texts(before_fm), _key_texts(after_fm)
+    changed = frozenset(k for k in old_keys.keys() | new_keys.keys() if old_keys.get(k) != new_keys.get(k))
     if after is None:
         after_meta = None
     elif after_meta is None:
         after_meta = _meta(after_fm)
+    revision = _plain_revision(old_keys.get("revision")) if "revision" in changed else None
+    unowned = (changed & OWNERS.keys()) - owned - {"revision"}
     if before is None:
         before_meta: Mapping[str, Any] | None = None
-    elif after_meta is None or changed & OWNERS.keys():
+    elif after_meta is None or unowned or "scope" in changed or ("revision" in changed and revision is None):
         before_meta = _meta(before_fm)
     else:
         before_meta = {k: v for k, v in after_meta.items() if k not in changed}
+        if revision is not None:
+            before_meta["revision"] = revision
     if before_meta is not None and after_meta is not None:
         changed = frozenset(k for k in changed if before_meta.get(k) != after_meta.get(k))
     return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from)
@@ -290,6 +299,14 @@ def _protected_on_create(change: FileChange, access: Access) -> list[Refusal]:
     return found
 
 
+def owned_fields(access: Access) -> frozenset[str]:
+    """The protected fields ``access``'s verb may change (all of them for replays and a person's
+    import): what :func:`describe` need not read the old value of."""
+    if access.op in HISTORY_OPS or _person_import(access):
+        return frozenset(OWNERS)
+    return frozenset(_owned(access))
+
+
 def _owned(access: Access) -> set[str]:
     return {name for name, verbs in OWNERS.items() if access.op in verbs} | set(access.grants.fields)
 
@@ -367,9 +384,13 @@ def _meta(frontmatter: str) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _changed_keys(before: str, after: str) -> frozenset[str]:
-    old, new = _key_texts(before), _key_texts(after)
-    return frozenset(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+_REVISION_LINE = re.compile(r"revision:[ \t]*(\d{1,9})[ \t]*(?:#[^\n]*)?\r?\n?")
+
+
+def _plain_revision(text: str | None) -> int | None:
+    """The number on a plain ``revision: N`` line (``None`` for anything YAML must read)."""
+    match = _REVISION_LINE.fullmatch(text or "")
+    return int(match.group(1)) if match else None
 
 
 def _key_texts(frontmatter: str) -> dict[str, str]:

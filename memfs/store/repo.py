@@ -690,7 +690,7 @@ class Transaction:
             loaded = cached[1:] if cached is not None and cached[0] is current else None
             result = edit.update_file(rel, current, fields, body, self.now, expected_revision, loaded=loaded)
         if result.content is not None:
-            self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision)
+            self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision, current)
             self._parsed[rel] = result.memory
         return result.memory
 
@@ -705,7 +705,7 @@ class Transaction:
         if current is not None:
             self._check_staged_writable(rel, current)
         memory = parse(rel, content)
-        self._stage(rel, content, "update" if current is not None else "create", memory.revision)
+        self._stage(rel, content, "update" if current is not None else "create", memory.revision, current)
         self._parsed[rel] = memory
         return memory
 
@@ -728,7 +728,7 @@ class Transaction:
             edit.check_revision(rel, parse(rel, current).revision, expected_revision, then="before deleting")
         if check_dependents:
             self._refuse_if_depended_on(rel)
-        self._stage(rel, None, "delete", None)
+        self._stage(rel, None, "delete", None, current)
 
     def adopt(self, path: str) -> Memory | None:
         """Commit the memory file at ``path`` as it is on disk now (someone else wrote or deleted
@@ -777,7 +777,7 @@ class Transaction:
         errors = [p for p in memory.problems if p.severity == "error"]
         if errors:
             raise InvalidMemory("; ".join(str(p) for p in errors[:5]), errors)
-        self._stage(rel, content, "update" if current is not None else "create", memory.revision)
+        self._stage(rel, content, "update" if current is not None else "create", memory.revision, current)
         self._parsed[rel] = memory
         refusals = self._judge(rel, committed, self.access)
         if refusals:
@@ -861,13 +861,17 @@ class Transaction:
         parsed = None if rel in self._plain else self._parsed.get(rel)
         change = guard.describe(
             rel, _loose_text(committed), _loose_text(self._pending[rel]),
-            after_meta=None if parsed is None else parsed.meta, moved_from=source,
+            after_meta=None if parsed is None else parsed.meta, moved_from=source, owned=guard.owned_fields(access),
         )
         return guard.secrets(change) if rel in self._plain else guard.check(change, access)
 
-    def _stage(self, rel: str, content: bytes | None, action: Action, revision: int | None) -> None:
+    def _stage(
+        self, rel: str, content: bytes | None, action: Action, revision: int | None, on_disk: bytes | None = b""
+    ) -> None:
+        """Stage ``content`` for ``rel``; ``on_disk`` is the file as the caller just read it (the
+        default ``b""`` means "not read": it is read here)."""
         if rel not in self._before:
-            self._before[rel] = self.repo.read_bytes(rel)
+            self._before[rel] = self.repo.read_bytes(rel) if on_disk == b"" else on_disk
         self._parsed.pop(rel, None)
         if self._before[rel] is None and content is None:
             self._pending.pop(rel, None)

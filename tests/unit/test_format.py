@@ -292,3 +292,11 @@ def test_a_decomposed_id_or_file_name_is_a_warning() -> None:
 def test_written_values_leave_out_comments_and_multi_line_values() -> None:
     text = 'a: 1.10   # comment\nb: "x # y"\nc:\n  - d\ne: plain text\n'
     assert yamlio.written_values(text) == {"a": "1.10", "b": '"x # y"', "e": "plain text"}
+
+
+@pytest.mark.parametrize("item", ["0:?", "a:b", "?x", "x:", "k: v", "- x", "#x", "&a", "*a", "!t", "%x", "@x"])
+def test_list_items_plain_in_a_block_are_quoted_when_a_flow_list_would_misread_them(item: str) -> None:
+    """``tags: [0:?]`` is not YAML although ``tag: 0:?`` is (found by the python-frontmatter
+    property test): a list item is written plain only if it reads back the same inside ``[...]``."""
+    text = yamlio.render({"tags": [item, "plain"], "extra": {"k": item}})
+    assert yamlio.load(text) == {"tags": [item, "plain"], "extra": {"k": item}}
