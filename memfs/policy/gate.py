@@ -52,11 +52,8 @@ class Refusal:
     forceable: bool = False
 
     def __str__(self) -> str:
-        where = (
-            f" ({self.field}, line {self.line}, column {self.column})"
-            if self.line
-            else (f" ({self.field})" if self.field else "")
-        )
+        parts = [p for p in (self.field, self.line and f"line {self.line}, column {self.column}") if p]
+        where = f" ({', '.join(parts)})" if parts else ""
         return f"refused by rule {self.rule}{where}: {self.message}; {self.fix}"
 
     def to_json(self) -> dict[str, object]:
