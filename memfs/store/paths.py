@@ -136,13 +136,7 @@ def confine(
     """
     text = os.fspath(path)
     rel = lexical_rel(root, text, must_be_memory=must_be_memory)
-    _refuse_links(root, rel, text)
-    root_real = os.path.realpath(root)
-    rel_real = os.path.relpath(os.path.realpath(os.path.join(root, rel)), root_real)
-    if rel_real == ".." or rel_real.startswith(".." + os.sep) or os.path.isabs(rel_real):
-        raise PathError(f"{text}: resolves (through a symlink) outside the memory root {root}")
-    _refuse_special_name(rel_real.replace(os.sep, "/"), text)
-    _refuse_special_folders(root, rel, text, git_dir)
+    _walk_checked(root, rel, text, git_dir)
     return rel
 
 
@@ -199,30 +193,35 @@ LINK_FIX = (
 )
 
 
-def _refuse_links(root: Path, rel: str, text: str) -> None:
-    """:class:`PathError` if any existing entry of ``rel`` below ``root`` is a symlink."""
+def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None) -> None:
+    """One ``lstat`` per existing entry of ``rel`` below ``root``: :class:`PathError` if one is a
+    symlink (so nothing below the root can lead out of it: with the spelling checked, the path
+    then resolves where it is written) or is the git directory or the cache folder by identity
+    (device and inode), whatever its name: a case-insensitive file system's ``.GIT``, a bind
+    mount, a git directory kept inside the root under another name."""
     if rel == ".":
         return
+    special = _special_folders(root, git_dir)
     here = str(root)
     parts = rel.split("/")
     for i, part in enumerate(parts):
         here = os.path.join(here, part)
         try:
-            mode = os.lstat(here).st_mode
+            st = os.lstat(here)
         except (FileNotFoundError, NotADirectoryError):
             return
-        if stat.S_ISLNK(mode):
+        if stat.S_ISLNK(st.st_mode):
             shown = "/".join(parts[: i + 1])
             what = "is a symlink" if shown == rel else f"goes through the symlink {shown}"
             raise PathError(f"{text}: {what}; {LINK_FIX}")
-        if not stat.S_ISDIR(mode):
+        found = special.get((st.st_dev, st.st_ino))
+        if found is not None:
+            raise PathError(f"{text}: is inside {found}, which holds no memories and may not be touched")
+        if not stat.S_ISDIR(st.st_mode):
             return
 
 
-def _refuse_special_folders(root: Path, rel: str, text: str, git_dir: Path | None) -> None:
-    """:class:`PathError` if a folder on the way to ``rel`` is the git directory or the cache
-    folder by identity (device and inode), whatever its name: a case-insensitive file system's
-    ``.GIT``, a bind mount, a git directory kept inside the root under another name."""
+def _special_folders(root: Path, git_dir: Path | None) -> dict[tuple[int, int], str]:
     special: dict[tuple[int, int], str] = {}
     for folder, name in ((root / ".git", ".git/"), (root / CACHE_DIR, CACHE_DIR + "/"), (git_dir, "the git directory")):
         if folder is None:
@@ -233,20 +232,7 @@ def _refuse_special_folders(root: Path, rel: str, text: str, git_dir: Path | Non
             continue
         if stat.S_ISDIR(st.st_mode):
             special.setdefault((st.st_dev, st.st_ino), name)
-    if not special or rel == ".":
-        return
-    here = str(root)
-    for part in rel.split("/"):
-        here = os.path.join(here, part)
-        try:
-            st = os.lstat(here)
-        except OSError:
-            return
-        found = special.get((st.st_dev, st.st_ino))
-        if found is not None:
-            raise PathError(f"{text}: is inside {found}, which holds no memories and may not be touched")
-        if not stat.S_ISDIR(st.st_mode):
-            return
+    return special
 
 
 @dataclass(frozen=True)
