@@ -33,7 +33,7 @@ def load_graph(repo: Store) -> Graph:
     read: on a 10k-memory repository this is several times cheaper than parsing everything
     (see bench/README.md). A file memfs does not read (a symlink, a FIFO, one too big) has no edges.
     """
-    return lineage.from_files((rel, repo.load(rel)[0]) for rel in repo.files_containing("depends_on"))
+    return lineage.from_files((rel, repo.peek(rel)) for rel in repo.files_containing("depends_on"))
 
 
 # --- planning (what a retraction would do) -----------------------------------------------------

@@ -326,7 +326,7 @@ def _broken_by_merge(repo: Store, before: str, upstream: str) -> list[str]:
     rels = [rel for n in names if (rel := repo.from_git_path(n)) and paths.is_memory_name(rel)]
     found = []
     for rel in rels:
-        after = repo.load(rel)[0]
+        after = repo.peek(rel)
         if after is None or not _errors(rel, after):
             continue
         sides = [git.show_file(rev, repo.git_path(rel)) for rev in (before, upstream)]

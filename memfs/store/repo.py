@@ -171,7 +171,7 @@ class Store:
         session's (fail closed: an unreadable scope is invisible)."""
         if self.binding is None or guard.in_system(rel):
             return True
-        data = self.load(rel)[0] if data is None else data
+        data = self.peek(rel) if data is None else data
         return data is not None and self.binding.allows(_scope_in(rel, data))
 
     def recall_scope(self, scope: str | None, inherit: bool = False) -> tuple[str | None, bool]:
@@ -292,6 +292,12 @@ class Store:
             raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
         return rel, data
 
+    def peek(self, rel: str) -> bytes | None:
+        """The bytes of a memory file, ``None`` if there is none or it is not a file memfs reads (a
+        symlink, a FIFO, one too big): for readers that skip such entries, without parsing."""
+        data = paths.read_file(self.root, rel)
+        return data if isinstance(data, bytes) else None
+
     def load(self, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
         """(bytes, memory, why it does not parse) of a memory file, never raising for a broken one:
         for readers that go on with the other files. A file memfs does not read (a symlink, a FIFO,
@@ -320,7 +326,7 @@ class Store:
         """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree
         (where a file memfs does not read counts as absent)."""
         if rev is None:
-            return {rel: self.load(rel)[0] for rel in rels}
+            return {rel: self.peek(rel) for rel in rels}
         blobs = self.git.read_blobs(rev, [self.git_path(rel) for rel in rels])
         return {rel: blobs.get(self.git_path(rel)) for rel in rels}
 
@@ -418,8 +424,8 @@ class Store:
         return _ordered(found)
 
     def _secrets_in(self, memory: Memory) -> list[Problem]:
-        data = paths.read_file(self.root, memory.path)
-        if not isinstance(data, bytes):
+        data = self.peek(memory.path)
+        if data is None:
             return []
         return guard.secret_problems(memory.path, data.decode("utf-8", errors="replace"), memory.meta)
 
