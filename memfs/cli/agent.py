@@ -23,9 +23,9 @@ MCP_ACTOR = "agent:mcp"
 @pass_state
 def tool_cmd(state: State, session: SessionSpec, source: str | None, as_text: bool) -> None:
     """Run one memory-tool request read as JSON from stdin (view, create, str_replace, insert,
-    delete, rename, update_description) in a session bound to --scope. Prints the result as JSON;
-    exits 2 for a malformed request, 3 if it was refused. Acts as agent:memfs-tool unless --actor
-    or MEMFS_ACTOR says otherwise.
+    delete, rename, update_description, append, replace_section) in a session bound to --scope.
+    Prints the result as JSON; exits 2 for a malformed request, 3 if it was refused. Acts as
+    agent:memfs-tool unless --actor or MEMFS_ACTOR says otherwise.
 
     Example: echo '{"command":"view","path":"/memories"}' | memfs tool --scope user:U5
     """
