@@ -127,7 +127,7 @@ def _part(text: str, *, key: bool = False) -> str:
     or space) percent-encoded; a name too long, or one NFC would change, becomes a hash."""
     out = []
     for i, ch in enumerate(text):
-        edge = i in (0, len(text) - 1) and ch in ". "
+        edge = i in (0, len(text) - 1) and (ch == "." or ch.isspace())
         odd = unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
         out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")) if (
             ch in _PATH_UNSAFE or edge or odd) else ch)

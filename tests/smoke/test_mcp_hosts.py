@@ -140,28 +140,27 @@ def _exercise(portal: BlockingPortal, client: Any, repo: MemoryRepo) -> list[str
     return problems
 
 
-def test_a_host_over_stdio_sees_described_tools_resources_and_prompts(repo: MemoryRepo) -> None:
-    _prepare(repo)
-    with connected(_stdio(repo.root, "user:U5", "--scope", SCOPE)) as (portal, client):
-        assert client.server_info.version == version("memfs") != ""
-        by_name = _check_tools(portal.call(client.list_tools).tools)
-        assert {name for name, _, _ in CALLS} == set(by_name)
-        resources = portal.call(client.list_resources).resources
-        assert "memfs://memory/system/persona.md" in {str(r.uri) for r in resources}
-        persona = portal.call(client.read_resource, "memfs://memory/system/persona.md")
-        assert "You are an assistant" in persona.contents[0].text
-        fact = portal.call(client.read_resource, "memfs://memory/facts/b17.md")
-        assert "B17 shipped on Monday." in fact.contents[0].text
-        with pytest.raises(Exception, match="no such memory"):
-            portal.call(client.read_resource, "memfs://memory/notes/theirs.md")
-        prompts = portal.call(client.list_prompts).prompts
-        assert [p.name for p in prompts] == ["memory_context"]
-        prompt = portal.call(client.get_prompt, "memory_context", {"task": "when did B17 ship?"})
-        assert "B17 shipped on Monday." in prompt.messages[0].content.text
-        problems = _exercise(portal, client, repo)
-        found = portal.call(client.call_tool, "search", {"query": "B17"})
-        fetched = portal.call(client.call_tool, "fetch", {"id": "facts/b17.md"})
-    assert problems == []
+def _as_a_host(portal: BlockingPortal, client: Any, repo: MemoryRepo) -> None:
+    """What a host does with a server bound to user:U5 acting as the person U5: list and check
+    the tools, read the resources, get the prompt, call every tool well and badly."""
+    assert client.server_info.version == version("memfs") != ""
+    by_name = _check_tools(portal.call(client.list_tools).tools)
+    assert {name for name, _, _ in CALLS} == set(by_name)
+    resources = portal.call(client.list_resources).resources
+    assert "memfs://memory/system/persona.md" in {str(r.uri) for r in resources}
+    persona = portal.call(client.read_resource, "memfs://memory/system/persona.md")
+    assert "You are an assistant" in persona.contents[0].text
+    fact = portal.call(client.read_resource, "memfs://memory/facts/b17.md")
+    assert "B17 shipped on Monday." in fact.contents[0].text
+    with pytest.raises(Exception, match="no such memory"):
+        portal.call(client.read_resource, "memfs://memory/notes/theirs.md")
+    prompts = portal.call(client.list_prompts).prompts
+    assert [p.name for p in prompts] == ["memory_context"]
+    prompt = portal.call(client.get_prompt, "memory_context", {"task": "when did B17 ship?"})
+    assert "B17 shipped on Monday." in prompt.messages[0].content.text
+    assert _exercise(portal, client, repo) == []
+    found = portal.call(client.call_tool, "search", {"query": "B17"})
+    fetched = portal.call(client.call_tool, "fetch", {"id": "facts/b17.md"})
     results = json.loads(text_of(found))["results"]
     assert results and {"id", "title", "url"} <= set(results[0]) and "notes/theirs.md" not in text_of(found)
     document = json.loads(text_of(fetched))
@@ -171,6 +170,12 @@ def test_a_host_over_stdio_sees_described_tools_resources_and_prompts(repo: Memo
     # reinstated by the person, then flagged again when its other source was retracted
     assert [e.op for e in repo.log("notes/plan.md", limit=2)] == ["retract", "reinstate"]
     assert git(repo.root, "status", "--porcelain", "--untracked-files=no").strip() == ""
+
+
+def test_a_host_over_stdio(repo: MemoryRepo) -> None:
+    _prepare(repo)
+    with connected(_stdio(repo.root, "user:U5", "--scope", SCOPE)) as (portal, client):
+        _as_a_host(portal, client, repo)
 
 
 def test_an_inheriting_server_reads_ancestors_unless_asked_not_to(repo: MemoryRepo) -> None:
@@ -202,27 +207,20 @@ def test_a_host_over_streamable_http(repo: MemoryRepo, tmp_path: Path) -> None:
     port = _free_port()
     log = (tmp_path / "server.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "memfs", "-C", str(repo.root), "--actor", "agent:http", "mcp", "--scope", SCOPE,
+        [sys.executable, "-m", "memfs", "-C", str(repo.root), "--actor", "user:U5", "mcp", "--scope", SCOPE,
          "--http", str(port)],
         stdout=subprocess.DEVNULL, stderr=log, env=_env(), cwd=str(PROJECT),
     )
     try:
         assert wait_for(lambda: _listening(port)), (tmp_path / "server.log").read_text()
         with connected(_client(f"http://127.0.0.1:{port}/mcp")) as (portal, client):
-            _check_tools(portal.call(client.list_tools).tools)
-            persona = portal.call(client.read_resource, "memfs://memory/system/persona.md")
-            created = portal.call(client.call_tool, "memory_create", {"path": "notes/http.md", "file_text": "via HTTP"})
-            escaped = portal.call(client.call_tool, "memory_view", {"path": "../../etc/passwd"})
-            found = portal.call(client.call_tool, "search", {"query": "via HTTP"})
+            _as_a_host(portal, client, repo)
     finally:
         server.terminate()
         server.wait(timeout=30)
         log.close()
     assert "serving MCP at http://127.0.0.1:" in (tmp_path / "server.log").read_text()
-    assert "You are an assistant" in persona.contents[0].text
-    assert not created.is_error and escaped.is_error and "outside the memory root" in text_of(escaped)
-    assert [r["id"] for r in json.loads(text_of(found))["results"]] == ["notes/http.md"]
-    assert git(repo.root, "log", "-1", "--format=%an").strip() == "agent:http"
+    assert git(repo.root, "log", "-1", "--format=%an").strip() == "user:U5"
 
 
 def _listening(port: int) -> bool:
