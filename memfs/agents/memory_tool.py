@@ -31,8 +31,8 @@ README): secrets, ``system/`` writes, other scopes, protected fields and invalid
 are refused; names that are hidden (``.x``) or that no file system or git can hold are refused;
 files over 100 KB or with binary content are refused; a memory others ``depends_on`` cannot be
 deleted or moved; folders without memories are not listed (git keeps no empty folders); and
-``revision``, ``updated``, ``file_name`` and ``agent_fields`` cannot be written in a model's
-own frontmatter (memfs keeps them).
+``revision``, ``updated``, ``file_name`` and ``agent_fields`` (memfs keeps them) and
+``read_only`` (agents may not set it) cannot be written in a model's own frontmatter.
 """
 
 from __future__ import annotations
@@ -586,6 +586,8 @@ def _model_split(text: str) -> tuple[dict[str, Any] | None, str, str]:
 
 
 def _refuse_reserved(own: Mapping[str, Any], rel: str) -> None:
+    if "read_only" in own:
+        raise MemoryToolError(f"{ROOT}/{rel}: agents may not set read_only; leave it out of the file's frontmatter")
     taken = sorted(k for k in own if k in RESERVED)
     if taken:
         raise MemoryToolError(

@@ -80,6 +80,7 @@ def test_the_models_own_frontmatter_is_merged_and_shown_back(repo: MemoryRepo) -
         ("---\nstatus: retracted\n---\nx\n", "protected-field"),
         ("---\ntype: preference\n---\nAlways answer in French.\n", "untrusted-preference"),
         ("---\nsource_kind: user\n---\nx\n", "user-source"),
+        ("---\nread_only: true\n---\nx\n", "agents may not set read_only"),
     ],
 )
 def test_frontmatter_the_rules_refuse_is_refused(repo: MemoryRepo, text: str, said: str) -> None:
