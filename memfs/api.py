@@ -158,14 +158,16 @@ class MemoryRepo(Store):
         policy: RankPolicy | None = None,
         catch_up: bool = True,
         record: bool = False,
+        descendants: bool = False,
     ) -> SearchResult:
         """``memfs search``: eligible memories for ``query``, best first (:func:`memfs.index.search`).
-        ``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do)."""
+        ``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do);
+        ``descendants`` also searches the scopes below ``scope`` (not in a bound session)."""
         from memfs import index
 
         result = index.search(
             self, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=inherit,
-            explain=explain, policy=policy, catch_up=catch_up,
+            explain=explain, policy=policy, catch_up=catch_up, descendants=descendants,
         )
         if record and result.hits:
             from memfs.store import usage

@@ -1,7 +1,9 @@
 """File tools for agents: the memory-tool command shape, confined to the memory root, one commit a call.
 
 The commands are those of Anthropic's memory tool (``view``, ``create``, ``str_replace``,
-``insert``, ``delete``, ``rename``) plus Letta's ``update_description``. A request is a JSON object
+``insert``, ``delete``, ``rename``) plus Letta's ``update_description`` and two body edits other
+memory servers offer: ``append`` (text at the end of the body) and ``replace_section`` (the
+Markdown section under a heading, added if missing). A request is a JSON object
 ``{"command": ..., "path": ..., "reason": ...}``; :func:`handle` returns a :class:`ToolResult`
 whose ``output`` is text for the model and whose JSON form is for programs. Failures are results
 with ``ok: false`` and a message that says what to do, never exceptions, so a tool loop can hand
@@ -57,7 +59,9 @@ MAX_FILE_BYTES = 100_000
 #: Longest directory listing ``view`` returns before saying how many were left out.
 MAX_LISTING = 200
 VIRTUAL_ROOT = "/memories"
-COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename", "update_description")
+COMMANDS = (
+    "view", "create", "str_replace", "insert", "delete", "rename", "update_description", "append", "replace_section",
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -416,6 +420,75 @@ def _update_description(repo: Store, request: Mapping[str, Any], context: ToolCo
     return _done(tx, "update_description", rel, memory, f"Updated the description of {rel}")
 
 
+def _append(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    text = check_text(_str(request, "text"), "text")
+
+    def change(current: str) -> str:
+        doc = _split_new(rel, current)
+        body = doc.body
+        if body and not body.endswith(("\n", "\r")):
+            body += doc.newline
+        return doc.with_body(body + _line_ended(text, doc.newline)).render()
+
+    return _edit_text(repo, request, context, "append", rel, change)
+
+
+_HEADING = re.compile(r"(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_FENCE = re.compile(r"(```|~~~)")
+
+
+def _replace_section(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
+    rel = tool_path(repo, _str(request, "path"))
+    asked = _str(request, "heading").strip()
+    content = check_text(_str(request, "content", empty=True) or "", "content")
+    wanted = _HEADING.fullmatch(asked)
+    level, title = (len(wanted.group(1)), wanted.group(2)) if wanted else (2, asked.lstrip("#").strip())
+    if not title or "\n" in title or "\r" in title:
+        raise UsageError("'heading' must be the text of one heading line, e.g. '## Decisions' or 'Decisions'")
+
+    def change(current: str) -> str:
+        doc = _split_new(rel, current)
+        lines = doc.body.splitlines(keepends=True)
+        start, end = _section(lines, title, level if wanted else None)
+        new = _line_ended(content, doc.newline) if content else ""
+        if start is None:
+            body = doc.body
+            if body and not body.endswith(("\n", "\r")):
+                body += doc.newline
+            gap = doc.newline if body.strip() and not body.endswith(doc.newline * 2) else ""
+            return doc.with_body(body + gap + "#" * level + " " + title + doc.newline + new).render()
+        if end < len(lines) and new and not new.endswith(doc.newline * 2):
+            new += doc.newline
+        return doc.with_body("".join(lines[: start + 1]) + new + "".join(lines[end:])).render()
+
+    return _edit_text(repo, request, context, "replace_section", rel, change)
+
+
+def _section(lines: list[str], title: str, level: int | None) -> tuple[int | None, int]:
+    """(the heading's line, the line its section ends before) of the first heading titled
+    ``title`` (of ``level``, if given), outside fenced code; ``(None, 0)`` if there is none."""
+    fenced, start, own = False, None, 0
+    for n, line in enumerate(lines):
+        text = line.rstrip("\r\n")
+        if _FENCE.match(text.lstrip()):
+            fenced = not fenced
+            continue
+        found = None if fenced else _HEADING.fullmatch(text)
+        if found is None:
+            continue
+        depth = len(found.group(1))
+        if start is not None and depth <= own:
+            return start, n
+        if start is None and found.group(2) == title and level in (None, depth):
+            start, own = n, depth
+    return (start, len(lines)) if start is not None else (None, 0)
+
+
+def _line_ended(text: str, newline: str) -> str:
+    return text if text.endswith(("\n", "\r")) else text + newline
+
+
 _HANDLERS: dict[str, Callable[[Store, Mapping[str, Any], ToolContext], ToolResult]] = {
     "view": _view,
     "create": _create,
@@ -424,6 +497,8 @@ _HANDLERS: dict[str, Callable[[Store, Mapping[str, Any], ToolContext], ToolResul
     "delete": _delete,
     "rename": _rename,
     "update_description": _update_description,
+    "append": _append,
+    "replace_section": _replace_section,
 }
 
 

@@ -9,6 +9,7 @@ import click
 from memfs.cli import State, exits
 from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
 from memfs.cli.output import emit_json, line, note
+from memfs.errors import UsageError
 
 #: Who agent-facing verbs act as when neither --actor nor MEMFS_ACTOR says.
 TOOL_ACTOR = "agent:memfs-tool"
@@ -22,9 +23,9 @@ MCP_ACTOR = "agent:mcp"
 @pass_state
 def tool_cmd(state: State, session: SessionSpec, source: str | None, as_text: bool) -> None:
     """Run one memory-tool request read as JSON from stdin (view, create, str_replace, insert,
-    delete, rename, update_description) in a session bound to --scope. Prints the result as JSON;
-    exits 2 for a malformed request, 3 if it was refused. Acts as agent:memfs-tool unless --actor
-    or MEMFS_ACTOR says otherwise.
+    delete, rename, update_description, append, replace_section) in a session bound to --scope.
+    Prints the result as JSON; exits 2 for a malformed request, 3 if it was refused. Acts as
+    agent:memfs-tool unless --actor or MEMFS_ACTOR says otherwise.
 
     Example: echo '{"command":"view","path":"/memories"}' | memfs tool --scope user:U5
     """
@@ -79,7 +80,8 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
 
 @click.command("mcp")
 @session_options
-@click.option("--http", "http_port", type=int, help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.")
+@click.option("--http", "http_port", type=int,
+              help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.")
 @click.option("--list-tools", is_flag=True, help="Print which tools this installation serves, then exit.")
 @pass_state
 def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
@@ -95,7 +97,13 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     if list_tools:
         emit_json(mcp_server.tool_names(server))
         return
-    mcp_server.serve(server, transport="http" if http_port else "stdio", port=http_port or 0)
+    if http_port is None:
+        mcp_server.serve(server)
+        return
+    if not 1 <= http_port <= 65535:
+        raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
+    note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
+    mcp_server.serve(server, transport="http", port=http_port)
 
 
 @click.command("context")

@@ -37,6 +37,8 @@ FIELDS = (
     "tags",
     "limit",
     "read_only",
+    "file_name",
+    "agent_fields",
 )
 TIME_FIELDS = ("created", "updated", "expires")
 #: The fields recall decides on. A memory with one of them present but unreadable is never

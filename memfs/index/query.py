@@ -45,12 +45,15 @@ def _text_query(terms: Iterable[str]) -> Query:
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
     from whoosh.query.compound import And, Or
-    from whoosh.query.terms import Term
+    from whoosh.query.terms import Prefix, Term
 
     parts: list[Query] = [Term("status", "active"), Term("sourced", "yes"), Term("readable", "yes")]
     scopes = rule.scopes
     if scopes is not None:
-        parts.append(Or([Term("scope", s) for s in scopes]))
+        allowed: list[Query] = [Term("scope", s) for s in scopes]
+        if rule.descendants:
+            allowed.append(Prefix("scope", f"{rule.scope}/"))
+        parts.append(Or(allowed))
     if version is not None:
         parts.append(Or([Term("version", version), Term("version", NONE)]))
     if type_ is not None:
@@ -88,15 +91,17 @@ def search(
     explain: bool = False,
     policy: recall.RankPolicy | None = None,
     catch_up: bool = True,
+    descendants: bool = False,
 ) -> SearchResult:
     """Eligible memories for ``query`` in ``scope``, best first.
 
-    ``scope`` is matched exactly (``inherit=True`` adds its ancestors by whole ``/`` segments;
-    ``None`` searches every scope). ``version=None`` accepts every version. ``at`` is "now" for
-    expiry and freshness (default: the current time). ``explain`` also fills ``filtered`` with
-    memories that matched the words but are not eligible. Broken memory files are listed in
-    ``broken``; ``notices`` carries anything the caller should show the user (a rebuild, a stale
-    index). ``catch_up=False`` skips the check against the files (for callers that just did it).
+    ``scope`` is matched exactly (``inherit=True`` adds its ancestors by whole ``/`` segments,
+    ``descendants=True`` the scopes below it; ``None`` searches every scope). ``version=None``
+    accepts every version. ``at`` is "now" for expiry and freshness (default: the current time).
+    ``explain`` also fills ``filtered`` with memories that matched the words but are not eligible.
+    Broken memory files are listed in ``broken``; ``notices`` carries anything the caller should
+    show the user (a rebuild, a stale index). ``catch_up=False`` skips the check against the
+    files (for callers that just did it).
 
     Hits come from the working tree; each says whether its file differs from HEAD
     (``Hit.uncommitted``), and ``uncommitted`` lists every such memory path, from the
@@ -104,11 +109,14 @@ def search(
     """
     _check_request(query, limit, type, at)
     scope, inherit = repo.recall_scope(scope, inherit)
+    if descendants and repo.binding is not None:
+        raise UsageError(f"this session is bound to scope {repo.binding.scope}; it cannot read the scopes below it",
+                         param="descendants")
     from whoosh.query.compound import Require
 
     now = at or utcnow()
     policy = policy or recall.RankPolicy.from_config(repo.config())
-    rule = recall.ScopeRule(scope, inherit)
+    rule = recall.ScopeRule(scope, inherit, descendants)
     terms = query_terms(query)
     result = SearchResult(query, scope, version, now, inherit, terms)
     if len(query) > MAX_QUERY_CHARS or len(dict.fromkeys(tokens(query[:MAX_QUERY_CHARS]))) > MAX_QUERY_TERMS:

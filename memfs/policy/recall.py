@@ -87,10 +87,14 @@ class ScopeRule:
     ``scope=None`` means "any scope" (administrative search; agents should always name one).
     ``inherit=True`` adds the scope's ancestors by whole ``/`` segments: ``user:U5/project:P8``
     sees ``user:U5/project:P8`` and ``user:U5``, never ``user:U50`` nor ``user:U5/project:P80``.
+    ``descendants=True`` adds the scopes below it, by whole segments too: ``memories`` sees
+    ``memories/u5`` but not ``memories2`` (a namespace-prefix search, as LangGraph's; never for a
+    bound session, whose boundary is its scope and, at most, its ancestors).
     """
 
     scope: str | None
     inherit: bool = False
+    descendants: bool = False
 
     @property
     def scopes(self) -> tuple[str, ...] | None:
@@ -103,7 +107,11 @@ class ScopeRule:
 
     def allows(self, scope: str | None) -> bool:
         allowed = self.scopes
-        return allowed is None or (scope is not None and scope in allowed)
+        if allowed is None:
+            return True
+        if scope is None:
+            return False
+        return scope in allowed or (self.descendants and scope.startswith(f"{self.scope}/"))
 
 
 def check_scope(scope: str | None) -> str | None:

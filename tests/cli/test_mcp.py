@@ -15,13 +15,21 @@ pytestmark = pytest.mark.slow
 
 
 def test_list_tools_flag(repo: MemoryRepo):
-    done = cli(repo, "mcp", "--scope", "user:U5", "--list-tools")
+    done = cli(repo, "--actor", "agent:host", "mcp", "--scope", "user:U5", "--list-tools")
     assert done.returncode == 0, done.stderr
-    assert set(json.loads(done.stdout)) == {
-        "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename",
-        "memory_update_description", "memory_log", "memory_search", "memory_context", "memory_remember",
-        "memory_retract",
+    agent_tools = {
+        "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_append",
+        "memory_replace_section", "memory_delete", "memory_rename", "memory_update_description", "memory_log",
+        "memory_history", "memory_search", "memory_context", "memory_remember", "memory_retract", "search", "fetch",
     }
+    assert set(json.loads(done.stdout)) == agent_tools
+    person = cli(repo, "--actor", "user:U5", "mcp", "--scope", "user:U5", "--list-tools")
+    assert set(json.loads(person.stdout)) == agent_tools | {"memory_reinstate"}
+
+
+def test_http_needs_a_real_port(repo: MemoryRepo):
+    done = cli(repo, "mcp", "--scope", "user:U5", "--http", "0")
+    assert done.returncode == 2 and "--http: 0: give a port from 1 to 65535" in done.stderr
 
 
 def test_mcp_is_not_imported_by_other_verbs(repo: MemoryRepo):

@@ -2,7 +2,7 @@
 
 Layers, bottom to top (``docs/design.md`` explains each)::
 
-    errors  <  format  <  policy  <  store  <  index  <  ops  <  agents  <  api  <  cli
+    errors  <  format  <  policy  <  store  <  index  <  ops  <  agents  <  api  <  integrations  <  cli
 
 A module may import its own package and any lower layer. ``policy`` sits below ``store`` so the
 one commit path (``store.repo.Transaction``) can run the guard every door passes; policy itself
@@ -35,7 +35,8 @@ RANK = {
     "ops": 5,
     "agents": 6,
     "api": 7,
-    "cli": 8,
+    "integrations": 8,
+    "cli": 9,
 }
 #: Modules outside the sub-packages, by the layer they belong to.
 TOP_LEVEL = {

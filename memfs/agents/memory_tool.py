@@ -1,0 +1,730 @@
+"""The memory tool as a model sees it: files under ``/memories`` whose text is the memory's body.
+
+This is the ``memory_20250818`` tool contract (``view``, ``create``, ``str_replace``, ``insert``,
+``delete``, ``rename``) served from a memfs session, with the outputs and error texts of the
+Anthropic SDK's reference implementation (``BetaLocalFilesystemMemoryTool``), so a prompt written
+for one works with the other. :mod:`memfs.integrations.anthropic` wraps it in the SDK's classes;
+this module has no dependency on the SDK.
+
+What the model sees, and how it is stored:
+
+* **The text of a file is the memory's body.** memfs's frontmatter (scope, source, revision...)
+  is memfs's business and never shown, so line numbers in ``view``, ``str_replace`` snippets
+  and ``insert`` are the lines the model wrote. When the model writes a frontmatter block of
+  its own (``---`` / ``title: ...`` / ``---`` at the top), its keys are merged into the memory's
+  frontmatter (they override the host's defaults; unknown keys are fine), their lines are kept
+  as written, and ``view`` shows them back as the model wrote them; ``agent_fields`` records
+  which keys are the model's.
+* **Any file name works and keeps its name.** A name that is a memory file name (``notes.md``)
+  is stored as itself; any other (``progress.xml``, ``notes.txt``, ``会议 笔记.json``,
+  ``README.md``) is stored as that name plus ``.md`` (``progress.xml.md``) with
+  ``file_name: progress.xml`` in the frontmatter, and listed and viewed under the model's name.
+* **One call, one commit**, made by the session's actor through the one commit path (so the
+  core guard judges it: secrets, ``system/``, protected fields, the session's scope), after the
+  write gate (:func:`memfs.policy.gate.check`) accepted the memory it would write. Directory
+  ``delete`` and ``rename`` are one commit each. ``view`` never commits.
+* **The session is the boundary.** Another scope's memory does not exist for the model (a path
+  it holds is only "taken"); directories are the folders that hold memories the session sees.
+
+Where memfs deliberately differs from the reference tool (each is tested and listed in the
+README): secrets, ``system/`` writes, other scopes, protected fields and invalid memfs fields
+are refused; names that are hidden (``.x``) or that no file system or git can hold are refused;
+files over 100 KB or with binary content are refused; a memory others ``depends_on`` cannot be
+deleted or moved; folders without memories are not listed (git keeps no empty folders); and
+``revision``, ``updated``, ``file_name`` and ``agent_fields`` (memfs keeps them) and
+``read_only`` (agents may not set it) cannot be written in a model's own frontmatter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import posixpath
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memfs import index
+from memfs.errors import InvalidMemory, MemfsError, PathError, Refused, UsageError, WriteRefused
+from memfs.format import names, yamlio
+from memfs.format.document import Document, compose, split
+from memfs.format.model import FIELDS, Memory
+from memfs.format.parse import load_document, parse
+from memfs.policy import gate
+from memfs.policy.candidate import Candidate
+from memfs.store import paths
+from memfs.store.repo import Store, Transaction
+
+ROOT = "/memories"
+#: Width of the line numbers ``view`` and the edit snippets print (the reference tool's).
+LINE_NUMBER_WIDTH = 6
+#: What a directory's size is shown as (what the reference tool shows for a folder on ext4: 4096 bytes).
+DIR_SIZE = "4K"
+#: Frontmatter keys recording the model's file name and the keys of its own frontmatter.
+NAME_KEY = "file_name"
+AGENT_KEYS = "agent_fields"
+#: Keys memfs keeps itself, which a model's own frontmatter may not set.
+RESERVED = frozenset({"revision", "updated", NAME_KEY, AGENT_KEYS})
+#: Largest text one memory may hold (as ``memfs tool``).
+MAX_TEXT_BYTES = 100_000
+COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
+
+
+class MemoryToolError(MemfsError):
+    """A call the model should read about: the message is what it is shown."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one call did, for the host: the command, the model's path, its commit (``None`` when
+    nothing was written) and the memory files it changed."""
+
+    command: str
+    path: str
+    commit: str | None
+    changed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A memory the session sees, by the model's name for it."""
+
+    name: str
+    stored: str
+    data: bytes
+
+
+class MemoryTool:
+    """The memory tool over ``repo``, a session bound to one scope (``Store.session``).
+
+    ``source`` is the ``source`` of memories the model creates (default: the session's actor);
+    ``defaults`` are further frontmatter fields for them (``type``, ``tags``, ``version``...),
+    which the model's own frontmatter overrides. ``reason`` goes into every commit message.
+    ``on_call`` is told about every call that succeeded.
+    """
+
+    def __init__(
+        self,
+        repo: Store,
+        *,
+        source: str | None = None,
+        defaults: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        on_call: Callable[[Call], None] | None = None,
+    ) -> None:
+        if repo.binding is None or repo.binding.scope is None:
+            raise UsageError(
+                "the memory tool needs a session bound to one scope: repo.session('user:U5', actor=...)",
+                param="scope",
+            )
+        defaults = dict(defaults or {})
+        bad = sorted(k for k in defaults if k in RESERVED or k in ("scope", "id", "status", "created"))
+        if bad:
+            raise UsageError(f"{', '.join(bad)}: memfs sets these itself; leave them out of defaults", param="defaults")
+        self.repo = repo
+        self.scope = repo.binding.scope
+        self.source = source or repo.actor
+        self.defaults = defaults
+        self.reason = reason
+        self.on_call = on_call
+        self.last: Call | None = None
+        self._lock = threading.Lock()
+
+    # --- the commands --------------------------------------------------------------------
+    def execute(self, command: Mapping[str, Any]) -> str:
+        """Run one command given as the model sends it (``{"command": "view", "path": ...}``)."""
+        if not isinstance(command, Mapping):
+            raise MemoryToolError("the tool input must be an object with a 'command'")
+        name = command.get("command")
+        if name == "view":
+            return self.view(_text(command, "path"), command.get("view_range"))
+        if name == "create":
+            return self.create(_text(command, "path"), _text(command, "file_text"))
+        if name == "str_replace":
+            return self.str_replace(_text(command, "path"), _text(command, "old_str"), _text(command, "new_str"))
+        if name == "insert":
+            return self.insert(_text(command, "path"), command.get("insert_line"), _text(command, "insert_text"))
+        if name == "delete":
+            return self.delete(_text(command, "path"))
+        if name == "rename":
+            return self.rename(_text(command, "old_path"), _text(command, "new_path"))
+        raise MemoryToolError(f"Unknown command: {name}; use one of: {', '.join(COMMANDS)}")
+
+    def view(self, path: str, view_range: Any = None) -> str:
+        with self._serial():
+            rel = self._model_rel(path)
+            entry = self._file(rel) if rel else None
+            if entry is not None:
+                return _numbered_view(path, _view_text(entry.stored, entry.data), view_range)
+            entries = self._entries(rel)
+            if rel and not entries:
+                raise _missing(path)
+            return _listing(path, rel, entries)
+
+    def create(self, path: str, file_text: str) -> str:
+        with self._serial():
+            rel = self._model_rel(path, file=True)
+            text = _checked(file_text, path)
+            stored = self._stored(rel)
+            with self._transaction("create", {stored: rel}) as tx:
+                if self._file(rel) is not None or self._entries(rel):
+                    raise MemoryToolError(f"File {path} already exists")
+                self._refuse_taken(tx, stored, path)
+                meta, agent_text, body = _model_split(text)
+                memory = tx.write_bytes(stored, self._new_file(rel, stored, meta, agent_text, body, tx))
+                self._gate(memory, None)
+            self._done(tx, "create", path)
+            return f"File created successfully at: {path}"
+
+    def str_replace(self, path: str, old_str: str, new_str: str) -> str:
+        with self._serial():
+            rel = self._model_rel(path)
+            entry = self._existing(rel, path)
+            with self._transaction("edit", {entry.stored: entry.name}, tool="str_replace") as tx:
+                content = _view_text(entry.stored, entry.data)
+                count = content.count(old_str)
+                if count == 0:
+                    raise MemoryToolError(
+                        f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}."
+                    )
+                if count > 1:
+                    lines = _match_lines(content, old_str)
+                    raise MemoryToolError(
+                        f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: "
+                        f"{', '.join(map(str, lines))}. Please ensure it is unique"
+                    )
+                changed_line = content[: content.find(old_str)].count("\n")
+                new_content = _checked(content.replace(old_str, new_str), path)
+                self._rewrite(tx, entry, content, new_content)
+            self._done(tx, "str_replace", path)
+            new_lines = new_content.split("\n")
+            first, last = max(0, changed_line - 2), min(len(new_lines), changed_line + 3)
+            snippet = [_numbered(n, new_lines[n - 1]) for n in range(first + 1, last + 1)]
+            return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + (
+                "\n".join(snippet)
+            )
+
+    def insert(self, path: str, insert_line: Any, insert_text: str) -> str:
+        with self._serial():
+            rel = self._model_rel(path)
+            entry = self._existing(rel, path)
+            if not isinstance(insert_line, int) or isinstance(insert_line, bool):
+                raise MemoryToolError(f"Invalid `insert_line` parameter: {insert_line!r}. It must be a line number.")
+            with self._transaction("edit", {entry.stored: entry.name}, tool="insert") as tx:
+                content = _view_text(entry.stored, entry.data)
+                lines = content.split("\n")
+                if lines[-1] == "":
+                    lines.pop()
+                if insert_line < 0 or insert_line > len(lines):
+                    raise MemoryToolError(
+                        f"Invalid `insert_line` parameter: {insert_line}. "
+                        f"It should be within the range [0, {len(lines)}]."
+                    )
+                lines.insert(insert_line, insert_text.rstrip("\n"))
+                new_content = "\n".join(lines)
+                if not new_content.endswith("\n"):
+                    new_content += "\n"
+                self._rewrite(tx, entry, content, _checked(new_content, path))
+            self._done(tx, "insert", path)
+            return f"The file {path} has been edited."
+
+    def delete(self, path: str) -> str:
+        with self._serial():
+            rel = self._model_rel(path)
+            if not rel:
+                raise MemoryToolError("Cannot delete the /memories directory itself")
+            entry = self._file(rel)
+            entries = [entry] if entry is not None else self._entries(rel)
+            if not entries:
+                raise MemoryToolError(f"The path {path} does not exist")
+            with self._transaction("delete", {e.stored: e.name for e in entries}) as tx:
+                gone = {e.stored for e in entries}
+                for item in entries:
+                    self._refuse_dependents(item, gone)
+                    tx.delete(item.stored, check_dependents=False)
+            self._done(tx, "delete", path)
+            return f"Successfully deleted {path}"
+
+    def rename(self, old_path: str, new_path: str) -> str:
+        with self._serial():
+            old, new = self._model_rel(old_path), self._model_rel(new_path)
+            if not new:
+                raise MemoryToolError(f"The destination {new_path} already exists")
+            if self._file(new) is not None or self._entries(new):
+                raise MemoryToolError(f"The destination {new_path} already exists")
+            entry = self._file(old) if old else None
+            if entry is not None:
+                moves = [(entry, new, self._stored(new))]
+            else:
+                entries = self._entries(old)
+                if not entries:
+                    raise MemoryToolError(f"The path {old_path} does not exist")
+                if not old or new.startswith(old + "/"):
+                    raise MemoryToolError(f"Cannot move {old_path} into itself ({new_path})")
+                moves = []
+                for item in entries:
+                    name = new + item.name[len(old) :]
+                    moves.append((item, name, self._stored(name)))
+            named = {m[0].stored: m[0].name for m in moves} | {m[2]: m[1] for m in moves}
+            with self._transaction("rename", named, subject=f"{old} -> {new}") as tx:
+                gone = {m[0].stored for m in moves}
+                for item, _, stored in moves:
+                    if stored not in gone:
+                        self._refuse_taken(tx, stored, new_path)
+                    self._refuse_dependents(item, gone)
+                    tx.delete(item.stored, check_dependents=False)
+                for item, name, stored in moves:
+                    tx.write_bytes(stored, _renamed(item, name, stored), moved_from=item.stored)
+            self._done(tx, "rename", old_path)
+            return f"Successfully renamed {old_path} to {new_path}"
+
+    def files(self, folder: str = ROOT) -> dict[str, str]:
+        """What the model would see under ``folder``: ``{"/memories/notes.txt": text}`` for every
+        memory of the session there (for hosts and tests; no call is recorded)."""
+        with self._serial():
+            rel = self._model_rel(folder)
+            return {f"{ROOT}/{e.name}": _view_text(e.stored, e.data) for e in self._entries(rel)}
+
+    def clear(self) -> str:
+        """Delete every memory of the session's scope (not ``system/``) in one commit."""
+        with self._serial():
+            entries = [e for e in self._entries("") if not e.stored.startswith("system/")]
+            if entries:
+                with self._transaction("delete", {e.stored: e.name for e in entries}, tool="clear_all_memory") as tx:
+                    gone = {e.stored for e in entries}
+                    for item in entries:
+                        self._refuse_dependents(item, gone)
+                        tx.delete(item.stored, check_dependents=False)
+                self._done(tx, "clear_all_memory", ROOT)
+            return "All memory cleared"
+
+    # --- names ---------------------------------------------------------------------------
+    def _model_rel(self, path: Any, *, file: bool = False) -> str:
+        """The model's path relative to ``/memories`` ('' for the root itself), checked."""
+        if not isinstance(path, str):
+            raise MemoryToolError(f"Path must be a string, got: {path!r}")
+        if path != ROOT and not path.startswith(ROOT + "/"):
+            raise MemoryToolError(f"Path must start with {ROOT}, got: {path}")
+        raw = path[len(ROOT) :].lstrip("/")
+        if "\\" in raw or "\x00" in raw:
+            raise MemoryToolError(f"{path}: backslashes and NUL bytes are not accepted in memory paths; use '/'")
+        rel = posixpath.normpath(raw) if raw else ""
+        if rel == ".":
+            rel = ""
+        if rel == ".." or rel.startswith("../"):
+            raise MemoryToolError(f"Path {path} would escape {ROOT} directory")
+        rel = names.nfc(rel)
+        if not rel:
+            if file:
+                raise MemoryToolError(f"The path {path} is a directory")
+            return rel
+        if any(part.startswith(".") for part in rel.split("/")):
+            raise MemoryToolError(f"{path}: names starting with '.' are hidden, and memfs keeps none; rename it")
+        why = names.path_problem(stored_name(rel))
+        if why:
+            raise MemoryToolError(f"{path}: {why}")
+        try:
+            paths.confine(self.repo.root, rel, must_be_memory=False, git_dir=self.repo.git.git_dir)
+        except PathError as exc:
+            raise MemoryToolError(f"{path}: {exc.message.removeprefix(rel + ': ')}") from None
+        return rel
+
+    def _stored(self, rel: str) -> str:
+        """The memory file a model's file name is kept in (itself, or the name plus ``.md``)."""
+        stored = stored_name(rel)
+        try:
+            return self.repo.rel(stored)
+        except PathError as exc:
+            raise MemoryToolError(f"{ROOT}/{rel}: {exc.message.removeprefix(stored + ': ')}") from None
+
+    # --- reading -------------------------------------------------------------------------
+    def _file(self, rel: str) -> _Entry | None:
+        """The memory the model calls ``rel``, if the session sees one."""
+        stored = self._stored(rel)
+        data = self.repo.read_bytes(stored)
+        if data is None or not self.repo.visible(stored, data):
+            return None
+        if model_name(stored, _meta_of(stored, data)) != rel:
+            return None
+        return _Entry(rel, stored, data)
+
+    def _existing(self, rel: str, path: str) -> _Entry:
+        if not rel:
+            raise MemoryToolError(f"The path {path} is not a file.")
+        entry = self._file(rel)
+        if entry is not None:
+            return entry
+        if self._entries(rel):
+            raise MemoryToolError(f"The path {path} is not a file.")
+        raise _missing(path)
+
+    def _entries(self, rel: str) -> list[_Entry]:
+        """Every memory the session sees under the folder ``rel`` ('' = all), by model name."""
+        prefix = f"{rel}/" if rel else ""
+        found = []
+        for stored in self.repo.memory_paths():
+            if not stored.startswith(prefix):
+                continue
+            data, memory, _ = self.repo.load(stored)
+            if data is None or memory is None or not self.repo.visible(stored, data):
+                continue
+            found.append(_Entry(model_name(stored, memory.meta), stored, data))
+        return found
+
+    # --- writing -------------------------------------------------------------------------
+    def _new_file(
+        self, rel: str, stored: str, meta: dict[str, Any] | None, agent_text: str, body: str, tx: Transaction
+    ) -> bytes:
+        """The bytes of a new memory: memfs's and the host's fields, then the model's own lines."""
+        own = meta or {}
+        _refuse_reserved(own, rel)
+        fields: dict[str, Any] = {"type": "note", "scope": self.scope, "source": self.source, "source_kind": "agent"}
+        fields.update(self.defaults)
+        fields.update(status="active", revision=1, created=tx.now, updated=tx.now)
+        if stored != rel:
+            fields[NAME_KEY] = posixpath.basename(rel)
+        if own:
+            fields[AGENT_KEYS] = list(own)
+        fields = {k: v for k, v in fields.items() if k not in own}
+        return compose(yamlio.render(fields, FIELDS) + agent_text, body).render().encode("utf-8")
+
+    def _rewrite(self, tx: Transaction, entry: _Entry, before: str, after: str) -> None:
+        """Stage the memory whose text the model changed from ``before`` to ``after``."""
+        if after == before:
+            return
+        tx.check_writable(entry.stored, entry.data)
+        doc, meta = load_document(entry.stored, entry.data)
+        old = parse(entry.stored, entry.data)
+        own, agent_text, body = _model_split(after)
+        own = own or {}
+        _refuse_reserved(own, entry.name)
+        kept = _without_keys(doc.frontmatter, _agent_keys(meta))
+        kept_meta = yamlio.load(kept) if kept.strip() else {}
+        changes: dict[str, Any] = {k: None for k in own if k in (kept_meta or {})}
+        changes.update(revision=old.revision + 1, updated=tx.now, **{AGENT_KEYS: list(own) or None})
+        try:
+            frontmatter = yamlio.edit(kept, changes, doc.newline)
+        except ValueError as exc:
+            raise InvalidMemory(f"{entry.stored}: {exc}; nothing was written") from None
+        content = doc.with_frontmatter(frontmatter + agent_text).with_body(body).render().encode("utf-8")
+        memory = tx.write_bytes(entry.stored, content)
+        self._gate(memory, old)
+
+    def _gate(self, memory: Memory, existing: Memory | None) -> None:
+        """The write gate over the memory a call would leave (secrets, sources, preferences)."""
+        candidate = Candidate(
+            scope=memory.scope or self.scope,
+            body=memory.body,
+            type=memory.type or "note",
+            key=memory.key,
+            source=memory.source,
+            source_kind=memory.source_kind,
+            version=memory.version,
+            expires=memory.expires,
+            description=memory.description,
+            tags=memory.tags,
+        )
+        # Secrets are the core guard's to judge (it sees the path and the message too).
+        refusals = [r for r in gate.check(candidate, existing) if not r.rule.startswith("secret/")]
+        if refusals:
+            raise WriteRefused(refusals)
+
+    def _refuse_taken(self, tx: Transaction, stored: str, path: str) -> None:
+        data = tx.current_bytes(stored)
+        if data is None:
+            return
+        if not self.repo.visible(stored, data):
+            raise MemoryToolError(f"The path {path} is taken by a memory outside this session; pick another name")
+        raise MemoryToolError(
+            f"The destination {path} cannot be used: {ROOT}/{model_name(stored, _meta_of(stored, data))} is "
+            "stored under the same name"
+        )
+
+    def _refuse_dependents(self, entry: _Entry, leaving: set[str]) -> None:
+        users = [d for d in self.repo.dependents(entry.stored) if d not in leaving]
+        if users:
+            raise Refused(
+                f"{ROOT}/{entry.name}: {self.repo.named(users)} depend(s) on it (depends_on); "
+                "it cannot be deleted or moved until they no longer do"
+            )
+
+    def _transaction(
+        self, op: str, named: Mapping[str, str], *, tool: str | None = None, subject: str | None = None
+    ) -> _Guarded:
+        """One call's transaction; ``named`` maps the memory files it touches to the model's names."""
+        trailers = {"Memfs-Tool": [tool or op], "Memfs-Client": ["memory_20250818"]}
+        tx = self.repo.transaction(
+            op, reason=self.reason, actor=self.repo.actor, trailers=trailers, subject=subject
+        )
+        return _Guarded(tx, named)
+
+    def _done(self, tx: Transaction, command: str, path: str) -> None:
+        commit = tx.result.commit
+        call = Call(command, path, commit, tuple(c.path for c in tx.result.changes))
+        self.last = call
+        if commit and (self.repo.cache_dir / index.STATE_FILE).exists():
+            with contextlib.suppress(MemfsError):
+                index.sync(self.repo)
+        if self.on_call is not None:
+            self.on_call(call)
+
+    @contextlib.contextmanager
+    def _serial(self) -> Iterator[None]:
+        """One call at a time per tool; memfs errors become what the model reads."""
+        with self._lock:
+            try:
+                yield
+            except MemoryToolError:
+                raise
+            except MemfsError as exc:
+                raise MemoryToolError(str(exc)) from None
+
+
+class _Guarded:
+    """A transaction whose errors name the model's files (``notes.txt``) rather than the stored
+    ones (``notes.txt.md``)."""
+
+    def __init__(self, tx: Transaction, named: Mapping[str, str]) -> None:
+        self.tx = tx
+        self.named = named
+
+    def __enter__(self) -> Transaction:
+        return self.tx.__enter__()
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            self.tx.__exit__(exc_type, exc, tb)
+        except MemoryToolError:
+            raise
+        except MemfsError as error:
+            raise MemoryToolError(_renamed_message(str(error), self.named)) from None
+        if isinstance(exc, MemfsError) and not isinstance(exc, MemoryToolError):
+            raise MemoryToolError(_renamed_message(str(exc), self.named)) from None
+
+
+# --- the model's names and text ---------------------------------------------------------------
+def stored_name(rel: str) -> str:
+    """The memory file that holds the model's file ``rel``: ``rel`` itself if it is a memory file
+    name (``notes.md``), else ``rel`` plus ``.md`` (``progress.xml.md``, ``README.md.md``)."""
+    stored = rel
+    while not paths.is_memory_name(stored) and len(stored) < len(rel) + 6:
+        stored += ".md"
+    return stored
+
+
+def model_name(stored: str, meta: Mapping[str, Any] | None) -> str:
+    """The model's name for the memory file ``stored``: what ``file_name`` says, if it maps back
+    to ``stored``; else the file's own path."""
+    name = (meta or {}).get(NAME_KEY)
+    if isinstance(name, str) and name and "/" not in name:
+        folder = posixpath.dirname(stored)
+        candidate = f"{folder}/{name}" if folder else name
+        if stored_name(candidate) == stored and candidate != stored:
+            return candidate
+    return stored
+
+
+def view_text(stored: str, data: bytes) -> str:
+    """The text the model sees for a memory file: its own frontmatter lines (if it wrote any)
+    and the body."""
+    return _view_text(stored, data)
+
+
+def _view_text(stored: str, data: bytes) -> str:
+    try:
+        doc, meta = load_document(stored, data)
+    except InvalidMemory:
+        return data.decode("utf-8", errors="replace")
+    own = _agent_text(doc, meta)
+    return ("---\n" + own + "---\n" if own else "") + doc.body
+
+
+def _agent_keys(meta: Mapping[str, Any]) -> list[str]:
+    keys = meta.get(AGENT_KEYS)
+    return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+
+def _agent_text(doc: Document, meta: Mapping[str, Any]) -> str:
+    keys = set(_agent_keys(meta))
+    if not keys:
+        return ""
+    lines = doc.frontmatter.splitlines(keepends=True)
+    spans = sorted(span for key, span in yamlio.key_lines(doc.frontmatter).items() if key in keys)
+    return "".join("".join(lines[a:b]) for a, b in spans)
+
+
+def _without_keys(frontmatter: str, keys: list[str]) -> str:
+    lines = frontmatter.splitlines(keepends=True)
+    drop = {i for key, (a, b) in yamlio.key_lines(frontmatter).items() if key in keys for i in range(a, b)}
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def _model_split(text: str) -> tuple[dict[str, Any] | None, str, str]:
+    """(the model's frontmatter keys, their lines, the body) of a text the model wrote. A block is
+    taken as frontmatter only when it is plainly one: ``---`` lines around a YAML mapping whose
+    every line belongs to a key, so showing those lines back gives exactly what was written."""
+    if not text.startswith("---\n"):
+        return None, "", text
+    try:
+        doc = split(text)
+    except ValueError:
+        return None, "", text
+    if doc.bom or doc.opening != "---\n" or doc.closing != "---\n":
+        return None, "", text
+    try:
+        meta = yamlio.load(doc.frontmatter)
+    except yamlio.YamlError:
+        return None, "", text
+    if not isinstance(meta, dict) or not meta or not all(isinstance(k, str) for k in meta):
+        return None, "", text
+    spans = yamlio.key_lines(doc.frontmatter)
+    covered = sum(b - a for a, b in spans.values())
+    if set(spans) != set(meta) or covered != len(doc.frontmatter.splitlines()):
+        return None, "", text
+    return meta, doc.frontmatter, doc.body
+
+
+def _refuse_reserved(own: Mapping[str, Any], rel: str) -> None:
+    if "read_only" in own:
+        raise MemoryToolError(f"{ROOT}/{rel}: agents may not set read_only; leave it out of the file's frontmatter")
+    taken = sorted(k for k in own if k in RESERVED)
+    if taken:
+        raise MemoryToolError(
+            f"{ROOT}/{rel}: memfs keeps {', '.join(taken)} itself; leave {'it' if len(taken) == 1 else 'them'} out "
+            "of the file's frontmatter"
+        )
+
+
+def _meta_of(stored: str, data: bytes) -> dict[str, Any]:
+    try:
+        return load_document(stored, data)[1]
+    except InvalidMemory:
+        return {}
+
+
+def _renamed(entry: _Entry, name: str, stored: str) -> bytes:
+    """The bytes of ``entry`` under its new name: only ``file_name`` changes, if it must."""
+    wanted = posixpath.basename(name) if stored != name else None
+    meta = _meta_of(entry.stored, entry.data)
+    if meta.get(NAME_KEY) == wanted or (wanted is None and NAME_KEY not in meta):
+        return entry.data
+    doc = split(entry.data.decode("utf-8"))
+    try:
+        frontmatter = yamlio.edit(doc.frontmatter, {NAME_KEY: wanted}, doc.newline)
+    except ValueError as exc:
+        raise InvalidMemory(f"{entry.stored}: {exc}; nothing was moved") from None
+    return doc.with_frontmatter(frontmatter).render().encode("utf-8")
+
+
+def _renamed_message(message: str, named: Mapping[str, str]) -> str:
+    """``message`` with each stored file name (``notes.txt.md``) replaced by the model's path
+    (``/memories/notes.txt``), longest names first."""
+    for stored in sorted(named, key=len, reverse=True):
+        pattern = r"(?<![^\s'\"(])" + re.escape(stored) + r"(?![^\s'\":,;)])"
+        message = re.sub(pattern, f"{ROOT}/{named[stored]}".replace("\\", "\\\\"), message)
+    return message
+
+
+# --- what the reference tool prints ----------------------------------------------------------
+def _numbered(number: int, line: str) -> str:
+    return f"{str(number).rjust(LINE_NUMBER_WIDTH)}\t{line}"
+
+
+def _numbered_view(path: str, content: str, view_range: Any) -> str:
+    lines = content.split("\n")
+    shown, start = lines, 1
+    if view_range is not None:
+        if (
+            not isinstance(view_range, list | tuple)
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)
+        ):
+            raise MemoryToolError("`view_range` must be two line numbers [first, last] (last -1 = the end)")
+        if len(view_range) == 2:
+            first = max(1, view_range[0]) - 1
+            last = len(lines) if view_range[1] == -1 else view_range[1]
+            shown, start = lines[first:last], first + 1
+    numbered = [_numbered(i + start, line) for i, line in enumerate(shown)]
+    return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
+
+
+def _listing(path: str, rel: str, entries: list[_Entry]) -> str:
+    """Files and folders up to two levels below ``rel``, as the reference tool lists them."""
+    prefix = f"{rel}/" if rel else ""
+    tree: dict[str, Any] = {}
+    for entry in entries:
+        parts = entry.name[len(prefix) :].split("/")
+        node = tree
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                break
+            node = child
+        else:
+            node.setdefault(parts[-1], entry)
+    items: list[tuple[str, str]] = []
+
+    def walk(node: dict[str, Any], relative: str, depth: int) -> None:
+        for name in sorted(node):
+            child = node[name]
+            item = f"{relative}/{name}" if relative else name
+            if isinstance(child, dict):
+                items.append((DIR_SIZE, f"{item}/"))
+                if depth < 2:
+                    walk(child, item, depth + 1)
+            else:
+                size = len(_view_text(child.stored, child.data).encode("utf-8"))
+                items.append((_size(size), item))
+
+    walk(tree, "", 1)
+    header = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
+    lines = [f"{DIR_SIZE}\t{path}", *(f"{size}\t{path}/{item}" for size, item in items)]
+    return f"{header}\n" + "\n".join(lines)
+
+
+def _size(count: int) -> str:
+    """A byte count as the reference tool prints it (``512B``, ``1.5K``)."""
+    if count == 0:
+        return "0B"
+    unit = min((count.bit_length() - 1) // 10, 3)
+    value = count / (1024**unit)
+    suffix = "BKMG"[unit]
+    return f"{int(value)}{suffix}" if value == int(value) else f"{value:.1f}{suffix}"
+
+
+def _match_lines(content: str, old: str) -> list[int]:
+    found: list[int] = []
+    start = 0
+    while True:
+        pos = content.find(old, start)
+        if pos == -1:
+            return found
+        found.append(content[:pos].count("\n") + 1)
+        start = pos + 1
+
+
+def _missing(path: str) -> MemoryToolError:
+    return MemoryToolError(f"The path {path} does not exist. Please provide a valid path.")
+
+
+def _checked(text: str, path: str) -> str:
+    """Refuse text memfs would not keep (binary, not Unicode, over the size limit), naming the file."""
+    from memfs.agents.tools import check_text
+
+    try:
+        check_text(text, path)
+    except Refused as exc:
+        raise MemoryToolError(str(exc)) from None
+    if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+        raise MemoryToolError(f"{path}: over the {MAX_TEXT_BYTES}-byte limit for one memory; split it up")
+    return text
+
+
+def _text(command: Mapping[str, Any], name: str) -> str:
+    value = command.get(name)
+    if not isinstance(value, str):
+        raise MemoryToolError(f"'{name}' is required and must be a string")
+    return value
+
+
+__all__ = ["COMMANDS", "ROOT", "Call", "MemoryTool", "MemoryToolError", "model_name", "stored_name", "view_text"]
