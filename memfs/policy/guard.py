@@ -102,7 +102,9 @@ class FileChange:
     ``before``/``after`` are the frontmatter mappings (``None``: the file does not exist on that
     side; an unreadable side is ``{}``, so it is treated as having none of the fields);
     ``changed`` the top-level keys whose value differs; ``added`` the text of the lines that are
-    new (where a new secret could be); ``moved_from`` the path a rename takes it from."""
+    new (where a new secret could be); ``moved_from`` the path a rename takes it from; ``floor``
+    the highest revision the memory ever had in history (a new revision goes above it, so after a
+    revert the number may jump)."""
 
     path: str
     before: Mapping[str, Any] | None
@@ -110,6 +112,7 @@ class FileChange:
     changed: frozenset[str]
     added: str
     moved_from: str | None = None
+    floor: int = 0
 
 
 def actor_kind(actor: str) -> str:
@@ -123,6 +126,7 @@ def describe(
     *,
     after_meta: Mapping[str, Any] | None = None,
     moved_from: str | None = None,
+    floor: int = 0,
 ) -> FileChange:
     """The :class:`FileChange` from the two texts of a file (``None``: absent on that side).
 
@@ -144,7 +148,7 @@ def describe(
         before_meta = {k: v for k, v in after_meta.items() if k not in changed}
     if before_meta is not None and after_meta is not None:
         changed = frozenset(k for k in changed if before_meta.get(k) != after_meta.get(k))
-    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from)
+    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from, floor)
 
 
 def check(change: FileChange, access: Access) -> list[Refusal]:
@@ -258,7 +262,7 @@ def _protected(change: FileChange, access: Access) -> list[Refusal]:
     for name in sorted(change.changed & OWNERS.keys()):
         if access.op in OWNERS[name] or name in access.grants.fields:
             continue
-        if name == "revision" and _bumped(change.before, change.after):
+        if name == "revision" and _bumped(change.before, change.after, change.floor):
             continue
         found.append(_protected_refusal(change.path, name, access))
     return found
@@ -313,9 +317,11 @@ def _user_source(change: FileChange, access: Access) -> list[Refusal]:
     ]
 
 
-def _bumped(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+def _bumped(before: Mapping[str, Any], after: Mapping[str, Any], floor: int = 0) -> bool:
+    """Whether ``revision`` moved the way memfs moves it: unchanged, or to the next number above
+    both the old one and the highest the memory ever had (``floor``)."""
     old, new = before.get("revision", 1), after.get("revision", 1)
-    return isinstance(old, int) and isinstance(new, int) and new in (old, old + 1)
+    return isinstance(old, int) and isinstance(new, int) and new in (old, max(old, floor) + 1)
 
 
 def _scope(meta: Mapping[str, Any] | None) -> str | None:

@@ -463,7 +463,75 @@ class Git:
         self._text("commit", "--amend", "--only", "-q", "-F", "-", stdin=message.encode(), identity=identity)
         return True, ""
 
+    def revert_apply(self, sha: str) -> tuple[bool, str]:
+        """Apply the inverse of ``sha`` to the work tree and index without committing (``git revert
+        --no-commit``), then forget the operation so nothing is left in progress: (succeeded, git's
+        output). A failed attempt is aborted, leaving everything as it was."""
+        proc = _run(self.workdir, "revert", "--no-commit", sha, check=False)
+        if proc.returncode != 0:
+            self._ok("revert", "--abort")
+            return False, (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        self._ok("revert", "--quit")
+        return True, ""
+
+    def staged_paths(self) -> list[str]:
+        """Paths whose index state differs from HEAD (no rename detection)."""
+        return _nul_list(self._text("diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"))
+
+    def restore_from_head(self, paths: list[str]) -> None:
+        """Put ``paths`` back as HEAD has them, in the index and the work tree; a path HEAD does not
+        have is unstaged and deleted. For undoing what :meth:`revert_apply` changed."""
+        if not paths:
+            return
+        self._ok("reset", "-q", "HEAD", "--", *_literal(*paths))
+        in_head = set(_nul_list(self._text("ls-tree", "-z", "--name-only", "HEAD", "--", *_literal(*paths))))
+        if in_head:
+            self._text("checkout", "-q", "HEAD", "--", *_literal(*sorted(in_head)))
+        for path in paths:
+            if path not in in_head:
+                (self.workdir / path).unlink(missing_ok=True)
+
     # --- history -------------------------------------------------------------------------------
+    def file_versions(self, rev_range: str, pathspec: str) -> list[tuple[str, str]]:
+        """(path, blob) of every version of every file under ``pathspec`` that a commit in
+        ``rev_range`` wrote or replaced (merges against each parent; renames not followed)."""
+        out = self._text(
+            "log", "-m", "--raw", "-z", "--no-renames", "--no-abbrev", "--format=%x1e", rev_range,
+            "--", *_literal(pathspec),
+        )
+        found: list[tuple[str, str]] = []
+        tokens = out.split("\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i].lstrip("\n\x1e")
+            if token.startswith(":") and i + 1 < len(tokens):
+                fields = token.split()
+                for blob in fields[2:4]:
+                    if blob.strip("0"):
+                        found.append((tokens[i + 1], blob))
+                i += 2
+            else:
+                i += 1
+        return found
+
+    def read_objects(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """The contents of the blobs ``shas`` in one ``git cat-file --batch`` (missing ones left out)."""
+        wanted = list(dict.fromkeys(shas))
+        if not wanted:
+            return {}
+        out = _run(self.workdir, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode()).stdout
+        found: dict[str, bytes] = {}
+        pos = 0
+        for sha in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                found[sha] = out[pos : pos + size]
+                pos += size + 1
+        return found
+
     def log(
         self,
         *,
