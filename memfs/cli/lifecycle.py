@@ -136,14 +136,15 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
 @json_option
 @pass_state
 def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
-    """Stop recalling PATH (status: retracted, one commit). The text stays in history; see 'purge'."""
+    """Stop recalling PATH (status: retracted) and flag what was derived from it for review, in
+    one commit. The text stays in history; see 'purge'."""
     result = state.repo().forget(path, reason=reason, expected_revision=expect_revision)
     if as_json:
         emit_json(result.to_json())
         return
     line(f"forgot {result.path}" + (f" in commit {result.commit[:10]}" if result.commit else " (already forgotten)"))
     if result.dependents:
-        note("derived from it, still active: " + ", ".join(result.dependents) + " (forget or review them too)")
+        line("flagged for review (derived from it): " + ", ".join(result.dependents))
 
 
 @click.command("purge")

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, Refused, UsageError
+from memfs.format.edit import check_revision
 from memfs.format.model import Memory
 from memfs.format.parse import parse
 from memfs.policy import lineage
 from memfs.policy.lineage import INVALIDATED_BY, REINSTATED, Eligibility, Graph, Invalidation, TreeNode
-from memfs.store.repo import Store
+from memfs.store.repo import Store, Transaction
 
 #: Statuses a retraction leaves alone downstream: they are already out of recall.
 _LEFT_ALONE = ("retracted", "superseded", "expired")
@@ -177,7 +178,7 @@ def _root_paths(repo: Store, roots: Iterable[str]) -> tuple[str, ...]:
     return rels
 
 
-def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
+def refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
     """A file that does not parse but may depend on an affected memory cannot be flagged safely."""
     names = [a.encode() for a in affected]
     suspects = sorted(p for p, data in graph.raw_broken.items() if any(n in data for n in names))
@@ -187,6 +188,16 @@ def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
             "flagged; nothing was changed. Fix it first (memfs validate shows the problem)",
             [p for p in graph.broken if p.path in suspects],
         )
+
+
+def derived(repo: Store, root: str) -> tuple[Plan, dict[str, Memory], Graph]:
+    """What withdrawing ``root`` must flag, for verbs that do not change ``root`` itself (a purge
+    erases it): the plan (``root`` left as it is), the parsed closure and the graph. Refuses, like
+    a retraction, when a file that may depend on it cannot be parsed."""
+    graph = load_graph(repo)
+    refuse_broken(graph, (root, *lineage.invalidation_closure([root], graph.children)))
+    members = closure_members(repo, [root], graph)
+    return plan([root], graph, {root: "retracted"}, members), members, graph
 
 
 def impact(repo: Store, roots: Iterable[str]) -> Plan:
@@ -213,35 +224,65 @@ def subject(roots: tuple[str, ...], downstream: int) -> str:
     return f"{shown} (+{downstream} downstream)"
 
 
-def retract(repo: Store, roots: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
+def retract(
+    repo: Store,
+    roots: Iterable[str],
+    *,
+    reason: str,
+    actor: str | None = None,
+    verb: str = "retract",
+    expected_revision: int | None = None,
+) -> RetractResult:
     """Retract ``roots`` and flag everything downstream, in one commit (none if nothing changes).
 
     Retracting again is a no-op, except that memories which started depending on a retracted root
-    since are flagged then.
+    since are flagged then. ``verb`` is the memfs verb withdrawing them (``forget`` withdraws one
+    memory the same way); ``expected_revision`` is checked against the (single) root first.
     """
     if not (reason or "").strip():
         raise UsageError("say why: the reason is recorded on every flagged memory and in the commit", param="reason")
     rels = _root_paths(repo, roots)
-    with repo.transaction("retract", reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
+    with repo.transaction(verb, reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
         graph = load_graph(repo)
-        _refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
-        status = {r: tx.read(r).status for r in rels}
+        refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
+        status = {}
+        for rel in rels:
+            memory = tx.read(rel)
+            if expected_revision is not None:
+                check_revision(rel, memory.revision, expected_revision)
+            status[rel] = memory.status
         members = closure_members(repo, rels, graph)
         the_plan = plan(rels, graph, status, members)
         for rel in the_plan.roots_changed:
             tx.write(rel, fields={"status": "retracted"})
-        for member in the_plan.downstream:
-            memory = members[member]
-            known = {r.root for r in lineage.invalidations(memory)}
-            new = [
-                Invalidation(root, reason, tx.now, tx.actor).to_yaml()
-                for root in the_plan.reached_by[member]
-                if root not in known
-            ]
-            tx.write(member, fields={"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]})
+        flag(tx, the_plan, members, reason)
         tx.subject = subject(rels, len(the_plan.downstream))
         tx.trailers["Memfs-Downstream"] = [str(len(the_plan.downstream))]
     return RetractResult(tx.result.commit, the_plan.seen_by(repo))
+
+
+def flag(
+    tx: Transaction, the_plan: Plan, members: Mapping[str, Memory], reason: str,
+    extra: Mapping[str, Mapping[str, Any]] | None = None, root_names: Mapping[str, str] | None = None,
+) -> None:
+    """Stage the flags of ``the_plan`` in ``tx``: each downstream memory ``needs_review`` with one
+    ``invalidated_by`` record per root that newly reaches it. ``extra`` adds field changes per
+    memory (a purge cuts its ``depends_on`` entry); ``root_names`` is what a record calls a root
+    (a purge names it by a digest, never by its path)."""
+    for member in the_plan.downstream:
+        memory = members[member]
+        known = {r.root for r in lineage.invalidations(memory)}
+        new = [
+            Invalidation((root_names or {}).get(root, root), reason, tx.now, tx.actor).to_yaml()
+            for root in the_plan.reached_by[member]
+            if (root_names or {}).get(root, root) not in known
+        ]
+        fields: dict[str, Any] = {"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]}
+        fields.update((extra or {}).get(member, {}))
+        tx.write(member, fields=fields)
+    for member, changes in (extra or {}).items():
+        if member not in the_plan.downstream:
+            tx.write(member, fields=dict(changes))
 
 
 def _old_records(memory: Memory) -> list[Any]:

@@ -43,14 +43,18 @@ PERSON = "user"
 #: Protected fields and the verbs that own them (may change them).
 OWNERS: dict[str, tuple[str, ...]] = {
     "scope": ("remember",),
-    "status": ("retract", "reinstate", "forget", "expire", "remember"),
+    "status": ("retract", "reinstate", "forget", "purge", "expire", "remember"),
     "source": ("remember", "summarize"),
     "source_kind": ("remember",),
     "id": ("remember",),
     "revision": (),
     "created": (),
-    "invalidated_by": ("retract", "reinstate"),
+    "invalidated_by": ("retract", "reinstate", "forget", "purge"),
 }
+#: Verbs that flag memories derived from what they withdraw, whatever their scope: the closure
+#: follows ``depends_on`` across scopes, and a bound session must not leave another scope's derived
+#: memory recallable.
+FLAGGING = frozenset({"retract", "forget", "purge"})
 #: Operations that replay or restore history already made by others (undo, integration of
 #: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
 HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})
@@ -237,7 +241,7 @@ def _boundary(change: FileChange, access: Access) -> list[Refusal]:
         return []
     before_scope = _scope(change.before)
     after_scope = _scope(change.after)
-    flagging = access.op == "retract" and _status(change.after) == "needs_review"
+    flagging = access.op in FLAGGING and _status(change.after) == "needs_review"
     if change.before is not None and before_scope != rule.scope and not flagging:
         return [Refusal("scope-boundary", f"{change.moved_from or change.path}: no such memory",
                         "view the directory to see this session's memories")]
