@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, WriteRefused
+from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, PathError, WriteRefused
 from memfs.format import yamlio
 from memfs.format.edit import check_revision
 from memfs.format.model import Memory
@@ -25,9 +25,9 @@ from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
 from memfs.ops.retraction import retract
-from memfs.policy import gate
+from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
-from memfs.policy.reconcile import Decision, Op, reconcile, reinforced_confidence
+from memfs.policy.reconcile import Decision, Op, reconcile
 from memfs.store.gitcli import ere_escape
 from memfs.store.repo import Store, Transaction
 
@@ -172,10 +172,32 @@ def _remember_in(
     applied = applied_keys.get(candidate.idempotency_key or "")
     if applied is not None:
         decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
+    offered = _roots(tx, candidate.source, candidate.source_kind, candidate.depends_on)
+    counted = None
+    if decision.op is Op.REINFORCE and decision.target is not None:
+        target = decision.target
+        held = evidence.recorded(target.meta)
+        if held is None:
+            held = _roots(tx, target.source, target.source_kind, target.depends_on)
+        decision, counted = evidence.count(decision, held, offered, target.confidence, candidate.confidence)
     _check_expected(candidate, decision)
-    paths, revision, commit = _apply(repo, tx, candidate, decision)
+    paths, revision, commit = _apply(repo, tx, candidate, decision, offered, counted)
     forced = tuple(r.rule for r in refusals) if force else ()
     return Outcome(decision.op, paths, decision.reason, commit, revision, forced)
+
+
+def _roots(tx: Transaction, source: str | None, kind: str | None, depends_on: tuple[str, ...]) -> frozenset[str]:
+    """The independent sources a claim rests on (:func:`memfs.policy.evidence.roots`), reading the
+    memories it was derived from through the transaction."""
+
+    def parent(path: str) -> tuple[dict[str, Any], str | None, str | None, tuple[str, ...]] | None:
+        try:
+            memory = tx.read(path)
+        except (InvalidMemory, MemoryNotFound, PathError):
+            return None
+        return memory.meta, memory.source, memory.source_kind, memory.depends_on
+
+    return evidence.roots(source, kind, depends_on, parent)
 
 
 def _trailers(candidates: list[Candidate], forced: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
@@ -237,23 +259,35 @@ def _related_memories(
 _Applied = tuple[tuple[str, ...], int | None, str | None]
 
 
-def _apply(repo: Store, tx: Transaction, candidate: Candidate, decision: Decision) -> _Applied:
-    """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any)."""
+def _apply(
+    repo: Store,
+    tx: Transaction,
+    candidate: Candidate,
+    decision: Decision,
+    offered: frozenset[str] = frozenset(),
+    counted: evidence.Counted | None = None,
+) -> _Applied:
+    """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any).
+    ``offered`` are the candidate's roots (its ``evidence`` when it becomes the value);
+    ``counted`` what a REINFORCE adds."""
     op, target = decision.op, decision.target
+    kept = sorted(offered) or None
     if op in (Op.INSERT, Op.KEEP_BOTH):
         rel = candidate.path or _new_path(repo, tx, candidate)
-        memory = tx.write(rel, fields=_new_fields(candidate), body=candidate.body, create_only=True)
+        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept}
+        memory = tx.write(rel, fields=fields, body=candidate.body, create_only=True)
         return (memory.path,), memory.revision, None
     if op is Op.NOOP:
         return ((target.path,) if target else ()), (target.revision if target else None), None
     assert target is not None
     if op is Op.REINFORCE:
-        _reinforce(tx, target, candidate)
+        assert counted is not None
+        _reinforce(tx, target, counted)
         return (target.path,), target.revision, None
     if op is Op.SUPERSEDE:
         memory = tx.write(
             target.path,
-            fields=_superseding_fields(candidate, target),
+            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept},
             body=candidate.body,
             expected_revision=target.revision,
         )
@@ -308,12 +342,13 @@ def _superseding_fields(candidate: Candidate, old: Memory) -> dict[str, Any]:
     return fields
 
 
-def _reinforce(tx: Transaction, target: Memory, candidate: Candidate) -> None:
-    """Raise confidence and ``updated`` without a new revision: the value did not change."""
+def _reinforce(tx: Transaction, target: Memory, counted: evidence.Counted) -> None:
+    """Raise confidence, record the new independent sources in ``evidence`` and move ``updated``,
+    without a new revision: the value did not change."""
     current = tx.current_bytes(target.path)
     assert current is not None
     doc, _ = load_document(target.path, current)
-    changes = {"updated": tx.now, "confidence": reinforced_confidence(target.confidence, candidate.confidence)}
+    changes = {"updated": tx.now, "confidence": counted.confidence, evidence.EVIDENCE: list(counted.evidence)}
     frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
     tx.write_bytes(target.path, doc.with_frontmatter(frontmatter).render().encode("utf-8"))
 
