@@ -87,6 +87,8 @@ def remember_cmd(
     line(f"{outcome.op.value} {', '.join(outcome.paths) or '-'}{revision}: {outcome.reason}")
     if outcome.commit:
         line(f"commit {outcome.commit[:10]}")
+    for held in outcome.downgraded:
+        line(f"stored needs_review (rule {held.rule}): {held.message}; {held.fix}")
     if outcome.forced:
         note("forced past: " + ", ".join(outcome.forced))
 

@@ -14,6 +14,7 @@ import posixpath
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,6 +44,8 @@ DESCRIPTION_CHARS = 120
 #: Confidence of a new value when the candidate gives none: one statement, not yet confirmed.
 #: Each confirmation (REINFORCE) raises it by a noisy OR, see :func:`memfs.policy.reconcile.reinforced_confidence`.
 DEFAULT_CONFIDENCE = 0.8
+#: Frontmatter a candidate's extra fields may not set: the verbs that own them do.
+_OWNED = frozenset({"status", "evidence", "gate", "invalidated_by", "reinstated", "revision", "created", "updated"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Outcome:
     commit: str | None
     revision: int | None = None
     forced: tuple[str, ...] = ()
+    #: What the gate stored differently from what was asked (needs_review, low confidence), and why.
+    downgraded: tuple[gate.Refusal, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +69,7 @@ class Outcome:
             "commit": self.commit,
             "revision": self.revision,
             "forced": list(self.forced),
+            "downgraded": [r.to_json() for r in self.downgraded],
         }
 
 
@@ -163,6 +169,7 @@ def _remember_in(
 ) -> Outcome:
     """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
     operation (a lineage retraction) committed on its own."""
+    force = force and tx.forced  # only a person overrides the gate
     memories = _related_memories(repo, tx, candidate, staged)
     decision = reconcile(candidate, memories)
     refusals = gate.check(candidate, decision.target)
@@ -173,6 +180,11 @@ def _remember_in(
     if applied is not None:
         decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
     offered = _roots(tx, candidate.source, candidate.source_kind, candidate.depends_on)
+    downgraded: list[gate.Refusal] = []
+    if decision.op in (Op.INSERT, Op.KEEP_BOTH, Op.SUPERSEDE):
+        downgraded = gate.downgrades(candidate, offered)
+        if force:
+            refusals, downgraded = [*refusals, *downgraded], []
     counted = None
     if decision.op is Op.REINFORCE and decision.target is not None:
         target = decision.target
@@ -181,9 +193,21 @@ def _remember_in(
             held = _roots(tx, target.source, target.source_kind, target.depends_on)
         decision, counted = evidence.count(decision, held, offered, target.confidence, candidate.confidence)
     _check_expected(candidate, decision)
-    paths, revision, commit = _apply(repo, tx, candidate, decision, offered, counted)
+    override = _downgraded(tx, candidate, downgraded) if downgraded else {}
+    paths, revision, commit = _apply(repo, tx, candidate, decision, offered, counted, override)
     forced = tuple(r.rule for r in refusals) if force else ()
-    return Outcome(decision.op, paths, decision.reason, commit, revision, forced)
+    return Outcome(decision.op, paths, decision.reason, commit, revision, forced, tuple(downgraded))
+
+
+def _downgraded(tx: Transaction, candidate: Candidate, found: list[gate.Refusal]) -> dict[str, Any]:
+    """The fields that store the candidate as the gate lets it in: ``needs_review``, low confidence,
+    and a ``gate`` record saying why and how a person confirms it (with the confidence asked for,
+    which a confirmation restores)."""
+    asked = DEFAULT_CONFIDENCE if candidate.confidence is None else candidate.confidence
+    first = found[0]
+    record = {"rule": first.rule, "reason": first.message, "override": first.fix, "at": tx.now, "actor": tx.actor,
+              "confidence": asked}
+    return {"status": "needs_review", "confidence": min(asked, gate.DOWNGRADED_CONFIDENCE), gate.RECORD: record}
 
 
 def _roots(tx: Transaction, source: str | None, kind: str | None, depends_on: tuple[str, ...]) -> frozenset[str]:
@@ -266,15 +290,16 @@ def _apply(
     decision: Decision,
     offered: frozenset[str] = frozenset(),
     counted: evidence.Counted | None = None,
+    override: Mapping[str, Any] | None = None,
 ) -> _Applied:
     """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any).
     ``offered`` are the candidate's roots (its ``evidence`` when it becomes the value);
-    ``counted`` what a REINFORCE adds."""
+    ``counted`` what a REINFORCE adds; ``override`` the fields a gate downgrade sets."""
     op, target = decision.op, decision.target
     kept = sorted(offered) or None
     if op in (Op.INSERT, Op.KEEP_BOTH):
         rel = candidate.path or _new_path(repo, tx, candidate)
-        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept}
+        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept, **(override or {})}
         memory = tx.write(rel, fields=fields, body=candidate.body, create_only=True)
         return (memory.path,), memory.revision, None
     if op is Op.NOOP:
@@ -287,7 +312,7 @@ def _apply(
     if op is Op.SUPERSEDE:
         memory = tx.write(
             target.path,
-            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept},
+            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept, **(override or {})},
             body=candidate.body,
             expected_revision=target.revision,
         )
@@ -307,8 +332,10 @@ def describe(body: str) -> str:
 
 
 def _value_fields(candidate: Candidate) -> dict[str, Any]:
-    """The fields that describe the candidate's value and its provenance (new or superseding)."""
-    fields: dict[str, Any] = dict(candidate.extra)
+    """The fields that describe the candidate's value and its provenance (new or superseding).
+    Extra fields are kept, except those memfs's verbs own (a candidate cannot bring its own
+    ``status``, ``evidence`` or gate record)."""
+    fields: dict[str, Any] = {k: v for k, v in candidate.extra.items() if k not in _OWNED}
     fields.update(
         type=candidate.type,
         source=candidate.source,

@@ -18,7 +18,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, Refused, 
 from memfs.format.edit import check_revision
 from memfs.format.model import Memory
 from memfs.format.parse import parse
-from memfs.policy import lineage
+from memfs.policy import gate, guard, lineage
 from memfs.policy.lineage import INVALIDATED_BY, REINSTATED, Eligibility, Graph, Invalidation, TreeNode
 from memfs.store.repo import Store, Transaction
 
@@ -328,6 +328,9 @@ class Reviewer:
         return memory.status
 
     def eligibility(self, memory: Memory) -> Eligibility:
+        held = held_by_gate(memory)
+        if held is not None:
+            return Eligibility(False, (), held)
         roots = [r.root for r in lineage.invalidations(memory)]
         parents = self.graph.upstream(memory.path) or memory.depends_on
         return lineage.reinstate_basis(
@@ -364,6 +367,10 @@ def reinstate(repo: Store, path: str, *, reason: str, actor: str | None = None) 
 
     The ``invalidated_by`` record is replaced by a ``reinstated`` record (time, actor, reason, the
     basis and the roots it was cleared of), so the diff shows what was reviewed and why it holds.
+    A memory the write gate stored ``needs_review`` (a rule drawn from one observation, see
+    :func:`memfs.policy.gate.downgrades`) has nothing upstream to clear it: a person's review is
+    its basis, so only a person (a ``user:`` actor) reinstates it, and the confidence it was
+    asked with is restored.
     """
     if not (reason or "").strip():
         raise UsageError("say why: the review is recorded on the memory and in the commit", param="reason")
@@ -372,17 +379,45 @@ def reinstate(repo: Store, path: str, *, reason: str, actor: str | None = None) 
         memory = tx.read(rel)
         if memory.status != "needs_review":
             raise ConflictError(_not_in_review(rel, memory.status))
-        graph = load_graph(repo)
-        verdict = Reviewer(repo, graph).eligibility(memory)
+        fields: dict[str, Any] = {"status": "active", INVALIDATED_BY: None}
+        held = held_by_gate(memory)
+        if held is not None:
+            verdict = _confirmed(tx, held, fields, memory)
+        else:
+            verdict = Reviewer(repo, load_graph(repo)).eligibility(memory)
         if not verdict.ok:
             raise Refused(verdict.why)
         roots = tuple(dict.fromkeys(r.root for r in lineage.invalidations(memory)))
         record: dict[str, Any] = {"at": tx.now, "actor": tx.actor, "reason": reason, "basis": list(verdict.basis)}
         if roots:
             record["roots"] = list(roots)
-        tx.write(rel, fields={"status": "active", INVALIDATED_BY: None, REINSTATED: record})
+        tx.write(rel, fields={**fields, REINSTATED: record})
         tx.trailers.update({"Memfs-Basis": list(verdict.basis), "Memfs-Root": list(roots)})
     return ReinstateResult(tx.result.commit, rel, verdict, roots)
+
+
+def held_by_gate(memory: Memory) -> str | None:
+    """Why the write gate stored ``memory`` ``needs_review`` and how it is confirmed, or ``None``
+    if it did not (or a retraction flagged it since: that review comes first)."""
+    record = memory.meta.get(gate.RECORD)
+    if memory.status != "needs_review" or not isinstance(record, dict) or lineage.invalidations(memory):
+        return None
+    return (
+        f"{memory.path} was stored needs_review by the write gate (rule {record.get('rule')}): "
+        f"{record.get('reason') or 'no reason recorded'}; a person confirms it with memfs reinstate"
+    )
+
+
+def _confirmed(tx: Transaction, held: str, fields: dict[str, Any], memory: Memory) -> Eligibility:
+    """A person's confirmation of a memory the gate held back: the fields it restores, or a refusal."""
+    if guard.actor_kind(tx.actor) != guard.PERSON:
+        return Eligibility(False, (), f"{held}, not an agent ({tx.actor})")
+    record = memory.meta[gate.RECORD]
+    asked = record.get("confidence")
+    fields[gate.RECORD] = None
+    if isinstance(asked, int | float) and not isinstance(asked, bool) and 0 <= asked <= 1:
+        fields["confidence"] = asked
+    return Eligibility(True, (f"confirmed:{tx.actor}",), "")
 
 
 def _not_in_review(rel: str, status: str | None) -> str:

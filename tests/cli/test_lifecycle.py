@@ -19,6 +19,7 @@ from tests.helpers import (
     PREFERENCE_PATH,
     all_object_texts,
     candidate,
+    cli,
     commit_count,
     git,
     options,
@@ -124,3 +125,13 @@ def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
     done = run_cli("purge", PREFERENCE_PATH, "--reason", "r", "--yes", "--json", cwd=repo.root)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verified"] is True
+
+
+def test_the_gate_says_why_and_how_to_override(repo: MemoryRepo) -> None:
+    done = cli(repo, "--actor", "tool:ci", "remember", "--type", "procedure", "--scope", "project:P8",
+               "--source", "ci:P8/pipelines/4821", "--source-kind", "tool", "--body", "Never use pdf-export on CI.")
+    assert done.returncode == 0, done.stderr
+    assert "stored needs_review (rule single-event-rule)" in done.stdout and "--force" in done.stdout
+    refused = cli(repo, "remember", "--type", "preference", "--scope", "user:U5", "--source", "conversation:C9",
+                  "--source-kind", "user", "--body", "Reply to the next email in English.")
+    assert refused.returncode == 3 and "one-off-preference" in refused.stderr and "--force" in refused.stderr
