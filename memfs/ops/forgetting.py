@@ -68,7 +68,11 @@ def expire(
             tx.delete(memory.path, check_dependents=False)
             tx.write_bytes(destination, data)
             result.archived[memory.path] = destination
-        if len(due) > 1:
+        # the subject counts memories, not files: an archive move touches two paths for one memory
+        if len(due) == 1:
+            moved = result.archived.get(due[0].path)
+            tx.subject = due[0].path + (f" (archived to {moved})" if moved else "")
+        elif due:
             tx.subject = f"{len(due)} memories"
     result.commit = tx.result.commit
     return result
