@@ -62,7 +62,7 @@ def expire(
             if repo.dependents(memory.path):
                 result.kept_in_place.append(memory.path)
                 continue
-            destination = _archive_path(tx, memory.path)
+            destination = archive_path(tx, memory.path)
             data = tx.current_bytes(updated.path)
             assert data is not None
             tx.delete(memory.path, check_dependents=False)
@@ -82,7 +82,8 @@ def _due(repo: Store, now: dt.datetime) -> list[Memory]:
     return [m for m in repo.scan().memories if m.status == "active" and m.expires is not None and now >= m.expires]
 
 
-def _archive_path(tx: Transaction, rel: str) -> str:
+def archive_path(tx: Transaction, rel: str) -> str:
+    """A free path for ``rel`` under ``archive/`` (``-2``, ``-3``... when taken)."""
     stem, ext = posixpath.splitext(posixpath.join(ARCHIVE_DIR, rel))
     candidate, n = stem + ext, 2
     while tx.current_bytes(candidate) is not None:

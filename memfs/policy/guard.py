@@ -43,18 +43,18 @@ PERSON = "user"
 #: Protected fields and the verbs that own them (may change them).
 OWNERS: dict[str, tuple[str, ...]] = {
     "scope": ("remember",),
-    "status": ("retract", "reinstate", "forget", "purge", "expire", "remember"),
+    "status": ("retract", "reinstate", "forget", "purge", "expire", "remember", "prune", "consolidate"),
     "source": ("remember", "summarize"),
     "source_kind": ("remember",),
     "id": ("remember",),
     "revision": (),
     "created": (),
-    "invalidated_by": ("retract", "reinstate", "forget", "purge"),
+    "invalidated_by": ("retract", "reinstate", "forget", "purge", "prune"),
 }
 #: Verbs that flag memories derived from what they withdraw, whatever their scope: the closure
 #: follows ``depends_on`` across scopes, and a bound session must not leave another scope's derived
 #: memory recallable.
-FLAGGING = frozenset({"retract", "forget", "purge"})
+FLAGGING = frozenset({"retract", "forget", "purge", "prune"})
 #: Operations that replay or restore history already made by others (undo, integration of
 #: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
 HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})

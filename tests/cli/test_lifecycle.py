@@ -135,3 +135,30 @@ def test_the_gate_says_why_and_how_to_override(repo: MemoryRepo) -> None:
     refused = cli(repo, "remember", "--type", "preference", "--scope", "user:U5", "--source", "conversation:C9",
                   "--source-kind", "user", "--body", "Reply to the next email in English.")
     assert refused.returncode == 3 and "one-off-preference" in refused.stderr and "--force" in refused.stderr
+
+
+def shout(group: list) -> str:  # type: ignore[type-arg]
+    """A summariser for ``memfs consolidate --summariser tests.cli.test_lifecycle:shout``."""
+    return "LOUD: " + ", ".join(m.path for m in group) + "\n"
+
+
+def test_prune_and_consolidate_are_dry_runs_until_applied(repo: MemoryRepo) -> None:
+    from tests.integration.test_prune_consolidate import _episodes
+
+    _episodes(repo)
+    head = commit_count(repo)
+    dry = cli(repo, "prune", "--now", "2026-10-01T00:00:00Z")
+    assert dry.returncode == 0 and "dry run: nothing changed" in dry.stdout and commit_count(repo) == head
+    shown = cli(repo, "consolidate", "--now", "2026-10-01T00:00:00Z")
+    assert shown.returncode == 0 and "would write summaries/2026-09-02-" in shown.stdout
+    assert "dry run: nothing changed" in shown.stdout and commit_count(repo) == head
+    done = cli(repo, "consolidate", "--apply", "--now", "2026-10-01T00:00:00Z", "--summariser",
+               "tests.cli.test_lifecycle:shout", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["applied"] and result["commit"] and commit_count(repo) == head + 1
+    assert result["groups"][0]["body"].startswith("LOUD: episodes/pdf-0.md")
+    bad = cli(repo, "consolidate", "--summariser", "no_such_module:x")
+    assert bad.returncode == 2 and "--summariser" in bad.stderr
+    applied = cli(repo, "prune", "--apply", "--now", "2026-10-01T00:00:00Z")  # 3 active episodes: the quota
+    assert applied.returncode == 0 and "nothing to forget under the rules" in applied.stdout

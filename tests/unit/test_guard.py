@@ -23,7 +23,7 @@ def _rules(change: guard.FileChange, verb: str, binding: ScopeRule | None = None
     return [r.rule for r in guard.check(change, guard.Access(AGENT, verb, binding))]
 
 
-@pytest.mark.parametrize("verb", ["retract", "forget", "purge"])
+@pytest.mark.parametrize("verb", ["retract", "forget", "purge", "prune"])
 def test_withdrawing_verbs_own_status_and_the_flag_record(verb: str) -> None:
     flagged = _change({}, {"status": "needs_review", "invalidated_by": [{"root": "facts/a.md", "reason": "gone",
                                                                           "actor": AGENT}]})
@@ -31,7 +31,7 @@ def test_withdrawing_verbs_own_status_and_the_flag_record(verb: str) -> None:
     assert _rules(flagged, "write") == ["protected-field", "protected-field"]
 
 
-@pytest.mark.parametrize("verb", ["forget", "purge"])
+@pytest.mark.parametrize("verb", ["forget", "purge", "prune"])
 def test_a_bound_session_flags_what_was_derived_in_other_scopes(verb: str) -> None:
     other = {"scope": "user:U6"}
     flagged = _change(other, {**other, "status": "needs_review",
@@ -42,8 +42,21 @@ def test_a_bound_session_flags_what_was_derived_in_other_scopes(verb: str) -> No
 
 
 def test_owners_table_names_the_new_verbs() -> None:
-    assert {"forget", "purge"} <= set(guard.OWNERS["invalidated_by"]) & set(guard.OWNERS["status"])
-    assert {"retract", "forget", "purge"} == guard.FLAGGING
+    assert {"forget", "purge", "prune"} <= set(guard.OWNERS["invalidated_by"]) & set(guard.OWNERS["status"])
+    assert {"retract", "forget", "purge", "prune"} == guard.FLAGGING
+
+
+@pytest.mark.parametrize("status", ["expired", "retracted"])
+def test_prune_sets_the_status_its_rules_decide(status: str) -> None:
+    assert _rules(_change({}, {"status": status}), "prune") == []
+
+
+def test_consolidate_supersedes_its_sources_and_nothing_else() -> None:
+    assert _rules(_change({}, {"status": "superseded"}), "consolidate") == []
+    flagged = _change({}, {"status": "needs_review", "invalidated_by": [{"root": "facts/a.md", "reason": "x",
+                                                                          "actor": AGENT}]})
+    assert _rules(flagged, "consolidate") == ["protected-field"]  # it flags nothing: no closure to follow
+    assert _rules(_change({}, {"source": "agent:else"}), "consolidate") == ["protected-field"]
 
 
 def test_a_revision_moves_above_the_highest_it_ever_had() -> None:
