@@ -98,8 +98,12 @@ _ONE_OFF = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in ONE_OFF_EN) + "|"
 _LASTING = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH))
 #: A rule: an instruction to always or never do something, at the start of a line or sentence.
 _RULE = re.compile(
-    r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:never|always|do\s+not|don['’]t|must(?:\s+not)?|"
-    r"avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
+    r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:"
+    r"never(?!\s+(?:mind|been|had|saw|thought|knew|seen|heard)\b)"
+    r"|always(?!\s+(?:here|good|happy|been|nice|great|fun|glad|a|an|the|so|up)\b)"
+    r"|(?:do\s+not|don['’]t)(?!\s+(?:worry|know|think|mind|get|be\s+sorry|you|we|they)\b)"
+    r"|must(?!['’]ve|\s+(?:have|be|feel)\b)(?:\s+not)?"
+    r"|avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
     r"|不要|别再|禁止|永远不要|切勿|必须|务必|一定要|总是|避免"
 )
 #: Where an episode's trigger conditions may be given in its body: a heading or a label.

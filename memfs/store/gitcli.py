@@ -229,6 +229,26 @@ class Git:
         proc = _run(self.workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
         return proc.stdout.decode().strip() or None
 
+    def head_quick(self) -> str | None:
+        """HEAD read from the git directory's files when it is a loose ref or detached (no process),
+        else from git: for caches keyed by HEAD, read on every write."""
+        try:
+            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
+            if not text.startswith("ref: "):
+                return text if _is_sha(text) else self.head()
+            ref = text[len("ref: "):]
+            common = self.git_dir
+            if (self.git_dir / "commondir").is_file():
+                common = self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
+            for base in dict.fromkeys((self.git_dir, common)):
+                found = base / ref
+                if found.is_file():
+                    sha = found.read_text(encoding="ascii").strip()
+                    return sha if _is_sha(sha) else self.head()
+        except (OSError, UnicodeDecodeError):
+            pass
+        return self.head()
+
     def rev(self, name: str) -> str | None:
         """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
         proc = _run(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
@@ -687,6 +707,10 @@ def refuse_secrets(message: str) -> None:
     refusals = check_message(message)
     if refusals:
         raise WriteRefused(refusals)
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def _porcelain_paths(out: str) -> list[str]:

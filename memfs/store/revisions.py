@@ -67,7 +67,7 @@ def _read(path: Path) -> tuple[str | None, dict[str, int]]:
 def _write(path: Path, head: str, marks: Mapping[str, int]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(path, json.dumps({"head": head, "marks": dict(marks)}, ensure_ascii=False).encode())
+        atomic.replace_cache(path, json.dumps({"head": head, "marks": dict(marks)}, ensure_ascii=False).encode())
     except OSError:
         pass  # only a cache: the next call reads history again
 
@@ -85,7 +85,7 @@ def _scan(git: gitcli.Git, rev_range: str, pathspec: str, marks: dict[str, int])
 def marks(git: gitcli.Git, pathspec: str) -> tuple[str | None, dict[str, int]]:
     """(HEAD, git path -> the highest revision that path ever had in HEAD's history; absent: it
     never had one)."""
-    head = git.head()
+    head = git.head_quick()
     if head is None:
         return None, {}
     path = cache_path(git.git_dir, pathspec)
@@ -107,9 +107,14 @@ def note(
     """Move the cache from ``parent`` (which ``known`` describes: what :func:`marks` returned) to
     ``commit``, a child of it that wrote the revisions ``written`` (git path -> revision), without
     reading history again. Nothing happens if the cache moved on meanwhile (a transaction nested
-    in the caller's committed first)."""
+    in the caller's committed first), which its head says: it is the first field of the file."""
     path = cache_path(git.git_dir, pathspec)
-    if _read(path)[0] != parent:
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(120)
+    except OSError:
+        return
+    if not start.startswith(json.dumps({"head": parent})[:-1].encode() + b","):
         return
     updated = dict(known)
     for name, number in written.items():

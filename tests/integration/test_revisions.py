@@ -141,3 +141,14 @@ def test_revision_in_reads_the_frontmatter_only() -> None:
     assert revisions.revision_in(b"\xef\xbb\xbf---\r\nrevision: 2\r\n---\r\nx\r\n") == 2
     assert revisions.revision_in(b"---\nid: a\n---\nrevision: 99\n") is None
     assert revisions.revision_in(b"no frontmatter\nrevision: 3\n") is None
+
+
+def test_head_is_read_from_loose_refs_packed_refs_and_detached_heads(repo: MemoryRepo) -> None:
+    repo.write("facts/a.md", fields=FACT, body="one\n")
+    assert repo.git.head_quick() == repo.git.head()
+    git(repo.root, "pack-refs", "--all")
+    assert repo.git.head_quick() == repo.git.head()
+    git(repo.root, "checkout", "-q", "--detach")
+    assert repo.git.head_quick() == repo.git.head()
+    repo.write("facts/a.md", body="two\n")
+    assert repo.read("facts/a.md").revision == 2 and repo.git.head_quick() == repo.git.head()
