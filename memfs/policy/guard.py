@@ -17,7 +17,24 @@ reaches disk or git. Rules, in the order they are checked:
 * ``protected-field``: ``scope``, ``status``, ``source``, ``source_kind``, ``id``, ``revision``,
   ``created`` and ``invalidated_by`` change only through the verbs that own them
   (:data:`OWNERS`); a new memory starts ``active`` with no ``invalidated_by``. The error names
-  the verb to use. A person may force it; the host may allow agents named fields.
+  the verb to use. A person may force it; the host may allow agents named fields. A revision
+  only moves to the next number above both the old one and the highest the memory ever had
+  (``FileChange.floor``), so no door can hand a revision number out twice.
+
+Why each verb owns what it owns in :data:`OWNERS`:
+
+* ``remember`` creates and supersedes values (scope, source, source_kind, id, status), and
+  stores a candidate the gate downgraded as ``needs_review``;
+* ``retract``, ``forget``, ``purge`` and ``prune`` withdraw memories (``status``) and flag what
+  was derived from them (``status: needs_review`` plus ``invalidated_by``): ``forget`` is the
+  retraction of one memory, ``purge`` flags what was derived from the memory it erases (naming it
+  by a digest), ``prune`` expires and archives by the policy's rules and retracts reviews that
+  went stale, flagging their closure; being flaggers, they also cross a session's scope
+  (:data:`FLAGGING`), since the closure follows ``depends_on`` into other scopes;
+* ``reinstate`` clears a review (``status``, ``invalidated_by``); ``expire`` records expiry;
+* ``consolidate`` marks the episodes it summarised ``superseded`` (``status`` only: it flags
+  nothing and sets no other protected field);
+* ``summarize`` (thread summaries) moves its ``source`` along the thread.
 * ``user-source``: ``source_kind: user`` claims the user said it, so only that user (the actor
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
   that vouches for it may write it. A person may force it.
