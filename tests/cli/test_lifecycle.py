@@ -162,3 +162,11 @@ def test_prune_and_consolidate_are_dry_runs_until_applied(repo: MemoryRepo) -> N
     assert bad.returncode == 2 and "--summariser" in bad.stderr
     applied = cli(repo, "prune", "--apply", "--now", "2026-10-01T00:00:00Z")  # 3 active episodes: the quota
     assert applied.returncode == 0 and "nothing to forget under the rules" in applied.stdout
+
+
+def test_the_review_queue_says_what_the_gate_held_back(repo: MemoryRepo) -> None:
+    cli(repo, "--actor", "tool:ci", "remember", "--type", "procedure", "--scope", "project:P8", "--source", "ci:1",
+        "--source-kind", "tool", "--body", "Never use pdf-export on CI.")
+    queue = cli(repo, "review")
+    assert queue.returncode == 0 and "held back by the write gate" in queue.stdout
+    assert "rule single-event-rule" in queue.stdout and "a person confirms it with memfs reinstate" in queue.stdout
