@@ -257,14 +257,18 @@ def _summariser(spec: str) -> Any:
     """The callable ``MODULE:FUNCTION`` names (imported from this Python's path, never from the
     repository's configuration)."""
     import importlib
+    import importlib.util
 
     module, _, name = spec.partition(":")
     if not module or not name:
         raise UsageError(f"{spec!r}: give it as MODULE:FUNCTION, e.g. mytools.summaries:summarise", param="summariser")
-    try:
-        found = getattr(importlib.import_module(module), name)
-    except (ModuleNotFoundError, AttributeError) as exc:
-        raise UsageError(f"{spec!r}: cannot be loaded ({exc})", param="summariser") from None
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        if importlib.util.find_spec(".".join(parts[:end])) is None:
+            raise UsageError(f"{spec!r}: no module {'.'.join(parts[:end])!r} in this Python", param="summariser")
+    found = getattr(importlib.import_module(module), name, None)
+    if found is None:
+        raise UsageError(f"{spec!r}: {module} has no {name!r}", param="summariser")
     if not callable(found):
         raise UsageError(f"{spec!r}: is not callable", param="summariser")
     return found

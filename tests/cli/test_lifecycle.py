@@ -158,8 +158,9 @@ def test_prune_and_consolidate_are_dry_runs_until_applied(repo: MemoryRepo) -> N
     result = json.loads(done.stdout)
     assert result["applied"] and result["commit"] and commit_count(repo) == head + 1
     assert result["groups"][0]["body"].startswith("LOUD: episodes/pdf-0.md")
-    bad = cli(repo, "consolidate", "--summariser", "no_such_module:x")
-    assert bad.returncode == 2 and "--summariser" in bad.stderr
+    for spec in ("no_such_module:x", "tests.cli.no_such:x", "tests.cli.test_lifecycle:nope", "shout"):
+        bad = cli(repo, "consolidate", "--summariser", spec)
+        assert bad.returncode == 2 and "--summariser" in bad.stderr, spec
     applied = cli(repo, "prune", "--apply", "--now", "2026-10-01T00:00:00Z")  # 3 active episodes: the quota
     assert applied.returncode == 0 and "nothing to forget under the rules" in applied.stdout
 
