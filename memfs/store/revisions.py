@@ -73,7 +73,7 @@ def _write(path: Path, head: str, marks: Mapping[str, int]) -> None:
 
 
 def _scan(git: gitcli.Git, rev_range: str, pathspec: str, marks: dict[str, int]) -> None:
-    versions = git.file_versions(rev_range, pathspec)
+    versions = [(path, blob) for path, blob in git.file_versions(rev_range, pathspec) if path.endswith(".md")]
     blobs = git.read_objects([blob for _, blob in versions])
     for path, blob in versions:
         data = blobs.get(blob)
