@@ -8,6 +8,7 @@ echo "== write $(date -u)"; $P bench/bench_write.py --sizes 1000 10000 --rounds 
 echo "== search $(date -u)"; $P bench/search_bench.py --sizes 1000,10000,50000 --queries 200
 echo "== retract $(date -u)"; $P bench/bench_retract.py --runs 3
 echo "== remember $(date -u)"; $P bench/bench_remember.py --size 10000 --count 1000
+echo "== gate $(date -u)"; $P bench/bench_gate.py
 echo "== agents $(date -u)"; $P bench/bench_agents.py --memories 10000 --rounds 30
 echo "== sync $(date -u)"; $P bench/bench_sync.py
 echo "== done $(date -u)"

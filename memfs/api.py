@@ -25,10 +25,12 @@ if TYPE_CHECKING:
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.index.results import ReindexReport, SearchResult
     from memfs.ops.branch_review import ReviewSummary
+    from memfs.ops.consolidation import AnySummariser, ConsolidateResult
     from memfs.ops.demo import DemoResult
     from memfs.ops.forgetting import ForgetResult, SweepResult
     from memfs.ops.interop import ExportReport, ImportReport
     from memfs.ops.mergedriver import Installed
+    from memfs.ops.pruning import PruneResult
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
     from memfs.ops.retraction import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
@@ -292,6 +294,25 @@ class MemoryRepo(Store):
         from memfs.ops.purge import purge
 
         return purge(self, path, reason=reason, actor=actor)
+
+    def prune(
+        self, *, now: dt.datetime | None = None, apply: bool = False, actor: str | None = None
+    ) -> PruneResult:
+        """``memfs prune``: what the forgetting policy in ``.memfs.toml`` proposes to expire, archive
+        or retract (a dry run), or with ``apply`` all of it in one commit."""
+        from memfs.ops.pruning import prune
+
+        return prune(self, now=now, apply=apply, actor=actor)
+
+    def consolidate(
+        self, *, now: dt.datetime | None = None, apply: bool = False, scope: str | None = None,
+        summariser: AnySummariser | None = None, actor: str | None = None,
+    ) -> ConsolidateResult:
+        """``memfs consolidate``: groups of related episodes and their summaries (a dry run), or with
+        ``apply`` one summary memory per group, the episodes superseded, in one commit."""
+        from memfs.ops.consolidation import consolidate
+
+        return consolidate(self, now=now, apply=apply, scope=scope, summariser=summariser, actor=actor)
 
     def stats(self) -> Stats:
         """``memfs stats``: counts by status and type, and recall statistics."""

@@ -68,6 +68,8 @@ COMMANDS: dict[str, Verb] = {
     "expire": _verb("lifecycle:expire_cmd", "expire"),
     "forget": _verb("lifecycle:forget_cmd", "forget"),
     "purge": _verb("lifecycle:purge_cmd", "purge_plan", "purge"),
+    "prune": _verb("lifecycle:prune_cmd", "prune"),
+    "consolidate": _verb("lifecycle:consolidate_cmd", "consolidate"),
     "stats": _verb("lifecycle:stats_cmd", "stats"),
     # agent interfaces
     "context": _verb("agent:context_cmd", "context"),

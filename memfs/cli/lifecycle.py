@@ -1,4 +1,5 @@
-"""``memfs remember``, ``expire``, ``forget``, ``purge`` and ``stats``: how memories are born and fade."""
+"""``memfs remember``, ``expire``, ``forget``, ``purge``, ``prune``, ``consolidate`` and ``stats``: how
+memories are born and fade."""
 
 from __future__ import annotations
 
@@ -87,6 +88,8 @@ def remember_cmd(
     line(f"{outcome.op.value} {', '.join(outcome.paths) or '-'}{revision}: {outcome.reason}")
     if outcome.commit:
         line(f"commit {outcome.commit[:10]}")
+    for held in outcome.downgraded:
+        line(f"stored needs_review (rule {held.rule}): {held.message}; {held.fix}")
     if outcome.forced:
         note("forced past: " + ", ".join(outcome.forced))
 
@@ -136,14 +139,15 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
 @json_option
 @pass_state
 def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
-    """Stop recalling PATH (status: retracted, one commit). The text stays in history; see 'purge'."""
+    """Stop recalling PATH (status: retracted) and flag what was derived from it for review, in
+    one commit. The text stays in history; see 'purge'."""
     result = state.repo().forget(path, reason=reason, expected_revision=expect_revision)
     if as_json:
         emit_json(result.to_json())
         return
     line(f"forgot {result.path}" + (f" in commit {result.commit[:10]}" if result.commit else " (already forgotten)"))
     if result.dependents:
-        note("derived from it, still active: " + ", ".join(result.dependents) + " (forget or review them too)")
+        line("flagged for review (derived from it): " + ", ".join(result.dependents))
 
 
 @click.command("purge")
@@ -176,6 +180,98 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
             line(text)
     if not report.verified:
         raise ConflictError("the purged text is still present (see above); remove those copies and purge them too")
+
+
+@click.command("prune")
+@click.option("--apply", is_flag=True, help="Make the proposed changes, in one commit (default: only list them).")
+@click.option("--now", "now_text", metavar="TIME", help="Apply the rules as of this ISO time (default: now).")
+@json_option
+@pass_state
+def prune_cmd(state: State, apply: bool, now_text: str | None, as_json: bool) -> None:
+    """Forget by policy: what the [prune] rules of .memfs.toml propose to expire, archive or retract.
+
+    A dry run unless --apply; applied, it is one commit ('git revert' undoes it). Rules: per-type
+    quotas, days without use (recall statistics), superseded/expired/retracted for N days, reviews
+    left waiting for N days.
+    """
+    now = parse_cli_time(now_text, "--now") if now_text else None
+    result = state.repo().prune(now=now, apply=apply)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    if result.rules.empty:
+        line("no [prune] rules in .memfs.toml: nothing to propose (see memfs prune --help)")
+        return
+    verbs = {"expire": "expired", "archive": "archived", "retract": "retracted"}
+    for p in result.proposals:
+        done = verbs[p.action] if apply else f"would {p.action}"
+        moved = result.archived.get(p.path)
+        line(f"{done} {p.path}" + (f" -> {moved}" if moved else "") + f" ({p.rule}): {p.why}")
+    for rel in result.flagged:
+        line(f"flagged for review (derived from a retracted one): {rel}")
+    if not result.proposals:
+        line("nothing to forget under the rules")
+    elif result.commit:
+        line(f"commit {result.commit[:10]} (undo: memfs revert {result.commit[:10]})")
+    elif not apply:
+        line(f"dry run: nothing changed; 'memfs prune --apply' makes these {len(result.proposals)} change(s) "
+             "in one commit")
+
+
+@click.command("consolidate")
+@click.option("--apply", is_flag=True, help="Write the summaries, in one commit (default: only show them).")
+@click.option("--scope", help="Only episodes of this scope.")
+@click.option("--now", "now_text", metavar="TIME", help="As of this ISO time (default: now).")
+@click.option("--summariser", metavar="MODULE:FUNCTION",
+              help="A Python callable (group of episodes -> summary) instead of the extractive default.")
+@json_option
+@pass_state
+def consolidate_cmd(
+    state: State, apply: bool, scope: str | None, now_text: str | None, summariser: str | None, as_json: bool
+) -> None:
+    """Group related episodes (same scope, overlapping terms and time) into one summary memory each.
+
+    The summary depends_on its episodes, which become superseded. A dry run unless --apply;
+    applied, it is one commit ('git revert' undoes it). [consolidate] in .memfs.toml sets the
+    time window, the term overlap and the smallest group.
+    """
+    now = parse_cli_time(now_text, "--now") if now_text else None
+    write = _summariser(summariser) if summariser else None
+    result = state.repo().consolidate(now=now, apply=apply, scope=scope, summariser=write)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for group in result.groups:
+        line(f"{'wrote' if apply else 'would write'} {group.path} ({group.summary.description}) from "
+             + ", ".join(group.sources))
+    if not result.groups:
+        line("no related episodes to consolidate")
+    elif result.commit:
+        line(f"commit {result.commit[:10]} (undo: memfs revert {result.commit[:10]})")
+    elif not apply:
+        line(f"dry run: nothing changed; 'memfs consolidate --apply' writes {len(result.groups)} summary(ies) "
+             "in one commit")
+
+
+def _summariser(spec: str) -> Any:
+    """The callable ``MODULE:FUNCTION`` names (imported from this Python's path, never from the
+    repository's configuration)."""
+    import importlib
+    import importlib.util
+
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise UsageError(f"{spec!r}: give it as MODULE:FUNCTION, e.g. mytools.summaries:summarise", param="summariser")
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        if importlib.util.find_spec(".".join(parts[:end])) is None:
+            raise UsageError(f"{spec!r}: no module {'.'.join(parts[:end])!r} in this Python", param="summariser")
+    found = getattr(importlib.import_module(module), name, None)
+    if found is None:
+        raise UsageError(f"{spec!r}: {module} has no {name!r}", param="summariser")
+    if not callable(found):
+        raise UsageError(f"{spec!r}: is not callable", param="summariser")
+    return found
 
 
 @click.command("stats")

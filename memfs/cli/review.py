@@ -30,7 +30,7 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
         return
     for group in groups:
         if group.root is None:
-            line("flagged without a retraction record:")
+            line("flagged without a retraction record (by hand, or held back by the write gate):")
         else:
             why = f": {'; '.join(group.reasons)}" if group.reasons else ""
             line(f"{group.root} [{group.root_status or 'missing'}]{why}")
@@ -39,6 +39,7 @@ def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
             verdict = (
                 f"can be reinstated (basis: {', '.join(item.eligibility.basis)})"
                 if item.eligibility.ok
+                else item.eligibility.why if not item.records and item.eligibility.why
                 else "no independent source left"
             )
             line(f"  {item.path}{desc}")

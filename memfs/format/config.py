@@ -12,6 +12,18 @@
     remote = "origin"
     branch = "main"
 
+    [prune]                      # memfs prune: the forgetting policy (nothing is proposed without rules)
+    quota = { episode = 200 }    # per type: at most N active memories; the least recently used go
+    unused_days = { episode = 90 }   # per type: active memories neither recalled nor changed for N days
+    superseded_days = 30         # superseded, expired or retracted for N days: moved under archive/
+    review_days = 60             # awaiting review for N days with no independent source left: retracted
+
+    [consolidate]                # memfs consolidate: related episodes -> one summary
+    window_days = 14             # episodes at most this far apart in time...
+    min_overlap = 0.25           # ...sharing at least this share of their terms (Jaccard)...
+    min_group = 2                # ...at least this many of them
+    expires_days = 90            # the summary's expires when no source has a later one
+
 The store reads the file (:meth:`memfs.store.repo.Store.config`); everything that needs a setting
 takes it from the :class:`Config` parsed here, so the file has one reader and one set of rules.
 Unknown tables and keys are left alone (other tools may keep settings here).
@@ -44,11 +56,37 @@ class SyncConfig:
 
 
 @dataclass(frozen=True)
+class PruneConfig:
+    """``[prune]``: the forgetting policy ``memfs prune`` applies (no rule: nothing proposed)."""
+
+    quota: Mapping[str, int] = field(default_factory=dict)
+    unused_days: Mapping[str, float] = field(default_factory=dict)
+    superseded_days: float | None = None
+    review_days: float | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.quota or self.unused_days) and self.superseded_days is None and self.review_days is None
+
+
+@dataclass(frozen=True)
+class ConsolidateConfig:
+    """``[consolidate]``: which episodes ``memfs consolidate`` groups into one summary."""
+
+    window_days: float = 14.0
+    min_overlap: float = 0.25
+    min_group: int = 2
+    expires_days: float = 90.0
+
+
+@dataclass(frozen=True)
 class Config:
     """The settings of one memory root; every field has a default, so no file means defaults."""
 
     half_life_days: Mapping[str, float | None] = field(default_factory=dict)
     sync: SyncConfig = field(default_factory=SyncConfig)
+    prune: PruneConfig = field(default_factory=PruneConfig)
+    consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -57,7 +95,47 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidConfig(f"{where}: is not valid TOML ({exc}); fix the syntax") from None
-    return Config(_half_lives(data, where), _sync(data, where))
+    return Config(_half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where))
+
+
+def _number(value: Any, where: str, name: str, *, whole: bool = False, most: float | None = None) -> float:
+    kind = "a whole number" if whole else "a number"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0 or (
+        whole and not isinstance(value, int)
+    ) or (most is not None and value > most):
+        limit = f" from 0 to {most}" if most is not None else " >= 0"
+        raise InvalidConfig(f"{where}: {name} = {value!r}: use {kind}{limit}")
+    return value
+
+
+def _per_type(data: Mapping[str, Any], name: str, where: str, *, whole: bool) -> dict[str, Any]:
+    table = _table(data, name, where)
+    return {str(k): _number(v, where, f"{name}.{k}", whole=whole) for k, v in table.items()}
+
+
+def _prune(data: Mapping[str, Any], where: str) -> PruneConfig:
+    table = _table(data, "prune", where)
+    days = {k: None if table.get(k) is None else _number(table[k], where, f"[prune] {k}")
+            for k in ("superseded_days", "review_days")}
+    return PruneConfig(
+        {k: int(v) for k, v in _per_type(data, "prune.quota", where, whole=True).items()},
+        _per_type(data, "prune.unused_days", where, whole=False),
+        days["superseded_days"],
+        days["review_days"],
+    )
+
+
+def _consolidate(data: Mapping[str, Any], where: str) -> ConsolidateConfig:
+    table = _table(data, "consolidate", where)
+    default = ConsolidateConfig()
+    if "min_group" in table and _number(table["min_group"], where, "[consolidate] min_group", whole=True) < 2:
+        raise InvalidConfig(f"{where}: [consolidate] min_group = {table['min_group']!r}: a group needs at least 2")
+    return ConsolidateConfig(
+        _number(table.get("window_days", default.window_days), where, "[consolidate] window_days"),
+        _number(table.get("min_overlap", default.min_overlap), where, "[consolidate] min_overlap", most=1),
+        int(_number(table.get("min_group", default.min_group), where, "[consolidate] min_group", whole=True)),
+        _number(table.get("expires_days", default.expires_days), where, "[consolidate] expires_days"),
+    )
 
 
 def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:

@@ -55,10 +55,12 @@ def check_revision(path: str, actual: int, expected: int | None, then: str = "an
         )
 
 
-def new_file(path: str, fields: Mapping[str, Any], body: str, now: dt.datetime) -> Edit:
+def new_file(path: str, fields: Mapping[str, Any], body: str, now: dt.datetime, floor: int = 0) -> Edit:
+    """A new file from the canonical writer. ``floor`` is the highest revision the path ever had
+    (a file created again continues above it, so no revision number is handed out twice)."""
     meta: dict[str, Any] = {"id": default_id(path), "status": "active"}
     meta.update({k: v for k, v in fields.items() if v is not None and k not in MANAGED})
-    meta.update(revision=1, created=fields.get("created") or now, updated=now)
+    meta.update(revision=floor + 1, created=fields.get("created") or now, updated=now)
     text = compose(yamlio.render(meta, FIELDS), _finish_body(body)).render()
     data = text.encode("utf-8")
     return Edit(data, parse(path, data), True)
@@ -72,9 +74,12 @@ def update_file(
     now: dt.datetime,
     expected_revision: int | None = None,
     loaded: tuple[Document, dict[str, Any]] | None = None,
+    floor: int = 0,
 ) -> Edit:
     """The edit of an existing file; ``loaded`` is ``current`` already split and parsed, if the
-    caller has it (a transaction that just read the file)."""
+    caller has it (a transaction that just read the file). The new revision is above both the
+    current one and ``floor``, the highest revision the memory ever had (after a revert the file
+    says an older number)."""
     doc, meta = loaded if loaded is not None else load_document(path, current)
     old = build(path, meta, doc.body, doc.frontmatter)
     check_revision(path, old.revision, expected_revision)
@@ -82,7 +87,7 @@ def update_file(
     new_body = None if body is None else _finish_body(body)
     if not changes and (new_body is None or new_body == doc.body):
         return Edit(None, old, False)
-    changes["revision"] = old.revision + 1
+    changes["revision"] = max(old.revision, floor) + 1
     changes["updated"] = now
     try:
         frontmatter, new_meta = yamlio.edit_checked(doc.frontmatter, changes, doc.newline, before=meta)

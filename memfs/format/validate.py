@@ -271,6 +271,17 @@ def _lists(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> dict[st
             out["tags"] = tuple(tags)
         else:
             bad("tags", f"must be a list of strings, got {_shown(tags)}", "write tags: [a, b]")
+    if "evidence" in meta and meta["evidence"] is not None:
+        evidence = meta["evidence"]
+        if not isinstance(evidence, list) or not all(isinstance(e, str) and e.strip() for e in evidence):
+            bad("evidence", f"must be a list of sources, got {_shown(evidence)}",
+                "write evidence: [conversation:C1#msg-12, tracker:P8/issues/B17]")
+    if "trigger" in meta and meta["trigger"] is not None:
+        trigger = meta["trigger"]
+        texts = trigger if isinstance(trigger, list) else [trigger]
+        if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
+            bad("trigger", f"must be text or a list of texts, got {_shown(trigger)}",
+                "write trigger: [CI job release-notes-pdf on a freshly imaged runner]")
     if "depends_on" in meta and meta["depends_on"] is not None:
         deps = meta["depends_on"]
         if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
@@ -317,6 +328,12 @@ def _lineage_records(path: str, meta: dict[str, Any], bad: Callable[..., None]) 
         why = _record_problem(meta["reinstated"], (), ("reason", "actor"), ("basis", "roots"))
         if why:
             bad("reinstated", why, "write reinstated: {at: 2026-09-20T10:00:00Z, actor: user:me, reason: why}")
+    if "gate" in meta and meta["gate"] is not None:
+        why = _record_problem(meta["gate"], (), ("rule", "reason", "override", "actor"))
+        if why is None and not (isinstance(meta["gate"].get("rule"), str) and meta["gate"]["rule"]):
+            why = "needs a 'rule'"
+        if why:
+            bad("gate", why, "write gate: {rule: single-event-rule, reason: why, at: 2026-09-20T10:00:00Z}")
 
 
 def _record_problem(

@@ -98,6 +98,7 @@ def document(memory: Memory) -> tuple[dict[str, Any], list[int]]:
             when.isoformat() if when else None,
             recall.confidence_factor(memory),
             list(memory.unreadable),
+            memory.source_kind,
         ),
     }
     if memory.expires is not None:
@@ -122,10 +123,11 @@ class Stored:
     confidence: float
     unreadable: tuple[str, ...] = ()
     created: dt.datetime | None = None
+    source_kind: str | None = None
 
     @classmethod
     def from_rec(cls, rec: tuple[Any, ...]) -> Stored:
-        scope, version, status, source, expires, type_, when, confidence, unreadable = rec
+        scope, version, status, source, expires, type_, when, confidence, unreadable, source_kind = rec
         return cls(
             scope,
             version,
@@ -136,4 +138,6 @@ class Stored:
             dt.datetime.fromisoformat(when) if when else None,
             confidence,
             tuple(unreadable),
+            None,
+            source_kind,
         )

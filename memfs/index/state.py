@@ -19,7 +19,7 @@ from memfs.index.analysis import ANALYZER_VERSION
 from memfs.index.documents import TEXT_FIELDS
 from memfs.store import atomic
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
 STATE_FILE = "state.json"
 LOCK_FILE = "index.lock"

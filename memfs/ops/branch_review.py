@@ -112,7 +112,8 @@ class ReviewSummary:
             ("Superseded", [_superseded(e) for e in self.superseded]),
             ("Retracted", [ln for e in self.retracted for ln in (_retracted(e), *mermaid(e))]),
             ("Flagged for review", [_flagged(e) for e in self.flagged]),
-            ("Expired", [f"- `{e.path}`{_desc(e)}" for e in self.expired]),
+            ("Expired", [f"- `{e.path}`{_desc(e)}" + (f" (archived to `{e.by}`)" if e.by else "")
+                         for e in self.expired]),
             ("Purged / deleted", [f"- `{e.path}` ({e.op or 'delete'}){_why(e)}" for e in self.purged]),
             ("Field changes", [_changed(e) for e in self.changed]),
             ("Commits", [f"- `{x.commit[:10]}` {x.actor}: {x.subject}" for x in self.commits]),
@@ -140,7 +141,7 @@ def _added(e: Entry) -> str:
 
 
 def _superseded(e: Entry) -> str:
-    by = f" (by `{e.by}`)" if e.by else ""
+    by = f" (by `{e.by}`)" if e.by else " (same file, next revision)"
     return f"- `{e.path}`: {_quote(e.old)} → {_quote(e.new)}{by}{_why(e)}"
 
 
@@ -246,9 +247,46 @@ def summarize(repo: Store, base: str, head: str = "HEAD") -> ReviewSummary:
         before[d.path] = _parse(d.path, old_files[d.path])
         after[d.path] = _parse(d.path, new_files[d.path])
     graph = _downstream_at(repo, head_sha) if any(_status_to(d, "retracted") for d in diffs) else None
+    moves = _moves(diffs, before, after)
     for d in diffs:
+        if d.path in moves.values():
+            continue  # reported with the path it moved from
+        if d.path in moves:
+            _classify_move(summary, d.path, moves[d.path], before, after, by_path)
+            continue
         _classify(summary, d, before[d.path], after[d.path], after, by_path.get(d.path, []), graph, repo, head_sha)
     return summary
+
+
+def _moves(
+    diffs: list[history.FileDiff], before: dict[str, Memory | None], after: dict[str, Memory | None]
+) -> dict[str, str]:
+    """old path -> new path for memories that moved (an archive move, a rename): a file deleted
+    and a file added with the same ``id``."""
+    added = {m.id: d.path for d in diffs if d.change == "added" and (m := after.get(d.path)) is not None and m.id}
+    out = {}
+    for d in diffs:
+        old = before.get(d.path)
+        if d.change == "deleted" and old is not None and old.id in added:
+            out[d.path] = added.pop(old.id)
+    return out
+
+
+def _classify_move(
+    summary: ReviewSummary, old_path: str, new_path: str, before: dict[str, Memory | None],
+    after: dict[str, Memory | None], by_path: dict[str, list[history.LogEntry]],
+) -> None:
+    """A moved memory is one change, not an addition and a deletion: an expiry sweep that archived
+    it is an expiry; any other move is a field change of its path."""
+    old, new = before[old_path], after[new_path]
+    assert old is not None and new is not None
+    log = by_path.get(old_path, []) + by_path.get(new_path, [])
+    if new.status == "expired" and old.status != "expired":
+        summary.expired.append(Entry(old_path, new.description, by=new_path, reason=_reason(log, ("expire",))))
+        return
+    fields = (history.FieldChange("path", old_path, new_path),
+              *history.field_changes(old.meta, new.meta))
+    summary.changed.append(Entry(old_path, new.description, fields=tuple(fields), body_changed=old.body != new.body))
 
 
 def _ops_by_path(log: list[history.LogEntry]) -> dict[str, list[history.LogEntry]]:
@@ -299,6 +337,12 @@ def _classify(
         return
     status = next((f.new for f in d.fields if f.field == "status"), None)
     desc = new.description if new else None
+    if status is None and any(e.op == "supersede" for e in log):
+        # remember's SUPERSEDE: the same file holds the new value (revision + 1); the old one is in history
+        summary.superseded.append(
+            Entry(d.path, desc, old=value_text(old), new=value_text(new), reason=_reason(log, ("supersede",)))
+        )
+        return
     if status == "superseded":
         by = _successor(new, after) if new else None
         summary.superseded.append(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.format.model import Memory, jsonable, utcnow
+from memfs.ops.retraction import retract
 from memfs.store.repo import Store, Transaction
 
 
@@ -61,13 +62,17 @@ def expire(
             if repo.dependents(memory.path):
                 result.kept_in_place.append(memory.path)
                 continue
-            destination = _archive_path(tx, memory.path)
+            destination = archive_path(tx, memory.path)
             data = tx.current_bytes(updated.path)
             assert data is not None
             tx.delete(memory.path, check_dependents=False)
             tx.write_bytes(destination, data)
             result.archived[memory.path] = destination
-        if len(due) > 1:
+        # the subject counts memories, not files: an archive move touches two paths for one memory
+        if len(due) == 1:
+            moved = result.archived.get(due[0].path)
+            tx.subject = due[0].path + (f" (archived to {moved})" if moved else "")
+        elif due:
             tx.subject = f"{len(due)} memories"
     result.commit = tx.result.commit
     return result
@@ -77,7 +82,8 @@ def _due(repo: Store, now: dt.datetime) -> list[Memory]:
     return [m for m in repo.scan().memories if m.status == "active" and m.expires is not None and now >= m.expires]
 
 
-def _archive_path(tx: Transaction, rel: str) -> str:
+def archive_path(tx: Transaction, rel: str) -> str:
+    """A free path for ``rel`` under ``archive/`` (``-2``, ``-3``... when taken)."""
     stem, ext = posixpath.splitext(posixpath.join(ARCHIVE_DIR, rel))
     candidate, n = stem + ext, 2
     while tx.current_bytes(candidate) is not None:
@@ -88,12 +94,19 @@ def _archive_path(tx: Transaction, rel: str) -> str:
 # --- soft forget ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ForgetResult:
+    """What :func:`forget` did: the commit, and the memories derived from the forgotten one that
+    it flagged for review (``dependents``) in the same commit."""
+
     commit: str | None
     path: str
     dependents: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "path": self.path, "status": "retracted", "dependents": list(self.dependents)}
+        return {"commit": self.commit, "path": self.path, "status": "retracted", "flagged": list(self.dependents)}
+
+
+#: The reason recorded when ``forget`` is given none (every flagged memory says why it was flagged).
+FORGET_REASON = "forgotten"
 
 
 def forget(
@@ -104,11 +117,13 @@ def forget(
     expected_revision: int | None = None,
     actor: str | None = None,
 ) -> ForgetResult:
-    """Stop recalling a memory: ``status: retracted`` in one commit. The content stays in the file
-    and in history (use :func:`memfs.ops.purge.purge` to erase it). Memories derived from it are listed
-    so the caller can forget or review them too."""
+    """Stop recalling a memory: ``status: retracted``, and everything derived from it (the same
+    closure along reverse ``depends_on`` as :func:`memfs.ops.retraction.retract`) ``needs_review``
+    with an ``invalidated_by`` record, in one commit. The content stays in the file and in history
+    (use :func:`memfs.ops.purge.purge` to erase it)."""
     rel = repo.rel(path)
-    with repo.transaction("forget", reason=reason, actor=actor) as tx:
-        tx.write(rel, fields={"status": "retracted"}, expected_revision=expected_revision)
-        dependents = tuple(repo.dependents(rel))
-    return ForgetResult(tx.result.commit, rel, dependents)
+    result = retract(
+        repo, [rel], reason=(reason or "").strip() or FORGET_REASON, actor=actor, verb="forget",
+        expected_revision=expected_revision,
+    )
+    return ForgetResult(result.commit, rel, result.plan.downstream)

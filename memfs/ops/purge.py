@@ -13,7 +13,12 @@ enough. :func:`purge`:
    memory's usage statistics;
 6. verifies that no object in the repository, reachable or not, loose or packed, still contains
    any of the texts, and that no file in the work tree does;
-7. records an empty audit commit (``Memfs-Op: purge``) that names only a SHA-256 of the path.
+7. records the audit commit (``Memfs-Op: purge``), which names only a SHA-256 of the path and,
+   like a retraction, flags what was derived from the memory: every memory downstream of it
+   along reverse ``depends_on`` becomes ``needs_review`` with an ``invalidated_by`` record whose
+   root is ``purged:sha256:<digest>`` (what was purged, without its path or content), and the
+   memories that named it drop it from ``depends_on``, so none points at nothing. Without
+   derived memories the audit commit is empty.
 
 Other clones and remotes still hold the old history: the report lists the remotes and the
 rewritten branches that need a force-push.
@@ -31,6 +36,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageErro
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
+from memfs.ops.retraction import derived, flag
 from memfs.store import gitcli, paths, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
@@ -70,6 +76,8 @@ class PurgeReport:
     caches_dropped: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)
     audit_commit: str | None = None
+    flagged: list[str] = field(default_factory=list)
+    unlinked: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -88,6 +96,8 @@ class PurgeReport:
             "verified": self.verified,
             "remaining": self.remaining,
             "audit_commit": self.audit_commit,
+            "flagged": self.flagged,
+            "unlinked": self.unlinked,
         }
 
     def lines(self) -> list[str]:
@@ -114,6 +124,10 @@ class PurgeReport:
             out.append("every other clone must be re-cloned or reset too, or the text comes back on the next push")
         else:
             out.append("no remotes configured; other copies of this repository (clones, backups) still hold it")
+        if self.unlinked:
+            out.append("depends_on entries removed from: " + ", ".join(self.unlinked))
+        if self.flagged:
+            out.append("flagged for review (derived from it): " + ", ".join(self.flagged))
         if self.audit_commit:
             out.append(f"audit record: commit {self.audit_commit[:10]} (names only a SHA-256 of the path)")
         return out
@@ -208,6 +222,7 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
     with repo.locked():
         the_plan = plan(repo, path)
         _require_clean(repo, the_plan)
+        derived(repo, the_plan.path)  # refuses before anything changes if a dependent cannot be parsed
         report = PurgeReport(the_plan.path, reason, list(the_plan.git_paths), remotes=the_plan.remotes)
         tracked = bool(the_plan.commits)
         if tracked:
@@ -221,7 +236,7 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
         repo.progress("checking every object", 0, None)
         report.remaining = verify(repo, the_plan.texts)
         if repo.git.head() is not None:
-            report.audit_commit = _audit(repo, the_plan, reason, actor)
+            report.audit_commit = _audit(repo, the_plan, reason, actor, report)
     return report
 
 
@@ -296,14 +311,27 @@ def verify(repo: Store, texts: tuple[str, ...] | list[str]) -> list[str]:
     return sorted(set(found))
 
 
-def _audit(repo: Store, the_plan: PurgePlan, reason: str, actor: str) -> str | None:
+def root_name(path: str) -> str:
+    """What an ``invalidated_by`` record calls a purged memory: a digest of its path, the same one
+    the audit commit names, never the path or the content."""
+    return "purged:sha256:" + hashlib.sha256(path.encode("utf-8")).hexdigest()
+
+
+def _audit(repo: Store, the_plan: PurgePlan, reason: str, actor: str, report: PurgeReport) -> str | None:
+    """The audit commit: the purge's record, and the flags on what was derived from the memory."""
     digest = hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest()
-    message = Message(
-        "purge",
-        "1 memory",
-        actor,
-        reason,
-        (),
-        {"Memfs-Purged-Path-Sha256": [digest], "Memfs-Purged-Commits": [str(len(the_plan.commits))]},
-    ).render()
+    trailers = {"Memfs-Purged-Path-Sha256": [digest], "Memfs-Purged-Commits": [str(len(the_plan.commits))]}
+    rel = the_plan.path
+    with repo.transaction("purge", reason=reason, actor=actor, subject="1 memory", trailers=trailers) as tx:
+        flags, members, graph = derived(repo, rel)
+        children = [c for c in graph.children.get(rel, ()) if c in members]
+        cut = {c: {"depends_on": [d for d in members[c].depends_on if d != rel] or None} for c in children}
+        flag(tx, flags, members, reason, extra=cut, root_names={rel: root_name(rel)})
+        report.flagged, report.unlinked = list(flags.downstream), sorted(cut)
+        if flags.downstream:
+            tx.subject = f"1 memory (+{len(flags.downstream)} downstream)"
+            tx.trailers["Memfs-Downstream"] = [str(len(flags.downstream))]
+    if tx.result.commit is not None:
+        return tx.result.commit
+    message = Message("purge", "1 memory", actor, reason, (), trailers).render()
     return repo.git.commit_empty(message, gitcli.Identity.for_actor(actor))

@@ -14,10 +14,11 @@ import posixpath
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, WriteRefused
+from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, PathError, WriteRefused
 from memfs.format import yamlio
 from memfs.format.edit import check_revision
 from memfs.format.model import Memory
@@ -25,9 +26,9 @@ from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
 from memfs.ops.retraction import retract
-from memfs.policy import gate
+from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
-from memfs.policy.reconcile import Decision, Op, reconcile, reinforced_confidence
+from memfs.policy.reconcile import Decision, Op, reconcile
 from memfs.store.gitcli import ere_escape
 from memfs.store.repo import Store, Transaction
 
@@ -43,6 +44,8 @@ DESCRIPTION_CHARS = 120
 #: Confidence of a new value when the candidate gives none: one statement, not yet confirmed.
 #: Each confirmation (REINFORCE) raises it by a noisy OR, see :func:`memfs.policy.reconcile.reinforced_confidence`.
 DEFAULT_CONFIDENCE = 0.8
+#: Frontmatter a candidate's extra fields may not set: the verbs that own them do.
+_OWNED = frozenset({"status", "evidence", "gate", "invalidated_by", "reinstated", "revision", "created", "updated"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Outcome:
     commit: str | None
     revision: int | None = None
     forced: tuple[str, ...] = ()
+    #: What the gate stored differently from what was asked (needs_review, low confidence), and why.
+    downgraded: tuple[gate.Refusal, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +69,7 @@ class Outcome:
             "commit": self.commit,
             "revision": self.revision,
             "forced": list(self.forced),
+            "downgraded": [r.to_json() for r in self.downgraded],
         }
 
 
@@ -163,6 +169,7 @@ def _remember_in(
 ) -> Outcome:
     """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
     operation (a lineage retraction) committed on its own."""
+    force = force and tx.forced  # only a person overrides the gate
     memories = _related_memories(repo, tx, candidate, staged)
     decision = reconcile(candidate, memories)
     refusals = gate.check(candidate, decision.target)
@@ -172,10 +179,49 @@ def _remember_in(
     applied = applied_keys.get(candidate.idempotency_key or "")
     if applied is not None:
         decision = replace(reconcile(candidate, memories, applied_in=applied), target=decision.target)
+    offered = _roots(tx, candidate.source, candidate.source_kind, candidate.depends_on)
+    downgraded: list[gate.Refusal] = []
+    if decision.op in (Op.INSERT, Op.KEEP_BOTH, Op.SUPERSEDE):
+        downgraded = gate.downgrades(candidate, offered)
+        if force:
+            refusals, downgraded = [*refusals, *downgraded], []
+    counted = None
+    if decision.op is Op.REINFORCE and decision.target is not None:
+        target = decision.target
+        held = evidence.recorded(target.meta)
+        if held is None:
+            held = _roots(tx, target.source, target.source_kind, target.depends_on)
+        decision, counted = evidence.count(decision, held, offered, target.confidence, candidate.confidence)
     _check_expected(candidate, decision)
-    paths, revision, commit = _apply(repo, tx, candidate, decision)
+    override = _downgraded(tx, candidate, downgraded) if downgraded else {}
+    paths, revision, commit = _apply(repo, tx, candidate, decision, offered, counted, override)
     forced = tuple(r.rule for r in refusals) if force else ()
-    return Outcome(decision.op, paths, decision.reason, commit, revision, forced)
+    return Outcome(decision.op, paths, decision.reason, commit, revision, forced, tuple(downgraded))
+
+
+def _downgraded(tx: Transaction, candidate: Candidate, found: list[gate.Refusal]) -> dict[str, Any]:
+    """The fields that store the candidate as the gate lets it in: ``needs_review``, low confidence,
+    and a ``gate`` record saying why and how a person confirms it (with the confidence asked for,
+    which a confirmation restores)."""
+    asked = DEFAULT_CONFIDENCE if candidate.confidence is None else candidate.confidence
+    first = found[0]
+    record = {"rule": first.rule, "reason": first.message, "override": first.fix, "at": tx.now, "actor": tx.actor,
+              "confidence": asked}
+    return {"status": "needs_review", "confidence": min(asked, gate.DOWNGRADED_CONFIDENCE), gate.RECORD: record}
+
+
+def _roots(tx: Transaction, source: str | None, kind: str | None, depends_on: tuple[str, ...]) -> frozenset[str]:
+    """The independent sources a claim rests on (:func:`memfs.policy.evidence.roots`), reading the
+    memories it was derived from through the transaction."""
+
+    def parent(path: str) -> tuple[dict[str, Any], str | None, str | None, tuple[str, ...]] | None:
+        try:
+            memory = tx.read(path)
+        except (InvalidMemory, MemoryNotFound, PathError):
+            return None
+        return memory.meta, memory.source, memory.source_kind, memory.depends_on
+
+    return evidence.roots(source, kind, depends_on, parent)
 
 
 def _trailers(candidates: list[Candidate], forced: list[str] | tuple[str, ...]) -> dict[str, list[str]]:
@@ -237,23 +283,36 @@ def _related_memories(
 _Applied = tuple[tuple[str, ...], int | None, str | None]
 
 
-def _apply(repo: Store, tx: Transaction, candidate: Candidate, decision: Decision) -> _Applied:
-    """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any)."""
+def _apply(
+    repo: Store,
+    tx: Transaction,
+    candidate: Candidate,
+    decision: Decision,
+    offered: frozenset[str] = frozenset(),
+    counted: evidence.Counted | None = None,
+    override: Mapping[str, Any] | None = None,
+) -> _Applied:
+    """Stage the decision in ``tx``: (paths, revision afterwards, commit made elsewhere if any).
+    ``offered`` are the candidate's roots (its ``evidence`` when it becomes the value);
+    ``counted`` what a REINFORCE adds; ``override`` the fields a gate downgrade sets."""
     op, target = decision.op, decision.target
+    kept = sorted(offered) or None
     if op in (Op.INSERT, Op.KEEP_BOTH):
         rel = candidate.path or _new_path(repo, tx, candidate)
-        memory = tx.write(rel, fields=_new_fields(candidate), body=candidate.body, create_only=True)
+        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept, **(override or {})}
+        memory = tx.write(rel, fields=fields, body=candidate.body, create_only=True)
         return (memory.path,), memory.revision, None
     if op is Op.NOOP:
         return ((target.path,) if target else ()), (target.revision if target else None), None
     assert target is not None
     if op is Op.REINFORCE:
-        _reinforce(tx, target, candidate)
+        assert counted is not None
+        _reinforce(tx, target, counted)
         return (target.path,), target.revision, None
     if op is Op.SUPERSEDE:
         memory = tx.write(
             target.path,
-            fields=_superseding_fields(candidate, target),
+            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept, **(override or {})},
             body=candidate.body,
             expected_revision=target.revision,
         )
@@ -273,8 +332,10 @@ def describe(body: str) -> str:
 
 
 def _value_fields(candidate: Candidate) -> dict[str, Any]:
-    """The fields that describe the candidate's value and its provenance (new or superseding)."""
-    fields: dict[str, Any] = dict(candidate.extra)
+    """The fields that describe the candidate's value and its provenance (new or superseding).
+    Extra fields are kept, except those memfs's verbs own (a candidate cannot bring its own
+    ``status``, ``evidence`` or gate record)."""
+    fields: dict[str, Any] = {k: v for k, v in candidate.extra.items() if k not in _OWNED}
     fields.update(
         type=candidate.type,
         source=candidate.source,
@@ -308,12 +369,13 @@ def _superseding_fields(candidate: Candidate, old: Memory) -> dict[str, Any]:
     return fields
 
 
-def _reinforce(tx: Transaction, target: Memory, candidate: Candidate) -> None:
-    """Raise confidence and ``updated`` without a new revision: the value did not change."""
+def _reinforce(tx: Transaction, target: Memory, counted: evidence.Counted) -> None:
+    """Raise confidence, record the new independent sources in ``evidence`` and move ``updated``,
+    without a new revision: the value did not change."""
     current = tx.current_bytes(target.path)
     assert current is not None
     doc, _ = load_document(target.path, current)
-    changes = {"updated": tx.now, "confidence": reinforced_confidence(target.confidence, candidate.confidence)}
+    changes = {"updated": tx.now, "confidence": counted.confidence, evidence.EVIDENCE: list(counted.evidence)}
     frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
     tx.write_bytes(target.path, doc.with_frontmatter(frontmatter).render().encode("utf-8"))
 

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, Refused, UsageError
+from memfs.format.edit import check_revision
 from memfs.format.model import Memory
 from memfs.format.parse import parse
-from memfs.policy import lineage
+from memfs.policy import gate, guard, lineage
 from memfs.policy.lineage import INVALIDATED_BY, REINSTATED, Eligibility, Graph, Invalidation, TreeNode
-from memfs.store.repo import Store
+from memfs.store.repo import Store, Transaction
 
 #: Statuses a retraction leaves alone downstream: they are already out of recall.
 _LEFT_ALONE = ("retracted", "superseded", "expired")
@@ -177,7 +178,7 @@ def _root_paths(repo: Store, roots: Iterable[str]) -> tuple[str, ...]:
     return rels
 
 
-def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
+def refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
     """A file that does not parse but may depend on an affected memory cannot be flagged safely."""
     names = [a.encode() for a in affected]
     suspects = sorted(p for p, data in graph.raw_broken.items() if any(n in data for n in names))
@@ -187,6 +188,16 @@ def _refuse_broken(graph: Graph, affected: Iterable[str]) -> None:
             "flagged; nothing was changed. Fix it first (memfs validate shows the problem)",
             [p for p in graph.broken if p.path in suspects],
         )
+
+
+def derived(repo: Store, root: str) -> tuple[Plan, dict[str, Memory], Graph]:
+    """What withdrawing ``root`` must flag, for verbs that do not change ``root`` itself (a purge
+    erases it): the plan (``root`` left as it is), the parsed closure and the graph. Refuses, like
+    a retraction, when a file that may depend on it cannot be parsed."""
+    graph = load_graph(repo)
+    refuse_broken(graph, (root, *lineage.invalidation_closure([root], graph.children)))
+    members = closure_members(repo, [root], graph)
+    return plan([root], graph, {root: "retracted"}, members), members, graph
 
 
 def impact(repo: Store, roots: Iterable[str]) -> Plan:
@@ -213,35 +224,65 @@ def subject(roots: tuple[str, ...], downstream: int) -> str:
     return f"{shown} (+{downstream} downstream)"
 
 
-def retract(repo: Store, roots: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
+def retract(
+    repo: Store,
+    roots: Iterable[str],
+    *,
+    reason: str,
+    actor: str | None = None,
+    verb: str = "retract",
+    expected_revision: int | None = None,
+) -> RetractResult:
     """Retract ``roots`` and flag everything downstream, in one commit (none if nothing changes).
 
     Retracting again is a no-op, except that memories which started depending on a retracted root
-    since are flagged then.
+    since are flagged then. ``verb`` is the memfs verb withdrawing them (``forget`` withdraws one
+    memory the same way); ``expected_revision`` is checked against the (single) root first.
     """
     if not (reason or "").strip():
         raise UsageError("say why: the reason is recorded on every flagged memory and in the commit", param="reason")
     rels = _root_paths(repo, roots)
-    with repo.transaction("retract", reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
+    with repo.transaction(verb, reason=reason, actor=actor, trailers={"Memfs-Root": list(rels)}) as tx:
         graph = load_graph(repo)
-        _refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
-        status = {r: tx.read(r).status for r in rels}
+        refuse_broken(graph, (*rels, *lineage.invalidation_closure(rels, graph.children)))
+        status = {}
+        for rel in rels:
+            memory = tx.read(rel)
+            if expected_revision is not None:
+                check_revision(rel, memory.revision, expected_revision)
+            status[rel] = memory.status
         members = closure_members(repo, rels, graph)
         the_plan = plan(rels, graph, status, members)
         for rel in the_plan.roots_changed:
             tx.write(rel, fields={"status": "retracted"})
-        for member in the_plan.downstream:
-            memory = members[member]
-            known = {r.root for r in lineage.invalidations(memory)}
-            new = [
-                Invalidation(root, reason, tx.now, tx.actor).to_yaml()
-                for root in the_plan.reached_by[member]
-                if root not in known
-            ]
-            tx.write(member, fields={"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]})
+        flag(tx, the_plan, members, reason)
         tx.subject = subject(rels, len(the_plan.downstream))
         tx.trailers["Memfs-Downstream"] = [str(len(the_plan.downstream))]
     return RetractResult(tx.result.commit, the_plan.seen_by(repo))
+
+
+def flag(
+    tx: Transaction, the_plan: Plan, members: Mapping[str, Memory], reason: str,
+    extra: Mapping[str, Mapping[str, Any]] | None = None, root_names: Mapping[str, str] | None = None,
+) -> None:
+    """Stage the flags of ``the_plan`` in ``tx``: each downstream memory ``needs_review`` with one
+    ``invalidated_by`` record per root that newly reaches it. ``extra`` adds field changes per
+    memory (a purge cuts its ``depends_on`` entry); ``root_names`` is what a record calls a root
+    (a purge names it by a digest, never by its path)."""
+    for member in the_plan.downstream:
+        memory = members[member]
+        known = {r.root for r in lineage.invalidations(memory)}
+        new = [
+            Invalidation((root_names or {}).get(root, root), reason, tx.now, tx.actor).to_yaml()
+            for root in the_plan.reached_by[member]
+            if (root_names or {}).get(root, root) not in known
+        ]
+        fields: dict[str, Any] = {"status": "needs_review", INVALIDATED_BY: [*_old_records(memory), *new]}
+        fields.update((extra or {}).get(member, {}))
+        tx.write(member, fields=fields)
+    for member, changes in (extra or {}).items():
+        if member not in the_plan.downstream:
+            tx.write(member, fields=dict(changes))
 
 
 def _old_records(memory: Memory) -> list[Any]:
@@ -287,6 +328,9 @@ class Reviewer:
         return memory.status
 
     def eligibility(self, memory: Memory) -> Eligibility:
+        held = held_by_gate(memory)
+        if held is not None:
+            return Eligibility(False, (), held)
         roots = [r.root for r in lineage.invalidations(memory)]
         parents = self.graph.upstream(memory.path) or memory.depends_on
         return lineage.reinstate_basis(
@@ -323,6 +367,10 @@ def reinstate(repo: Store, path: str, *, reason: str, actor: str | None = None) 
 
     The ``invalidated_by`` record is replaced by a ``reinstated`` record (time, actor, reason, the
     basis and the roots it was cleared of), so the diff shows what was reviewed and why it holds.
+    A memory the write gate stored ``needs_review`` (a rule drawn from one observation, see
+    :func:`memfs.policy.gate.downgrades`) has nothing upstream to clear it: a person's review is
+    its basis, so only a person (a ``user:`` actor) reinstates it, and the confidence it was
+    asked with is restored.
     """
     if not (reason or "").strip():
         raise UsageError("say why: the review is recorded on the memory and in the commit", param="reason")
@@ -331,17 +379,45 @@ def reinstate(repo: Store, path: str, *, reason: str, actor: str | None = None) 
         memory = tx.read(rel)
         if memory.status != "needs_review":
             raise ConflictError(_not_in_review(rel, memory.status))
-        graph = load_graph(repo)
-        verdict = Reviewer(repo, graph).eligibility(memory)
+        fields: dict[str, Any] = {"status": "active", INVALIDATED_BY: None}
+        held = held_by_gate(memory)
+        if held is not None:
+            verdict = _confirmed(tx, held, fields, memory)
+        else:
+            verdict = Reviewer(repo, load_graph(repo)).eligibility(memory)
         if not verdict.ok:
             raise Refused(verdict.why)
         roots = tuple(dict.fromkeys(r.root for r in lineage.invalidations(memory)))
         record: dict[str, Any] = {"at": tx.now, "actor": tx.actor, "reason": reason, "basis": list(verdict.basis)}
         if roots:
             record["roots"] = list(roots)
-        tx.write(rel, fields={"status": "active", INVALIDATED_BY: None, REINSTATED: record})
+        tx.write(rel, fields={**fields, REINSTATED: record})
         tx.trailers.update({"Memfs-Basis": list(verdict.basis), "Memfs-Root": list(roots)})
     return ReinstateResult(tx.result.commit, rel, verdict, roots)
+
+
+def held_by_gate(memory: Memory) -> str | None:
+    """Why the write gate stored ``memory`` ``needs_review`` and how it is confirmed, or ``None``
+    if it did not (or a retraction flagged it since: that review comes first)."""
+    record = memory.meta.get(gate.RECORD)
+    if memory.status != "needs_review" or not isinstance(record, dict) or lineage.invalidations(memory):
+        return None
+    return (
+        f"{memory.path} was stored needs_review by the write gate (rule {record.get('rule')}): "
+        f"{record.get('reason') or 'no reason recorded'}; a person confirms it with memfs reinstate"
+    )
+
+
+def _confirmed(tx: Transaction, held: str, fields: dict[str, Any], memory: Memory) -> Eligibility:
+    """A person's confirmation of a memory the gate held back: the fields it restores, or a refusal."""
+    if guard.actor_kind(tx.actor) != guard.PERSON:
+        return Eligibility(False, (), f"{held}, not an agent ({tx.actor})")
+    record = memory.meta[gate.RECORD]
+    asked = record.get("confidence")
+    fields[gate.RECORD] = None
+    if isinstance(asked, int | float) and not isinstance(asked, bool) and 0 <= asked <= 1:
+        fields["confidence"] = asked
+    return Eligibility(True, (f"confirmed:{tx.actor}",), "")
 
 
 def _not_in_review(rel: str, status: str | None) -> str:

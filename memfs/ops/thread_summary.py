@@ -2,12 +2,18 @@
 
 One file per thread, ``summaries/<thread_id>.md``. :func:`save_summary` writes version ``n + 1``
 only over version ``n`` (or version 1 over nothing), so two writers that both summarised version
-``n`` cannot silently overwrite each other: the second gets a :class:`ConflictError`.
+``n`` cannot silently overwrite each other: the second gets a :class:`ConflictError`. A summary is
+a snapshot, so it takes an ``expires`` time like any summary through the write gate
+(``summary-without-expiry``; a person may force it).
 """
 
 from __future__ import annotations
 
-from memfs.errors import ConflictError, InvalidMemory
+import datetime as dt
+
+from memfs.errors import ConflictError, InvalidMemory, WriteRefused
+from memfs.policy import gate, guard
+from memfs.policy.candidate import Candidate
 from memfs.policy.transcript import SummaryRecord, record_from_body, summary_body, summary_problems
 from memfs.store.repo import CommitResult, Store
 
@@ -35,21 +41,33 @@ def save_summary(
     record: SummaryRecord,
     *,
     scope: str,
+    expires: dt.datetime | None = None,
     reason: str | None = None,
     actor: str | None = None,
+    force: bool = False,
 ) -> CommitResult:
-    """Validate and commit ``record`` as the next version of its thread's summary memory."""
+    """Validate and commit ``record`` as the next version of its thread's summary memory, valid
+    until ``expires``. The write gate judges it like a remembered summary: no secrets, and an
+    ``expires`` time unless a person forces it."""
     problems = summary_problems(record.to_json())
     if problems:
         raise InvalidMemory(f"summary of {record.thread_id}: " + "; ".join(problems), [])
     rel = summary_path(record.thread_id)
+    body = summary_body(record)
+    source = f"thread:{record.thread_id}#{record.covered_until_message_id}"
+    person = guard.actor_kind(actor or repo.actor) == guard.PERSON
+    refused = gate.check(Candidate(scope, body, type="summary", source=source, source_kind="agent", expires=expires))
+    blocking = [r for r in refused if not (force and person and r.forceable)]
+    if blocking:
+        raise WriteRefused(blocking)
     fields = {
         "id": f"summary-{record.thread_id.replace(':', '-')}",
         "type": "summary",
         "scope": scope,
         "key": f"thread_summary:{record.thread_id}",
-        "source": f"thread:{record.thread_id}#{record.covered_until_message_id}",
+        "source": source,
         "source_kind": "agent",
+        "expires": expires,
         "description": f"Summary of thread {record.thread_id} (version {record.summary_version}): {record.goal}"[:200],
     }
     with repo.transaction("summarize", reason=reason, actor=actor, subject=rel) as tx:
@@ -65,5 +83,5 @@ def save_summary(
             )
         if stored is not None and stored.thread_id != record.thread_id:
             raise ConflictError(f"{rel}: belongs to thread {stored.thread_id!r}")
-        tx.write(rel, fields=fields, body=summary_body(record))
+        tx.write(rel, fields=fields, body=body)
     return tx.result

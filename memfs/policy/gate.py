@@ -1,6 +1,6 @@
-"""The write gate: may this candidate become a memory at all? (pure: no I/O)
+"""The write gate: may this candidate become a memory, and as what? (pure: no I/O)
 
-Rules, in the order they are checked:
+Refusals, in the order they are checked:
 
 * ``secret/<kind>``: a secret or identity number in any text field (see :mod:`memfs.policy.secrets_scan`).
   Never overridable: a secret in git history needs a history rewrite to remove.
@@ -8,12 +8,25 @@ Rules, in the order they are checked:
 * ``untrusted-preference``: a preference created or changed by anything but the user's own
   statement (``source_kind: user``, or ``system`` for administrators). A tool result or document
   that says "use English" is data, not the user's wish (prompt-injection defence).
-* ``one-off-preference``: a request marked ``one_off``, or worded for this time only ("translate
-  this", "just this once", "这次"), would become a lasting preference. Store it as an episode, or
-  give the preference an ``expires`` time.
+* ``one-off-preference``: a request marked ``one_off``, or worded for this time only ("just this
+  once", "for the next email", "这次", "临时"...) and not as lasting ("from now on", "以后"...),
+  would become a lasting preference. Store it as an episode, or give the preference ``expires``.
+* ``episode-without-trigger`` / ``episode-without-expiry``: an episode is one event; without the
+  conditions that triggered it (a ``trigger`` field, or a "Trigger" section in the body) a reader
+  cannot tell whether it applies again, and without ``expires`` it is kept as if it were a rule.
+* ``summary-without-expiry``: a summary is a snapshot of what it summarises; it needs ``expires``
+  (or a fresher summary replaces it) so it is not recalled as current forever.
 
-Each refusal names the rule, the field and the position in the text, and whether a human may
-override it with ``--force``.
+Downgrades (:func:`downgrades`): stored, but not as asked.
+
+* ``single-event-rule``: a procedure, or a rule ("never use X", "always ..."), that a tool or an
+  agent drew from one observation (at most one independent root, see
+  :mod:`memfs.policy.evidence`) is stored ``needs_review`` with low confidence, so it is not
+  recalled until a person confirms it (``memfs reinstate``); procedures from such sources also
+  age (see :mod:`memfs.policy.recall`).
+
+Each refusal and downgrade names the rule, the field and the position in the text, says why, and
+how to override it: a person (a ``user:`` actor) with ``--force``; agents never can.
 """
 
 from __future__ import annotations
@@ -26,16 +39,76 @@ from memfs.policy.candidate import Candidate
 from memfs.policy.secrets_scan import scan
 
 TRUSTED_FOR_PREFERENCES = ("user", "system")
+#: Source kinds whose single observation is not yet a rule (a CI failure, an agent's conclusion).
+OBSERVERS = ("tool", "agent")
+#: The confidence a downgraded candidate is stored with (at most).
+DOWNGRADED_CONFIDENCE = 0.3
+#: Frontmatter key of the record a downgrade leaves (rule, reason, override, at, actor, confidence).
+RECORD = "gate"
+#: Said after every forceable refusal and every downgrade.
+OVERRIDE = "a person (not an agent) may store it as asked with --force"
 
-_ONE_OFF = re.compile(
-    r"(?i)\b(?:just\s+this\s+once|this\s+time(?:\s+only)?|only\s+once|one[- ]off|for\s+now|right\s+now|today\s+only"
-    r"|temporarily|for\s+this\s+(?:one|message|email|reply|document|file|draft|answer|request)"
-    r"|translate\s+(?:this|that|it)\b)"
-    r"|这次|这一次|本次|暂时|临时|只此一次|翻译一下|把这[个段句篇]"
+#: Requests for this time only, English. Each alternative is one phrasing family; the tests hold
+#: a phrase for each and near-misses that must pass (tests/unit/gate_phrases.py).
+ONE_OFF_EN = (
+    r"just\s+(?:this\s+once|once|for\s+(?:now|today|this))",
+    r"(?:only|just)\s+this\s+(?:once|time)",
+    r"this\s+(?:once|one\s+time)\b",
+    r"this\s+time\b(?!\s*(?:zone|of\b|frame))",
+    r"one[- ](?:off|time)\b(?!\s+(?:password|code|token|setup|fee|payment))",
+    r"for\s+now\b",
+    r"for\s+the\s+(?:time\s+being|moment)",
+    r"right\s+now\b",
+    r"(?:today|tonight)\s+only|only\s+(?:today|tonight)|just\s+(?:today|tonight)",
+    r"for\s+(?:today|tonight|this\s+(?:morning|afternoon|evening|week|weekend))\b",
+    r"temporar(?:il)?y\s+(?:switch|change|use|reply|answer|write)|temporarily",
+    r"as\s+an?\s+exception|exceptionally",
+    r"(?:for|in|on|to|with)\s+(?:this|that|the\s+next|my\s+next|your\s+next|the\s+following)\s+"
+    r"(?:one|message|e-?mails?|mails?|reply|replies|response|answer|document|doc|file|draft|request|task|"
+    r"ticket|meeting|call|chat|conversation|report|letter|memo|slide\s+deck|deck|pr|pull\s+request|commit|"
+    r"session|question|post|tweet|summary|invoice)\b",
+    r"(?:reply|respond|answer|write)\s+(?:to\s+)?(?:the|my|your)\s+next\s+(?:e-?mail|message|one|letter)",
+    r"the\s+next\s+(?:e-?mail|message|reply|response|letter)\b",
+    r"until\s+(?:tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|sprint)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+week|the\s+release|i\s+say\s+otherwise)\b",
+    r"translate\s+(?:this|that|it)\b",
 )
-_LASTING = re.compile(
-    r"(?i)\b(?:from\s+now\s+on|always|every\s+time|in\s+future|going\s+forward|by\s+default)\b"
-    r"|以后|今后|从现在起|从今以后|一直|每次"
+#: Requests for this time only, Chinese.
+ONE_OFF_ZH = (
+    r"这次|这一次|这回|这一回|本次|此次|这趟",
+    r"只此一次|仅此一次|就这一次|就这一回|下不为例|一次性",
+    r"暂时|暂且|姑且|目前先|先这样",
+    r"临时(?!文件|目录|变量|表|工|存储|缓存)",
+    r"今天先|今天就|今晚先|今天用|今天请",
+    r"下一封|下封|这封|这条(?:消息|回复|邮件)|这份|这篇",
+    r"翻译一下|把这[个段句篇封份条]",
+    r"破例|例外地?",
+)
+#: Wording that makes a request lasting; with it, a one-off marker is not a refusal.
+LASTING_EN = (
+    r"from\s+(?:now|here|today)\s+on(?:wards?)?|from\s+now\b|going\s+forward|henceforth|hereafter",
+    r"\balways\b|every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
+)
+LASTING_ZH = (
+    r"以后|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此",
+    r"一直|每次|每一次|总是|永远|始终|一律|默认|长期|以后都|都要",
+)
+_ONE_OFF = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in ONE_OFF_EN) + "|" + "|".join(ONE_OFF_ZH))
+_LASTING = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH))
+#: A rule: an instruction to always or never do something, at the start of a line or sentence.
+_RULE = re.compile(
+    r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:"
+    r"never(?!\s+(?:mind|been|had|saw|thought|knew|seen|heard)\b)"
+    r"|always(?!\s+(?:here|good|happy|been|nice|great|fun|glad|a|an|the|so|up)\b)"
+    r"|(?:do\s+not|don['’]t)(?!\s+(?:worry|know|think|mind|get|be\s+sorry|you|we|they)\b)"
+    r"|must(?!['’]ve|\s+(?:have|be|feel)\b)(?:\s+not)?"
+    r"|avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
+    r"|不要|别再|禁止|永远不要|切勿|必须|务必|一定要|总是|避免"
+)
+#: Where an episode's trigger conditions may be given in its body: a heading or a label.
+_TRIGGER = re.compile(
+    r"(?im)^\s*(?:#{1,6}\s*)?(?:triggers?|triggered\s+by|conditions?|when|触发条件|触发|条件)\s*(?:[:：]|$)"
 )
 
 
@@ -104,7 +177,76 @@ def check(candidate: Candidate, existing: Memory | None = None) -> list[Refusal]
         )
     if is_preference and candidate.expires is None:
         found.extend(_one_off(candidate))
+    found.extend(_episode(candidate))
+    if candidate.type == "summary" and candidate.expires is None:
+        found.append(
+            Refusal(
+                "summary-without-expiry",
+                "a summary is a snapshot of what it summarises; without expires it would be recalled as current "
+                "forever",
+                f"give it an expires time (when it should be summarised again); {OVERRIDE}",
+                "expires",
+                forceable=True,
+            )
+        )
     return found
+
+
+def _episode(candidate: Candidate) -> list[Refusal]:
+    if candidate.type != "episode":
+        return []
+    found = []
+    trigger = candidate.extra.get("trigger")
+    if not (isinstance(trigger, str | list) and trigger) and not _TRIGGER.search(candidate.body):
+        found.append(
+            Refusal(
+                "episode-without-trigger",
+                "an episode is one event; without the conditions that triggered it nobody can tell whether it "
+                "applies again",
+                "say what triggered it: a trigger field (trigger: [...]) or a 'Trigger:' section in the body; "
+                + OVERRIDE,
+                "trigger",
+                forceable=True,
+            )
+        )
+    if candidate.expires is None:
+        found.append(
+            Refusal(
+                "episode-without-expiry",
+                "an episode is one event; without expires it is kept, and recalled, as if it were a rule",
+                f"give it an expires time; {OVERRIDE}",
+                "expires",
+                forceable=True,
+            )
+        )
+    return found
+
+
+def is_rule(candidate: Candidate) -> bool:
+    """A procedure, or a fact or note worded as a rule ("never use X", "总是…")."""
+    if candidate.type == "procedure":
+        return True
+    return candidate.type in ("fact", "note") and _RULE.search(candidate.body) is not None
+
+
+def downgrades(candidate: Candidate, roots: frozenset[str]) -> list[Refusal]:
+    """What the candidate is stored as instead of what it asks (empty: as asked). ``roots`` are
+    its independent sources (:func:`memfs.policy.evidence.roots`)."""
+    if candidate.source_kind not in OBSERVERS or len(roots) > 1 or not is_rule(candidate):
+        return []
+    what = "a procedure" if candidate.type == "procedure" else "a rule"
+    seen = f"one {candidate.source_kind} observation" + (f" ({', '.join(sorted(roots))})" if roots else "")
+    return [
+        Refusal(
+            "single-event-rule",
+            f"{what} drawn from {seen} is one event, not yet a rule; it is stored needs_review with confidence "
+            f"{DOWNGRADED_CONFIDENCE}, so it is not recalled until a person confirms it",
+            "a person confirms it with memfs reinstate, or records it as an episode with its trigger; "
+            + OVERRIDE,
+            "type" if candidate.type == "procedure" else "body",
+            forceable=True,
+        )
+    ]
 
 
 def secrets(candidate: Candidate) -> list[Refusal]:
@@ -127,8 +269,17 @@ def secrets(candidate: Candidate) -> list[Refusal]:
     return out
 
 
+def one_off_marker(text: str) -> re.Match[str] | None:
+    """The first wording of ``text`` that asks for this time only, unless ``text`` also says the
+    request is lasting ("from now on", "以后"); ``None`` otherwise."""
+    marker = _ONE_OFF.search(text)
+    if marker is None or _LASTING.search(text):
+        return None
+    return marker
+
+
 def _one_off(candidate: Candidate) -> list[Refusal]:
-    fix = "store it as an episode (type: episode), or give the preference an expires time"
+    fix = f"store it as an episode (type: episode), or give the preference an expires time; {OVERRIDE}"
     if candidate.one_off:
         return [
             Refusal(
@@ -140,8 +291,8 @@ def _one_off(candidate: Candidate) -> list[Refusal]:
             )
         ]
     text = candidate.body
-    marker = _ONE_OFF.search(text)
-    if marker is None or _LASTING.search(text):
+    marker = one_off_marker(text)
+    if marker is None:
         return []
     line = text.count("\n", 0, marker.start()) + 1
     column = marker.start() - (text.rfind("\n", 0, marker.start()) + 1) + 1

@@ -17,7 +17,24 @@ reaches disk or git. Rules, in the order they are checked:
 * ``protected-field``: ``scope``, ``status``, ``source``, ``source_kind``, ``id``, ``revision``,
   ``created`` and ``invalidated_by`` change only through the verbs that own them
   (:data:`OWNERS`); a new memory starts ``active`` with no ``invalidated_by``. The error names
-  the verb to use. A person may force it; the host may allow agents named fields.
+  the verb to use. A person may force it; the host may allow agents named fields. A revision
+  only moves to the next number above both the old one and the highest the memory ever had
+  (``FileChange.floor``), so no door can hand a revision number out twice.
+
+Why each verb owns what it owns in :data:`OWNERS`:
+
+* ``remember`` creates and supersedes values (scope, source, source_kind, id, status), and
+  stores a candidate the gate downgraded as ``needs_review``;
+* ``retract``, ``forget``, ``purge`` and ``prune`` withdraw memories (``status``) and flag what
+  was derived from them (``status: needs_review`` plus ``invalidated_by``): ``forget`` is the
+  retraction of one memory, ``purge`` flags what was derived from the memory it erases (naming it
+  by a digest), ``prune`` expires and archives by the policy's rules and retracts reviews that
+  went stale, flagging their closure; being flaggers, they also cross a session's scope
+  (:data:`FLAGGING`), since the closure follows ``depends_on`` into other scopes;
+* ``reinstate`` clears a review (``status``, ``invalidated_by``); ``expire`` records expiry;
+* ``consolidate`` marks the episodes it summarised ``superseded`` (``status`` only: it flags
+  nothing and sets no other protected field);
+* ``summarize`` (thread summaries) moves its ``source`` along the thread.
 * ``user-source``: ``source_kind: user`` claims the user said it, so only that user (the actor
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
   that vouches for it may write it. A person may force it.
@@ -47,14 +64,18 @@ PERSON = "user"
 #: Protected fields and the verbs that own them (may change them).
 OWNERS: dict[str, tuple[str, ...]] = {
     "scope": ("remember",),
-    "status": ("retract", "reinstate", "forget", "expire", "remember"),
+    "status": ("retract", "reinstate", "forget", "purge", "expire", "remember", "prune", "consolidate"),
     "source": ("remember", "summarize"),
     "source_kind": ("remember",),
     "id": ("remember",),
     "revision": (),
     "created": (),
-    "invalidated_by": ("retract", "reinstate"),
+    "invalidated_by": ("retract", "reinstate", "forget", "purge", "prune"),
 }
+#: Verbs that flag memories derived from what they withdraw, whatever their scope: the closure
+#: follows ``depends_on`` across scopes, and a bound session must not leave another scope's derived
+#: memory recallable.
+FLAGGING = frozenset({"retract", "forget", "purge", "prune"})
 #: Operations that replay or restore history already made by others (undo, integration of
 #: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
 HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})
@@ -118,7 +139,9 @@ class FileChange:
     ``before``/``after`` are the frontmatter mappings (``None``: the file does not exist on that
     side; an unreadable side is ``{}``, so it is treated as having none of the fields);
     ``changed`` the top-level keys whose value differs; ``added`` the text of the lines that are
-    new (where a new secret could be); ``moved_from`` the path a rename takes it from."""
+    new (where a new secret could be); ``moved_from`` the path a rename takes it from; ``floor``
+    the highest revision the memory ever had in history (a new revision goes above it, so after a
+    revert the number may jump)."""
 
     path: str
     before: Mapping[str, Any] | None
@@ -126,6 +149,7 @@ class FileChange:
     changed: frozenset[str]
     added: str
     moved_from: str | None = None
+    floor: int = 0
 
 
 def actor_kind(actor: str) -> str:
@@ -140,6 +164,7 @@ def describe(
     after_meta: Mapping[str, Any] | None = None,
     moved_from: str | None = None,
     owned: frozenset[str] = frozenset(),
+    floor: int = 0,
 ) -> FileChange:
     """The :class:`FileChange` from the two texts of a file (``None``: absent on that side).
 
@@ -168,7 +193,7 @@ def describe(
             before_meta["revision"] = revision
     if before_meta is not None and after_meta is not None:
         changed = frozenset(k for k in changed if before_meta.get(k) != after_meta.get(k))
-    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from)
+    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from, floor)
 
 
 def check(change: FileChange, access: Access) -> list[Refusal]:
@@ -258,7 +283,7 @@ def _boundary(change: FileChange, access: Access) -> list[Refusal]:
         return []
     before_scope = _scope(change.before)
     after_scope = _scope(change.after)
-    flagging = access.op == "retract" and _status(change.after) == "needs_review"
+    flagging = access.op in FLAGGING and _status(change.after) == "needs_review"
     if change.before is not None and before_scope != rule.scope and not flagging:
         return [Refusal("scope-boundary", f"{change.moved_from or change.path}: no such memory",
                         "view the directory to see this session's memories")]
@@ -283,7 +308,7 @@ def _protected(change: FileChange, access: Access) -> list[Refusal]:
     for name in sorted(change.changed & OWNERS.keys()):
         if access.op in OWNERS[name] or name in access.grants.fields:
             continue
-        if name == "revision" and _bumped(change.before, change.after):
+        if name == "revision" and _bumped(change.before, change.after, change.floor):
             continue
         found.append(_protected_refusal(change.path, name, access))
     return found
@@ -350,9 +375,11 @@ def _person_import(access: Access) -> bool:
     return access.op in IMPORT_OPS and access.is_person
 
 
-def _bumped(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+def _bumped(before: Mapping[str, Any], after: Mapping[str, Any], floor: int = 0) -> bool:
+    """Whether ``revision`` moved the way memfs moves it: unchanged, or to the next number above
+    both the old one and the highest the memory ever had (``floor``)."""
     old, new = before.get("revision", 1), after.get("revision", 1)
-    return isinstance(old, int) and isinstance(new, int) and new in (old, old + 1)
+    return isinstance(old, int) and isinstance(new, int) and new in (old, max(old, floor) + 1)
 
 
 def _scope(meta: Mapping[str, Any] | None) -> str | None:

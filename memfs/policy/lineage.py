@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -315,42 +315,58 @@ class TreeNode:
 
 
 def tree(start: str, edges: Mapping[str, Iterable[str]], *, max_depth: int | None = None) -> TreeNode:
-    """``start`` and everything reachable along ``edges``, breadth-first so each node sits at its
-    shallowest depth; a node met again is a leaf marked ``repeat`` (or ``cycle`` when it is on the
-    way back to the start). Iterative, so deep chains do not hit the recursion limit."""
-    depth = {start: 0}
-    order = deque([start])
-    first_parent: dict[str, str] = {}
-    extra: dict[str, list[str]] = {}
-    while order:
-        node = order.popleft()
-        if max_depth is not None and depth[node] >= max_depth:
+    """``start`` and everything reachable along ``edges``, children in path order. A node is
+    expanded where it first appears as the tree is read (top to bottom, depth first); met again,
+    it is a leaf marked ``repeat`` ("shown above"), or ``cycle`` when it is on the way back to the
+    start. With ``max_depth``, nodes at that depth are leaves (not marked: they may be expanded
+    where they appear higher up). Iterative, so deep chains do not hit the recursion limit."""
+
+    class Building:
+        def __init__(self, path: str, repeat: bool = False, cycle: bool = False) -> None:
+            self.path, self.repeat, self.cycle = path, repeat, cycle
+            self.children: list[Building] = []
+
+        def frozen(self) -> TreeNode:
+            done: dict[int, TreeNode] = {}
+            order: list[Building] = []
+            todo = [self]
+            while todo:
+                node = todo.pop()
+                order.append(node)
+                todo.extend(node.children)
+            for node in reversed(order):
+                kids = tuple(done[id(c)] for c in node.children)
+                done[id(node)] = TreeNode(node.path, kids, node.repeat, node.cycle)
+            return done[id(self)]
+
+    def children(path: str) -> list[str]:
+        return sorted(dict.fromkeys(edges.get(path, ())))
+
+    root = Building(start)
+    expanded = {start}
+    on_path = {start}
+    work: list[tuple[Building, Iterator[str], int]] = [(root, iter(children(start)), 0)]
+    if max_depth is not None and max_depth <= 0:
+        work = []
+    while work:
+        node, pending, depth = work[-1]
+        child = next(pending, None)
+        if child is None:
+            work.pop()
+            on_path.discard(node.path)
             continue
-        for child in edges.get(node, ()):
-            if child not in depth:
-                depth[child] = depth[node] + 1
-                first_parent[child] = node
-                order.append(child)
-            else:
-                extra.setdefault(node, []).append(child)
-    kids: dict[str, list[str]] = {}
-    for child, parent in first_parent.items():
-        kids.setdefault(parent, []).append(child)
-
-    def ancestors(node: str) -> set[str]:
-        out = {node}
-        while node in first_parent:
-            node = first_parent[node]
-            out.add(node)
-        return out
-
-    built: dict[str, TreeNode] = {}
-    for node in sorted(depth, key=lambda n: -depth[n]):
-        items = [(c, built[c]) for c in kids.get(node, [])]
-        above = ancestors(node)
-        items += [(c, TreeNode(c, repeat=c not in above, cycle=c in above)) for c in extra.get(node, [])]
-        built[node] = TreeNode(node, tuple(n for _, n in sorted(items, key=lambda item: item[0])))
-    return built[start]
+        if child in on_path:
+            node.children.append(Building(child, cycle=True))
+        elif child in expanded:
+            node.children.append(Building(child, repeat=True))
+        else:
+            built = Building(child)
+            node.children.append(built)
+            if max_depth is None or depth + 1 < max_depth:
+                expanded.add(child)
+                on_path.add(child)
+                work.append((built, iter(children(child)), depth + 1))
+    return root.frozen()
 
 
 def to_dot(paths: Iterable[str], parents: Mapping[str, Iterable[str]], status: Mapping[str, str | None]) -> str:

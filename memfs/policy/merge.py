@@ -35,7 +35,7 @@ from memfs.format.validate import parse_time
 #: Most to least withdrawn: when both sides changed ``status``, the first one listed wins.
 STATUS_PRECEDENCE = ("retracted", "superseded", "expired", "needs_review", "active")
 #: List fields merged as sets.
-SET_FIELDS = ("depends_on", "tags", "invalidated_by")
+SET_FIELDS = ("depends_on", "tags", "invalidated_by", "evidence")
 LABELS = ("ours", "base", "theirs")
 
 #: ``(ours, base, theirs) -> (merged bytes, number of conflicts)``, e.g. :func:`memfs.store.gitcli.merge_text`.

@@ -11,7 +11,9 @@ eligible memories are never crowded out; :func:`eligibility` stays the final wor
 returned hit.
 
 Rank is ``relevance × freshness × confidence`` with ``freshness = 2^(-age / half_life)``; the
-half-life depends on the memory type, and procedures do not age. Freshness and confidence are
+half-life depends on the memory type, and procedures do not age, except those a tool or an agent
+observed (one event turned into a rule until a person confirms it), which age with the half-life
+``observed_procedure`` (90 days unless ``.memfs.toml`` says otherwise). Freshness and confidence are
 at most 1, so they reorder eligible memories but never lift one above its own relevance.
 
 Functions here accept any object with the :class:`~memfs.format.model.Memory` attributes they read
@@ -33,6 +35,11 @@ from memfs.format.validate import scope_problem
 
 DAY = 86400.0
 
+#: The half-life key of procedures whose source is a tool's or an agent's observation.
+OBSERVED_PROCEDURE = "observed_procedure"
+#: Source kinds that observe a single event (a procedure from them is not yet an established rule).
+OBSERVERS = ("tool", "agent")
+
 #: Default half-lives in days; ``None`` means the type does not age.
 DEFAULT_HALF_LIVES: dict[str, float | None] = {
     "preference": 365.0,
@@ -41,6 +48,7 @@ DEFAULT_HALF_LIVES: dict[str, float | None] = {
     "summary": 365.0,
     "note": 365.0,
     "procedure": None,
+    OBSERVED_PROCEDURE: 90.0,
 }
 
 
@@ -165,8 +173,13 @@ class RankPolicy:
 
 
 def freshness(memory: Ageing, now: dt.datetime, policy: RankPolicy) -> float:
-    """``2^(-age / half_life)`` with age from ``updated`` (else ``created``); 1 when it cannot age."""
-    half_life = policy.half_lives.get(memory.type or "")
+    """``2^(-age / half_life)`` with age from ``updated`` (else ``created``); 1 when it cannot age.
+    A procedure a tool or an agent observed (its ``source_kind``, when the record has one) ages as
+    :data:`OBSERVED_PROCEDURE`."""
+    kind = memory.type or ""
+    if kind == "procedure" and getattr(memory, "source_kind", None) in OBSERVERS:
+        kind = OBSERVED_PROCEDURE
+    half_life = policy.half_lives.get(kind)
     when = memory.updated or memory.created
     if not half_life or when is None:
         return 1.0

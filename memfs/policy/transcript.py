@@ -1,9 +1,11 @@
 """Chat transcripts: truncation to a token budget, and the thread summary record (pure).
 
 :func:`truncate` keeps the most recent messages that fit, plus pinned ones (system/developer
-messages and the first user turn by default), and never separates a tool call from its result:
-a message that issues calls and every message holding their results (with whatever lies between)
-form one unit that is kept or dropped whole. Both common shapes are understood:
+messages and the first user turn by default), and never separates a question from its answer or a
+tool call from its result: a user message and everything up to the next user message (the
+assistant's reply, its tool calls and their results) form one unit, and so do a message that
+issues calls and every message holding their results (with whatever lies between); a unit is kept
+or dropped whole, so a kept answer is never shown after the wrong question. Both common shapes are understood:
 
 * OpenAI chat: ``assistant.tool_calls[].id`` answered by ``{"role": "tool", "tool_call_id"}``;
   Responses items ``{"type": "function_call", "call_id"}`` / ``{"type": "function_call_output"}``.
@@ -194,8 +196,15 @@ def default_pin(messages: Sequence[Message]) -> set[int]:
     return pinned
 
 
+def opens_turn(message: Message) -> bool:
+    """A user message that is not just tool results: it starts a user/assistant turn."""
+    return message.get("role") == "user" and not result_ids(message)
+
+
 def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
-    """Contiguous [start, end] spans that must be kept or dropped together."""
+    """Contiguous [start, end] spans that must be kept or dropped together: a user message with
+    everything up to the next user message (the assistant's answer, its tool calls and their
+    results), so an answer never follows another question; and a tool call with its results."""
     first_call: dict[str, int] = {}
     spans = [[i, i] for i in range(len(messages))]
     for i, message in enumerate(messages):
@@ -205,6 +214,9 @@ def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
             if rid in first_call:
                 start = first_call[rid]
                 spans[start][1] = max(spans[start][1], i)
+    starts = [i for i, message in enumerate(messages) if opens_turn(message)]
+    for start, following in zip(starts, [*starts[1:], len(messages)], strict=False):
+        spans[start][1] = max(spans[start][1], following - 1)
     merged: list[tuple[int, int]] = []
     for start, end in spans:
         if merged and start <= merged[-1][1]:

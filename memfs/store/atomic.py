@@ -95,6 +95,18 @@ def write_many(contents: Mapping[Path, bytes | None]) -> None:
                 tmp.unlink()
 
 
+def replace_cache(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` by rename (readers never see half a file) without fsync: for
+    caches, which are rebuilt when lost, so durability is not worth a disk flush per write."""
+    tmp = _write_temp(path, data, sync=False)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
 def remove(path: Path) -> None:
     """Delete ``path`` if it exists, and make the deletion durable."""
     with contextlib.suppress(FileNotFoundError):

@@ -22,9 +22,13 @@ class Message:
     reason: str | None = None
     paths: tuple[str, ...] = ()
     trailers: Mapping[str, Iterable[str]] = field(default_factory=dict)
+    #: A paragraph between the subject and the reason (git's "This reverts commit ...").
+    note: str | None = None
 
     def render(self) -> str:
         lines = [f"memfs: {self.op} {self.subject}".rstrip(), ""]
+        if self.note:
+            lines += [self.note, ""]
         if self.reason:
             lines += [f"Reason: {_one_line(self.reason)}", ""]
         lines += [f"Memfs-Op: {self.op}", f"Memfs-Actor: {_one_line(self.actor)}"]

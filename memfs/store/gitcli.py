@@ -229,6 +229,26 @@ class Git:
         proc = _run(self.workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
         return proc.stdout.decode().strip() or None
 
+    def head_quick(self) -> str | None:
+        """HEAD read from the git directory's files when it is a loose ref or detached (no process),
+        else from git: for caches keyed by HEAD, read on every write."""
+        try:
+            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
+            if not text.startswith("ref: "):
+                return text if _is_sha(text) else self.head()
+            ref = text[len("ref: "):]
+            common = self.git_dir
+            if (self.git_dir / "commondir").is_file():
+                common = self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
+            for base in dict.fromkeys((self.git_dir, common)):
+                found = base / ref
+                if found.is_file():
+                    sha = found.read_text(encoding="ascii").strip()
+                    return sha if _is_sha(sha) else self.head()
+        except (OSError, UnicodeDecodeError):
+            pass
+        return self.head()
+
     def rev(self, name: str) -> str | None:
         """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
         proc = _run(self.workdir, "rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
@@ -463,7 +483,75 @@ class Git:
         self._text("commit", "--amend", "--only", "-q", "-F", "-", stdin=message.encode(), identity=identity)
         return True, ""
 
+    def revert_apply(self, sha: str) -> tuple[bool, str]:
+        """Apply the inverse of ``sha`` to the work tree and index without committing (``git revert
+        --no-commit``), then forget the operation so nothing is left in progress: (succeeded, git's
+        output). A failed attempt is aborted, leaving everything as it was."""
+        proc = _run(self.workdir, "revert", "--no-commit", sha, check=False)
+        if proc.returncode != 0:
+            self._ok("revert", "--abort")
+            return False, (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        self._ok("revert", "--quit")
+        return True, ""
+
+    def staged_paths(self) -> list[str]:
+        """Paths whose index state differs from HEAD (no rename detection)."""
+        return _nul_list(self._text("diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"))
+
+    def restore_from_head(self, paths: list[str]) -> None:
+        """Put ``paths`` back as HEAD has them, in the index and the work tree; a path HEAD does not
+        have is unstaged and deleted. For undoing what :meth:`revert_apply` changed."""
+        if not paths:
+            return
+        self._ok("reset", "-q", "HEAD", "--", *_literal(*paths))
+        in_head = set(_nul_list(self._text("ls-tree", "-z", "--name-only", "HEAD", "--", *_literal(*paths))))
+        if in_head:
+            self._text("checkout", "-q", "HEAD", "--", *_literal(*sorted(in_head)))
+        for path in paths:
+            if path not in in_head:
+                (self.workdir / path).unlink(missing_ok=True)
+
     # --- history -------------------------------------------------------------------------------
+    def file_versions(self, rev_range: str, pathspec: str) -> list[tuple[str, str]]:
+        """(path, blob) of every version of every file under ``pathspec`` that a commit in
+        ``rev_range`` wrote or replaced (merges against each parent; renames not followed)."""
+        out = self._text(
+            "log", "-m", "--raw", "-z", "--no-renames", "--no-abbrev", "--format=%x1e", rev_range,
+            "--", *_literal(pathspec),
+        )
+        found: list[tuple[str, str]] = []
+        tokens = out.split("\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i].lstrip("\n\x1e")
+            if token.startswith(":") and i + 1 < len(tokens):
+                fields = token.split()
+                for blob in fields[2:4]:
+                    if blob.strip("0"):
+                        found.append((tokens[i + 1], blob))
+                i += 2
+            else:
+                i += 1
+        return found
+
+    def read_objects(self, shas: Sequence[str]) -> dict[str, bytes]:
+        """The contents of the blobs ``shas`` in one ``git cat-file --batch`` (missing ones left out)."""
+        wanted = list(dict.fromkeys(shas))
+        if not wanted:
+            return {}
+        out = _run(self.workdir, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode()).stdout
+        found: dict[str, bytes] = {}
+        pos = 0
+        for sha in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                found[sha] = out[pos : pos + size]
+                pos += size + 1
+        return found
+
     def log(
         self,
         *,
@@ -619,6 +707,10 @@ def refuse_secrets(message: str) -> None:
     refusals = check_message(message)
     if refusals:
         raise WriteRefused(refusals)
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def _porcelain_paths(out: str) -> list[str]:

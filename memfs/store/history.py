@@ -11,11 +11,13 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memfs.errors import ConflictError, GitError, InvalidMemory, MemoryNotFound, UsageError
+from memfs.errors import ConflictError, GitError, InvalidMemory, MemoryNotFound, Refused, UsageError
+from memfs.format import yamlio
 from memfs.format.model import Memory, jsonable
 from memfs.format.parse import load_document, parse
-from memfs.store import commits, gitcli
-from memfs.store.repo import Store
+from memfs.store import commits, gitcli, paths
+from memfs.store.repo import Store, Transaction
+from memfs.store.revisions import revision_in
 
 
 @dataclass(frozen=True)
@@ -215,17 +217,23 @@ def _lines(data: bytes | None) -> list[str]:
 
 
 def revert(repo: Store, rev: str, *, reason: str | None = None, actor: str | None = None) -> str:
-    """Undo commit ``rev`` with one new commit; on any conflict, leave everything as it was."""
+    """Undo commit ``rev`` with one new commit; on any conflict, leave everything as it was.
+
+    git computes the undone content (``git revert --no-commit``); the commit is then made through
+    the one commit path like any change, so it is validated (a revert that would leave a
+    ``depends_on`` pointing at nothing is refused) and guarded. A revert is a new revision: every
+    memory it changes gets a revision above every revision it ever had, so a writer who read the
+    undone value cannot pass ``expected_revision`` afterwards (:mod:`memfs.store.revisions`); all
+    other bytes are those the reverted commit started from."""
     actor = actor or repo.actor
     sha = repo.git.resolve(rev)
     original = repo.git.log(rev=sha, limit=1, follow=False)
     subject = original[0].subject if original else sha[:10]
-    message = commits.Message("revert", f"{sha[:10]} ({subject})", actor, reason, trailers={"Memfs-Reverts": [sha]})
-    text = message.render().replace("\n\n", f"\n\nThis reverts commit {sha}.\n\n", 1)
     with repo.locked():
         if repo.git.has_staged_changes():
             raise ConflictError("cannot revert while changes are staged in git; commit or unstage them first")
-        done, detail = repo.git.revert(sha, text, gitcli.Identity.for_actor(actor))
+        gitcli.refuse_secrets(reason or "")
+        done, detail = repo.git.revert_apply(sha)
         if not done:
             conflicted = [ln.split("in ", 1)[-1] for ln in detail.splitlines() if ln.startswith("CONFLICT")]
             if conflicted:
@@ -234,7 +242,55 @@ def revert(repo: Store, rev: str, *, reason: str | None = None, actor: str | Non
                     "changed. Revert the later commits first, or edit the files by hand."
                 )
             raise GitError(f"git revert {sha[:10]} failed, nothing was changed: {detail.strip()}")
-        return repo.git.head() or ""
+        names = repo.git.staged_paths()
+        undone = {name: _work_tree_bytes(repo, name) for name in names}
+        repo.git.restore_from_head(names)
+        return _commit_revert(repo, sha, subject, undone, reason, actor)
+
+
+def _work_tree_bytes(repo: Store, name: str) -> bytes | None:
+    path = repo.git.workdir / name
+    return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+
+
+def _commit_revert(
+    repo: Store, sha: str, subject: str, undone: dict[str, bytes | None], reason: str | None, actor: str
+) -> str:
+    outside = [name for name in undone if repo.from_git_path(name) is None]
+    if outside:
+        raise Refused(
+            f"reverting {sha[:10]} also changes {', '.join(outside)}, outside the memory root; nothing was changed. "
+            "Use git revert for it"
+        )
+    trailers = {"Memfs-Reverts": [sha]}
+    with repo.transaction("revert", subject=f"{sha[:10]} ({subject})", reason=reason, actor=actor,
+                          trailers=trailers, force=True) as tx:
+        tx.note = f"This reverts commit {sha}."
+        for name, data in undone.items():
+            rel = repo.from_git_path(name)
+            assert rel is not None
+            if not paths.is_memory_name(rel) or paths.is_ignored(repo.root, rel):
+                if data is None:
+                    raise Refused(f"reverting {sha[:10]} deletes {rel}, which is not a memory; use git revert for it")
+                tx.write_file(rel, data)
+            elif data is None:
+                tx.delete(rel)
+            else:
+                tx.write_bytes(rel, _new_revision(tx, rel, data))
+    return tx.result.commit or repo.git.head() or ""
+
+
+def _new_revision(tx: Transaction, rel: str, data: bytes) -> bytes:
+    """The undone bytes of ``rel`` as a new revision: above its current one and every one it had."""
+    current = tx.current_bytes(rel)
+    if current is None or revision_in(data) is None:
+        return data  # a file the revert brings back: write_bytes numbers it above its history
+    number = max(revision_in(current) or 0, tx.floor(rel)) + 1
+    try:
+        doc, _ = load_document(rel, data)
+    except InvalidMemory:
+        return data  # validation reports it
+    return doc.with_frontmatter(yamlio.edit(doc.frontmatter, {"revision": number}, doc.newline)).render().encode()
 
 
 # --- every revision of one memory ----------------------------------------------------------

@@ -46,7 +46,7 @@ from memfs.format.parse import build, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, gitcli, init, journal, locking, paths, progress
+from memfs.store import atomic, gitcli, init, journal, locking, paths, progress, revisions
 from memfs.store.commits import Message, subject_for
 
 Action = Literal["create", "update", "delete"]
@@ -625,6 +625,8 @@ class Transaction:
         self.actor = actor
         self.subject = subject
         self.trailers = dict(trailers or {})
+        #: A paragraph of the commit message between the subject and the reason, if any.
+        self.note: str | None = None
         self.when = when
         self.now = (when or utcnow()).astimezone(dt.UTC).replace(microsecond=0)
         self.force = force
@@ -638,6 +640,8 @@ class Transaction:
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
+        self._marks: dict[str, int] | None = None
+        self._marks_head: str | None = None
         self._lock: AbstractContextManager[None] | None = None
 
     def __enter__(self) -> Transaction:
@@ -656,6 +660,13 @@ class Transaction:
             self._lock.__exit__(exc_type, exc, tb)
 
     # --- staging -------------------------------------------------------------------------
+    def floor(self, rel: str) -> int:
+        """The highest revision the memory at ``rel`` ever had in HEAD's history (0: none): every
+        new revision this transaction writes is above it (:mod:`memfs.store.revisions`)."""
+        if self._marks is None:
+            self._marks_head, self._marks = revisions.marks(self.repo.git, self.repo.pathspec)
+        return self._marks.get(self.repo.git_path(rel), 0)
+
     def current_bytes(self, rel: str) -> bytes | None:
         if rel in self._pending:
             return self._pending[rel]
@@ -687,14 +698,16 @@ class Transaction:
         if current is None:
             if expected_revision not in (None, 0):
                 raise ConflictError(f"{rel}: expected revision {expected_revision}, but the memory does not exist")
-            result = edit.new_file(rel, fields, body or "", self.now)
+            result = edit.new_file(rel, fields, body or "", self.now, floor=self.floor(rel))
         elif create_only:
             raise ConflictError(f"{rel}: already exists; change it with write, or pick another path")
         else:
             self._check_staged_writable(rel, current)
             cached = self._loaded.get(rel)
             loaded = cached[1:] if cached is not None and cached[0] is current else None
-            result = edit.update_file(rel, current, fields, body, self.now, expected_revision, loaded=loaded)
+            result = edit.update_file(
+                rel, current, fields, body, self.now, expected_revision, loaded=loaded, floor=self.floor(rel)
+            )
         if result.content is not None:
             self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision, current)
             self._parsed[rel] = result.memory
@@ -710,10 +723,27 @@ class Transaction:
         current = self.current_bytes(rel)
         if current is not None:
             self._check_staged_writable(rel, current)
+        content = self._above_floor(rel, content, current if moved_from is None else self._before.get(moved_from))
         memory = parse(rel, content)
         self._stage(rel, content, "update" if current is not None else "create", memory.revision, current)
         self._parsed[rel] = memory
         return memory
+
+    def _above_floor(self, rel: str, content: bytes, before: bytes | None) -> bytes:
+        """``content`` with its revision moved above the memory's high-water mark when it is a new
+        revision (a bump, or a file created) that the mark already holds: bytes built elsewhere
+        (the file tools, a revert) count from the file as it is, which after a revert says an
+        older number. Unchanged revisions (a move, a reinforcement) are left as they are."""
+        old = 0 if before is None else revisions.revision_in(before) or 0
+        new = revisions.revision_in(content)
+        if new is None or (before is not None and new <= old):
+            return content
+        floor = self.floor(rel)
+        if new > floor:
+            return content
+        doc, _ = load_document(rel, content)
+        frontmatter = yamlio.edit(doc.frontmatter, {"revision": max(old, floor) + 1}, doc.newline)
+        return doc.with_frontmatter(frontmatter).render().encode("utf-8")
 
     def write_file(self, rel: str, content: bytes) -> None:
         """Stage a file of the root that is not a memory (configuration, ``.gitattributes``, a
@@ -865,9 +895,11 @@ class Transaction:
         """The guard's refusals for the staged change of ``rel`` against its committed copy."""
         source = self._moves.get(rel)
         parsed = None if rel in self._plain else self._parsed.get(rel)
+        floor = 0 if self._marks is None else max(self.floor(rel), self.floor(source) if source else 0)
         change = guard.describe(
             rel, _loose_text(committed), _loose_text(self._pending[rel]),
-            after_meta=None if parsed is None else parsed.meta, moved_from=source, owned=guard.owned_fields(access),
+            after_meta=None if parsed is None else parsed.meta, moved_from=source, floor=floor,
+            owned=guard.owned_fields(access),
         )
         return guard.secrets(change) if rel in self._plain else guard.check(change, access)
 
@@ -962,7 +994,7 @@ class Transaction:
         repo = self.repo
         rels = [c.path for c in changes]
         message = Message(
-            self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers
+            self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers, self.note
         ).render()
         self._check(rels, message)
         written = [rel for rel in rels if rel not in self._adopted]
@@ -983,6 +1015,9 @@ class Transaction:
             failed = GitError if isinstance(exc, GitError) else MemfsError
             raise failed(f"nothing was changed: {exc}") from exc
         atomic.remove(repo.journal_path)
+        if commit is not None and self._marks is not None and self._marks_head is not None:
+            numbers = {repo.git_path(c.path): c.revision for c in changes if c.revision is not None}
+            revisions.note(repo.git, repo.pathspec, self._marks_head, commit, self._marks, numbers)
         return CommitResult(commit, tuple(changes), self.op)
 
     def _identity(self) -> gitcli.Identity:

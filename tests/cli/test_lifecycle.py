@@ -19,6 +19,7 @@ from tests.helpers import (
     PREFERENCE_PATH,
     all_object_texts,
     candidate,
+    cli,
     commit_count,
     git,
     options,
@@ -124,3 +125,49 @@ def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
     done = run_cli("purge", PREFERENCE_PATH, "--reason", "r", "--yes", "--json", cwd=repo.root)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verified"] is True
+
+
+def test_the_gate_says_why_and_how_to_override(repo: MemoryRepo) -> None:
+    done = cli(repo, "--actor", "tool:ci", "remember", "--type", "procedure", "--scope", "project:P8",
+               "--source", "ci:P8/pipelines/4821", "--source-kind", "tool", "--body", "Never use pdf-export on CI.")
+    assert done.returncode == 0, done.stderr
+    assert "stored needs_review (rule single-event-rule)" in done.stdout and "--force" in done.stdout
+    refused = cli(repo, "remember", "--type", "preference", "--scope", "user:U5", "--source", "conversation:C9",
+                  "--source-kind", "user", "--body", "Reply to the next email in English.")
+    assert refused.returncode == 3 and "one-off-preference" in refused.stderr and "--force" in refused.stderr
+
+
+def shout(group: list) -> str:  # type: ignore[type-arg]
+    """A summariser for ``memfs consolidate --summariser tests.cli.test_lifecycle:shout``."""
+    return "LOUD: " + ", ".join(m.path for m in group) + "\n"
+
+
+def test_prune_and_consolidate_are_dry_runs_until_applied(repo: MemoryRepo) -> None:
+    from tests.integration.test_prune_consolidate import _episodes
+
+    _episodes(repo)
+    head = commit_count(repo)
+    dry = cli(repo, "prune", "--now", "2026-10-01T00:00:00Z")
+    assert dry.returncode == 0 and "dry run: nothing changed" in dry.stdout and commit_count(repo) == head
+    shown = cli(repo, "consolidate", "--now", "2026-10-01T00:00:00Z")
+    assert shown.returncode == 0 and "would write summaries/2026-09-02-" in shown.stdout
+    assert "dry run: nothing changed" in shown.stdout and commit_count(repo) == head
+    done = cli(repo, "consolidate", "--apply", "--now", "2026-10-01T00:00:00Z", "--summariser",
+               "tests.cli.test_lifecycle:shout", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["applied"] and result["commit"] and commit_count(repo) == head + 1
+    assert result["groups"][0]["body"].startswith("LOUD: episodes/pdf-0.md")
+    for spec in ("no_such_module:x", "tests.cli.no_such:x", "tests.cli.test_lifecycle:nope", "shout"):
+        bad = cli(repo, "consolidate", "--summariser", spec)
+        assert bad.returncode == 2 and "--summariser" in bad.stderr, spec
+    applied = cli(repo, "prune", "--apply", "--now", "2026-10-01T00:00:00Z")  # 3 active episodes: the quota
+    assert applied.returncode == 0 and "nothing to forget under the rules" in applied.stdout
+
+
+def test_the_review_queue_says_what_the_gate_held_back(repo: MemoryRepo) -> None:
+    cli(repo, "--actor", "tool:ci", "remember", "--type", "procedure", "--scope", "project:P8", "--source", "ci:1",
+        "--source-kind", "tool", "--body", "Never use pdf-export on CI.")
+    queue = cli(repo, "review")
+    assert queue.returncode == 0 and "held back by the write gate" in queue.stdout
+    assert "rule single-event-rule" in queue.stdout and "a person confirms it with memfs reinstate" in queue.stdout

@@ -49,11 +49,13 @@ def test_diff_against_the_working_tree(lang: MemoryRepo) -> None:
     assert files["new.md"].change == "added"
 
 
-def test_revert_restores_exact_bytes(lang: MemoryRepo) -> None:
+def test_revert_restores_the_bytes_as_a_new_revision(lang: MemoryRepo) -> None:
     before = (lang.root / "prefs/lang.md").read_bytes()
+    assert b"\nrevision: 2\n" in before
     lang.write("prefs/lang.md", fields={"status": "retracted"}, force=True)
     sha = history.revert(lang, "HEAD", reason="bad retraction")
-    assert (lang.root / "prefs/lang.md").read_bytes() == before
+    after = (lang.root / "prefs/lang.md").read_bytes()
+    assert after == before.replace(b"\nrevision: 2\n", b"\nrevision: 4\n")  # above the retraction's 3
     body = git(lang.root, "log", "-1", "--format=%B")
     assert body.startswith("memfs: revert ") and "Memfs-Op: revert" in body and sha
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.branch_review import summarize
-from tests.helpers import commit_all, git
+from tests.helpers import PREFERENCE_PATH, add, candidate, commit_all, git
 
 
 def test_summary_sorts_every_change(branch: MemoryRepo) -> None:
@@ -60,3 +62,35 @@ def test_unrelated_or_unknown_revisions(repo: MemoryRepo) -> None:
     with pytest.raises(MemfsError, match="not a commit"):
         summarize(repo, "nope", "HEAD")
     assert "No memory changes." in summarize(repo, "HEAD", "HEAD").render()
+
+
+def test_a_remember_that_superseded_is_one_superseded(repo: MemoryRepo) -> None:
+    repo.remember(candidate("Release notes in Chinese."))
+    repo.remember(candidate("Release notes in English from now on.", "conversation:C3#msg-2"))
+    s = summarize(repo, "HEAD~1", "HEAD")
+    assert (len(s.superseded), len(s.changed), len(s.added)) == (1, 0, 0)
+    (sup,) = s.superseded
+    assert (sup.path, sup.old, sup.new) == (PREFERENCE_PATH, "Release notes in Chinese.",
+                                            "Release notes in English from now on.")
+    assert "1 superseded · 0 retracted" in s.render() and "0 changed" in s.render()
+    assert "(same file, next revision)" in s.render()
+
+
+def test_an_archived_expiry_is_one_expired(repo: MemoryRepo) -> None:
+    add(repo, "facts/promo.md", expires="2026-06-01T00:00:00Z")
+    result = repo.expire(now=dt.datetime(2026, 7, 1, tzinfo=dt.UTC), archive=True)
+    assert result.archived == {"facts/promo.md": "archive/facts/promo.md"}
+    subject = git(repo.root, "log", "-1", "--format=%s").strip()
+    assert subject == "memfs: expire facts/promo.md (archived to archive/facts/promo.md)"
+    s = summarize(repo, "HEAD~1", "HEAD")
+    assert (len(s.expired), len(s.added), len(s.purged), len(s.changed)) == (1, 0, 0, 0)
+    assert (s.expired[0].path, s.expired[0].by) == ("facts/promo.md", "archive/facts/promo.md")
+    assert "0 added · 0 superseded · 0 retracted · 0 flagged · 1 expired · 0 purged" in s.render()
+
+
+def test_a_rename_is_one_change_of_path(repo: MemoryRepo) -> None:
+    add(repo, "notes/a.md")
+    assert repo.tool({"command": "rename", "old_path": "notes/a.md", "new_path": "notes/b.md"}).ok
+    s = summarize(repo, "HEAD~1", "HEAD")
+    assert (len(s.added), len(s.purged)) == (0, 0)
+    assert [str(f) for f in s.changed[0].fields][:1] == ["path: notes/a.md → notes/b.md"]

@@ -150,6 +150,9 @@ def test_the_cases_the_example_promises() -> None:
     assert "English" in (pref.description or "")
     assert memories["prefs/reading-style.md"].scope == "user:U5"
     assert memories["drafts/p8-2.4.0-release-notes.md"].depends_on == ("facts/b17-status.md",)
+    status = memories["facts/b17-status.md"]  # a live status, not a permanent fact ("merged is not released")
+    assert status.expires is not None and "source of truth" in status.body and "Merged is not released" in status.body
+    assert all(m.expires is not None for m in memories.values() if m.type in ("summary", "episode"))
     v1, v2 = memories["config/payments-v1-timeout.md"], memories["config/payments-v2-timeout.md"]
     assert (v1.scope, v1.key) == (v2.scope, v2.key) and (v1.version, v2.version) == ("v1", "v2")
     episode = memories["episodes/pdf-export-timeout.md"]

@@ -7,9 +7,12 @@ import pytest
 
 from memfs.errors import MemfsError
 from memfs.policy.candidate import Candidate, from_mapping
-from memfs.policy.gate import check
+from memfs.policy.gate import check, downgrades
 from memfs.policy.secrets_scan import scan
-from tests.helpers import candidate
+from tests.helpers import PREFERENCE, candidate
+from tests.unit import gate_phrases
+
+PREFERENCE_FIELDS = {k: v for k, v in PREFERENCE.items() if k != "type"}
 
 # A syntactically valid JWT (header {"alg":"HS256","typ":"JWT"}, payload {"sub":"1234567890"}).
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
@@ -145,7 +148,9 @@ def test_one_off_flag_and_lasting_wording() -> None:
     assert _rules(candidate(one_off=True)) == ["one-off-preference"]
     assert _rules(candidate(body="From now on, translate this kind of note to English")) == []
     assert _rules(candidate(body="translate this to English", expires="2026-12-31T00:00:00Z")) == []
-    assert _rules(candidate(type="episode", body="translate this to English")) == []
+    episode = candidate(type="episode", body="Trigger: U5 asked in C9.\n\ntranslate this to English",
+                        expires="2026-12-31T00:00:00Z")
+    assert _rules(episode) == []
 
 
 def test_secrets_are_found_in_every_text_field_and_are_not_forceable() -> None:
@@ -181,3 +186,66 @@ def test_candidate_aliases_and_extra_fields() -> None:
     candidate = from_mapping({"scope": "user:U5", "value": "v", "ticket": "B17", "idempotency": "k"})
     assert candidate.body == "v" and candidate.idempotency_key == "k"
     assert dict(candidate.extra) == {"ticket": "B17"}
+
+
+# --- the phrase set: one-off requests in English and Chinese, and near-misses -------------------
+@pytest.mark.parametrize("body", gate_phrases.ONE_OFF_EN + gate_phrases.ONE_OFF_ZH)
+def test_the_phrase_set_one_off_requests_are_refused(body: str) -> None:
+    [refusal] = check(candidate(body=body))
+    assert refusal.rule == "one-off-preference" and refusal.forceable, body
+    assert body[refusal.start : refusal.end] and "--force" in refusal.fix and "person" in refusal.fix
+
+
+@pytest.mark.parametrize("body", gate_phrases.NEAR_MISS_EN + gate_phrases.NEAR_MISS_ZH)
+def test_the_phrase_set_near_misses_pass(body: str) -> None:
+    assert _rules(candidate(body=body)) == [], body
+
+
+def test_the_phrase_set_is_broad() -> None:
+    assert len(gate_phrases.ONE_OFF_EN) >= 30 and len(gate_phrases.ONE_OFF_ZH) >= 20
+    assert len(gate_phrases.NEAR_MISS_EN) >= 20 and len(gate_phrases.NEAR_MISS_ZH) >= 15
+    for must in ("just this once", "for the next email", "这次", "临时"):
+        assert any(must in p.lower() for p in gate_phrases.ONE_OFF_EN + gate_phrases.ONE_OFF_ZH), must
+    for must in ("from now on", "以后"):
+        assert any(must in p.lower() for p in gate_phrases.NEAR_MISS_EN + gate_phrases.NEAR_MISS_ZH), must
+
+
+# --- episodes, summaries, and single events turned into rules ------------------------------------
+def test_an_episode_needs_its_trigger_and_an_expiry() -> None:
+    bare = candidate(type="episode", source_kind="tool", body="PDF export timed out on CI.")
+    assert _rules(bare) == ["episode-without-trigger", "episode-without-expiry"]
+    for body in ("## Trigger\n\n- runner re-imaged\n\nPDF export timed out.", "触发条件：字体缓存为空\n导出超时"):
+        assert _rules(candidate(type="episode", body=body, expires="2027-01-01")) == []
+    fielded = from_mapping({**PREFERENCE_FIELDS, "type": "episode", "body": "PDF export timed out.",
+                            "trigger": ["runner ci-07 re-imaged"], "expires": "2027-01-01"})
+    assert _rules(fielded) == []
+    refusals = check(bare)
+    assert all(r.forceable and "--force" in r.fix for r in refusals)
+
+
+def test_a_summary_needs_an_expiry() -> None:
+    [refusal] = check(candidate(type="summary", source_kind="agent", body="Thread T1: ship B17."))
+    assert refusal.rule == "summary-without-expiry" and refusal.field == "expires" and refusal.forceable
+    assert _rules(candidate(type="summary", source_kind="agent", body="x", expires="2027-01-01")) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "type_", "body", "roots", "held"),
+    [
+        ("tool", "procedure", "Restart the runner before the PDF job.", {"ci:4821"}, True),
+        ("agent", "note", "Never use pdf-export on CI.", set(), True),
+        ("tool", "fact", "Don't raise the timeout.", {"ci:4821"}, True),
+        ("agent", "fact", "总是先清空字体缓存。", set(), True),
+        ("tool", "procedure", "Restart the runner first.", {"ci:4821", "ci:4907"}, False),  # two events
+        ("user", "procedure", "Never use pdf-export on CI.", {"conversation:C1"}, False),  # the user's rule
+        ("tool", "fact", "B17 was closed as fixed.", {"tracker:B17"}, False),  # not a rule
+        ("tool", "episode", "Never again: the export timed out.", {"ci:4821"}, False),  # an episode is one event
+    ],
+)
+def test_a_rule_from_one_observation_is_held_for_review(
+    kind: str, type_: str, body: str, roots: set[str], held: bool
+) -> None:
+    found = downgrades(candidate(type=type_, source_kind=kind, body=body), frozenset(roots))
+    assert [r.rule for r in found] == (["single-event-rule"] if held else [])
+    if held:
+        assert "needs_review" in found[0].message and "memfs reinstate" in found[0].fix and found[0].forceable

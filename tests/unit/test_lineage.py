@@ -65,6 +65,30 @@ def test_tree_marks_repeats_and_cycles() -> None:
     assert [n.path for n in root.walk() if not n.repeat and not n.cycle].count("d") == 1
 
 
+def test_tree_expands_a_node_where_it_is_first_read() -> None:
+    # x is nearer the root under b, but a (read first) reaches it first: it is expanded there,
+    # and "shown above" is on the later occurrence, never on the first one
+    edges = {"s": ["b", "a"], "a": ["c"], "c": ["x"], "b": ["x"], "x": ["y"]}
+    order = [(n.path, n.repeat) for n in lineage.tree("s", edges).walk()]
+    assert order == [("s", False), ("a", False), ("c", False), ("x", False), ("y", False), ("b", False),
+                     ("x", True)]
+    capped = [(n.path, n.repeat) for n in lineage.tree("s", edges, max_depth=2).walk()]
+    assert capped == [("s", False), ("a", False), ("c", False), ("b", False), ("x", False)]
+
+
+@settings(max_examples=80, derandomize=True)
+@given(st.dictionaries(st.sampled_from([f"n{i}" for i in range(8)]),
+                       st.lists(st.sampled_from([f"n{i}" for i in range(8)]), max_size=3), max_size=8))
+def test_tree_every_repeat_comes_after_its_expansion(edges: dict[str, list[str]]) -> None:
+    seen: set[str] = set()
+    for node in lineage.tree("n0", edges).walk():
+        if node.repeat:
+            assert node.path in seen
+        elif not node.cycle:
+            assert node.path not in seen
+            seen.add(node.path)
+
+
 nodes = st.sampled_from([f"n{i}" for i in range(12)])
 
 

@@ -77,23 +77,48 @@ def test_never_orphans_a_call_or_result(budget: int):
 
 
 def test_keeps_pinned_and_newest_units():
-    # each message costs 14 (10 + overhead 4); pinned: system + first user = 28
-    out = truncate(OPENAI, 28 + 14 * 2, count=fixed)
-    assert out.kept == (0, 1, 7, 8)
-    out = truncate(OPENAI, 28 + 14 * 4, count=fixed)
-    assert out.kept == (0, 1, 7, 8)  # the call unit (3 messages) does not fit, and selection stops there
-    out = truncate(OPENAI, 28 + 14 * 5, count=fixed)
-    assert out.kept == (0, 1, 4, 5, 6, 7, 8)
+    # each message costs 14 (10 + overhead 4); pinned: system + the first turn (question and answer) = 42
+    out = truncate(OPENAI, 42 + 14, count=fixed)
+    assert out.kept == (0, 1, 2, 8)
+    out = truncate(OPENAI, 42 + 14 * 5, count=fixed)
+    assert out.kept == (0, 1, 2, 8)  # the B17 turn (5 messages with its calls) does not fit; selection stops
+    out = truncate(OPENAI, 42 + 14 * 6, count=fixed)
+    assert out.kept == tuple(range(9))
 
 
 def test_anthropic_unit_is_kept_whole():
     out = truncate(ANTHROPIC, 14 * 4, count=fixed)
-    assert out.kept == (0, 3, 4, 5)
+    assert out.kept == (0, 1)  # "check the calendar" and its answer go together or not at all
+    assert truncate(ANTHROPIC, 14 * 6, count=fixed).kept == tuple(range(6))
 
 
 def test_pinned_over_budget_is_kept_and_flagged():
     out = truncate(OPENAI, 5, count=fixed)
-    assert out.kept == (0, 1) and out.over_budget and out.tokens == 28
+    assert out.kept == (0, 1, 2) and out.over_budget and out.tokens == 42
+
+
+def test_an_answer_never_follows_another_question():
+    """The issue's case: the long second question did not fit, and its answer was kept after the
+    first question, where it read as the answer to it."""
+    sys_, q1, a1 = ({"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is B17?"},
+                    {"role": "assistant", "content": "An export crash."})
+    q2 = {"role": "user", "content": "Explain the fix " + "in detail " * 40}
+    a2 = {"role": "assistant", "content": "OK."}
+    out = truncate([sys_, q1, a1, q2, a2], 60)
+    assert out.messages == [sys_, q1, a1] and out.dropped == (3, 4)
+
+
+@pytest.mark.parametrize("budget", range(0, 140, 7))
+def test_every_kept_reply_keeps_its_question(budget: int):
+    for transcript in (OPENAI, ANTHROPIC):
+        out = truncate(transcript, budget, count=fixed)
+        for position, index in enumerate(out.kept):
+            if transcript[index].get("role") == "user" and not result_ids(transcript[index]):
+                continue
+            asked = [i for i in range(index) if transcript[i].get("role") == "user" and not result_ids(transcript[i])]
+            kept_before = [i for i in out.kept[:position] if transcript[i].get("role") == "user"
+                           and not result_ids(transcript[i])]
+            assert (asked[-1:] == kept_before[-1:]), (budget, out.kept)
 
 
 def test_orphaned_tool_result_in_input_is_dropped_and_reported():

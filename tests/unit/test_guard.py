@@ -1,0 +1,67 @@
+"""The core guard's table of owners, at the guard level: which verb may change which protected
+field, the flagging verbs across a session's scope, and the revision floor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memfs.policy import guard
+from memfs.policy.recall import ScopeRule
+from tests.helpers import memory_text
+
+AGENT = "agent:bot"
+RECORD = '[{root: facts/a.md, reason: gone, actor: "agent:bot"}]'
+
+
+def _change(before: dict[str, Any], after: dict[str, Any], floor: int = 0) -> guard.FileChange:
+    return guard.describe("notes/b.md", memory_text(**before), memory_text(**after), floor=floor)
+
+
+def _rules(change: guard.FileChange, verb: str, binding: ScopeRule | None = None) -> list[str]:
+    return [r.rule for r in guard.check(change, guard.Access(AGENT, verb, binding))]
+
+
+@pytest.mark.parametrize("verb", ["retract", "forget", "purge", "prune"])
+def test_withdrawing_verbs_own_status_and_the_flag_record(verb: str) -> None:
+    flagged = _change({}, {"status": "needs_review", "invalidated_by": [{"root": "facts/a.md", "reason": "gone",
+                                                                          "actor": AGENT}]})
+    assert _rules(flagged, verb) == []
+    assert _rules(flagged, "write") == ["protected-field", "protected-field"]
+
+
+@pytest.mark.parametrize("verb", ["forget", "purge", "prune"])
+def test_a_bound_session_flags_what_was_derived_in_other_scopes(verb: str) -> None:
+    other = {"scope": "user:U6"}
+    flagged = _change(other, {**other, "status": "needs_review",
+                              "invalidated_by": [{"root": "facts/a.md", "reason": "gone", "actor": AGENT}]})
+    bound = ScopeRule("user:U5")
+    assert _rules(flagged, verb, bound) == []
+    assert _rules(_change(other, {**other, "description": "edited"}), verb, bound) == ["scope-boundary"]
+
+
+def test_owners_table_names_the_new_verbs() -> None:
+    assert {"forget", "purge", "prune"} <= set(guard.OWNERS["invalidated_by"]) & set(guard.OWNERS["status"])
+    assert {"retract", "forget", "purge", "prune"} == guard.FLAGGING
+
+
+@pytest.mark.parametrize("status", ["expired", "retracted"])
+def test_prune_sets_the_status_its_rules_decide(status: str) -> None:
+    assert _rules(_change({}, {"status": status}), "prune") == []
+
+
+def test_consolidate_supersedes_its_sources_and_nothing_else() -> None:
+    assert _rules(_change({}, {"status": "superseded"}), "consolidate") == []
+    flagged = _change({}, {"status": "needs_review", "invalidated_by": [{"root": "facts/a.md", "reason": "x",
+                                                                          "actor": AGENT}]})
+    assert _rules(flagged, "consolidate") == ["protected-field"]  # it flags nothing: no closure to follow
+    assert _rules(_change({}, {"source": "agent:else"}), "consolidate") == ["protected-field"]
+
+
+def test_a_revision_moves_above_the_highest_it_ever_had() -> None:
+    assert _rules(_change({"revision": 1}, {"revision": 2}), "write") == []
+    assert _rules(_change({"revision": 1}, {"revision": 4}, floor=3), "write") == []  # after a revert
+    assert _rules(_change({"revision": 1}, {"revision": 2}, floor=3), "write") == ["protected-field"]  # ABA
+    assert _rules(_change({"revision": 1}, {"revision": 9}, floor=3), "write") == ["protected-field"]
+    assert _rules(_change({"revision": 3}, {"revision": 3}, floor=3), "write") == []
