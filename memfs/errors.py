@@ -116,3 +116,25 @@ class InvalidConfig(MemfsError):
 
 class GitError(MemfsError):
     """A git command failed; the message carries git's own explanation."""
+
+
+def one_line(exc: BaseException, limit: int = 500) -> str:
+    """One line for any exception, for the doors' last resort (the CLI without ``--debug``, the
+    file tools, MCP): a memfs error's message, an operating-system error's file and reason, or
+    for anything else (a bug) its class and first line. Never a traceback, never several lines."""
+    if isinstance(exc, MemfsError):
+        text = str(exc)
+    elif isinstance(exc, OSError):
+        name = exc.filename if isinstance(exc.filename, str) else ""
+        if len(name) > 100:
+            name = name[:100] + "..."
+        text = f"{name}: {exc.strerror or exc}".lstrip(": ")
+    elif isinstance(exc, RecursionError):
+        text = "the input is nested too deeply to handle"
+    elif isinstance(exc, MemoryError):
+        text = "out of memory: the input is too large"
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        text = f"internal error ({type(exc).__name__}{': ' + first if first else ''}); run with --debug for details"
+    text = " ".join(text.split()) if "\n" in text or "\r" in text else text
+    return text if len(text) <= limit else text[: limit - 3] + "..."

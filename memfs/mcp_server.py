@@ -29,6 +29,7 @@ for it (about 0.6 s of CPU).
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from importlib.metadata import version as package_version
@@ -40,7 +41,7 @@ from pydantic import Field
 
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
-from memfs.errors import MemfsError, UsageError
+from memfs.errors import MemfsError, UsageError, one_line
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -163,7 +164,21 @@ def build_server(repo: MemoryRepo) -> MCPServer:
     removing = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
     def add(fn: Callable[..., Any], hint: ToolAnnotations, name: str | None = None) -> None:
-        server.add_tool(fn, name=name, description=description(fn), annotations=hint)
+        server.add_tool(guarded(fn), name=name, description=description(fn), annotations=hint)
+
+    def guarded(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        """Every tool answers a failure with a tool error of one line, whatever raised it."""
+
+        @functools.wraps(fn)
+        def tool(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return fn(*args, **kwargs)
+            except ToolError:
+                raise
+            except Exception as exc:
+                raise ToolError(f"Error: {one_line(exc)}") from None
+
+        return tool
 
     def run(request: dict[str, Any]) -> str:
         result = repo.tool({k: v for k, v in request.items() if v is not None}, context)

@@ -45,8 +45,17 @@ from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from memfs import index
-from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, PathError, Refused, UsageError
-from memfs.format import yamlio
+from memfs.errors import (
+    ConflictError,
+    InvalidMemory,
+    MemfsError,
+    MemoryNotFound,
+    PathError,
+    Refused,
+    UsageError,
+    one_line,
+)
+from memfs.format import limits, yamlio
 from memfs.format.document import Document, split
 from memfs.format.model import Memory
 from memfs.format.names import default_id
@@ -100,12 +109,19 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
     try:
         if not isinstance(request, Mapping):
             raise UsageError("the request must be a JSON object with a 'command'")
+        try:
+            limits.check(dict(request), strings=limits.DEFAULT.file_bytes, finite=True)
+        except limits.LimitError as exc:
+            raise UsageError(f"the request {exc}") from None
         handler = _HANDLERS.get(command)
         if handler is None:
             raise UsageError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
         result = handler(repo, request, context)
     except MemfsError as exc:
         return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
+    except Exception as exc:  # a tool loop gets one error line, never a traceback
+        text = one_line(exc)
+        return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     if result.commit:
         _catch_up_index(repo)
     return result
@@ -568,13 +584,8 @@ def _done(tx: Transaction, command: str, rel: str, memory: Memory | None, messag
 
 def request_from_json(data: bytes) -> Any:
     """Decode a JSON request from raw bytes (stdin), refusing non-UTF-8 input clearly."""
-    import json
 
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"the request is not UTF-8 (byte {exc.start}); send JSON as UTF-8") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"the request is not valid JSON: {exc}") from None
+        return limits.load_json(data)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

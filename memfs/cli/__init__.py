@@ -108,7 +108,7 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from memfs.cli import exits, output
-        from memfs.errors import MemfsError
+        from memfs.errors import MemfsError, one_line
 
         try:
             return super().invoke(ctx)
@@ -120,10 +120,12 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             output.silence_stdout()
             ctx.exit(exits.OK)
-        except OSError as exc:
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # OSError and any bug: one line, the traceback only with --debug
             if _debug(ctx):
                 raise
-            output.error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+            output.error(one_line(exc))
             ctx.exit(exits.FAILED)
 
 
@@ -199,4 +201,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except Exception as exc:  # outside any verb (parsing the global options): still one line
+        from memfs.errors import one_line
+
+        if "--debug" in (argv if argv is not None else sys.argv[1:]):
+            raise
+        click.echo(f"memfs: error: {one_line(exc)}", err=True)
+        sys.exit(exits.FAILED)
     sys.exit(status if isinstance(status, int) else exits.OK)

@@ -3,7 +3,6 @@ memories are born and fade."""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -13,6 +12,7 @@ from memfs.cli import State, complete, exits
 from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
 from memfs.cli.output import emit_json, error, line, note
 from memfs.errors import ConflictError, UsageError
+from memfs.format import limits
 
 
 @click.command("remember")
@@ -100,8 +100,8 @@ def _read_candidate(where: str) -> dict[str, Any]:
     except OSError as exc:
         raise UsageError(f"{where}: {exc.strerror}", param="candidate_file") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = limits.load_json(raw, what="the candidate")
+    except ValueError as exc:
         raise UsageError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
     if not isinstance(data, dict):
         raise UsageError('the candidate must be one JSON object, e.g. {"scope": "user:U5", "body": "..."}')

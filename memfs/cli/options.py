@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,21 @@ pass_state = click.make_pass_decorator(State)
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
+
+class _Finite(click.ParamType):  # type: ignore[type-arg]
+    """A float that is a number (``nan`` and ``inf`` are usage errors, not a crash later)."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return float(number)
+
+
+FINITE = _Finite()
+
 _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--id", "id_"), {"help": "Stable identity (default: the path without .md)."}),
     (("--type", "type_"), {"help": "preference | fact | episode | procedure | summary | note.",
@@ -34,7 +50,7 @@ _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--expires",), {"help": "When it stops being valid: an ISO 8601 time with zone, or a date (00:00 UTC)."}),
     (("--status",), {"help": "active | superseded | retracted | needs_review | expired.",
                      "shell_complete": complete.statuses}),
-    (("--confidence",), {"type": float, "help": "0..1, how sure the writer is."}),
+    (("--confidence",), {"type": FINITE, "help": "0..1, how sure the writer is."}),
     (("--description",), {"help": "One line shown in listings."}),
     (("--tag", "tags"), {"multiple": True, "help": "A tag (repeatable)."}),
     (("--depends-on", "depends_on"), {"multiple": True, "help": "Path this memory was derived from (repeatable)."}),

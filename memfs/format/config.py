@@ -7,6 +7,13 @@
     [recall.half_life_days]      # freshness half-life per memory type; 0 or "none": does not age
     episode = 30
 
+    [limits]                     # what one file may hold (memfs.format.limits; defaults shown)
+    file_bytes = 1000000         # at most 1,000,000 (what memfs reads of a file)
+    value_chars = 100000         # one frontmatter text value
+    depth = 32                   # nesting of lists and mappings, at most 100
+    nodes = 10000                # values in one frontmatter, aliases expanded
+    int_digits = 100             # at most 4300
+
     [sync]                       # memfs sync defaults
     mode = "rebase"              # or "merge"
     remote = "origin"
@@ -38,6 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
 
 from memfs.errors import InvalidConfig
+from memfs.format.limits import FIELDS as LIMIT_FIELDS
+from memfs.format.limits import Limits
 
 CONFIG_FILE = ".memfs.toml"
 SyncMode = Literal["rebase", "merge"]
@@ -87,6 +96,7 @@ class Config:
     sync: SyncConfig = field(default_factory=SyncConfig)
     prune: PruneConfig = field(default_factory=PruneConfig)
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
+    limits: Limits = field(default_factory=Limits)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -95,7 +105,10 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidConfig(f"{where}: is not valid TOML ({exc}); fix the syntax") from None
-    return Config(_half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where))
+    return Config(
+        _half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where),
+        _limits(data, where),
+    )
 
 
 def _number(value: Any, where: str, name: str, *, whole: bool = False, most: float | None = None) -> float:
@@ -136,6 +149,24 @@ def _consolidate(data: Mapping[str, Any], where: str) -> ConsolidateConfig:
         int(_number(table.get("min_group", default.min_group), where, "[consolidate] min_group", whole=True)),
         _number(table.get("expires_days", default.expires_days), where, "[consolidate] expires_days"),
     )
+
+
+#: the most each limit may be raised to: what memfs reads of a file, and what stays safe to walk
+_CEILINGS = {"file_bytes": 1_000_000, "value_chars": 1_000_000, "depth": 100, "nodes": 1_000_000,
+             "int_digits": 4300}
+
+
+def _limits(data: Mapping[str, Any], where: str) -> Limits:
+    table = _table(data, "limits", where)
+    values: dict[str, int] = {}
+    for name in LIMIT_FIELDS:
+        if name not in table:
+            continue
+        value = table[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _CEILINGS[name]:
+            raise InvalidConfig(f"{where}: [limits] {name} = {value!r}: use a whole number from 1 to {_CEILINGS[name]}")
+        values[name] = value
+    return Limits(**values)
 
 
 def _table(data: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:

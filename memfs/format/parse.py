@@ -15,6 +15,7 @@ from typing import Any
 from memfs.errors import InvalidMemory
 from memfs.format import yamlio
 from memfs.format.document import Document, SplitError, conflict_marker_line, split
+from memfs.format.limits import DEFAULT, Limits
 from memfs.format.model import Memory, Problem
 from memfs.format.validate import coerce_fields, dependency_problem
 from memfs.format.wikilinks import dependency_path
@@ -33,9 +34,26 @@ def decode(path: str, data: bytes) -> str:
         raise _fatal(path, f"is not UTF-8 (byte {exc.start})", "save the file as UTF-8", line) from None
 
 
-def load_document(path: str, data: bytes) -> tuple[Document, dict[str, Any]]:
-    """The exact parts of the file and its frontmatter mapping."""
+#: bytes a text file never holds: C0 controls other than tab, LF and CR, and DEL (git calls a
+#: file with NUL binary; the file tools refuse all of them, and so does every other door)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def check_bytes(path: str, data: bytes, limits: Limits = DEFAULT) -> str:
+    """The text of ``data`` if it can be a memory file at all (within the size limit, UTF-8, no
+    NUL or control bytes, no merge-conflict markers), else :class:`InvalidMemory` saying which.
+    What the one commit path checks on the exact bytes it commits, and the first step of
+    :func:`parse`."""
+    if len(data) > limits.file_bytes:
+        raise _fatal(path, f"is {len(data)} bytes, over the {limits.file_bytes}-byte limit for one memory "
+                     "(limits.file_bytes)", "split it into several memories")
     text = decode(path, data)
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        kind = "NUL" if bad.group() == "\x00" else f"control byte {ord(bad.group()):#04x}"
+        raise _fatal(path, f"holds binary content ({kind}); a memory is UTF-8 text",
+                     "remove the byte, or keep binary files outside the memory root", line)
     marker = conflict_marker_line(text)
     if marker is not None:
         raise _fatal(
@@ -44,12 +62,18 @@ def load_document(path: str, data: bytes) -> tuple[Document, dict[str, Any]]:
             "keep the right lines of each side, delete the marker lines, run 'memfs validate', then commit",
             marker,
         )
+    return text
+
+
+def load_document(path: str, data: bytes, limits: Limits = DEFAULT) -> tuple[Document, dict[str, Any]]:
+    """The exact parts of the file and its frontmatter mapping."""
+    text = check_bytes(path, data, limits)
     try:
         doc = split(text)
     except SplitError as exc:
         raise _fatal(path, str(exc), "start the file with '---', the YAML fields, then '---'", exc.line) from None
     try:
-        meta = yamlio.load(doc.frontmatter) if doc.frontmatter.strip() else {}
+        meta = yamlio.load(doc.frontmatter, limits) if doc.frontmatter.strip() else {}
     except yamlio.YamlError as exc:
         line = exc.line + 1 if exc.line else None
         raise _fatal(path, f"frontmatter is not valid YAML: {exc}", "fix the YAML syntax", line) from None
@@ -77,8 +101,8 @@ def build(path: str, meta: dict[str, Any], body: str, frontmatter: str | None = 
     return Memory(path=path, meta=meta, body=body, problems=tuple(problems), **typed)
 
 
-def parse(path: str, data: bytes) -> Memory:
-    doc, meta = load_document(path, data)
+def parse(path: str, data: bytes, limits: Limits = DEFAULT) -> Memory:
+    doc, meta = load_document(path, data, limits)
     return build(path, meta, doc.body, doc.frontmatter)
 
 

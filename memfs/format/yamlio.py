@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from memfs.format import limits as _limits
+
 if TYPE_CHECKING:
     _LoaderBase = yaml.SafeLoader
 else:
@@ -63,19 +65,44 @@ def _construct_timestamp(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
         return loader.construct_scalar(node)
 
 
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> Any:
+    """An integer within ``Limits.int_digits``, checked on the text before converting it."""
+    if not _limits.digits_ok(str(node.value)):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"an integer over the {_limits.DEFAULT.int_digits}-digit limit", node.start_mark
+        )
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
-def load(text: str) -> Any:
-    """Parse frontmatter YAML; raise :class:`YamlError` with the line number on any error."""
+def load(text: str, limits: _limits.Limits = _limits.DEFAULT) -> Any:
+    """Parse frontmatter YAML; raise :class:`YamlError` with the line number on any error.
+
+    This is the one YAML reader of memfs, and nothing a text holds gets past it as anything but a
+    :class:`YamlError`: parser errors, values Python cannot build, and the :mod:`limits
+    <memfs.format.limits>` (nesting, values counted with aliases expanded, integer digits, text
+    length), so a self-referencing anchor or an alias bomb is refused before anyone compares or
+    walks the value."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        value = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise YamlError(str(problem), line) from None
+    except RecursionError:
+        raise YamlError(f"is nested deeper than {limits.depth} levels (limits.depth)") from None
+    except (ValueError, TypeError, OverflowError, MemoryError) as exc:
+        raise YamlError(f"has a value that cannot be read ({type(exc).__name__}: {exc})"[:300]) from None
+    try:
+        _limits.check(value, limits)
+    except _limits.LimitError as exc:
+        raise YamlError(str(exc)) from None
+    return value
 
 
 _YAML11_WORDS = re.compile(

@@ -41,8 +41,10 @@ from memfs.errors import (
 from memfs.format import edit, names, validate, yamlio
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.document import Document
+from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
+from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem, utcnow
-from memfs.format.parse import build, load_document, parse
+from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
@@ -257,6 +259,14 @@ class Store:
         self._config = (key, config)
         return config
 
+    def limits(self) -> Limits:
+        """``[limits]`` of ``.memfs.toml``; the defaults when the file cannot be read (that is
+        reported by whatever reads the settings it is for)."""
+        try:
+            return self.config().limits
+        except MemfsError:
+            return DEFAULT_LIMITS
+
     def _config_text(self, path: Path) -> str:
         """The text of ``.memfs.toml``, read like a memory file (a plain file, no symlink, capped)."""
         from memfs.errors import InvalidConfig
@@ -282,7 +292,7 @@ class Store:
         return got
 
     def read(self, path: str | os.PathLike[str]) -> Memory:
-        return parse(*self.read_file(path))
+        return parse(*self.read_file(path), self.limits())
 
     def read_file(self, path: str | os.PathLike[str]) -> tuple[str, bytes]:
         """(root-relative path, exact bytes) of a memory file; :class:`MemoryNotFound` if absent."""
@@ -308,7 +318,7 @@ class Store:
         if data is None:
             return None, None, None
         try:
-            return data, parse(rel, data), None
+            return data, parse(rel, data, self.limits()), None
         except InvalidMemory as exc:
             return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
 
@@ -337,6 +347,7 @@ class Store:
         result = Scan()
         linked: list[str] = []
         rels = list(paths.iter_memory_paths(self.root, linked))
+        limits = self.limits()
         for rel in progress.counted(self.progress, "reading memories", rels, len(rels)):
             data = paths.read_file(self.root, rel)
             if isinstance(data, paths.Unreadable):
@@ -346,7 +357,7 @@ class Store:
             if data is None or not self.visible(rel, data):
                 continue
             try:
-                result.memories.append(parse(rel, data))
+                result.memories.append(parse(rel, data, limits))
             except InvalidMemory as exc:
                 result.broken.extend(exc.problems)
         result.broken.extend(
@@ -933,11 +944,15 @@ class Transaction:
         self._guard(rels, committed, message)
         problems: list[Problem] = []
         staged: list[Memory] = []
+        limits = self.repo.limits()
         for rel, content in self._pending.items():
             if content is None or rel in self._plain:
                 continue
-            try:
-                staged.append(self._parsed.get(rel) or parse(rel, content))
+            try:  # the exact bytes: a memory parsed earlier may since have gained a body edit
+                cached = self._parsed.get(rel)
+                if cached is not None:
+                    check_bytes(rel, content, limits)
+                staged.append(cached or parse(rel, content, limits))
             except InvalidMemory as exc:
                 problems.extend(exc.problems)
         problems.extend(self.problems(staged))
