@@ -257,23 +257,8 @@ def first_summary() -> SummaryRecord:
 
 # --- a process killed half way through a write ------------------------------------------------
 _CRASH_SCRIPT = """
-import os, sys
-from memfs.store import atomic, gitcli
+import sys
 from memfs import MemoryRepo
-from memfs.index.results import SearchResult
-
-mode = sys.argv[2]
-if mode == "before-commit":
-    gitcli.Git.commit_paths = lambda *a, **k: os._exit(9)
-else:
-    real, calls = atomic.write_bytes, []
-    def crashing(path, data):
-        if not str(path).endswith("memfs-journal.json"):
-            calls.append(path)
-            if len(calls) == 2:
-                os._exit(9)
-        real(path, data)
-    atomic.write_bytes = crashing
 repo = MemoryRepo.open(sys.argv[1])
 fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
 with repo.transaction("import", reason="two files") as tx:
@@ -281,12 +266,17 @@ with repo.transaction("import", reason="two files") as tx:
     tx.write("b.md", fields=fields, body="second")
 """
 
+#: Where :func:`crash` dies, as a :mod:`memfs.store.crashpoint` step.
+_CRASH_POINTS = {"before-commit": "git-add", "mid-write": "temp-written:2"}
+
 
 def crash(repo: MemoryRepo, mode: str) -> None:
     """A process writing ``a.md`` and ``b.md`` in one transaction dies (exit 9) before the commit
-    (``before-commit``) or after the first file (``mid-write``), leaving its journal behind."""
+    (``before-commit``) or after the first file, with the second one's temporary written
+    (``mid-write``), leaving its journal behind."""
+    env = {**os.environ, "MEMFS_CRASH_AT": _CRASH_POINTS[mode]}
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_CRASH_SCRIPT), str(repo.root), mode], capture_output=True, text=True
+        [sys.executable, "-c", textwrap.dedent(_CRASH_SCRIPT), str(repo.root)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 9, done.stderr
     assert (repo.git.git_dir / "memfs-journal.json").exists()

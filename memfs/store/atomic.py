@@ -12,6 +12,8 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
+from memfs.store import crashpoint
+
 
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
@@ -34,10 +36,20 @@ def write_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
-    """A hidden temporary beside ``path`` holding ``data``, with ``path``'s mode."""
+#: How every temporary's name ends; recovery removes the ones a journal lists.
+TEMP_SUFFIX = ".memfs-tmp"
+
+
+def temp_name(path: Path) -> Path:
+    """A fresh hidden temporary name beside ``path`` (``.NAME.RANDOM.memfs-tmp``)."""
+    return path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+def _write_temp(path: Path, data: bytes, *, sync: bool, tmp: Path | None = None) -> Path:
+    """A hidden temporary beside ``path`` (named ``tmp`` if given) holding ``data``, with
+    ``path``'s mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.memfs-tmp"
+    tmp = tmp or temp_name(path)
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -61,25 +73,38 @@ def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
 BATCH_SYNC_THRESHOLD = 8
 
 
-def write_many(contents: Mapping[Path, bytes | None]) -> None:
+def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path] | None = None) -> None:
     """Atomically replace (``None``: delete) several files; durable when it returns.
 
     Each file is still replaced by rename, so readers never see half a file. Small batches fsync
     every file; large ones write every temporary first, ``os.sync()`` once, rename them all and
-    sync again. A crash in between is covered by the caller's journal, which holds the bytes.
+    sync again. A crash in between is covered by the caller's journal, which holds the bytes and,
+    when the caller passes ``temps`` (target -> temporary, from :func:`temp_name`), the names of
+    the temporaries, so the next command can remove any a kill left behind.
     """
+    temps = temps or {}
     if len(contents) <= BATCH_SYNC_THRESHOLD:
         for path, data in contents.items():
             if data is None:
                 remove(path)
-            else:
-                write_bytes(path, data)
+                continue
+            tmp = _write_temp(path, data, sync=True, tmp=temps.get(path))
+            crashpoint.reached("temp-written")
+            try:
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                raise
+            _fsync_dir(path.parent)
+        crashpoint.reached("renamed")
         return
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in contents.items():
             if data is not None:
-                staged.append((_write_temp(path, data, sync=False), path))
+                staged.append((_write_temp(path, data, sync=False, tmp=temps.get(path)), path))
+                crashpoint.reached("temp-written")
         os.sync()
         for tmp, path in staged:
             os.replace(tmp, path)
@@ -89,6 +114,7 @@ def write_many(contents: Mapping[Path, bytes | None]) -> None:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
         os.sync()
+        crashpoint.reached("renamed")
     finally:
         for tmp, _ in staged:
             with contextlib.suppress(FileNotFoundError):

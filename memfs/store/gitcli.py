@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from memfs.errors import GitError, NotAMemoryRepo, WriteRefused
+from memfs.store import crashpoint, locking
 
 _BASE_ENV = {
     "GIT_EDITOR": "true",
@@ -105,6 +106,7 @@ def _run(
             capture_output=True,
             env=_env(identity),
             check=False,
+            pass_fds=locking.held_fds(),
         )
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git 2.x") from None
@@ -443,15 +445,18 @@ class Git:
             return None
         refuse_secrets(message)
         whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
+        crashpoint.reached("git-add")
         if not self._ok("add", "-A", "--", *_literal(*paths)):
             paths = self.changed(paths)
             if not paths:
                 return None
             self._text("add", "-A", "--", *_literal(*paths))
+        crashpoint.reached("git-added")
         args = ["commit", "-q", "--no-edit", "-F", "-"]
         if self._has_head() and not whole_index:
             args += ["--only", "--", *_literal(*paths)]
         proc = _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        crashpoint.reached("git-committed")
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
             if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:

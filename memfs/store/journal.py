@@ -6,6 +6,10 @@ commit the journal is removed. If a process dies in between, the next memfs comm
 write lock, so the writer is certainly gone) re-applies the recorded contents and commits them,
 leaving a ``Memfs-Recovered`` trailer. A file edited by someone else since the crash is left
 alone and reported.
+
+Each file also names the hidden temporary its new bytes are staged in (``temp``), chosen before
+the journal is saved, so recovery removes every temporary a kill left behind; recovery stages its
+own writes under the same names, so a crash of the recovering command leaves nothing new.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ def digest(data: bytes | None) -> str | None:
 
 @dataclass(frozen=True)
 class PendingFile:
-    """``content`` None means delete. Paths are work-tree-relative."""
+    """``content`` None means delete. Paths are work-tree-relative; ``temp`` is the temporary the
+    content is staged in (``None`` for a deletion or a journal from before temporaries were kept)."""
 
     path: str
     content: str | None
     before: str | None
+    temp: str | None = None
 
 
 @dataclass(frozen=True)
@@ -49,14 +55,31 @@ class Journal:
             return None
         except (ValueError, OSError):
             return cls("", "", ())
-        files = tuple(PendingFile(**f) for f in data.get("files", []))
+        try:
+            files = tuple(PendingFile(**f) for f in data.get("files", []))
+        except TypeError:
+            return cls("", "", ())
         return cls(data.get("message", ""), data.get("actor", ""), files)
+
+
+def remove_temporaries(journal: Journal, workdir: Path) -> int:
+    """Delete the temporaries ``journal`` names that exist; how many there were."""
+    removed = 0
+    for pending in journal.files:
+        if pending.temp and pending.temp.endswith(atomic.TEMP_SUFFIX):
+            tmp = workdir / pending.temp
+            if tmp.is_file() and not tmp.is_symlink():
+                atomic.remove(tmp)
+                removed += 1
+    return removed
 
 
 def replay(journal: Journal, workdir: Path) -> tuple[list[str], list[str]]:
     """Re-apply the journal's contents; return (paths now as intended, paths skipped as edited)."""
     ready: list[str] = []
     skipped: list[str] = []
+    writes: dict[Path, bytes | None] = {}
+    temps: dict[Path, Path] = {}
     for pending in journal.files:
         target = workdir / pending.path
         current = target.read_bytes() if target.is_file() else None
@@ -64,11 +87,11 @@ def replay(journal: Journal, workdir: Path) -> tuple[list[str], list[str]]:
         if digest(current) == digest(wanted):
             ready.append(pending.path)
         elif digest(current) == pending.before:
-            if wanted is None:
-                atomic.remove(target)
-            else:
-                atomic.write_bytes(target, wanted)
+            writes[target] = wanted
+            if pending.temp and pending.temp.endswith(atomic.TEMP_SUFFIX):
+                temps[target] = workdir / pending.temp
             ready.append(pending.path)
         else:
             skipped.append(pending.path)
+    atomic.write_many(writes, temps)
     return ready, skipped

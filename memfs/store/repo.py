@@ -19,6 +19,7 @@ import copy
 import datetime as dt
 import getpass
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
@@ -48,7 +49,7 @@ from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, gitcli, init, journal, locking, paths, progress, revisions
+from memfs.store import atomic, crashpoint, gitcli, init, journal, locking, paths, progress, revisions
 from memfs.store.commits import Message, subject_for
 
 Action = Literal["create", "update", "delete"]
@@ -580,12 +581,24 @@ class Store:
 
     # --- crash recovery ------------------------------------------------------------------
     def _recover(self) -> None:
-        if not self.journal_path.exists() or not locking.is_free(self.lock_path):
+        """Finish what a killed memfs left (see :mod:`memfs.store.journal`): the temporaries its
+        journal lists, a stale ``index.lock``, the journal's own temporaries and the write itself;
+        and a ``.memfs`` cache folder replaced by a plain file. Safe to be killed at any point:
+        every step is redone by the next command until the journal is gone."""
+        self._repair_cache()
+        debris = list(self.git.git_dir.glob(f".{self.journal_path.name}.*{atomic.TEMP_SUFFIX}"))
+        if not (debris or self.journal_path.exists()) or not locking.is_free(self.lock_path):
             return
         with self.locked():
+            for tmp in debris:
+                atomic.remove(tmp)
             pending = journal.Journal.load(self.journal_path)
             if pending is None:
                 return
+            removed = journal.remove_temporaries(pending, self.git.workdir)
+            if removed:
+                self.notices.append(f"memfs: removed {removed} temporary file(s) a crashed write left behind")
+            self._remove_stale_index_lock()
             ready, skipped = journal.replay(pending, self.git.workdir)
             message = pending.message.rstrip("\n") + "\nMemfs-Recovered: yes\n"
             commit = None
@@ -599,12 +612,37 @@ class Store:
                         f"place but uncommitted. Fix the cause and run memfs again, or delete {self.journal_path}"
                     )
                     return
+            crashpoint.reached("journal-removing")
             atomic.remove(self.journal_path)
         note = f"memfs: finished a write interrupted by a crash ({len(ready)} file(s)"
         note += f", commit {commit[:10]})" if commit else ", nothing left to commit)"
         if skipped:
             note += "; left alone because they were edited since: " + ", ".join(skipped)
         self.notices.append(note)
+
+    def _remove_stale_index_lock(self) -> None:
+        """Remove ``index.lock`` left by a killed memfs commit. Called with the write lock held and
+        a journal present: the memfs process that was committing is dead, and so is every git it
+        started (they inherit the write lock, see :mod:`memfs.store.locking`). A lock some other
+        live process still has open (a git run by hand) is left alone."""
+        lock = self.git.git_dir / "index.lock"
+        if not lock.is_file() or lock.is_symlink() or _held_open(lock):
+            return
+        atomic.remove(lock)
+        self.notices.append(f"memfs: removed {lock}, left by a memfs commit that was killed")
+
+    def _repair_cache(self) -> None:
+        """``.memfs`` must be the cache folder; a plain file there (a cache is never committed and
+        never edited by hand) is removed so the cache and search index are rebuilt."""
+        cache = self.cache_dir
+        if cache.is_symlink() or not cache.is_file():
+            return
+        try:
+            cache.unlink()
+        except OSError as exc:
+            self.notices.append(f"memfs: {cache} is a file, not the cache folder, and cannot be removed ({exc})")
+            return
+        self.notices.append(f"memfs: {cache} was a file, not the cache folder; removed it, the cache is rebuilt")
 
 
 class Transaction:
@@ -1013,22 +1051,30 @@ class Transaction:
         ).render()
         self._check(rels, message)
         written = [rel for rel in rels if rel not in self._adopted]
+        temps = {repo.abspath(r): atomic.temp_name(repo.abspath(r)) for r in written if self._pending[r] is not None}
         pending = journal.Journal(
             message,
             self.actor,
             tuple(
-                journal.PendingFile(repo.git_path(rel), _text(self._pending[rel]), journal.digest(self._before[rel]))
+                journal.PendingFile(
+                    repo.git_path(rel),
+                    _text(self._pending[rel]),
+                    journal.digest(self._before[rel]),
+                    _beside(repo.git_path(rel), temps.get(repo.abspath(rel))),
+                )
                 for rel in rels
             ),
         )
         pending.save(repo.journal_path)
+        crashpoint.reached("journal-saved")
         try:
-            atomic.write_many({repo.abspath(r): self._pending[r] for r in written})
+            atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
             commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
         except (MemfsError, OSError) as exc:
             self._roll_back(rels)
             failed = GitError if isinstance(exc, GitError) else MemfsError
             raise failed(f"nothing was changed: {exc}") from exc
+        crashpoint.reached("journal-removing")
         atomic.remove(repo.journal_path)
         if commit is not None and self._marks is not None and self._marks_head is not None:
             numbers = {repo.git_path(c.path): c.revision for c in changes if c.revision is not None}
@@ -1100,6 +1146,33 @@ def _id_value(line: str) -> str | None:
 
 def _ordered(found: list[Problem]) -> list[Problem]:
     return sorted(found, key=lambda p: (paths.sort_key(p.path), p.severity != "error", p.field or ""))
+
+
+def _held_open(path: Path) -> bool:
+    """Whether some live process has ``path`` open (Linux ``/proc``; elsewhere, ``False``)."""
+    proc = Path("/proc")
+    if not (proc / "self/fd").is_dir():
+        return False
+    target = os.path.realpath(path)
+    for pid in proc.iterdir():
+        if not pid.name.isdigit():
+            continue
+        try:
+            fds = list((pid / "fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(fd) == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _beside(git_path: str, temp: Path | None) -> str | None:
+    """The work-tree path of ``temp``, the temporary staged beside ``git_path``."""
+    return None if temp is None else posixpath.join(posixpath.dirname(git_path), temp.name)
 
 
 def _text(content: bytes | None) -> str | None:
