@@ -4,6 +4,7 @@ changes nothing."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,56 @@ def test_a_commit_git_refuses_leaves_everything_as_it_was(repo: MemoryRepo) -> N
     assert (repo.root / "system/persona.md").read_bytes() == persona
     assert git(repo.root, "status", "--porcelain") == ""
     assert not (repo.git.git_dir / "memfs-journal.json").exists()
+
+
+@pytest.mark.slow
+def test_temporaries_of_a_killed_write_are_removed(repo: MemoryRepo) -> None:
+    crash(repo, "mid-write")
+    assert list(repo.root.glob(".b.md.*.memfs-tmp"))
+    reopened = MemoryRepo.open(repo.root)
+    assert list(repo.root.rglob("*.memfs-tmp")) == []
+    assert any("removed 1 temporary file" in n for n in reopened.notices)
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.slow
+def test_a_stale_index_lock_of_a_killed_commit_is_removed(repo: MemoryRepo) -> None:
+    crash(repo, "before-commit")
+    lock = repo.git.git_dir / "index.lock"
+    lock.write_bytes(b"")  # git killed with its memfs, mid-commit
+    reopened = MemoryRepo.open(repo.root)
+    assert not lock.exists()
+    assert any("index.lock, left by a memfs commit that was killed" in n for n in reopened.notices)
+    assert reopened.read("b.md").body == "second\n"
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.slow
+def test_an_index_lock_a_live_process_holds_is_left_alone(repo: MemoryRepo) -> None:
+    crash(repo, "before-commit")
+    lock = repo.git.git_dir / "index.lock"
+    with lock.open("wb"):  # a git run by hand, still running
+        reopened = MemoryRepo.open(repo.root)
+        assert lock.exists()
+        assert any("could not finish a write interrupted by a crash" in n for n in reopened.notices)
+    lock.unlink()
+    assert "finished a write interrupted by a crash" in MemoryRepo.open(repo.root).notices[0]
+
+
+def test_the_journals_own_temporary_is_removed(repo: MemoryRepo) -> None:
+    debris = repo.git.git_dir / ".memfs-journal.json.0123abcd.memfs-tmp"
+    debris.write_text("{")
+    MemoryRepo.open(repo.root)
+    assert not debris.exists()
+
+
+def test_a_file_in_place_of_the_cache_folder_is_replaced(repo: MemoryRepo) -> None:
+    repo.write("a.md", fields=FACT, body="findable words")
+    cache = repo.root / ".memfs"
+    if cache.is_dir():
+        shutil.rmtree(cache)
+    cache.write_text("not a folder")
+    reopened = MemoryRepo.open(repo.root)
+    assert any(".memfs was a file" in n for n in reopened.notices)
+    assert [h.path for h in reopened.search("findable", scope="user:U5").hits] == ["a.md"]
+    assert cache.is_dir()

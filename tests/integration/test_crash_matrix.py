@@ -1,0 +1,116 @@
+"""Crash injection, step by step: every multi-file operation is killed at every step of its
+commit path (:mod:`memfs.store.crashpoint`), once (single) or twice in a row, the recovering
+command killed at the same step too (double). After the next command the tree is the old or the
+new state, committed; no temporary, journal or ``index.lock`` remains; and a write succeeds.
+
+Matrix: 3 operations (a 10-file transaction, a retraction flagging 9 derived memories, a
+3-candidate ``remember_batch``) × every step each reaches × single/double.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from tests.helpers import ACTOR, FACT, PREFERENCE, add, copy_repo, git
+
+_OPS = {
+    "transaction10": """
+        with repo.transaction("import", reason="ten files") as tx:
+            for i in range(10):
+                tx.write(f"batch/f{i}.md", fields=FACT, body=f"file {i}")
+    """,
+    "retract": """
+        repo.retract(["base.md"], reason="it was wrong")
+    """,
+    "remember_batch": """
+        repo.remember_batch([{**PREFERENCE, "key": f"k{i}", "body": f"Preference number {i}."} for i in range(3)])
+    """,
+}
+
+_SCRIPT = """
+import sys
+from memfs import MemoryRepo
+FACT = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
+PREFERENCE = %r
+repo = MemoryRepo.open(sys.argv[1], "user:U5")
+%s
+"""
+
+
+def _prepare(repo: MemoryRepo, op: str) -> None:
+    if op == "retract":
+        add(repo, "base.md")
+        for i in range(9):
+            add(repo, f"derived/d{i}.md", "base.md")
+
+
+def _run(root: Path, op: str, env: dict[str, str]) -> int:
+    script = _SCRIPT % (PREFERENCE, textwrap.dedent(_OPS[op]))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    assert done.returncode in (0, 9), done.stderr
+    return done.returncode
+
+
+def _recover(root: Path, env: dict[str, str]) -> int:
+    script = f"from memfs import MemoryRepo\nMemoryRepo.open({str(root)!r}, {ACTOR!r})\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, **env})
+    assert done.returncode in (0, 9), done.stderr
+    return done.returncode
+
+
+def _points(trace: Path) -> list[str]:
+    seen: dict[str, int] = {}
+    points = []
+    for step in trace.read_text().split():
+        seen[step] = seen.get(step, 0) + 1
+        points.append(f"{step}:{seen[step]}")
+    return points
+
+
+def _changed(root: Path) -> set[str]:
+    return set(git(root, "show", "--name-only", "--format=", "HEAD").split())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("double", [False, True], ids=["single", "double"])
+@pytest.mark.parametrize("op", sorted(_OPS))
+def test_killed_at_every_step_the_next_command_finishes(
+    repo: MemoryRepo, tmp_path: Path, op: str, double: bool
+) -> None:
+    _prepare(repo, op)
+    old_head = git(repo.root, "rev-parse", "HEAD").strip()
+    reference = copy_repo(repo.root, tmp_path / "reference")
+    trace = tmp_path / "trace"
+    assert _run(reference, op, {"MEMFS_CRASH_TRACE": str(trace)}) == 0
+    new_files = _changed(reference)
+    points = _points(trace)
+    assert len(points) >= 8 and {"journal-saved:1", "temp-written:3", "git-committed:1"} <= set(points)
+    crashed_twice = 0
+    for n, point in enumerate(points):
+        root = copy_repo(repo.root, tmp_path / f"run{n}")
+        assert _run(root, op, {"MEMFS_CRASH_AT": point}) == 9, point
+        if double and _recover(root, {"MEMFS_CRASH_AT": point}) == 9:
+            crashed_twice += 1
+        reopened = MemoryRepo.open(root, ACTOR)
+        leftovers = list(root.rglob("*.memfs-tmp"))
+        assert leftovers == [], (point, leftovers)
+        assert not (reopened.git.git_dir / "memfs-journal.json").exists(), point
+        assert not (reopened.git.git_dir / "index.lock").exists(), point
+        assert git(root, "status", "--porcelain") == "", point
+        head = git(root, "rev-parse", "HEAD").strip()
+        if head != old_head:
+            assert git(root, "rev-parse", "HEAD^").strip() == old_head, point
+            assert _changed(root) == new_files, point
+        assert reopened.validate() == [], point
+        assert reopened.write("after.md", fields=FACT, body="the next command works").commit, point
+    if double:
+        assert crashed_twice >= len(points) - 2, (crashed_twice, len(points))
