@@ -26,7 +26,9 @@ rewritten branches that need a force-push.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -37,11 +39,15 @@ from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
 from memfs.ops.retraction import derived, flag
-from memfs.store import gitcli, paths, usage
+from memfs.store import atomic, gitcli, paths, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
 MIN_NEEDLE = 8
+#: Words per fragment: verification and message redaction look for every run of this many
+#: consecutive words of the purged text (whitespace-normalized), so a quote of part of it is found.
+NGRAM_WORDS = 6
+_SIGNATURE = re.compile(rb"-----BEGIN (PGP|SSH) SIGNATURE-----")
 _KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock"}
 
 
@@ -75,13 +81,15 @@ class PurgeReport:
     remotes: dict[str, str] = field(default_factory=dict)
     caches_dropped: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)
+    #: Copies this purge cannot rewrite (remotes, signed tags): it is not verified while any exist.
+    unrewritable: list[str] = field(default_factory=list)
     audit_commit: str | None = None
     flagged: list[str] = field(default_factory=list)
     unlinked: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
-        return not self.remaining
+        return not self.remaining and not self.unrewritable
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +103,7 @@ class PurgeReport:
             "caches_dropped": self.caches_dropped,
             "verified": self.verified,
             "remaining": self.remaining,
+            "unrewritable": self.unrewritable,
             "audit_commit": self.audit_commit,
             "flagged": self.flagged,
             "unlinked": self.unlinked,
@@ -111,10 +120,17 @@ class PurgeReport:
         out.append("reflogs expired, unreachable objects pruned (git gc --prune=now)")
         if self.caches_dropped:
             out.append("caches dropped (rebuilt on next read): " + ", ".join(self.caches_dropped))
-        if self.verified:
-            out.append("verified: no object in the repository and no file in the work tree contains the purged text")
+        if self.remaining:
+            out.append("NOT CLEAN, the text or its path is still in: " + "; ".join(self.remaining))
         else:
-            out.append("NOT CLEAN, the text is still in: " + "; ".join(self.remaining))
+            out.append(
+                "no object in this repository (commits, messages, tags, notes, stashes, every ref) and no "
+                "work-tree file contains the purged text, any 6-word fragment of it, or its path"
+            )
+        if self.unrewritable:
+            out.append("NOT VERIFIED, copies this purge cannot rewrite: " + "; ".join(self.unrewritable))
+        else:
+            out.append("verified")
         if self.remotes:
             for name, url in self.remotes.items():
                 out.append(
@@ -224,9 +240,11 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
         _require_clean(repo, the_plan)
         derived(repo, the_plan.path)  # refuses before anything changes if a dependent cannot be parsed
         report = PurgeReport(the_plan.path, reason, list(the_plan.git_paths), remotes=the_plan.remotes)
+        report.unrewritable = _unrewritable(repo, the_plan)
         tracked = bool(the_plan.commits)
         if tracked:
             _rewrite(repo, the_plan, report)
+        _rewrite_notes(repo, the_plan, report, actor)
         target = repo.abspath(the_plan.path)
         if target.exists():
             target.unlink()
@@ -234,7 +252,7 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
         repo.git.prune()
         report.caches_dropped = _drop_caches(repo, the_plan)
         repo.progress("checking every object", 0, None)
-        report.remaining = verify(repo, the_plan.texts)
+        report.remaining = verify(repo, the_plan.texts, the_plan.git_paths)
         if repo.git.head() is not None:
             report.audit_commit = _audit(repo, the_plan, reason, actor, report)
     return report
@@ -259,6 +277,12 @@ def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
     args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
     for name in the_plan.git_paths:
         args += ["--path", name]
+    needles = repo.git.git_dir / "memfs-purge-needles.json"
+    atomic.write_bytes(needles, json.dumps(_redaction(the_plan)).encode("utf-8"))
+    args += [
+        "--message-callback",
+        f"from memfs.ops.purge import redact_message\nreturn redact_message(message, {str(needles)!r})",
+    ]
     repo.progress("rewriting history", 0, None)
     try:
         repo.git.filter_repo(*args)
@@ -266,12 +290,35 @@ def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
         ref_map = (state / "ref-map").read_text().split("\n")[1:] if (state / "ref-map").exists() else []
     finally:
         shutil.rmtree(state, ignore_errors=True)
+        atomic.remove(needles)
     pairs = [line.split() for line in commit_map if line.strip()]
     report.commits_rewritten = sum(1 for old, new in pairs if old != new and set(new) != {"0"})
     report.commits_removed = max(0, before - repo.git.count_all())
     refs = [line.split() for line in ref_map if line.strip()]
     report.refs_rewritten = sorted(ref for old, new, ref in refs if old != new)
     (repo.git.git_dir / "ORIG_HEAD").unlink(missing_ok=True)
+
+
+def _rewrite_notes(repo: Store, the_plan: PurgePlan, report: PurgeReport, actor: str) -> None:
+    """Git notes quoting the memory: a notes ref whose history holds the text (whole or any
+    fragment) is replaced by one commit without the offending notes (its history is dropped, as
+    a note's history is only earlier versions of notes)."""
+    needles = [t.encode("utf-8") for t in the_plan.texts if t] + fragments(the_plan.texts)
+    if not needles:
+        return
+
+    def quotes(data: bytes) -> bool:
+        return any(n in data or n in _normalized(data) for n in needles)
+
+    for ref, _ in repo.git.refs("refs/notes/"):
+        history = repo.git.read_objects(repo.git.blobs_reachable(ref))
+        if not any(quotes(data) for data in history.values()):
+            continue
+        entries = repo.git.tree_entries(ref)
+        kept = [e for e in entries if not quotes(history.get(e[2], b""))]
+        message = f"Notes rewritten by memfs purge ({len(entries) - len(kept)} note(s) removed)\n"
+        repo.git.replace_ref_with_tree(ref, kept, message, gitcli.Identity.for_actor(actor))
+        report.refs_rewritten = sorted({*report.refs_rewritten, ref})
 
 
 def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
@@ -291,24 +338,105 @@ def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
     return dropped
 
 
-def verify(repo: Store, texts: tuple[str, ...] | list[str]) -> list[str]:
-    """Where any of ``texts`` still is: objects (``<type> <sha>``, reachable or not) and work-tree
-    files (regular ones, read whole; a symlink's text is in its object). Empty means clean."""
-    needles = [t.encode("utf-8") for t in texts if t]
-    if not needles:
+def fragments(texts: tuple[str, ...] | list[str]) -> list[bytes]:
+    """Every run of :data:`NGRAM_WORDS` words of ``texts`` (whitespace-normalized; a shorter text
+    whole), at least :data:`MIN_NEEDLE` bytes long, for finding a partial quote."""
+    found: dict[bytes, None] = {}
+    for text in texts:
+        words = text.split()
+        if len(words) <= NGRAM_WORDS:
+            runs = [" ".join(words)]
+        else:
+            runs = [" ".join(words[i : i + NGRAM_WORDS]) for i in range(len(words) - NGRAM_WORDS + 1)]
+        found.update(dict.fromkeys(r.encode("utf-8") for r in runs if len(r) >= MIN_NEEDLE))
+    return list(found)
+
+
+def _normalized(data: bytes) -> bytes:
+    return b" ".join(data.split())
+
+
+def _path_pattern(git_paths: tuple[str, ...] | list[str]) -> re.Pattern[bytes] | None:
+    names = [re.escape(p.encode("utf-8")) for p in git_paths if p]
+    if not names:
+        return None
+    return re.compile(rb"(?<![\w./-])(?:" + b"|".join(names) + rb")(?![\w./-])")
+
+
+def verify(
+    repo: Store, texts: tuple[str, ...] | list[str], git_paths: tuple[str, ...] | list[str] = ()
+) -> list[str]:
+    """Where any of ``texts`` (whole, or any :func:`fragments` of it) or, in a commit or tag
+    message, any of ``git_paths`` still is: objects (``<type> <sha>``, reachable or not: commits
+    and their messages, annotated tags, notes, stashes) and work-tree files (regular ones, read
+    whole; a symlink's text is in its object). Empty means clean."""
+    needles = [t.encode("utf-8") for t in texts if t] + fragments(texts)
+    named = _path_pattern(git_paths)
+    if not needles and named is None:
         return []
     found = []
     for sha, kind, content in repo.git.objects():
-        if any(n in content for n in needles):
+        flat = _normalized(content)
+        if any(n in content or n in flat for n in needles):
             found.append(f"{kind} {sha}")
+        elif named is not None and kind in ("commit", "tag") and named.search(content):
+            found.append(f"{kind} {sha} (names the path)")
     for name in sorted(set(repo.git.listed_files())):
         try:
             data = paths.read_file(repo.git.workdir, name, limit=None)
         except OSError:
             continue
-        if isinstance(data, bytes) and any(n in data for n in needles):
+        if isinstance(data, bytes) and any(n in data or n in _normalized(data) for n in needles):
             found.append(f"work tree file {name}")
     return sorted(set(found))
+
+
+def _redaction(the_plan: PurgePlan) -> dict[str, Any]:
+    return {
+        "paths": list(the_plan.git_paths),
+        "digest": hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest(),
+        "needles": [t for t in the_plan.texts if t],
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def _load_redaction(where: str) -> tuple[re.Pattern[bytes] | None, bytes, list[bytes]]:
+    with open(where, encoding="utf-8") as handle:
+        data = json.load(handle)
+    needles = [t.encode("utf-8") for t in data["needles"]] + fragments(data["needles"])
+    return _path_pattern(data["paths"]), data["digest"].encode(), needles
+
+
+def redact_message(message: bytes, where: str) -> bytes:
+    """A commit or tag message without the purged memory (run by git-filter-repo for each one):
+    its path, wherever it appears (a ``Memfs-Path`` trailer, a subject), becomes
+    ``sha256:<digest>``, the hash the purge commit records; a line quoting the purged text (whole
+    or any 6-word fragment) becomes ``[purged]``; if a quote spans lines, everything after the
+    subject does."""
+    named, digest, needles = _load_redaction(where)
+    if named is not None:
+        message = named.sub(b"sha256:" + digest, message)
+    lines = message.split(b"\n")
+    lines = [b"[purged]" if any(n in _normalized(line) for n in needles) else line for line in lines]
+    message = b"\n".join(lines)
+    flat = _normalized(message)
+    if any(n in flat for n in needles):
+        message = lines[0] + b"\n\n[purged]\n"
+    return message
+
+
+def _unrewritable(repo: Store, the_plan: PurgePlan) -> list[str]:
+    """Copies of the history this purge cannot rewrite: remotes, and signed tags (a rewritten
+    tag loses its signature, and an untouched one still points at the old history)."""
+    out = [f"remote {name} ({url}) still has the old history" for name, url in the_plan.remotes.items()]
+    commits = set(the_plan.commits)
+    for ref, sha in repo.git.refs("refs/tags/"):
+        data = repo.git.read_tag(sha)
+        if data is not None and _SIGNATURE.search(data):
+            target = data.split(b"\n", 1)[0].split()[-1].decode("ascii", "replace")
+            if target in commits or repo.git.reaches_any(target, the_plan.commits):
+                out.append(f"signed tag {ref[len('refs/tags/'):]} (its signature cannot survive the rewrite)")
+    return out
 
 
 def root_name(path: str) -> str:

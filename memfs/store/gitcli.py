@@ -303,6 +303,42 @@ class Git:
         out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", prefix)
         return [(ref, sha) for ref, _, sha in (line.partition(" ") for line in out.splitlines() if line)]
 
+    def read_tag(self, sha: str) -> bytes | None:
+        """The raw annotated tag object ``sha`` (``None`` for a lightweight tag's commit)."""
+        proc = _run(self.workdir, "cat-file", "tag", sha, check=False)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def blobs_reachable(self, rev: str) -> list[str]:
+        """Every blob in the history of ``rev``."""
+        out = self._text("rev-list", "--objects", "--filter=object:type=blob", rev)
+        return [line.split()[0] for line in out.splitlines() if len(line.split(maxsplit=1)) == 2]  # commits: no path
+
+    def tree_entries(self, rev: str) -> list[tuple[str, str, str, str]]:
+        """(mode, type, sha, path) of every file in ``rev``'s tree, recursively."""
+        out = self._text("ls-tree", "-r", "-z", rev)
+        entries = []
+        for item in _nul_list(out):
+            meta, _, path = item.partition("\t")
+            mode, kind, sha = meta.split()
+            entries.append((mode, kind, sha, path))
+        return entries
+
+    def replace_ref_with_tree(
+        self, ref: str, entries: list[tuple[str, str, str, str]], message: str, identity: Identity
+    ) -> None:
+        """Point ``ref`` at a new parentless commit of a tree holding ``entries`` (its old history dropped)."""
+        listing = "".join(f"{mode} {kind} {sha}\t{path}\0" for mode, kind, sha, path in entries)
+        tree = _run(self.workdir, "mktree", "-z", "--missing", stdin=listing.encode("utf-8")).stdout.decode().strip()
+        commit = self._text("commit-tree", tree, "-F", "-", stdin=message.encode("utf-8"), identity=identity).strip()
+        self._text("update-ref", ref, commit)
+
+    def reaches_any(self, rev: str, commits: Sequence[str]) -> bool:
+        """Whether any of ``commits`` is ``rev`` or in its history."""
+        if not commits:
+            return False
+        proc = _run(self.workdir, "rev-list", rev, check=False)
+        return proc.returncode == 0 and not set(proc.stdout.decode().split()).isdisjoint(commits)
+
     def valid_branch_name(self, name: str) -> bool:
         return self._ok("check-ref-format", "--branch", name)
 

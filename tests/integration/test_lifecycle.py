@@ -157,7 +157,8 @@ def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRep
     (repo.cache_dir / "index" / "seg").write_text("QUUX-17")
     usage.record_recall(repo, [target, keep.paths[0]])
     report = purge(repo, target, reason="privacy request")
-    assert report.verified and report.remaining == []
+    assert report.remaining == [] and not report.verified  # the remote still has the old history
+    assert report.unrewritable == ["remote origin (https://example.invalid/mem.git) still has the old history"]
     assert report.remotes == {"origin": "https://example.invalid/mem.git"}
     assert "refs/heads/main" in report.refs_rewritten and report.commits_removed == 2
     assert not (repo.cache_dir / "index").exists()
