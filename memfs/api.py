@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memfs.store.repo import CommitResult, Scan, Store
@@ -187,7 +187,7 @@ class MemoryRepo(Store):
         self,
         task: str,
         *,
-        scope: str | None,
+        scope: str | Sequence[str] | None,
         version: str | None = None,
         budget: int = 4000,
         format: str = "markdown",
@@ -195,14 +195,17 @@ class MemoryRepo(Store):
         system_share: float = 0.5,
         count: TokenCounter | None = None,
         at: dt.datetime | None = None,
+        min_relevance: float = 0.2,
     ) -> Context:
-        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``."""
+        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``.
+        ``scope`` may list several scopes, each matched exactly; ``min_relevance`` drops hits below
+        that fraction of the best hit's relevance."""
         from memfs.agents.context import assemble
         from memfs.policy.tokens import estimate_tokens
 
         return assemble(
             self, task, scope=scope, version=version, budget=budget, format=format, inherit=inherit,
-            system_share=system_share, count=count or estimate_tokens, at=at,
+            system_share=system_share, count=count or estimate_tokens, at=at, min_relevance=min_relevance,
         )
 
     # --- lineage -------------------------------------------------------------------------

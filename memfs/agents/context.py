@@ -108,15 +108,16 @@ class Block:
     def label(self) -> dict[str, Any]:
         """The fields every memory is labelled with (``None`` ones are left out when rendered).
         Only active memories are injected, so the status is not repeated on each; the date is
-        the day (UTC) of the last update."""
+        the day (UTC) of the last update; ``rev`` is left out at revision 1 and ``conf`` is a
+        percentage (fewer tokens per label than ``time=…T…Z revision=1 status=active``)."""
         out: dict[str, Any] = {
             "path": self.path,
             "scope": self.scope,
             "type": self.type,
             "source": self.source,
             "date": self.time[:10] if self.time else None,
-            "rev": self.revision,
-            "conf": None if self.confidence is None else f"{self.confidence:g}",
+            "rev": self.revision if self.revision != 1 else None,
+            "conf": None if self.confidence is None else f"{round(self.confidence * 100)}%",
             "version": self.version,
         }
         if self.truncated:
@@ -208,7 +209,11 @@ class Context:
 
 
 # --- rendering -----------------------------------------------------------------------------------
-_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+=#-]+")
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+=#%-]+")
+
+
+#: Label fields written as bare values in markdown (a type word and a date read as themselves).
+_BARE = ("type", "date")
 
 
 def _label_text(block: Block) -> str:
@@ -217,7 +222,8 @@ def _label_text(block: Block) -> str:
         if value is None:
             continue
         text = str(value)
-        parts.append(f"{key}={text if _PLAIN_VALUE.fullmatch(text) else json.dumps(text, ensure_ascii=False)}")
+        shown = text if _PLAIN_VALUE.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+        parts.append(shown if key in _BARE and _PLAIN_VALUE.fullmatch(text) else f"{key}={shown}")
     return " ".join(parts)
 
 
