@@ -21,6 +21,7 @@ from memfs.store.repo import CommitResult, Scan, Store
 
 if TYPE_CHECKING:
     from memfs.agents.context import Context
+    from memfs.agents.evaluate import EvalReport
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.index.results import ReindexReport, SearchResult
@@ -207,6 +208,15 @@ class MemoryRepo(Store):
             self, task, scope=scope, version=version, budget=budget, format=format, inherit=inherit,
             system_share=system_share, count=count or estimate_tokens, at=at, min_relevance=min_relevance,
         )
+
+    def eval(self, cases: str | os.PathLike[str], *, deletion: bool = True) -> EvalReport:
+        """``memfs eval CASES``: context metrics (hit rate, wrong injections by cause, leakage,
+        tokens, deletion propagation, writes by trailer) over a cases file (YAML or JSONL)."""
+        from pathlib import Path
+
+        from memfs.agents.evaluate import evaluate, load_cases
+
+        return evaluate(self, load_cases(Path(cases), self), deletion=deletion)
 
     # --- lineage -------------------------------------------------------------------------
     def retract(self, paths: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:

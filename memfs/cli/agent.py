@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -167,3 +168,22 @@ def context_cmd(
     if built.uncommitted_notice:
         note(f"memfs: {built.uncommitted_notice}")
     click.echo(built.render(), nl=False)
+
+
+@click.command("eval")
+@click.argument("cases", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--no-deletion", is_flag=True, help="Skip the deletion-propagation check (it works on a scratch clone).")
+@json_option
+@pass_state
+def eval_cmd(state: State, cases: Path, no_deletion: bool, as_json: bool) -> None:
+    """Measure context assembly against CASES (YAML or JSONL: task, scope(s), version, at, the
+    memories expected in context and those that must not appear): hit rate, wrong injections by
+    cause, cross-scope leakage, tokens and savings, deletion propagation, writes by commit
+    trailer. Exits 1 when a case fails or a rate is below its threshold."""
+    report = state.repo().eval(cases, deletion=not no_deletion)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table(), nl=False)
+    if not report.passed:
+        sys.exit(exits.PROBLEMS)
