@@ -12,7 +12,7 @@ from memfs import MemoryRepo
 from memfs.agents.context import Block, Context, assemble
 from memfs.errors import UsageError
 from memfs.policy.tokens import estimate_tokens
-from tests.helpers import add, commit_all, put, run_cli
+from tests.helpers import add, commit_all, put
 
 AT = dt.datetime(2026, 9, 25, tzinfo=dt.UTC)
 
@@ -132,16 +132,3 @@ def test_minimum_relevance_drops_noise(repo: MemoryRepo):
     assert sorted(paths(everything)) == ["facts/strong.md", "facts/weak.md"]
     with pytest.raises(UsageError):
         assemble(repo, "kiwi", scope="user:U5", min_relevance=2)
-
-
-def test_cli_takes_several_scopes_and_min_relevance(repo: MemoryRepo):
-    add(repo, "facts/u5.md", body="kiwi for U5")
-    add(repo, "facts/p8.md", scope="project:P8", body="kiwi for P8")
-    ran = run_cli("-C", str(repo.root), "context", "kiwi", "--scope", "user:U5", "--scope", "project:P8",
-                  "--min-relevance", "0.1", "--at", "2026-09-25T00:00:00Z", "--format", "json")
-    assert ran.returncode == 0, ran.stderr
-    import json
-
-    data = json.loads(ran.stdout)
-    assert data["scopes"] == ["user:U5", "project:P8"]
-    assert {m["path"] for m in data["memories"]} >= {"facts/u5.md", "facts/p8.md"}
