@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memfs.store.repo import CommitResult, Scan, Store
 
 if TYPE_CHECKING:
     from memfs.agents.context import Context
+    from memfs.agents.evaluate import EvalReport
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.index.results import ReindexReport, SearchResult
@@ -187,7 +188,7 @@ class MemoryRepo(Store):
         self,
         task: str,
         *,
-        scope: str | None,
+        scope: str | Sequence[str] | None,
         version: str | None = None,
         budget: int = 4000,
         format: str = "markdown",
@@ -195,15 +196,27 @@ class MemoryRepo(Store):
         system_share: float = 0.5,
         count: TokenCounter | None = None,
         at: dt.datetime | None = None,
+        min_relevance: float = 0.2,
     ) -> Context:
-        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``."""
+        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``.
+        ``scope`` may list several scopes, each matched exactly; ``min_relevance`` drops hits below
+        that fraction of the best hit's relevance."""
         from memfs.agents.context import assemble
         from memfs.policy.tokens import estimate_tokens
 
         return assemble(
             self, task, scope=scope, version=version, budget=budget, format=format, inherit=inherit,
-            system_share=system_share, count=count or estimate_tokens, at=at,
+            system_share=system_share, count=count or estimate_tokens, at=at, min_relevance=min_relevance,
         )
+
+    def eval(self, cases: str | os.PathLike[str], *, deletion: bool = True) -> EvalReport:
+        """``memfs eval CASES``: context metrics (hit rate, wrong injections by cause, leakage,
+        tokens, deletion propagation, writes by trailer) over a cases file (YAML or JSONL)."""
+        from pathlib import Path
+
+        from memfs.agents.evaluate import evaluate, load_cases
+
+        return evaluate(self, load_cases(Path(cases), self), deletion=deletion)
 
     # --- lineage -------------------------------------------------------------------------
     def retract(self, paths: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:

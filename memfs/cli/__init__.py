@@ -73,6 +73,7 @@ COMMANDS: dict[str, Verb] = {
     "stats": _verb("lifecycle:stats_cmd", "stats"),
     # agent interfaces
     "context": _verb("agent:context_cmd", "context"),
+    "eval": _verb("agent:eval_cmd", "eval"),
     "tool": _verb("agent:tool_cmd", "tool"),
     "watch": _verb("agent:watch_cmd", "watcher"),
     "mcp": _verb("agent:mcp_cmd", "memfs.mcp_server:build_server", "memfs.mcp_server:serve"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -108,7 +109,10 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
 
 @click.command("context")
 @click.argument("task")
-@click.option("--scope", help="Whose memory to recall, e.g. user:U5/project:P8 (exact unless --inherit).")
+@click.option(
+    "--scope", "scopes", multiple=True,
+    help="Whose memory to recall, e.g. user:U5/project:P8 (exact unless --inherit); repeat for several scopes.",
+)
 @click.option("--version", "version_", help="World version the task is about; memories for other versions are skipped.")
 @click.option("--budget", type=int, default=4000, show_default=True, help="Token budget for the whole context.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "xml", "json"]), default="markdown", show_default=True)
@@ -119,25 +123,39 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     "--system-share", type=float, default=0.5, show_default=True, help="Largest fraction of the budget system/ may use."
 )
 @click.option("--counter", "counter_name", help="Token counter: heuristic (default), bpe-openai:ENC or tiktoken:ENC.")
+@click.option(
+    "--min-relevance", type=float, default=0.2, show_default=True,
+    help="Drop hits below this fraction of the best hit's relevance (0 keeps every match).",
+)
+@click.option("--at", "at_text", help="Time to recall at (ISO 8601, default now): expiry and freshness.")
 @pass_state
 def context_cmd(
     state: State,
     task: str,
-    scope: str | None,
+    scopes: tuple[str, ...],
     version_: str | None,
     budget: int,
     fmt: str,
     inherit: bool,
     system_share: float,
     counter_name: str | None,
+    min_relevance: float,
+    at_text: str | None,
 ) -> None:
     """Print the memory to give a model for TASK: system/ files (as committed), then recalled
-    memories, labelled as reference material, within --budget tokens; says what was left out."""
+    memories, labelled as reference material, within --budget tokens; says what was left out.
+    Several --scope are each matched exactly."""
+    from memfs.cli.options import parse_cli_time
     from memfs.policy.tokens import counter
 
-    built = state.scoped(scope, inherit).context(
+    at = parse_cli_time(at_text, "--at") if at_text else None
+    scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (list(scopes) or None)
+    repo = state.scoped(scope, inherit) if not isinstance(scope, list) else state.repo()
+    built = repo.context(
         task,
         scope=scope,
+        at=at,
+        min_relevance=min_relevance,
         version=version_,
         budget=budget,
         format=fmt,
@@ -150,3 +168,22 @@ def context_cmd(
     if built.uncommitted_notice:
         note(f"memfs: {built.uncommitted_notice}")
     click.echo(built.render(), nl=False)
+
+
+@click.command("eval")
+@click.argument("cases", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--no-deletion", is_flag=True, help="Skip the deletion-propagation check (it works on a scratch clone).")
+@json_option
+@pass_state
+def eval_cmd(state: State, cases: Path, no_deletion: bool, as_json: bool) -> None:
+    """Measure context assembly against CASES (YAML or JSONL: task, scope(s), version, at, the
+    memories expected in context and those that must not appear): hit rate, wrong injections by
+    cause, cross-scope leakage, tokens and savings, deletion propagation, writes by commit
+    trailer. Exits 1 when a case fails or a rate is below its threshold."""
+    report = state.repo().eval(cases, deletion=not no_deletion)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table(), nl=False)
+    if not report.passed:
+        sys.exit(exits.PROBLEMS)

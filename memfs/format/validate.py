@@ -370,12 +370,18 @@ def dependency_problem(path: str, dep: str) -> str | None:
 
 
 def check_repo(memories: Iterable[Memory], exists: Callable[[str], bool]) -> list[Problem]:
-    """Problems only visible across files: duplicate ids and missing ``depends_on`` targets."""
+    """Problems only visible across files: duplicate ids, two active memories with the same
+    ``(scope, key, version)`` (context injects only the highest revision) and missing
+    ``depends_on`` targets."""
     found: list[Problem] = []
     by_id: dict[str, list[str]] = defaultdict(list)
+    by_identity: dict[tuple[str | None, str, str | None], list[str]] = defaultdict(list)
     for memory in memories:
         if memory.id:
             by_id[memory.id].append(memory.path)
+        identity = identity_of(memory)
+        if identity is not None and memory.status == "active":
+            by_identity[identity].append(memory.path)
         for dep in memory.depends_on:
             if not exists(dep):
                 found.append(
@@ -388,4 +394,22 @@ def check_repo(memories: Iterable[Memory], exists: Callable[[str], bool]) -> lis
                 found.append(
                     Problem(path, "id", f"{memory_id!r} is also used by {others}", "give each memory its own id")
                 )
+    for (scope, key, version), paths in by_identity.items():
+        if len(paths) > 1:
+            what = f"scope {scope or 'none'}, key {key!r}, version {version or 'any'}"
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                found.append(
+                    Problem(path, "key", f"active with the same {what} as {others}",
+                            "keep one active memory per scope, key and version: supersede, retract or "
+                            "forget the others (memfs context injects only the highest revision)")
+                )
     return found
+
+
+def identity_of(memory: Any) -> tuple[str | None, str, str | None] | None:
+    """A memory's ``(scope, key, version)``, or ``None`` without a ``key`` (no identity to share)."""
+    key = getattr(memory, "key", None)
+    if not isinstance(key, str) or not key.strip():
+        return None
+    return (memory.scope, key, memory.version)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from memfs import MemoryRepo
-from tests.helpers import cli, git
+from tests.helpers import add, cli, git, run_cli
 
 
 def test_cli_context(filled: MemoryRepo):
@@ -28,3 +28,14 @@ def test_cli_context_says_uncommitted_edits_were_left_out(filled: MemoryRepo):
     assert f"Uncommitted: {notice}" in done.stdout and f"memfs: {notice}" in done.stderr
     data = json.loads(cli(filled, "context", "B17", "--scope", "user:U5", "--format", "json").stdout)
     assert data["uncommitted"] == ["facts/b17.md"] and data["uncommitted_total"] == 1
+
+
+def test_cli_takes_several_scopes_and_min_relevance(repo: MemoryRepo):
+    add(repo, "facts/u5.md", body="kiwi for U5")
+    add(repo, "facts/p8.md", scope="project:P8", body="kiwi for P8")
+    ran = run_cli("-C", str(repo.root), "context", "kiwi", "--scope", "user:U5", "--scope", "project:P8",
+                  "--min-relevance", "0.1", "--at", "2026-09-25T00:00:00Z", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["scopes"] == ["user:U5", "project:P8"]
+    assert {m["path"] for m in data["memories"]} >= {"facts/u5.md", "facts/p8.md"}

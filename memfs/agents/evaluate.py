@@ -1,0 +1,343 @@
+"""``memfs eval CASES``: the seeds' metrics for context assembly, from a cases file.
+
+A cases file is YAML (a list of cases, or ``{cases: [...]}``) or JSONL (one case per line). A case:
+
+``name`` (optional, default ``case N``), ``task`` (required), ``scope`` (a string) or ``scopes``
+(a list; at least one is required), ``inherit`` (bool), ``version``, ``at`` (ISO 8601 time,
+required: an eval never depends on the wall clock), ``budget`` (tokens, default 4000),
+``expect`` (paths that must be in the context), ``forbid`` (paths that must not appear: a list, or
+a mapping ``path: cause`` with cause one of :data:`CAUSES`; without a cause it is inferred from
+the memory at that time). Every path must be a committed memory. Any problem is a
+:class:`~memfs.errors.UsageError` naming the case and the field.
+
+Metrics (:class:`EvalReport`): hit rate (expected memories injected / expected), wrong-injection
+rate (forbidden memories injected / memories recalled) split by cause, cross-scope leakage
+(recalled memories whose scope the request does not allow; must be 0), tokens injected and the
+saving against injecting every eligible memory, deletion propagation (on a scratch clone: forget
+one expected memory, then ask search, context and the index at once; the operations that still
+return it, and the time it took, reported, never asserted), and writes by operation and actor
+kind read from the ``Memfs-Op`` / ``Memfs-Actor`` commit trailers (refused writes make no commit,
+so refusals cannot be read from history; they are reported as not recorded).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memfs.agents.context import _block, _committed_in_scope, _render_block, assemble
+from memfs.errors import MemfsError, UsageError
+from memfs.format import yamlio
+from memfs.format.parse import parse
+from memfs.format.validate import parse_time
+from memfs.format.yamlio import YamlError
+from memfs.policy import recall
+from memfs.policy.tokens import estimate_tokens
+from memfs.store.repo import Store
+
+CAUSES = ("superseded", "conflicting", "out of scope", "expired", "wrong version", "retracted")
+#: The thresholds below which ``memfs eval`` exits 1.
+MIN_HIT_RATE = 1.0
+MAX_WRONG_RATE = 0.0
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    task: str
+    scopes: tuple[str, ...]
+    inherit: bool
+    version: str | None
+    at: dt.datetime
+    budget: int
+    expect: tuple[str, ...]
+    forbid: dict[str, str | None]
+
+
+@dataclass
+class CaseResult:
+    name: str
+    injected: list[str]
+    missing: list[str]
+    wrong: dict[str, str]
+    leaked: list[str]
+    tokens: int
+    baseline_tokens: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.wrong and not self.leaked
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "injected": self.injected, "missing": self.missing,
+                "wrong": self.wrong, "leaked": self.leaked, "tokens": self.tokens,
+                "baseline_tokens": self.baseline_tokens}
+
+
+@dataclass
+class EvalReport:
+    cases: list[CaseResult] = field(default_factory=list)
+    expected: int = 0
+    hits: int = 0
+    recalled: int = 0
+    wrong_by_cause: dict[str, int] = field(default_factory=dict)
+    leakage: int = 0
+    tokens: int = 0
+    baseline_tokens: int = 0
+    deletion: dict[str, Any] = field(default_factory=dict)
+    writes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.expected if self.expected else 1.0
+
+    @property
+    def wrong_rate(self) -> float:
+        return sum(self.wrong_by_cause.values()) / self.recalled if self.recalled else 0.0
+
+    @property
+    def savings(self) -> float:
+        return 1 - self.tokens / self.baseline_tokens if self.baseline_tokens else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return (self.hit_rate >= MIN_HIT_RATE and self.wrong_rate <= MAX_WRONG_RATE and self.leakage == 0
+                and all(c.ok for c in self.cases) and not self.deletion.get("still_returned"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed, "cases_total": len(self.cases), "cases_ok": sum(c.ok for c in self.cases),
+            "hit_rate": round(self.hit_rate, 4), "wrong_injection_rate": round(self.wrong_rate, 4),
+            "wrong_injection_by_cause": {cause: self.wrong_by_cause.get(cause, 0) for cause in CAUSES},
+            "cross_scope_leakage": self.leakage, "tokens_injected": self.tokens,
+            "tokens_all_eligible": self.baseline_tokens, "token_savings": round(self.savings, 4),
+            "deletion_propagation": self.deletion, "writes": self.writes,
+            "cases": [c.to_json() for c in self.cases],
+        }
+
+    def table(self) -> str:
+        rows = [
+            ("cases ok", f"{sum(c.ok for c in self.cases)}/{len(self.cases)}"),
+            ("hit rate", f"{self.hit_rate:.0%} ({self.hits}/{self.expected})"),
+            ("wrong-injection rate", f"{self.wrong_rate:.0%} ({sum(self.wrong_by_cause.values())}/{self.recalled})"),
+            *((f"  {cause}", str(self.wrong_by_cause.get(cause, 0))) for cause in CAUSES),
+            ("cross-scope leakage", f"{self.leakage} (must be 0)"),
+            ("tokens injected", str(self.tokens)),
+            ("tokens, every eligible memory", str(self.baseline_tokens)),
+            ("token savings", f"{self.savings:.0%}"),
+        ]
+        d = self.deletion
+        if d:
+            gone = "none" if not d.get("still_returned") else ", ".join(d["still_returned"])
+            rows.append(("deletion propagation", f"{d['path']}: still returned by {gone}; {d['seconds']:.2f} s"))
+        for kind, count in sorted(self.writes.get("accepted_by_op", {}).items()):
+            rows.append((f"writes accepted: {kind}", str(count)))
+        for kind, count in sorted(self.writes.get("accepted_by_actor_kind", {}).items()):
+            rows.append((f"writes by {kind}", str(count)))
+        rows.append(("writes refused", "not recorded in commits"))
+        width = max(len(name) for name, _ in rows)
+        lines = [f"{name.ljust(width)}  {value}" for name, value in rows]
+        for case in self.cases:
+            if not case.ok:
+                why = [f"missing {', '.join(case.missing)}"] if case.missing else []
+                why += [f"wrongly injected {p} ({c})" for p, c in case.wrong.items()]
+                why += [f"leaked {', '.join(case.leaked)}"] if case.leaked else []
+                lines.append(f"FAIL {case.name}: {'; '.join(why)}")
+        return "\n".join(lines) + "\n"
+
+
+# --- reading cases -------------------------------------------------------------------------------
+def load_cases(path: Path, repo: Store) -> list[Case]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the cases file ({exc})", param="cases") from None
+    raw: Any
+    if path.suffix == ".jsonl":
+        raw = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                raw.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{path}: line {number} is not JSON ({exc.msg})", param="cases") from None
+    else:
+        try:
+            raw = yamlio.load(text)
+        except YamlError as exc:
+            raise UsageError(f"{path}: malformed YAML: {exc}", param="cases") from None
+        if isinstance(raw, dict) and "cases" in raw:
+            raw = raw["cases"]
+    if not isinstance(raw, list) or not raw:
+        raise UsageError(f"{path}: give a list of cases (or cases: [...])", param="cases")
+    known = set(repo.memory_paths_at("HEAD")) if repo.git.head() else set()
+    return [_case(item, n, known) for n, item in enumerate(raw, 1)]
+
+
+def _case(item: Any, number: int, known: set[str]) -> Case:
+    name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else f"case {number}"
+
+    def bad(field_name: str, message: str) -> UsageError:
+        return UsageError(f"case {name!r}, field {field_name}: {message}", param="cases")
+
+    if not isinstance(item, dict):
+        raise bad("-", "a case is a mapping of fields")
+    unknown = set(item) - {"name", "task", "scope", "scopes", "inherit", "version", "at", "budget", "expect", "forbid"}
+    if unknown:
+        raise bad(sorted(unknown)[0], "unknown field")
+    task = item.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise bad("task", "missing (the task text)")
+    scopes = item.get("scopes", [item["scope"]] if "scope" in item else None)
+    if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) for s in scopes):
+        raise bad("scope", "missing (give scope: user:U5, or scopes: [a list])")
+    at = parse_time(item.get("at")) if item.get("at") is not None else None
+    if at is None:
+        raise bad("at", "missing or not an ISO 8601 time (an eval fixes its time)")
+    version = item.get("version")
+    if version is not None and not isinstance(version, str):
+        raise bad("version", "must be a string")
+    budget = item.get("budget", 4000)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise bad("budget", "must be a whole number of tokens >= 1")
+    inherit = item.get("inherit", False)
+    if not isinstance(inherit, bool):
+        raise bad("inherit", "must be true or false")
+    expect = item.get("expect", [])
+    if not isinstance(expect, list) or not all(isinstance(p, str) for p in expect):
+        raise bad("expect", "must be a list of memory paths")
+    forbid_raw = item.get("forbid", [])
+    if isinstance(forbid_raw, list) and all(isinstance(p, str) for p in forbid_raw):
+        forbid: dict[str, str | None] = dict.fromkeys(forbid_raw)
+    elif isinstance(forbid_raw, dict) and all(isinstance(k, str) for k in forbid_raw):
+        forbid = {}
+        for key, cause in forbid_raw.items():
+            if cause is not None and cause not in CAUSES:
+                raise bad("forbid", f"{key}: cause {cause!r} is not one of {', '.join(CAUSES)}")
+            forbid[key] = cause
+    else:
+        raise bad("forbid", "must be a list of memory paths or a mapping path: cause")
+    for field_name, listed in (("expect", expect), ("forbid", list(forbid))):
+        for rel in listed:
+            if rel not in known:
+                raise bad(field_name, f"{rel}: no such committed memory")
+    return Case(str(name), task, tuple(scopes), inherit, version, at, budget, tuple(expect), forbid)
+
+
+# --- running -------------------------------------------------------------------------------------
+def _cause(repo: Store, rel: str, case: Case) -> str:
+    data = repo.files_at("HEAD", [rel]).get(rel)
+    if data is None:
+        return "conflicting"
+    memory = parse(rel, data)
+    rules = [recall.ScopeRule(s, case.inherit) for s in case.scopes]
+    if not any(rule.allows(memory.scope) for rule in rules):
+        return "out of scope"
+    if case.version is not None and memory.version not in (None, case.version):
+        return "wrong version"
+    if memory.status in ("superseded", "retracted"):
+        return memory.status
+    if memory.expires is not None and case.at >= memory.expires:
+        return "expired"
+    return "conflicting"
+
+
+def run_case(repo: Store, case: Case) -> CaseResult:
+    ctx = assemble(repo, case.task, scope=list(case.scopes), version=case.version, budget=case.budget,
+                   inherit=case.inherit, at=case.at)
+    recalled = [b for b in ctx.blocks if b.kind == "recalled"]
+    injected = [b.path for b in recalled]
+    rules = [recall.ScopeRule(s, case.inherit) for s in case.scopes]
+    leaked = [b.path for b in recalled if not any(rule.allows(b.scope) for rule in rules)]
+    wrong = {rel: cause or _cause(repo, rel, case) for rel, cause in case.forbid.items() if rel in injected}
+    requests: list[tuple[str | None, bool]] = [(s, case.inherit) for s in case.scopes]
+    every = _committed_in_scope(repo, requests, case.version, case.at)
+    system_tokens = sum(estimate_tokens(_render_block(b, "markdown", ctx.fence)) for b in ctx.blocks
+                        if b.kind == "system")
+    baseline = system_tokens + sum(estimate_tokens(_render_block(_block(m, "recalled"), "markdown", ctx.fence))
+                                   for m in every)
+    return CaseResult(case.name, injected, [p for p in case.expect if p not in injected], wrong, leaked,
+                      ctx.tokens, max(baseline, ctx.tokens))
+
+
+def evaluate(repo: Store, cases: list[Case], *, deletion: bool = True) -> EvalReport:
+    report = EvalReport()
+    causes: Counter[str] = Counter()
+    for case in cases:
+        result = run_case(repo, case)
+        report.cases.append(result)
+        report.expected += len(case.expect)
+        report.hits += len(case.expect) - len(result.missing)
+        report.recalled += len(result.injected)
+        causes.update(result.wrong.values())
+        report.leakage += len(result.leaked)
+        report.tokens += result.tokens
+        report.baseline_tokens += result.baseline_tokens
+    report.wrong_by_cause = dict(causes)
+    report.writes = write_counts(repo)
+    if deletion:
+        target = next((c for c in cases if c.expect), None)
+        if target is not None:
+            report.deletion = deletion_propagation(repo, target)
+    return report
+
+
+def write_counts(repo: Store) -> dict[str, Any]:
+    """Accepted writes by ``Memfs-Op`` and by actor kind, from the commit trailers."""
+    from memfs.store.history import log
+
+    ops: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    for entry in log(repo):
+        if entry.op is None:
+            continue
+        ops[entry.op] += 1
+        actor = (entry.trailers.get("Memfs-Actor") or [entry.actor])[0]
+        kinds[actor.split(":", 1)[0]] += 1
+    return {"accepted_by_op": dict(ops), "accepted_by_actor_kind": dict(kinds), "refused": None,
+            "refused_note": "refused writes make no commit, so they cannot be read from history"}
+
+
+def deletion_propagation(repo: Store, case: Case) -> dict[str, Any]:
+    """Forget the case's first expected memory in a scratch clone, then ask search, context and the
+    index straight away; which of them still return it, and the seconds it all took."""
+    from memfs import index
+    from memfs.ops.forgetting import forget
+
+    rel = case.expect[0]
+    workdir = repo.git.workdir
+    if repo.git.git_dir.resolve() != (workdir / ".git").resolve() or not (workdir / ".git").is_dir():
+        return {"path": rel, "skipped": "the repository's git directory is not its own .git folder, so it is "
+                "not copied for a scratch run", "still_returned": [], "seconds": 0.0}
+    scratch = Path(tempfile.mkdtemp(prefix="memfs-eval-"))
+    try:
+        shutil.copytree(workdir, scratch / "r", symlinks=True)
+        clone = Store.open(scratch / "r" / repo.root.relative_to(repo.git.workdir), "user:memfs-eval")
+        started = time.perf_counter()
+        forget(clone, rel, reason="memfs eval: deletion propagation")
+        still: list[str] = []
+        words = case.task
+        if any(h.path == rel for s in case.scopes
+               for h in index.search(clone, words, scope=s, inherit=case.inherit, at=case.at, limit=50).hits):
+            still.append("search")
+        ctx = assemble(clone, case.task, scope=list(case.scopes), inherit=case.inherit, at=case.at,
+                       version=case.version)
+        if any(b.path == rel for b in ctx.blocks):
+            still.append("context")
+        reader = index.search(clone, rel, scope=None, at=case.at, limit=50)
+        if any(h.path == rel for h in reader.hits):
+            still.append("index")
+        seconds = time.perf_counter() - started
+    except (MemfsError, OSError) as exc:
+        return {"path": rel, "error": str(exc), "still_returned": ["unknown"], "seconds": 0.0}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"path": rel, "operation": "forget", "still_returned": still, "seconds": round(seconds, 3)}
