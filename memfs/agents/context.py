@@ -501,11 +501,16 @@ def _committed_in_scope(
     repo: Store, requests: list[tuple[str | None, bool]], version: str | None, now: dt.datetime
 ) -> list[Memory]:
     """Every committed memory eligible for one of the requested scopes (none when a request has no
-    scope: an administrative context does not pull in every preference of every scope)."""
+    scope: an administrative context does not pull in every preference of every scope).
+
+    Only files whose committed text contains one of the scope names are read (one ``git grep``
+    over HEAD), so the cost follows the scope's memories, not the repository's; each is parsed
+    and judged by :func:`recall.eligibility`."""
     if any(scope is None for scope, _ in requests) or repo.git.head() is None:
         return []
     rules = [recall.ScopeRule(scope, inherit) for scope, inherit in requests]
-    rels = [rel for rel in repo.memory_paths_at("HEAD") if not rel.startswith(SYSTEM_DIR + "/")]
+    names = {name for rule in rules for name in (rule.scopes or ())}
+    rels = [rel for rel in repo.files_containing_at("HEAD", names) if not rel.startswith(SYSTEM_DIR + "/")]
     out = []
     for rel, data in repo.files_at("HEAD", rels).items():
         if data is None:

@@ -400,6 +400,15 @@ class Git:
         out = self._text("grep", "-l", "-z", "--untracked", mode, "-e", pattern, "--", pathspec, check=False)
         return _nul_list(out)
 
+    def grep_files_at(self, rev: str, patterns: Sequence[str], pathspec: str) -> list[str]:
+        """Files committed at ``rev`` under ``pathspec`` that contain any of the fixed strings
+        ``patterns`` (one ``git grep`` over the tree, no checkout)."""
+        if not patterns:
+            return []
+        args = [arg for p in patterns for arg in ("-e", p)]
+        out = self._text("grep", "-l", "-z", "-F", *args, rev, "--", pathspec, check=False)
+        return [name.split(":", 1)[1] if name.startswith(rev + ":") else name for name in _nul_list(out)]
+
     def grep_lines(self, patterns: Sequence[str], pathspec: str, *, fixed: bool) -> list[tuple[str, str]]:
         """(file, line) for each line matching any of ``patterns`` (working tree, untracked too)."""
         mode = "-F" if fixed else "-E"

@@ -333,6 +333,11 @@ class Store:
         found = [rel for name in self.git.tree_files(rev, pathspec) if (rel := self.from_git_path(name))]
         return sorted(self._memories_in(self.git_path(rel) for rel in found), key=paths.sort_key)
 
+    def files_containing_at(self, rev: str, texts: Iterable[str]) -> list[str]:
+        """Memory paths committed at ``rev`` whose file contains any of ``texts`` (one ``git grep``
+        over the tree): a prefilter, parse to be sure."""
+        return self._memories_in(self.git.grep_files_at(rev, sorted(set(texts)), f"{self.prefix}*.md"))
+
     def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
         """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree
         (where a file memfs does not read counts as absent)."""
