@@ -13,6 +13,7 @@ from typing import Any
 
 from memfs.errors import UsageError
 from memfs.format import names
+from memfs.format.limits import Limits
 from memfs.format.validate import coerce_fields
 
 _ALIASES = {"value": "body", "text": "body", "idempotency": "idempotency_key", "expect_revision": "expected_revision"}
@@ -96,6 +97,9 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     for name in ("scope", "body"):
         if not isinstance(values.get(name), str) or not values[name].strip():
             raise _bad(name, "is required and must be non-empty text")
+    most = Limits().file_bytes
+    if len(values["body"]) > most or len(values["body"].encode("utf-8", "surrogatepass")) > most:
+        raise _bad("body", f"is over the {most}-byte limit for one memory; split it into several")
     for name in ("key", "path"):
         if isinstance(values.get(name), str):
             values[name] = names.nfc(values[name])

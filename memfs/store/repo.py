@@ -982,6 +982,7 @@ class Transaction:
         return found
 
     def _check(self, rels: list[str], message: str) -> None:
+        self._refuse_oversized()
         committed = self._committed(rels)
         self._check_committed_writable(committed)
         self._guard(rels, committed, message)
@@ -1003,6 +1004,16 @@ class Transaction:
             detail = "; ".join(str(p) for p in problems[:5])
             more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
             raise InvalidMemory(f"nothing was written: {detail}{more}", problems)
+
+    def _refuse_oversized(self) -> None:
+        """A memory over the size limit is refused before anything reads it closely (the guard's
+        scan, the parse): a 100 MB body costs a length check, not minutes."""
+        most = self.repo.limits().file_bytes
+        big = [(rel, len(c)) for rel, c in self._pending.items() if c is not None and len(c) > most]
+        if big:
+            problems = [Problem(rel, None, f"is {size} bytes, over the {most}-byte limit for one memory",
+                                "split it into several memories") for rel, size in big]
+            raise InvalidMemory(f"nothing was written: {problems[0]}", problems)
 
     def _id_clashes(self, staged: list[Memory]) -> list[Problem]:
         """Ids this transaction introduces that another (untouched) memory already uses.

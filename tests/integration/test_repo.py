@@ -278,3 +278,15 @@ def test_git_environment_cannot_redirect_memfs(repo: MemoryRepo, tmp_path: Path,
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["notes/x.md"]
     assert (git(other, "rev-parse", "HEAD"), (other / ".git/index").read_bytes()) == before
     assert not (other / "notes").exists() and git(other, "status", "--porcelain") == ""
+
+
+def test_an_oversized_memory_is_refused_before_it_is_scanned(repo: MemoryRepo) -> None:
+    """A body over the size limit costs a length check: refused with the limit, nothing written."""
+    from memfs.errors import InvalidMemory, UsageError
+
+    body = "x" * 1_000_001
+    with pytest.raises(InvalidMemory, match="over the 1000000-byte limit"):
+        repo.write("notes/big.md", fields=FACT, body=body)
+    assert not (repo.root / "notes/big.md").exists()
+    with pytest.raises(UsageError, match="body"):
+        repo.remember({"scope": "user:U5", "body": body, "source": "c:1"})
