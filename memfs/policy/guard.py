@@ -79,6 +79,10 @@ FLAGGING = frozenset({"retract", "forget", "purge", "prune"})
 #: Operations that replay or restore history already made by others (undo, integration of
 #: other clones, building a repository): they own every field; secrets and ``system/`` still apply.
 HISTORY_OPS = frozenset({"init", "demo", "revert", "sync", "merge"})
+#: History operations whose actor still decides ``system/``: a revert is someone's choice now
+#: (undoing a person's change to core memory is a change to core memory), unlike building a
+#: repository or integrating commits other clones already made.
+_ACTOR_JUDGED = frozenset({"revert"})
 #: Bulk loads of memories kept elsewhere (``memfs import`` from Letta, basic-memory, Obsidian, a
 #: folder of Markdown). The files arrive with the fields another system gave them: any
 #: ``status``, their own ``created``, ``source_kind: user`` as that system recorded it, ids taken
@@ -265,7 +269,7 @@ def in_system(path: str | None) -> bool:
 def _core_memory(change: FileChange, access: Access) -> list[Refusal]:
     if not (in_system(change.path) or in_system(change.moved_from)):
         return []
-    if access.is_person or access.grants.system or access.op in HISTORY_OPS:
+    if access.is_person or access.grants.system or access.op in HISTORY_OPS - _ACTOR_JUDGED:
         return []
     return [
         Refusal(

@@ -65,3 +65,15 @@ def test_a_revision_moves_above_the_highest_it_ever_had() -> None:
     assert _rules(_change({"revision": 1}, {"revision": 2}, floor=3), "write") == ["protected-field"]  # ABA
     assert _rules(_change({"revision": 1}, {"revision": 9}, floor=3), "write") == ["protected-field"]
     assert _rules(_change({"revision": 3}, {"revision": 3}, floor=3), "write") == []
+
+
+@pytest.mark.parametrize(("actor", "refused"), [("agent:x", True), ("user:ana", False)])
+def test_a_revert_of_core_memory_needs_a_person(actor: str, refused: bool) -> None:
+    """Replays and integrations own every field, but undoing a change to system/ is a change to
+    system/: an agent's revert there is refused like any agent write."""
+    before = memory_text("Rules.\n", type="procedure", scope=None)
+    after = memory_text("Other rules.\n", type="procedure", scope=None)
+    change = guard.describe("system/rules.md", before, after)
+    rules = [r.rule for r in guard.check(change, guard.Access(actor, "revert"))]
+    assert ("core-memory" in rules) is refused
+    assert "core-memory" not in [r.rule for r in guard.check(change, guard.Access("agent:x", "sync"))]
