@@ -368,18 +368,7 @@ class Git:
         if not paths:
             return {}
         request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
-        out = _run(self.workdir, "cat-file", "--batch", stdin=request).stdout
-        found: dict[str, bytes] = {}
-        pos = 0
-        for path in paths:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 3 and header[1] == b"blob":
-                size = int(header[2])
-                found[path] = out[pos : pos + size]
-                pos += size + 1
-        return found
+        return _blobs(paths, _run(self.workdir, "cat-file", "--batch", stdin=request).stdout)
 
     def show_file(self, rev: str, path: str) -> bytes | None:
         proc = _run(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)
@@ -590,17 +579,7 @@ class Git:
         if not wanted:
             return {}
         out = _run(self.workdir, "cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode()).stdout
-        found: dict[str, bytes] = {}
-        pos = 0
-        for sha in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 3 and header[1] == b"blob":
-                size = int(header[2])
-                found[sha] = out[pos : pos + size]
-                pos += size + 1
-        return found
+        return _blobs(wanted, out)
 
     def log(
         self,
@@ -746,6 +725,24 @@ class Git:
         finally:
             proc.stdout.close()
             proc.wait()
+
+
+def _blobs(keys: Sequence[str], out: bytes) -> dict[str, bytes]:
+    """``git cat-file --batch`` output for the requests ``keys``, in order: the blobs' contents by
+    key. Every object's content is stepped over, whatever its type (a tree or commit answering a
+    request is skipped, not read as the next header); missing objects have no content."""
+    found: dict[str, bytes] = {}
+    pos = 0
+    for key in keys:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[key] = out[pos : pos + size]
+            pos += size + 1
+    return found
 
 
 def refuse_secrets(message: str) -> None:

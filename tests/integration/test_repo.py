@@ -290,3 +290,17 @@ def test_an_oversized_memory_is_refused_before_it_is_scanned(repo: MemoryRepo) -
     assert not (repo.root / "notes/big.md").exists()
     with pytest.raises(UsageError, match="body"):
         repo.remember({"scope": "user:U5", "body": body, "source": "c:1"})
+
+
+def test_batch_reads_step_over_objects_that_are_not_blobs(repo: MemoryRepo) -> None:
+    """A tree or commit among the requested objects is skipped whole, so the blobs after it are
+    read right (the batch parser used to take a tree's content for the next header)."""
+    repo.write("facts/a.md", fields=FACT, body="alpha\n")
+    repo.write("facts/b.md", fields=FACT, body="beta\n")
+    tree = git(repo.root, "rev-parse", "HEAD:facts").strip()
+    commit = git(repo.root, "rev-parse", "HEAD").strip()
+    blob = git(repo.root, "rev-parse", "HEAD:facts/b.md").strip()
+    found = repo.git.read_objects([tree, commit, blob, "0" * 40])
+    assert list(found) == [blob] and found[blob].endswith(b"beta\n")
+    by_path = repo.git.read_blobs("HEAD", ["facts", "facts/b.md", "facts/none.md"])
+    assert list(by_path) == ["facts/b.md"] and by_path["facts/b.md"].endswith(b"beta\n")
