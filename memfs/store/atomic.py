@@ -26,7 +26,12 @@ def _fsync_dir(directory: Path) -> None:
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Atomically replace (or create) ``path`` with ``data``, keeping an existing file's mode."""
-    tmp = _write_temp(path, data, sync=True)
+    _install(_write_temp(path, data, sync=True), path)
+
+
+def _install(tmp: Path, path: Path) -> None:
+    """Rename the written temporary ``tmp`` over ``path`` and make the rename durable; on failure
+    the temporary is removed, never left behind."""
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -90,13 +95,7 @@ def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path]
                 continue
             tmp = _write_temp(path, data, sync=True, tmp=temps.get(path))
             crashpoint.reached("temp-written")
-            try:
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    tmp.unlink()
-                raise
-            _fsync_dir(path.parent)
+            _install(tmp, path)
         crashpoint.reached("renamed")
         return
     staged: list[tuple[Path, Path]] = []
