@@ -92,10 +92,12 @@ class CommitResult:
 
 @dataclass
 class Scan:
-    """Every memory file under the root: the parsed ones and the findings for broken ones."""
+    """Every memory file under the root: the parsed ones (and the bytes they were parsed from, so
+    validation's secret scan reads no file twice) and the findings for broken ones."""
 
     memories: list[Memory] = field(default_factory=list)
     broken: list[Problem] = field(default_factory=list)
+    data: dict[str, bytes] = field(default_factory=dict)
 
 
 class Store:
@@ -364,6 +366,7 @@ class Store:
                 continue
             try:
                 result.memories.append(parse(rel, data, limits))
+                result.data[rel] = data
             except InvalidMemory as exc:
                 result.broken.extend(exc.problems)
         result.broken.extend(
@@ -385,7 +388,7 @@ class Store:
         found = list(scan.broken)
         for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
             found.extend(memory.problems)
-            found.extend(self._secrets_in(memory))
+            found.extend(self._secrets_in(memory, scan.data.get(memory.path)))
         found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
 
@@ -429,6 +432,7 @@ class Store:
             try:
                 if data is not None:
                     scan.memories.append(parse(rel, data))
+                    scan.data[rel] = data
             except InvalidMemory as exc:
                 scan.broken.extend(exc.problems)
         found = [p for p in self.validate(scan) if "is also used by" not in p.message]
@@ -440,8 +444,8 @@ class Store:
                                      "give each memory its own id"))
         return _ordered(found)
 
-    def _secrets_in(self, memory: Memory) -> list[Problem]:
-        data = self.peek(memory.path)
+    def _secrets_in(self, memory: Memory, data: bytes | None = None) -> list[Problem]:
+        data = self.peek(memory.path) if data is None else data
         if data is None:
             return []
         return guard.secret_problems(memory.path, data.decode("utf-8", errors="replace"), memory.meta)
@@ -691,6 +695,7 @@ class Transaction:
         self._parsed: dict[str, Memory] = {}
         self._plain: set[str] = set()
         self._adopted: set[str] = set()
+        self._judged: dict[str, bytes | None] = {}
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
@@ -847,6 +852,7 @@ class Transaction:
             del self._pending[rel]
             self._parsed.pop(rel, None)
             raise _guard_error(refusals)
+        self._judged[rel] = data
         self._before[rel] = data
         self._actions[rel] = Change(rel, action, memory.revision if memory else None)
         self._adopted.add(rel)
@@ -873,12 +879,13 @@ class Transaction:
         if refusals:
             self.discard(rel)
             raise _guard_error(refusals)
+        self._judged[rel] = self._pending[rel]
         return memory
 
     def discard(self, path: str) -> None:
         """Take back whatever this transaction staged for ``path`` (the file on disk is untouched)."""
         rel = self.repo.rel(path)
-        for staged in (self._pending, self._actions, self._parsed, self._before):
+        for staged in (self._pending, self._actions, self._parsed, self._before, self._judged):
             staged.pop(rel, None)
 
     def committed(self, rels: list[str]) -> dict[str, bytes | None]:
@@ -939,11 +946,16 @@ class Transaction:
         refusals = guard.check_message(message)
         sources = set(self._moves.values())
         for rel in rels:
-            if self._pending[rel] is None and rel in sources:
+            if (self._pending[rel] is None and rel in sources) or self._already_judged(rel):
                 continue
             refusals += self._judge(rel, committed.get(self._moves.get(rel) or rel), access)
         if refusals:
             raise _guard_error(refusals)
+
+    def _already_judged(self, rel: str) -> bool:
+        """Whether ``rel`` is staged exactly as :meth:`adopt` or :meth:`admit` judged it (any later
+        staging replaces the bytes, so it is judged again at commit)."""
+        return rel in self._judged and self._judged[rel] is self._pending[rel]
 
     def _judge(self, rel: str, committed: bytes | None, access: guard.Access) -> list[Refusal]:
         """The guard's refusals for the staged change of ``rel`` against its committed copy."""
