@@ -74,13 +74,29 @@ def open_tool(
 def _run(fn: Callable[..., _T], *args: Any) -> _T:
     try:
         return fn(*args)
-    except MemoryToolError as exc:
-        raise ToolError(str(exc)) from None
-    except MemfsError as exc:
+    except (MemoryToolError, MemfsError) as exc:
         raise ToolError(str(exc)) from None
 
 
-class MemfsMemoryTool(BetaAbstractMemoryTool):
+class _Session:
+    """What the sync and async tools share: the memfs memory tool they run, and its session."""
+
+    memory: MemoryTool
+
+    @property
+    def repo(self) -> MemoryRepo:
+        """The session the tool works in."""
+        repo = self.memory.repo
+        assert isinstance(repo, MemoryRepo)
+        return repo
+
+    @property
+    def last_call(self) -> Call | None:
+        """What the latest call did."""
+        return self.memory.last
+
+
+class MemfsMemoryTool(_Session, BetaAbstractMemoryTool):
     """``memory_20250818`` for ``client.beta.messages.tool_runner`` (sync), backed by memfs.
 
     ``scope`` and ``actor`` are the host's choice: the session is bound to that scope (with
@@ -109,17 +125,6 @@ class MemfsMemoryTool(BetaAbstractMemoryTool):
             reason=reason, on_call=on_call,
         )
 
-    @property
-    def repo(self) -> MemoryRepo:
-        """The session the tool works in."""
-        repo = self.memory.repo
-        assert isinstance(repo, MemoryRepo)
-        return repo
-
-    @property
-    def last_call(self) -> Call | None:
-        return self.memory.last
-
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return _run(self.memory.view, command.path, command.view_range)
 
@@ -143,7 +148,7 @@ class MemfsMemoryTool(BetaAbstractMemoryTool):
         return _run(self.memory.clear)
 
 
-class AsyncMemfsMemoryTool(BetaAsyncAbstractMemoryTool):
+class AsyncMemfsMemoryTool(_Session, BetaAsyncAbstractMemoryTool):
     """:class:`MemfsMemoryTool` for the async client (``AsyncAnthropic``): the same tool, each
     call run in a worker thread so git never blocks the event loop."""
 
@@ -166,16 +171,6 @@ class AsyncMemfsMemoryTool(BetaAsyncAbstractMemoryTool):
             repo, scope=scope, actor=actor, inherit=inherit, grants=grants, source=source, defaults=defaults,
             reason=reason, on_call=on_call,
         )
-
-    @property
-    def repo(self) -> MemoryRepo:
-        repo = self.memory.repo
-        assert isinstance(repo, MemoryRepo)
-        return repo
-
-    @property
-    def last_call(self) -> Call | None:
-        return self.memory.last
 
     async def _call(self, fn: Callable[..., str], *args: Any) -> str:
         return await run_sync(lambda: _run(fn, *args))
