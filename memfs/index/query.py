@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
+from memfs.index import reader as bm25
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
-from memfs.index.reader import Handle, close, handle
+from memfs.index.reader import Handle, SearcherView, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
     from whoosh.query.qcore import Query
+    from whoosh.searching import Results
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
-Ranked = list[tuple[float, str, tuple[float, float, float]]]
+Ranked = list[tuple[tuple[int, float], str, tuple[float, float, float]]]
 
 
 def query_terms(text: str) -> list[str]:
@@ -29,18 +33,87 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(tokens(text[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
 
 
-def _text_query(terms: Iterable[str]) -> Query:
-    from whoosh.query.compound import Or
-    from whoosh.query.terms import Prefix, Term
+@dataclass(frozen=True)
+class TextQuery:
+    """The text query and how to read its scores back.
 
+    Each *counted* term (one found in at most half of the indexed memories) adds ``tier`` to the
+    score of a memory that contains it, in any field, on top of its BM25F score; ``tier`` exceeds
+    the largest possible sum of BM25F scores, so ``score // tier`` is the number of counted terms
+    a memory contains (its coverage) and ``score % tier`` its BM25F relevance. Whoosh then orders
+    by coverage first, and its own top N stays exact. A term found in more than half the memories
+    is what classic BM25 gives a negative weight (``log((N - n + 0.5) / (n + 0.5)) < 0``): it says
+    little about any memory, so it adds relevance but no coverage.
+    """
+
+    query: Query
+    tier: float
+    counted: tuple[str, ...]
+
+    def split(self, score: float) -> tuple[int, float]:
+        """``(coverage, relevance)`` of a raw Whoosh score."""
+        coverage = int(score // self.tier)
+        return coverage, max(0.0, score - coverage * self.tier)
+
+
+def _clauses(opened: Handle, term: str) -> list[tuple[Query, float]]:
+    """One clause per text field for ``term`` with the largest BM25F score it can give.
+
+    A lone CJK character matches every indexed bigram that starts with it; the clause takes the
+    best of them (DisjunctionMax), so its score stays bounded like a single term's.
+    """
+    from whoosh.query.compound import DisjunctionMax
+    from whoosh.query.terms import Term
+
+    stats = opened.stats
+    gain = bm25.BM25_K1 + 1.0
+    out: list[tuple[Query, float]] = []
+    for name, boost in FIELD_BOOSTS.items():
+        if len(term) == 1 and is_cjk(term):
+            words = list(stats.reader.expand_prefix(name, term))
+            if not words:
+                continue
+            idf = max(stats.idf(name, w) for w in words)
+            out.append((DisjunctionMax([Term(name, w, boost=boost) for w in words]), idf * gain * boost))
+        elif stats.df(name, term) > 0:
+            out.append((Term(name, term, boost=boost), stats.idf(name, term) * gain * boost))
+    return out
+
+
+def _rare(opened: Handle, term: str, clauses: list[Query]) -> bool:
+    """Whether at most half of the indexed memories contain ``term`` (in any field): the field
+    document frequencies decide when they can; otherwise the memories are counted."""
+    from whoosh.query.compound import Or
+
+    stats = opened.stats
+    half = float(stats.count) / 2
+    if not (len(term) == 1 and is_cjk(term)):
+        dfs = [stats.df(name, term) for name in FIELD_BOOSTS]
+        if max(dfs) > half:
+            return False
+        if sum(dfs) <= half:
+            return True
+    reader = stats.reader
+    found = {d for d in opened.searcher.docs_for_query(Or(clauses)) if not reader.is_deleted(d)}
+    return len(found) <= half
+
+
+def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
+    from whoosh.query.compound import Or
+    from whoosh.query.wrappers import ConstantScoreQuery
+
+    per_term = [(term, _clauses(opened, term)) for term in terms]
+    per_term = [(term, clauses) for term, clauses in per_term if clauses]
+    tier = float(math.floor(sum(bound for _t, clauses in per_term for _q, bound in clauses)) + 1)
     parts: list[Query] = []
-    for term in terms:
-        for name, boost in FIELD_BOOSTS.items():
-            if len(term) == 1 and is_cjk(term):
-                parts.append(Prefix(name, term, boost=boost))
-            else:
-                parts.append(Term(name, term, boost=boost))
-    return Or(parts)
+    counted: list[str] = []
+    for term, clauses in per_term:
+        queries = [q for q, _bound in clauses]
+        parts.extend(queries)
+        if _rare(opened, term, queries):
+            counted.append(term)
+            parts.append(ConstantScoreQuery(Or(queries), score=tier))
+    return TextQuery(Or(parts), tier, tuple(counted))
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
@@ -133,9 +206,9 @@ def search(
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
-    q = _text_query(terms)
-    restricted = Require(q, _restriction(rule, version, type))
-    ranked = _ranked(opened, restricted, _expired(opened, now), limit, now, policy)
+    q = _text_query(opened, terms)
+    restricted = Require(q.query, _restriction(rule, version, type))
+    ranked = _ranked(opened, q, restricted, _expired(opened, now), limit, now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
@@ -164,35 +237,55 @@ def _open_handle(repo: Store, result: SearchResult) -> Handle:
         ) from None
 
 
-def _ranked(opened: Handle, q: Query, expired: set[int], limit: int, now: dt.datetime,
+def _ranked(opened: Handle, text: TextQuery, q: Query, expired: set[int], limit: int, now: dt.datetime,
             policy: recall.RankPolicy) -> Ranked:
-    """Eligible candidates ordered by final score, fetched deep enough that the top ``limit`` is exact.
+    """Eligible candidates ordered by :func:`recall.rank_key`, fetched deep enough that the top
+    ``limit`` is exact.
 
-    Freshness and confidence are at most 1, so once the ``limit``-th final score is at least the
-    relevance of the last fetched document, nothing further down can overtake it.
+    Whoosh orders by ``coverage × tier + relevance``; :func:`recall.rank_key` orders by coverage,
+    then by relevance shrunk by freshness and confidence (never grown). So once the ``limit``-th
+    key is at least the last fetched document's ``(coverage, relevance)``, nothing further down
+    can overtake it.
     """
     searcher = opened.searcher
     fetch = max(limit * 3, 30)
     while True:
-        results = searcher.search(q, limit=fetch, mask=expired or None, optimize=False)
+        results = _top(searcher, q, fetch, expired)
         scored: Ranked = []
         for hit in results:
             stored = Stored.from_rec(hit["rec"])
             fresh = recall.freshness(stored, now, policy)
             conf = stored.confidence
-            scored.append((recall.final_score(hit.score, fresh, conf), hit["path"], (hit.score, fresh, conf)))
-        scored.sort(key=lambda item: (-item[0], item[1]))
+            coverage, relevance = text.split(hit.score)
+            scored.append((recall.rank_key(coverage, relevance, fresh, conf), hit["path"], (relevance, fresh, conf)))
+        scored.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
         fetched = results.scored_length()
-        if fetched < fetch or (len(scored) >= limit and scored[limit - 1][0] >= results[fetched - 1].score):
+        if fetched < fetch or (len(scored) >= limit and scored[limit - 1][0] >= text.split(results[fetched - 1].score)):
             return scored
         fetch *= 4
+
+
+def _top(searcher: SearcherView, q: Query, limit: int, expired: set[int]) -> Results:
+    """Whoosh's top ``limit`` for ``q`` with every shortcut off: no block-quality skipping (it
+    trips an assertion under ``Require``) and no matcher replacement, which prunes a sub-query
+    whose bound falls below the running minimum score but compares the bound of a boosted term
+    without its boost, so it could drop documents that belong in the top N."""
+    from whoosh import collectors
+
+    top: Any = collectors.TopCollector  # whoosh3 leaves its __init__ unannotated
+    collector: Any = top(limit, usequality=False, replace=0)
+    if expired:
+        collector = collectors.FilterCollector(collector, None, expired)
+    searcher.search_with_collector(q, collector)
+    results: Results = collector.results()
+    return results
 
 
 def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | None, type_: str | None,
            now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
     """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
     known = {p.path for p in result.broken}
-    for final, rel, (relevance, fresh, conf) in ranked:
+    for key, rel, (relevance, fresh, conf) in ranked:
         _data, memory, broken = repo.load(rel)
         if memory is None:
             if broken and rel not in known and repo.binding is None:
@@ -203,15 +296,15 @@ def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | N
         if type_ is not None and memory.type != type_:
             continue
         changed = result.uncommitted is None or rel in result.uncommitted
-        yield Hit(memory, final, relevance, fresh, conf, changed)
+        yield Hit(memory, recall.final_score(*key), relevance, fresh, conf, changed)
 
 
-def _filtered_out(opened: Handle, q: Query, rule: recall.ScopeRule, version: str | None, type_: str | None,
+def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version: str | None, type_: str | None,
                   now: dt.datetime, limit: int, *, bound: bool = False) -> list[Filtered]:
     """Memories that matched the words but are not eligible, with why; a bound session hears only
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
-    for hit in opened.searcher.search(q, limit=limit * 5 + 20):
+    for hit in opened.searcher.search(q.query, limit=limit * 5 + 20):
         stored = Stored.from_rec(hit["rec"])
         if bound and not rule.allows(stored.scope):
             continue
@@ -219,7 +312,7 @@ def _filtered_out(opened: Handle, q: Query, rule: recall.ScopeRule, version: str
         if reason is None and type_ is not None and stored.type != type_:
             reason = f"wrong type ({stored.type})"
         if reason is not None:
-            found.append(Filtered(hit["path"], reason, hit.score))
+            found.append(Filtered(hit["path"], reason, q.split(hit.score)[1]))
             if len(found) == limit:
                 break
     return found

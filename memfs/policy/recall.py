@@ -10,11 +10,22 @@ score compensates for a failed check. The index pushes the same restriction into
 eligible memories are never crowded out; :func:`eligibility` stays the final word on every
 returned hit.
 
-Rank is ``relevance × freshness × confidence`` with ``freshness = 2^(-age / half_life)``; the
-half-life depends on the memory type, and procedures do not age, except those a tool or an agent
-observed (one event turned into a rule until a person confirms it), which age with the half-life
-``observed_procedure`` (90 days unless ``.memfs.toml`` says otherwise). Freshness and confidence are
-at most 1, so they reorder eligible memories but never lift one above its own relevance.
+Rank follows three rules, in order:
+
+1. **Coverage first.** A memory containing more of the query's distinct terms (in any field) ranks
+   above one containing fewer. Only terms found in at most half of the indexed memories count:
+   a term in more than half of them is one classic BM25 gives a negative weight, so it neither
+   rewards nor punishes (English function words are already dropped by the analyzer).
+2. **Relevance within the same coverage.** BM25F (field boosts included) orders memories that
+   cover the same number of terms; a boost can never lift a memory over one covering more terms,
+   so one word in a path or title never beats every word in a body.
+3. **Freshness and confidence only between similar relevances.** ``freshness = 2^(-age /
+   half_life)`` (the half-life depends on the type; procedures do not age, except those a tool or
+   an agent observed, which age with the half-life ``observed_procedure``, 90 days unless
+   ``.memfs.toml`` says otherwise) and the confidence multiply into a factor ``f`` in [0, 1]; the
+   relevance is scaled by ``(1 + f) / 2``, so age and doubt can at most halve it: they reorder
+   two memories of the same coverage whose relevances are within a factor of 2, never a memory
+   covering more terms below one covering fewer, and never lift one above its own relevance.
 
 Functions here accept any object with the :class:`~memfs.format.model.Memory` attributes they read
 (``scope``, ``version``, ``status``, ``source``, ``expires``, ``type``, ``created``, ``updated``,
@@ -196,5 +207,19 @@ def confidence_factor(memory: Confident) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def final_score(relevance: float, fresh: float, confidence: float) -> float:
-    return relevance * fresh * confidence
+#: How much of a memory's relevance freshness × confidence can take away (rule 3): at most half.
+DAMPING = 0.5
+
+
+def rank_key(coverage: int, relevance: float, fresh: float, confidence: float) -> tuple[int, float]:
+    """The order of search hits, best first when sorted descending: coverage, then relevance
+    scaled by ``1 - DAMPING × (1 - freshness × confidence)`` (rules 1-3 above)."""
+    factor = min(1.0, max(0.0, fresh * confidence))
+    return coverage, relevance * (1.0 - DAMPING * (1.0 - factor))
+
+
+def final_score(coverage: int, ranked_relevance: float) -> float:
+    """One number that orders hits like :func:`rank_key`: the coverage plus a fraction below 1
+    that grows with the scaled relevance (``r / (1 + r)``)."""
+    r = max(0.0, ranked_relevance)
+    return coverage + r / (1.0 + r)
