@@ -48,7 +48,6 @@ class TextQuery:
 
     query: Query
     tier: float
-    counted: tuple[str, ...]
 
     def split(self, score: float) -> tuple[int, float]:
         """``(coverage, relevance)`` of a raw Whoosh score."""
@@ -99,6 +98,7 @@ def _rare(opened: Handle, term: str, clauses: list[Query]) -> bool:
 
 
 def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
+    """The OR of every term in every field, plus each counted term's coverage tier (:class:`TextQuery`)."""
     from whoosh.query.compound import Or
     from whoosh.query.wrappers import ConstantScoreQuery
 
@@ -106,14 +106,12 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
     per_term = [(term, clauses) for term, clauses in per_term if clauses]
     tier = float(math.floor(sum(bound for _t, clauses in per_term for _q, bound in clauses)) + 1)
     parts: list[Query] = []
-    counted: list[str] = []
     for term, clauses in per_term:
         queries = [q for q, _bound in clauses]
         parts.extend(queries)
         if _rare(opened, term, queries):
-            counted.append(term)
             parts.append(ConstantScoreQuery(Or(queries), score=tier))
-    return TextQuery(Or(parts), tier, tuple(counted))
+    return TextQuery(Or(parts), tier)
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
@@ -166,7 +164,7 @@ def search(
     catch_up: bool = True,
     descendants: bool = False,
 ) -> SearchResult:
-    """Eligible memories for ``query`` in ``scope``, best first.
+    """Eligible memories for ``query`` in ``scope``, best first (the ranking rules of :mod:`memfs.policy.recall`).
 
     ``scope`` is matched exactly (``inherit=True`` adds its ancestors by whole ``/`` segments,
     ``descendants=True`` the scopes below it; ``None`` searches every scope). ``version=None``
@@ -304,7 +302,7 @@ def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version:
     """Memories that matched the words but are not eligible, with why; a bound session hears only
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
-    for hit in opened.searcher.search(q.query, limit=limit * 5 + 20):
+    for hit in _top(opened.searcher, q.query, limit * 5 + 20, set()):
         stored = Stored.from_rec(hit["rec"])
         if bound and not rule.allows(stored.scope):
             continue
