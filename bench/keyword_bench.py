@@ -96,7 +96,7 @@ def table(result: dict[str, object]) -> str:
     lines = [
         f"N={result['size']:,}: {result['corpus']}; build {result['build_s']} s; "
         f"ineligible returned {result['ineligible_returned']}; median ms {result['median_ms']}",
-        "| kind | n | ambiguous | memfs no scope | memfs, target scope | bare Whoosh | memfs (no scope), not ambiguous |",
+        "| kind | n | ambiguous | memfs no scope | memfs, target scope | bare Whoosh | memfs no scope, unambiguous |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for kind in counts:
