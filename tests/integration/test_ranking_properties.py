@@ -181,3 +181,23 @@ def test_rank_key_damps_freshness_and_confidence_to_at_most_half() -> None:
     assert recall.rank_key(1, 100.0, 1.0, 1.0) < recall.rank_key(2, 0.1, 0.0, 0.0)
     partial, full = recall.rank_key(1, 100.0, 1.0, 1.0), recall.rank_key(2, 0.1, 0.0, 0.0)
     assert recall.final_score(*partial) < recall.final_score(*full)
+
+
+def test_the_top_n_is_the_first_n_of_the_whole_ranking(repo: MemoryRepo) -> None:
+    """On a corpus big enough for Whoosh's collector to prune sub-queries mid-search (it dropped
+    documents of boosted fields that belonged in the top N), a short list is the head of a long one."""
+    import random
+
+    rng = random.Random(7)
+    for i in range(120):
+        words = rng.sample(FILLER, rng.randint(0, 3))
+        body = " ".join(words * rng.randint(1, 3) + rng.choices(TYPES, k=rng.randint(0, 30)))
+        title = " ".join(rng.sample(FILLER, rng.randint(0, 2))) or None
+        put(repo, f"facts/{'-'.join(rng.sample(FILLER, rng.randint(0, 1)))}m{i}.md", body or "x",
+            description=title, tags=rng.sample(FILLER, rng.randint(0, 1)))
+    index.search(repo, "garden", scope="user:U5", at=NOW)
+    for _ in range(10):
+        query = " ".join(rng.sample(FILLER, rng.randint(2, 5)))
+        whole = hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=120, catch_up=False))
+        for n in (1, 3, 10):
+            assert hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)) == whole[:n]
