@@ -49,8 +49,9 @@ from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, crashpoint, gitcli, init, journal, locking, paths, progress, revisions
+from memfs.store import atomic, crashpoint, facts, gitcli, init, journal, locking, paths, progress, revisions
 from memfs.store.commits import Message, subject_for
+from memfs.store.facts import Facts
 
 Action = Literal["create", "update", "delete"]
 S = TypeVar("S", bound="Store")
@@ -102,6 +103,10 @@ class Scan:
 
 class Store:
     """A memory root inside a git work tree. Paths in the API are relative to the memory root."""
+
+    #: Whether lookups by id, key, scope and ``depends_on`` use the validated cache in ``.memfs/``
+    #: (:mod:`memfs.store.facts`) instead of ``git grep``; off only to compare the two.
+    use_facts = True
 
     def __init__(self, root: Path, git: gitcli.Git, actor: str | None = None) -> None:
         self.root = root
@@ -543,16 +548,24 @@ class Store:
         spec = paths.ignore_spec(self.root)
         return [rel for rel in found if spec is None or not spec.match_file(rel)]
 
-    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
-        """{id: [paths]} from the ``id:`` lines of every memory file, by one ``git grep``.
+    def facts(self) -> Facts | None:
+        """What each memory file says about itself (id, scope, key, version, ``depends_on``), from
+        the cache in ``.memfs/`` validated against the working tree now; ``None`` when the cache is
+        off or git cannot say what changed (callers then ``git grep``)."""
+        return facts.current(self) if self.use_facts else None
 
-        With ``only``, git searches just for those ids as fixed strings (fast on large repos).
-        A line is a prefilter (a body line could start with ``id:`` too): :meth:`id_users`
-        confirms by parsing the files it names.
+    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """{id: [paths]} of the memory files' ids, from :meth:`facts`, else from their ``id:`` lines
+        by one ``git grep`` (with ``only``, for just those ids as fixed strings).
+
+        Either way a prefilter: :meth:`id_users` confirms by parsing the files it names.
         """
         wanted = None if only is None else set(only)
         if wanted is not None and not wanted:
             return {}
+        known = self.facts()
+        if known is not None:
+            return known.ids(wanted)
         patterns, fixed = (["^id:"], False) if wanted is None else (sorted(wanted), True)
         found: dict[str, list[str]] = {}
         for name, text in self.git.grep_lines(patterns, f"{self.prefix}*.md", fixed=fixed):
