@@ -4,7 +4,8 @@
 uses, a retraction needs the ``depends_on`` graph. Without this cache each is a ``git grep`` over
 the whole tree, or a read of every file that mentions ``depends_on``. The cache holds, per memory
 file, its stat (``mtime_ns``, size) when read and what it says: id, scope, key, version (as
-:func:`memfs.format.parse.parse` types them; ``None`` for a file that does not parse) and
+:func:`memfs.format.parse.parse` types them; ``None`` for a file that does not parse, and the id
+``None`` unless the frontmatter names one, as the ``id:`` lines ``git grep`` finds) and
 ``depends_on`` (as :func:`memfs.format.parse.read_depends_on` reads it, for a file that
 mentions it; ``None`` when that key cannot be read).
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 FORMAT = "facts1"
 CACHE_FILE = "facts.json"
 RACY_NS = 2_000_000_000
+SAVE_EVERY = 16
 
 
 @dataclass
@@ -83,6 +85,8 @@ class Facts:
     listed: list[str]
     snapshot_ns: int
     files: dict[str, Fact] = field(default_factory=dict)
+    #: Refreshes (plus files re-read) since the copy on disk; not saved.
+    unsaved: int = 0
 
     def with_key(self, key: str) -> list[str]:
         return sorted(rel for rel, f in self.files.items() if f.key == key)
@@ -121,21 +125,29 @@ _memo: dict[str, tuple[tuple[int, int, int], Facts]] = {}
 
 
 def current(repo: Store) -> Facts | None:
-    """The cache, validated against the working tree now (refreshed or rebuilt as needed, and
-    saved when it changed); ``None`` when git cannot say what changed (callers then grep)."""
+    """The cache, validated against the working tree now (refreshed or rebuilt as needed);
+    ``None`` when git cannot say what changed (callers then grep).
+
+    A rebuild is saved at once; a refresh after :data:`SAVE_EVERY` refreshes (or once it re-read
+    :data:`SAVE_EVERY` files), so a loop of writes does not rewrite the whole file each time: a
+    process that starts from an older saved copy only re-checks the paths changed since."""
     snapshot = time.time_ns()
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
         return None
     config = _config(repo)
+    path = repo.cache_dir / CACHE_FILE
     with _lock:
-        cached = _load(repo.cache_dir / CACHE_FILE)
+        ident, cached = _load(path)
         facts = None if cached is None or cached.config != config else _refreshed(repo, cached, probe, snapshot)
+        if facts is not None and facts is cached:
+            return facts
         if facts is None:
             facts = _rebuilt(repo, config, probe, snapshot)
-        elif facts is cached:
-            return facts
-        _save(repo.cache_dir, facts)
+        if facts.unsaved >= SAVE_EVERY or cached is None or facts.unsaved == 0:
+            _save(path, facts)
+        else:
+            _memo[str(path)] = (ident, facts)
         return facts
 
 
@@ -156,39 +168,42 @@ def _config(repo: Store) -> str:
     return hashlib.blake2b(text, digest_size=12).hexdigest()
 
 
-def _load(path: Path) -> Facts | None:
+def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
+    """(identity of the file, its facts): the parsed copy kept in memory while the file is the
+    same, else the file parsed; ``(None, None)`` when it is missing, ``(identity, None)`` when it
+    is unusable."""
     try:
         st = path.stat()
     except OSError:
-        return None
+        return None, None
     ident = (st.st_ino, st.st_mtime_ns, st.st_size)
     found = _memo.get(str(path))
     if found is not None and found[0] == ident:
-        return found[1]
+        return ident, found[1]
     try:
         raw = json.loads(path.read_bytes())
         if raw.get("format") != FORMAT:
-            return None
+            return ident, None
         head, listed = raw["head"], raw["listed"]
         if not (head is None or isinstance(head, str)) or not all(isinstance(p, str) for p in listed):
-            return None
+            return ident, None
         files = {str(rel): Fact.from_json(values) for rel, values in raw["files"].items()}
         facts = Facts(str(raw["config"]), head, list(listed), int(raw["snapshot_ns"]), files)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+        return ident, None
     _memo[str(path)] = (ident, facts)
-    return facts
+    return ident, facts
 
 
-def _save(cache: Path, facts: Facts) -> None:
-    path = cache / CACHE_FILE
+def _save(path: Path, facts: Facts) -> None:
     try:
-        paths.ensure_cache(cache)
+        paths.ensure_cache(path.parent)
         atomic.write_bytes(path, json.dumps(facts.to_json(), separators=(",", ":")).encode())
         st = path.stat()
     except OSError:
         _memo.pop(str(path), None)
         return
+    facts.unsaved = 0
     _memo[str(path)] = ((st.st_ino, st.st_mtime_ns, st.st_size), facts)
 
 
@@ -218,17 +233,17 @@ def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | 
     racy_before = facts.snapshot_ns - RACY_NS
     rels.update(rel for rel, f in facts.files.items() if f.mtime_ns >= racy_before)
     ignored = _ignored(repo, probe)
-    changed = False
+    changed = 0
     for rel in sorted(rels):
         fact = None if ignored(rel) else _read(repo, rel, facts.files.get(rel), racy_before)
         if fact is None:
-            changed |= facts.files.pop(rel, None) is not None
+            changed += facts.files.pop(rel, None) is not None
         elif fact is not facts.files.get(rel):
             facts.files[rel] = fact
-            changed = True
+            changed += 1
     if not changed and probe.head == facts.head and listed == facts.listed:
         return facts
-    return Facts(facts.config, probe.head, listed, snapshot, facts.files)
+    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1 + changed)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:
@@ -275,7 +290,8 @@ def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fac
     """What one file's bytes say (pure but for the repository's size limits)."""
     try:
         memory = parse(rel, data, repo.limits())
-        mid, scope, key, version = memory.id, memory.scope, memory.key, memory.version
+        mid = memory.id if "id" in memory.meta else None
+        scope, key, version = memory.scope, memory.key, memory.version
     except InvalidMemory:
         mid = scope = key = version = None
     deps: tuple[str, ...] | None = ()

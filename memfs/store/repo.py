@@ -711,6 +711,7 @@ class Transaction:
         self._judged: dict[str, bytes | None] = {}
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
+        self._facts: tuple[str | None, Facts | None] | None = None
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
@@ -1048,7 +1049,7 @@ class Transaction:
         new = [m for m in staged if m.id and not self._keeps_id(m) and m.id not in self._free_ids]
         if not new:
             return []
-        candidates = self.repo.ids_in_use(m.id for m in new if m.id)
+        candidates = self._ids_in_use(m.id for m in new if m.id)
         found = []
         for memory in new:
             for other in self.repo.id_users(memory.id or "", exclude=[memory.path, *self._pending],
@@ -1062,10 +1063,24 @@ class Transaction:
         so the commit need not grep for it again)."""
         if memory_id in self._free_ids:
             return True
-        if self.repo.id_users(memory_id, exclude=self._pending):
+        if self.repo.id_users(memory_id, exclude=self._pending, candidates=self._ids_in_use([memory_id])):
             return False
         self._free_ids.add(memory_id)
         return True
+
+    def facts(self) -> Facts | None:
+        """:meth:`Store.facts`, validated once per transaction and HEAD: within one transaction the
+        files only change when memfs commits (a retraction inside it moves HEAD, so it is validated
+        again), the same bound as the ``git grep`` at one moment it replaces."""
+        head = self.repo.git.head()
+        if self._facts is None or self._facts[0] != head:
+            self._facts = (head, self.repo.facts())
+        return self._facts[1]
+
+    def _ids_in_use(self, ids: Iterable[str]) -> dict[str, list[str]]:
+        wanted = set(ids)
+        known = self.facts() if wanted else None
+        return known.ids(wanted) if known is not None else self.repo.ids_in_use(wanted)
 
     def _keeps_id(self, memory: Memory) -> bool:
         before = self._before.get(memory.path)
