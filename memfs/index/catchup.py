@@ -29,7 +29,7 @@ from typing import Any
 
 from memfs.errors import LockTimeout
 from memfs.index import state as index_state
-from memfs.index.documents import document, make_schema
+from memfs.index.documents import TEXT_FIELDS, document, make_schema
 from memfs.index.reader import close, open_dir
 from memfs.index.results import ReindexReport, SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, BadState, Entry, State
@@ -182,13 +182,22 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             writer.get().delete_by_term("path", rel)
         state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
         return "updated" if old is not None else "added"
-    doc, lengths = document(memory)
-    if fresh:
-        writer.get().add_document(**doc)
-    else:
-        writer.get().update_document(**doc)
+    lengths = add(writer.get(), document(memory), fresh=fresh)
     state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
     return "updated" if old is not None else "added"
+
+
+def add(writer: Any, doc: dict[str, Any], *, fresh: bool) -> list[int]:
+    """Add (``fresh``) or update ``doc``; returns the exact token count of each text field as
+    Whoosh counted it while indexing, so each text is analysed once. Whoosh's count is the sum of
+    the term frequencies the field's analyzer produced, which is ``len(tokens(text))``."""
+    totals = writer.perdocwriter._fieldlengths
+    before = [totals.get(name, 0) for name in TEXT_FIELDS]
+    if fresh:
+        writer.add_document(**doc)
+    else:
+        writer.update_document(**doc)
+    return [totals.get(name, 0) - was for name, was in zip(TEXT_FIELDS, before, strict=True)]
 
 
 def rebuild(repo: Store, *, progress: Progress | None = None, wait: float = REBUILD_WAIT) -> State:

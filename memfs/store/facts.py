@@ -85,7 +85,7 @@ class Facts:
     listed: list[str]
     snapshot_ns: int
     files: dict[str, Fact] = field(default_factory=dict)
-    #: Refreshes (plus files re-read) since the copy on disk; not saved.
+    #: Refreshes since the copy on disk (not saved).
     unsaved: int = 0
 
     def with_key(self, key: str) -> list[str]:
@@ -95,19 +95,18 @@ class Facts:
         return sorted(rel for rel, f in self.files.items() if f.scope == scope)
 
     def ids(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
-        """{id: [paths]} of the parsed ids (all, or just ``only``): a prefilter with the contract
-        of :meth:`memfs.store.repo.Store.ids_in_use` (callers confirm by parsing)."""
+        """{id: [paths]} of the ids the frontmatter names (all, or just ``only``): a prefilter with
+        the contract of :meth:`memfs.store.repo.Store.ids_in_use` (callers confirm by parsing)."""
         wanted = None if only is None else set(only)
         found: dict[str, list[str]] = {}
-        for rel in sorted(self.files):
-            mid = self.files[rel].id
-            if mid is not None and (wanted is None or mid in wanted):
-                found.setdefault(mid, []).append(rel)
-        return found
+        for rel, fact in self.files.items():
+            if fact.id is not None and (wanted is None or fact.id in wanted):
+                found.setdefault(fact.id, []).append(rel)
+        return {mid: sorted(rels) for mid, rels in found.items()}
 
     def depends_on(self) -> dict[str, tuple[str, ...]]:
         """Each file's non-empty ``depends_on`` (files that mention it and whose key reads)."""
-        return {rel: self.files[rel].deps or () for rel in sorted(self.files) if self.files[rel].deps}
+        return {rel: fact.deps for rel, fact in sorted(self.files.items()) if fact.deps}
 
     def unreadable_depends_on(self) -> list[str]:
         """Files that mention ``depends_on`` but whose key cannot be read (the graph reports them)."""
@@ -128,9 +127,9 @@ def current(repo: Store) -> Facts | None:
     """The cache, validated against the working tree now (refreshed or rebuilt as needed);
     ``None`` when git cannot say what changed (callers then grep).
 
-    A rebuild is saved at once; a refresh after :data:`SAVE_EVERY` refreshes (or once it re-read
-    :data:`SAVE_EVERY` files), so a loop of writes does not rewrite the whole file each time: a
-    process that starts from an older saved copy only re-checks the paths changed since."""
+    A rebuild is saved at once, refreshes every :data:`SAVE_EVERY` times, so a loop of writes does
+    not rewrite the whole file each time: a process that starts from an older saved copy only
+    re-checks the paths changed since (or rebuilds, when git no longer knows its HEAD)."""
     snapshot = time.time_ns()
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
@@ -144,7 +143,7 @@ def current(repo: Store) -> Facts | None:
             return facts
         if facts is None:
             facts = _rebuilt(repo, config, probe, snapshot)
-        if facts.unsaved >= SAVE_EVERY or cached is None or facts.unsaved == 0:
+        if ident is None or cached is None or facts.unsaved == 0 or facts.unsaved >= SAVE_EVERY:
             _save(path, facts)
         else:
             _memo[str(path)] = (ident, facts)
@@ -243,7 +242,7 @@ def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | 
             changed += 1
     if not changed and probe.head == facts.head and listed == facts.listed:
         return facts
-    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1 + changed)
+    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:

@@ -119,6 +119,9 @@ class Store:
         self.grants = guard.Grants()
         self.progress: progress.Progress = progress.silent
         self._config: tuple[tuple[int, int] | None, Config] | None = None
+        #: Commits (or attempts, rolled back) this object's transactions made: what invalidates
+        #: a transaction's validated write-path cache (:meth:`Transaction.facts`).
+        self.commits_made = 0
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
@@ -711,7 +714,7 @@ class Transaction:
         self._judged: dict[str, bytes | None] = {}
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
-        self._facts: tuple[str | None, Facts | None] | None = None
+        self._facts: tuple[int, Facts | None] | None = None
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
@@ -1069,12 +1072,13 @@ class Transaction:
         return True
 
     def facts(self) -> Facts | None:
-        """:meth:`Store.facts`, validated once per transaction and HEAD: within one transaction the
-        files only change when memfs commits (a retraction inside it moves HEAD, so it is validated
-        again), the same bound as the ``git grep`` at one moment it replaces."""
-        head = self.repo.git.head()
-        if self._facts is None or self._facts[0] != head:
-            self._facts = (head, self.repo.facts())
+        """:meth:`Store.facts`, validated once per transaction until a commit: within one
+        transaction memfs changes files only by committing (a retraction inside it commits through
+        a transaction of its own, so the cache is validated again), the same bound as the one
+        ``git grep`` at one moment it replaces."""
+        made = self.repo.commits_made
+        if self._facts is None or self._facts[0] != made:
+            self._facts = (made, self.repo.facts())
         return self._facts[1]
 
     def _ids_in_use(self, ids: Iterable[str]) -> dict[str, list[str]]:
@@ -1127,9 +1131,11 @@ class Transaction:
             atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
             commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
         except (MemfsError, OSError) as exc:
+            repo.commits_made += 1
             self._roll_back(rels)
             failed = GitError if isinstance(exc, GitError) else MemfsError
             raise failed(f"nothing was changed: {exc}") from exc
+        repo.commits_made += 1
         crashpoint.reached("journal-removing")
         atomic.remove(repo.journal_path)
         if commit is not None and self._marks is not None and self._marks_head is not None:
