@@ -314,7 +314,7 @@ def _required(items: Any) -> frozenset[str] | None:
         if found and (best is None or min(map(len, found)) > min(map(len, best))):
             best = found
 
-    for op, arg in list(items) + [(None, None)]:
+    for op, arg in [*items, (None, None)]:
         if op is _sre.LITERAL:
             run.append(chr(arg))
             continue
