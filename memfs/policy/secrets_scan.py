@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import re
-import re._constants as _sre
-import re._parser as _parser
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+#: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
+_parser: Any = importlib.import_module("re._parser")
+_sre: Any = importlib.import_module("re._constants")
 
 #: detect-secrets plugins whose patterns are specific enough for prose.
 _DETECT_SECRETS_PLUGINS = {
