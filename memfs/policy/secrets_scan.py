@@ -200,8 +200,6 @@ _GENERIC_RULES = (
 @functools.cache
 def _library_rules() -> tuple[_Rule, ...]:
     """The detect-secrets plugins' patterns (loaded once, on first scan)."""
-    import importlib
-
     rules = []
     for module, (cls, slug, kind) in _DETECT_SECRETS_PLUGINS.items():
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
