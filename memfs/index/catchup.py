@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import secrets
 import shutil
 import time
@@ -125,9 +126,30 @@ def _digest(data: bytes) -> str:
 
 
 # --- writing the index -------------------------------------------------------------------------
+_OS_RANDOM = random.SystemRandom()
+
+
+def _os_random_id(cls: type, size: int = 16) -> str:
+    from whoosh.util import IDCHARS
+
+    return "".join(_OS_RANDOM.choice(IDCHARS) for _ in range(size))
+
+
+def _segment_names_from_the_os() -> None:
+    """Whoosh names each new segment with characters drawn from the global :mod:`random`, so a
+    program that seeds it (``random.seed(0)`` for reproducible runs; Hypothesis does so for each
+    example) makes two writers pick the same name, and the second commit fails an assertion in
+    ``create_compound_file`` (the name's ``.seg`` file already exists). Names are drawn from the
+    operating system's generator instead: same alphabet and length, independent of any seed."""
+    from whoosh.codec.base import Segment
+
+    Segment._random_id = classmethod(_os_random_id)  # type: ignore[method-assign,assignment]
+
+
 def _open_writer(ix: Any, timeout: float) -> Any:
     from whoosh.index import LockError
 
+    _segment_names_from_the_os()
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -143,6 +165,7 @@ class _LazyWriter:
     def __init__(self, ix: Any, wait: float, fresh: bool = False) -> None:
         self.ix = ix
         self.wait = wait
+        _segment_names_from_the_os()
         self.writer = ix.writer(limitmb=128) if fresh else None
 
     def get(self) -> Any:

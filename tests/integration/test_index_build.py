@@ -39,3 +39,22 @@ def test_rebuilt_and_updated_lengths_are_the_analyzers_token_counts(repo: Memory
     after = index_state.read(repo.cache_dir)
     assert after.files["notes/n0.md"].lengths == _expected(repo, "notes/n0.md")
     assert [after.files[rel].lengths for rel in rels[1:]] == [_expected(repo, rel) for rel in rels[1:]]
+
+
+def test_index_updates_survive_a_program_that_reseeds_random(repo: MemoryRepo) -> None:
+    """Whoosh drew segment names from the global ``random``: reseeded before each update (as
+    Hypothesis does for every example), two updates picked the same name and the second failed
+    an assertion in ``create_compound_file``."""
+    import random
+
+    saved = random.getstate()
+    try:
+        for i in range(4):
+            put(repo, f"notes/r{i}.md", body=f"reseeded update {i}", type="fact", scope="user:U5", source="test:1")
+            random.seed(0)
+            report = catchup.sync(repo)
+            assert report.added == 1 or report.rebuilt
+    finally:
+        random.setstate(saved)
+    state = index_state.read(repo.cache_dir)
+    assert {f"notes/r{i}.md" for i in range(4)} <= set(state.files)
