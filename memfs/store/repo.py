@@ -525,10 +525,16 @@ class Store:
 
     # --- finding files -------------------------------------------------------------------
     def dependents(self, rel: str) -> list[str]:
-        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]`` (a fast
-        ``git grep`` prefilter for the path without ``.md``, then parsed)."""
+        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]``: the files
+        :meth:`facts` says depend on it, else a ``git grep`` prefilter for the path without
+        ``.md``; either way each is then parsed to be sure."""
+        known = self.facts()
+        if known is not None:
+            named = [other for other, deps in known.depends_on().items() if rel in deps]
+        else:
+            named = self.files_containing(rel.removesuffix(".md"))
         found = []
-        for other in self.files_containing(rel.removesuffix(".md")):
+        for other in named:
             if other == rel:
                 continue
             _, memory, _ = self.load(other)

@@ -48,6 +48,8 @@ def _text(i: int, variant: int) -> str:
     if shape == 3:
         return f"---\ntype: fact\nscope: {scope}\nsource: test:x\n---\nkey: {key}\nid: {mid}\n"
     version = f"version: v{variant % 2}\n" if shape == 4 else ""
+    if shape == 4 and deps:
+        dep_line = "depends_on:\n" + "".join(f'  - "[[{d[:-3]}]]"\n' for d in deps)
     return (f"---\nid: {mid}\ntype: fact\nscope: {scope}\nkey: {key}\n{version}source: test:{variant}\n"
             f"{dep_line}---\nvalue {variant}\n")
 
@@ -64,7 +66,9 @@ def _answers(repo: MemoryRepo) -> dict[str, Any]:
             found = _related_memories(repo, tx, from_mapping({"scope": scope, "body": "x"}))
             related["scope " + scope] = sorted(m.path for m in found if m.scope == scope)
     graph = load_graph(repo)
+    dependents = {f"facts/f{i}.md": repo.dependents(f"facts/f{i}.md") for i in range(FILES)}
     return {
+        "dependents": dependents,
         "ids": ids,
         "related": related,
         "parents": {k: tuple(v) for k, v in sorted(graph.parents.items())},
