@@ -205,12 +205,12 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             writer.get().delete_by_term("path", rel)
         state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
         return "updated" if old is not None else "added"
-    lengths = add(writer.get(), document(memory), fresh=fresh)
+    lengths = add_document(writer.get(), document(memory), fresh=fresh)
     state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
     return "updated" if old is not None else "added"
 
 
-def add(writer: Any, doc: dict[str, Any], *, fresh: bool) -> list[int]:
+def add_document(writer: Any, doc: dict[str, Any], *, fresh: bool) -> list[int]:
     """Add (``fresh``) or update ``doc``; returns the exact token count of each text field as
     Whoosh counted it while indexing, so each text is analysed once. Whoosh's count is the sum of
     the term frequencies the field's analyzer produced, which is ``len(tokens(text))``."""

@@ -76,7 +76,7 @@ def _texts(memory: Memory) -> dict[str, str]:
 
 def document(memory: Memory) -> dict[str, Any]:
     """The Whoosh document for ``memory`` (its text fields' token counts are taken from Whoosh as
-    it indexes them: :func:`memfs.index.catchup.add`)."""
+    it indexes them: :func:`memfs.index.catchup.add_document`)."""
     texts = _texts(memory)
     when = memory.updated or memory.created
     doc: dict[str, Any] = {

@@ -198,7 +198,8 @@ class Commit:
 @dataclass(frozen=True)
 class Probe:
     """What one ``git status`` says about a path: HEAD, and every changed, untracked or ignored
-    path under it. Equal probes plus equal file stats mean nothing changed in between."""
+    path under it (``ignored``: those git ignores, also in ``listed``). Equal probes plus equal
+    file stats mean nothing changed in between."""
 
     head: str | None
     listed: tuple[str, ...]
