@@ -34,14 +34,30 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from memfs.errors import GitError, InvalidMemory
+from memfs.format.limits import Limits
 from memfs.format.parse import parse, read_depends_on
-from memfs.store import atomic, paths
+from memfs.store import atomic, gitcli, paths
 
-if TYPE_CHECKING:
-    from memfs.store.repo import Store
+
+class Store(Protocol):
+    """What the cache needs of :class:`memfs.store.repo.Store` (which uses this module)."""
+
+    root: Path
+    prefix: str
+    git: gitcli.Git
+
+    @property
+    def pathspec(self) -> str: ...
+
+    @property
+    def cache_dir(self) -> Path: ...
+
+    def limits(self) -> Limits: ...
+
+    def from_git_path(self, name: str) -> str | None: ...
 
 FORMAT = "facts1"
 CACHE_FILE = "facts.json"
