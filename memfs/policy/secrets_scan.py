@@ -104,8 +104,25 @@ def _password_value(value: str) -> bool:
     return any(not c.isalpha() for c in value)
 
 
+def _bare_password(value: str) -> bool:
+    """A password written right after the word ("deploy with password hunter2hunter2"): it must
+    mix letters with digits or symbols, so "password reset" and "password policy" stay prose."""
+    value = value.strip("\"'`")
+    if _PLACEHOLDER.match(value) or value.isdigit():
+        return False
+    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+_SLUG_PART = re.compile(r"[a-z]+|[0-9]{1,8}|v[0-9]+")
+
+
 def _token_value(value: str) -> bool:
-    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    """A token-like value: long, letters and digits, and not a slug of words and numbers
+    ("token-expiry-notes-2024", a file or heading named after tokens, is prose)."""
+    if len(value) < 16 or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return False
+    parts = [p for p in re.split(r"[-_./]", value.strip("-_./")) if p]
+    return len(parts) < 2 or not all(_SLUG_PART.fullmatch(p) for p in parts)
 
 
 def _luhn_card(value: str) -> bool:
@@ -154,6 +171,13 @@ _GENERIC_RULES = (
         ),
         "v",
         _password_value,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(rf"(?i)\b{_PASSWORD_WORD}\s+(?P<v>[^\s,;.:/]{{6,}})"),
+        "v",
+        _bare_password,
     ),
     _Rule(
         "password",
