@@ -329,8 +329,9 @@ def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
 def _required(items: Any) -> frozenset[str] | None:
     """Strings one of which every match of the parsed regex ``items`` contains (each a run of
     literal characters it must match in a row), or ``None`` when no such set is known. Read off
-    the parse tree: a run of literals in sequence, a group, a repeat of at least one, or one
-    alternative of each branch; lookarounds and anything optional are never relied on."""
+    the parse tree: a run of literals in sequence (joined to the literal start of every branch
+    right after it), a group, a repeat of at least one, or one alternative of each branch;
+    lookarounds and anything optional are never relied on."""
     best: frozenset[str] | None = None
     run: list[str] = []
 
@@ -343,7 +344,8 @@ def _required(items: Any) -> frozenset[str] | None:
         if op is _sre.LITERAL:
             run.append(chr(arg))
             continue
-        keep(frozenset(["".join(run)]) if run else None)
+        before = "".join(run)
+        keep(frozenset([before]) if before else None)
         run = []
         if op is _sre.SUBPATTERN:
             keep(_required(arg[-1]))
@@ -353,7 +355,20 @@ def _required(items: Any) -> frozenset[str] | None:
             alternatives = [_required(branch) for branch in arg[1]]
             if all(alternatives):
                 keep(frozenset().union(*alternatives))  # type: ignore[arg-type]
+            heads = [_leading_literals(branch) for branch in arg[1]]
+            if before and all(heads):
+                keep(frozenset(before + head for head in heads))
     return best
+
+
+def _leading_literals(items: Any) -> str:
+    """The literal characters a parsed regex sequence starts with (``""`` if none)."""
+    head = []
+    for op, arg in items:
+        if op is not _sre.LITERAL:
+            break
+        head.append(chr(arg))
+    return "".join(head)
 
 
 @functools.cache
