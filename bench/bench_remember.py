@@ -8,13 +8,19 @@
      * memfs, all in one transaction (``remember_batch``, one commit);
      * bare git: the same final file contents written by Python, ``git add`` + ``git commit`` each.
    Prints candidates/s (wall) and CPU (this process plus waited-for git children).
+   ``--paired N`` (default 100; 0 skips) then measures the #17 target side by side: N candidates
+   alternating, one ``remember`` in-process in one copy, then a bare ``git add`` + ``git commit``
+   of the very file it wrote in another copy; and ``--paired-cli`` (default 10) the same with
+   ``memfs remember --json -`` as a new process against ``git add`` + ``git commit`` processes.
+   Prints medians (wall, and CPU including git children) and their ratio.
 2. Idempotency lookup: cold (cache deleted: full ``git log --grep`` over history) and warm.
 3. Gate false positives: the share of ordinary texts the gate refuses as secrets, on the LoCoMo
    dev turns (read-only from shared/, never copied) and the example repository's bodies; also the
    rate of detect-secrets' full default plugin set (with its entropy and keyword plugins, in its
    file mode) on the same text, for comparison.
 
-    .venv/bin/python bench/bench_remember.py [--size 10000] [--count 1000] [--locomo PATH]
+    .venv/bin/python bench/bench_remember.py [--size 10000] [--count 1000] [--paired 100]
+        [--paired-cli 10] [--skip-throughput] [--locomo PATH]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlib import ENV, commit_all, cpu, git
+from benchlib import ENV, commit_all, cpu, git, packed, timed
 
 from memfs import MemoryRepo
 from memfs.ops import idempotency
@@ -116,6 +123,57 @@ def run_bare(root: Path, final: Path, cands: list[Candidate]) -> tuple[float, fl
     return time.perf_counter() - wall, cpu() - used
 
 
+def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
+    """``remember`` and a bare add + commit of the file it wrote, alternating, one pair at a time."""
+    mem, bare = tmp / ("pair-cli-mem" if cli else "pair-mem"), tmp / ("pair-cli-bare" if cli else "pair-bare")
+    for path in (mem, bare):
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.copytree(base, path, symlinks=True)
+    repo = MemoryRepo.open(mem, actor="bench:memfs")
+    cands = candidates(size, count + 3)
+    command = [sys.executable, "-m", "memfs", "remember", "--json", "-"]
+    for c in cands[:3]:  # warm-up (builds the write-path cache once, as the first write of a session does)
+        remember(repo, c)
+    ours: list[tuple[float, float]] = []
+    theirs: list[tuple[float, float]] = []
+    for n, c in enumerate(cands[3:]):
+        before = git_out(mem, "rev-parse", "HEAD")
+        if cli:
+            data = json.dumps({k: v for k, v in _mapping(c).items() if v is not None})
+            spent = timed(lambda d=data: subprocess.run(command, cwd=mem, input=d, text=True, check=True,  # type: ignore[misc]
+                                                        capture_output=True, env=ENV))
+        else:
+            spent = timed(lambda c=c: remember(repo, c))  # type: ignore[misc]
+        if git_out(mem, "rev-parse", "HEAD") == before:
+            continue  # a NOOP commits nothing: there is no bare counterpart
+        ours.append(spent)
+        names = [f for f in git_out(mem, "show", "--name-only", "--format=", "HEAD").split() if f.endswith(".md")]
+        for name in names:
+            (bare / name).parent.mkdir(parents=True, exist_ok=True)
+            (bare / name).write_bytes((mem / name).read_bytes())
+        theirs.append(timed(lambda names=names, n=n: (git(bare, "add", "--", *names),  # type: ignore[misc]
+                                                      git(bare, "commit", "-qm", f"bare {n}"))))
+    label = "memfs remember --json - (new process)" if cli else "memfs remember (in-process)"
+    report_pair(label, ours, "bare git add + git commit of the same file(s)", theirs)
+
+
+def _mapping(c: Candidate) -> dict[str, object]:
+    return {"type": c.type, "scope": c.scope, "key": c.key, "source": c.source, "source_kind": c.source_kind,
+            "body": c.body, "idempotency_key": c.idempotency_key}
+
+
+def git_out(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True, text=True).stdout
+
+
+def report_pair(label: str, ours: list[tuple[float, float]], other: str, theirs: list[tuple[float, float]]) -> None:
+    wall_o, cpu_o = statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)
+    wall_t, cpu_t = statistics.median(w for w, _ in theirs), statistics.median(c for _, c in theirs)
+    print(f"{label}: median {wall_o * 1000:.1f} ms wall, {cpu_o * 1000:.1f} ms CPU (n={len(ours)})")
+    print(f"{other}: median {wall_t * 1000:.1f} ms wall, {cpu_t * 1000:.1f} ms CPU")
+    print(f"  ratio: {wall_o / wall_t:.2f}x wall, {cpu_o / cpu_t:.2f}x CPU; load average {os.getloadavg()[0]:.2f}")
+
+
 def idempotency_lookup(root: Path) -> tuple[float, float, int]:
     repo = MemoryRepo.open(root, actor="bench:memfs")
     idempotency.drop_cache(repo)
@@ -169,8 +227,21 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1_000)
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--paired", type=int, default=100)
+    parser.add_argument("--paired-cli", type=int, default=10)
+    parser.add_argument("--skip-gate", action="store_true", help="Skip the gate false-positive part.")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+    if args.paired or args.paired_cli:
+        with tempfile.TemporaryDirectory(prefix="memfs-bench-") as tmp:
+            base = Path(tmp) / "base"
+            make_repo(base, args.size)
+            packed(base)
+            if args.paired:
+                paired(base, Path(tmp), args.size, args.paired, cli=False)
+            if args.paired_cli:
+                paired(base, Path(tmp), args.size, args.paired_cli, cli=True)
 
     if not args.skip_throughput:
         with tempfile.TemporaryDirectory(prefix="memfs-bench-") as tmp:
@@ -203,7 +274,7 @@ def main() -> None:
                 f"warm {warm * 1000:.2f} ms (median of 20)"
             )
 
-    for name, texts in ordinary_texts(args.locomo).items():
+    for name, texts in ({} if args.skip_gate else ordinary_texts(args.locomo)).items():
         t = time.process_time()
         flagged = [x for x in texts if scan(x)]
         spent = time.process_time() - t

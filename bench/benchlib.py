@@ -43,3 +43,12 @@ def pct(values: list[float], p: float) -> float:
     """The p-th percentile by nearest rank."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def packed(root: Path) -> None:
+    """Wait for a background ``git gc --auto`` a bulk commit may have started, then pack the
+    objects: copies of the repository (``shutil.copytree``) and timings are then undisturbed."""
+    deadline = time.monotonic() + 120
+    while (root / ".git" / "gc.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    subprocess.run(["git", "gc", "-q"], cwd=root, env=ENV, capture_output=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import secrets
 import shutil
 import time
@@ -29,7 +30,7 @@ from typing import Any
 
 from memfs.errors import LockTimeout
 from memfs.index import state as index_state
-from memfs.index.documents import document, make_schema
+from memfs.index.documents import TEXT_FIELDS, document, make_schema
 from memfs.index.reader import close, open_dir
 from memfs.index.results import ReindexReport, SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, BadState, Entry, State
@@ -125,9 +126,30 @@ def _digest(data: bytes) -> str:
 
 
 # --- writing the index -------------------------------------------------------------------------
+_OS_RANDOM = random.SystemRandom()
+
+
+def _os_random_id(cls: type, size: int = 16) -> str:
+    from whoosh.util import IDCHARS
+
+    return "".join(_OS_RANDOM.choice(IDCHARS) for _ in range(size))
+
+
+def _segment_names_from_the_os() -> None:
+    """Whoosh names each new segment with characters drawn from the global :mod:`random`, so a
+    program that seeds it (``random.seed(0)`` for reproducible runs; Hypothesis does so for each
+    example) makes two writers pick the same name, and the second commit fails an assertion in
+    ``create_compound_file`` (the name's ``.seg`` file already exists). Names are drawn from the
+    operating system's generator instead: same alphabet and length, independent of any seed."""
+    from whoosh.codec.base import Segment
+
+    Segment._random_id = classmethod(_os_random_id)  # type: ignore[method-assign,assignment]
+
+
 def _open_writer(ix: Any, timeout: float) -> Any:
     from whoosh.index import LockError
 
+    _segment_names_from_the_os()
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -143,6 +165,7 @@ class _LazyWriter:
     def __init__(self, ix: Any, wait: float, fresh: bool = False) -> None:
         self.ix = ix
         self.wait = wait
+        _segment_names_from_the_os()
         self.writer = ix.writer(limitmb=128) if fresh else None
 
     def get(self) -> Any:
@@ -182,13 +205,22 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             writer.get().delete_by_term("path", rel)
         state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
         return "updated" if old is not None else "added"
-    doc, lengths = document(memory)
-    if fresh:
-        writer.get().add_document(**doc)
-    else:
-        writer.get().update_document(**doc)
+    lengths = add_document(writer.get(), document(memory), fresh=fresh)
     state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
     return "updated" if old is not None else "added"
+
+
+def add_document(writer: Any, doc: dict[str, Any], *, fresh: bool) -> list[int]:
+    """Add (``fresh``) or update ``doc``; returns the exact token count of each text field as
+    Whoosh counted it while indexing, so each text is analysed once. Whoosh's count is the sum of
+    the term frequencies the field's analyzer produced, which is ``len(tokens(text))``."""
+    totals = writer.perdocwriter._fieldlengths
+    before = [totals.get(name, 0) for name in TEXT_FIELDS]
+    if fresh:
+        writer.add_document(**doc)
+    else:
+        writer.update_document(**doc)
+    return [totals.get(name, 0) - was for name, was in zip(TEXT_FIELDS, before, strict=True)]
 
 
 def rebuild(repo: Store, *, progress: Progress | None = None, wait: float = REBUILD_WAIT) -> State:

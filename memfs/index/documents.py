@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from memfs.format.model import FIELDS, Memory
-from memfs.index.analysis import tokens
 from memfs.policy import recall
 
 NONE = "<none>"
@@ -75,10 +74,10 @@ def _texts(memory: Memory) -> dict[str, str]:
     }
 
 
-def document(memory: Memory) -> tuple[dict[str, Any], list[int]]:
-    """The Whoosh document for ``memory`` and the exact token count of each text field."""
+def document(memory: Memory) -> dict[str, Any]:
+    """The Whoosh document for ``memory`` (its text fields' token counts are taken from Whoosh as
+    it indexes them: :func:`memfs.index.catchup.add_document`)."""
     texts = _texts(memory)
-    lengths = [len(tokens(texts[name])) for name in TEXT_FIELDS]
     when = memory.updated or memory.created
     doc: dict[str, Any] = {
         "path": memory.path,
@@ -106,7 +105,7 @@ def document(memory: Memory) -> tuple[dict[str, Any], list[int]]:
     for name in TEXT_FIELDS:
         if texts[name]:
             doc[name] = texts[name]
-    return doc, lengths
+    return doc
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 from memfs.format.model import Problem
 from memfs.index.analysis import ANALYZER_VERSION
 from memfs.index.documents import TEXT_FIELDS
-from memfs.store import atomic
+from memfs.store import atomic, paths
 
 SCHEMA_VERSION = 3
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
@@ -125,9 +125,4 @@ def cached(cache: Path) -> State:
     return state
 
 
-def ensure_cache(cache: Path) -> None:
-    cache.mkdir(parents=True, exist_ok=True)
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
-        with contextlib.suppress(OSError):
-            ignore.write_text("# memfs search index: a cache, rebuilt from the memory files at will\n*\n")
+ensure_cache = paths.ensure_cache

@@ -264,10 +264,13 @@ def _related_memories(
 ) -> list[Memory]:
     """Memories with the candidate's key (any scope), or in its scope when it has no key.
 
-    ``git grep`` finds the files; each is then parsed, so quoting and comments do not matter.
-    ``staged`` adds files written earlier in the same transaction (not on disk yet). Broken files
-    are skipped here (validation reports them)."""
-    if candidate.key:
+    The write-path cache (:meth:`Transaction.facts`) names the files, else ``git grep`` does; each is
+    then parsed, so quoting and comments do not matter. ``staged`` adds files written earlier in
+    the same transaction (not on disk yet). Broken files are skipped here (validation reports them)."""
+    known = tx.facts()
+    if known is not None:
+        rels = known.with_key(candidate.key) if candidate.key else known.in_scope(candidate.scope)
+    elif candidate.key:
         rels = repo.files_matching(_key_pattern("key", candidate.key))
     else:
         rels = repo.files_matching(_key_pattern("scope", candidate.scope))

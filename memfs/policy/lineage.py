@@ -91,6 +91,19 @@ def from_files(files: Iterable[tuple[str, bytes | None]]) -> Graph:
     return Graph(parents, {k: tuple(sorted(v)) for k, v in children.items()}, {}, tuple(broken), raw)
 
 
+def from_parents(parents: Mapping[str, tuple[str, ...]], unreadable: Iterable[tuple[str, bytes | None]]) -> Graph:
+    """The graph :func:`from_files` builds, from each file's ``depends_on`` already read
+    (``parents``: file -> its non-empty ``depends_on``) plus the files whose key could not be read
+    (``unreadable``, read again here for their problems)."""
+    rest = from_files(unreadable)
+    children: dict[str, list[str]] = {k: list(v) for k, v in rest.children.items()}
+    for rel, deps in parents.items():
+        for dep in deps:
+            children.setdefault(dep, []).append(rel)
+    return Graph({**parents, **rest.parents}, {k: tuple(sorted(v)) for k, v in children.items()}, {},
+                 rest.broken, rest.raw_broken)
+
+
 # --- closure ---------------------------------------------------------------------------------
 def invalidation_closure(
     roots: Iterable[str], reverse_edges: Mapping[str, Iterable[str]], *, exclude: Collection[str] = ()

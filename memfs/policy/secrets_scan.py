@@ -20,10 +20,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
+
+#: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
+_parser: Any = importlib.import_module("re._parser")
+_sre: Any = importlib.import_module("re._constants")
 
 #: detect-secrets plugins whose patterns are specific enough for prose.
 _DETECT_SECRETS_PLUGINS = {
@@ -218,8 +224,6 @@ _GENERIC_RULES = (
 @functools.cache
 def _library_rules() -> tuple[_Rule, ...]:
     """The detect-secrets plugins' patterns (loaded once, on first scan)."""
-    import importlib
-
     rules = []
     for module, (cls, slug, kind) in _DETECT_SECRETS_PLUGINS.items():
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
@@ -322,11 +326,81 @@ def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple((rule, re.compile(rule.pattern.pattern, rule.pattern.flags | re.MULTILINE)) for rule in rules)
 
 
+def _required(items: Any) -> frozenset[str] | None:
+    """Strings one of which every match of the parsed regex ``items`` contains (each a run of
+    literal characters it must match in a row), or ``None`` when no such set is known. Read off
+    the parse tree: a run of literals in sequence (joined to the literal start of every branch
+    right after it), a group, a repeat of at least one, or one alternative of each branch;
+    lookarounds and anything optional are never relied on."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def keep(found: frozenset[str] | None) -> None:
+        nonlocal best
+        if found and (best is None or min(map(len, found)) > min(map(len, best))):
+            best = found
+
+    for op, arg in [*items, (None, None)]:
+        if op is _sre.LITERAL:
+            run.append(chr(arg))
+            continue
+        before = "".join(run)
+        keep(frozenset([before]) if before else None)
+        run = []
+        if op is _sre.SUBPATTERN:
+            keep(_required(arg[-1]))
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
+            keep(_required(arg[2]))
+        elif op is _sre.BRANCH:
+            alternatives = [_required(branch) for branch in arg[1]]
+            if all(alternatives):
+                keep(frozenset().union(*alternatives))  # type: ignore[arg-type]
+            heads = [_leading_literals(branch) for branch in arg[1]]
+            if before and all(heads):
+                keep(frozenset(before + head for head in heads))
+    return best
+
+
+def _leading_literals(items: Any) -> str:
+    """The literal characters a parsed regex sequence starts with (``""`` if none)."""
+    head = []
+    for op, arg in items:
+        if op is not _sre.LITERAL:
+            break
+        head.append(chr(arg))
+    return "".join(head)
+
+
+@functools.cache
+def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Pattern[str]], ...]:
+    """:func:`_prefilters` with, for each rule, the lower-cased strings one of which any match
+    contains (``None``: always searched), so an ASCII text need only be searched by the rules
+    whose strings it holds."""
+    out = []
+    for rule, anywhere in _prefilters():
+        needed = _required(_parser.parse(rule.pattern.pattern, rule.pattern.flags))
+        out.append((None if needed is None else frozenset(n.lower() for n in needed), rule, anywhere))
+    return tuple(out)
+
+
+def _candidates(text: str) -> list[_Rule]:
+    """The rules that can match somewhere in ``text`` (a whole-text search each). For ASCII text a
+    rule whose required strings (case-folded) do not occur is skipped first: ASCII case folding is
+    exact, so this never drops a rule that could match, and most texts hold none of the strings."""
+    if not text.isascii():
+        return [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
+    lowered = text.lower()
+    return [
+        rule for needed, rule, anywhere in _literal_prefilters()
+        if (needed is None or any(n in lowered for n in needed)) and anywhere.search(text)
+    ]
+
+
 def _scan_plain(text: str) -> list[Finding]:
     """Line by line, with only the rules a whole-text search says can match (most texts: none)."""
     found: list[Finding] = []
     offset = 0
-    rules = [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
+    rules = _candidates(text)
     if not rules:
         return found
     for number, line in enumerate(text.splitlines(keepends=True), start=1):

@@ -198,10 +198,12 @@ class Commit:
 @dataclass(frozen=True)
 class Probe:
     """What one ``git status`` says about a path: HEAD, and every changed, untracked or ignored
-    path under it. Equal probes plus equal file stats mean nothing changed in between."""
+    path under it (``ignored``: those git ignores, also in ``listed``). Equal probes plus equal
+    file stats mean nothing changed in between."""
 
     head: str | None
     listed: tuple[str, ...]
+    ignored: tuple[str, ...] = ()
 
 
 Untracked = Literal["no", "all"]
@@ -778,6 +780,7 @@ def _porcelain_paths(out: str) -> list[str]:
 def _parse_probe(out: str) -> Probe:
     head = None
     listed: list[str] = []
+    ignored: list[str] = []
     records = out.split("\0")
     i = 0
     while i < len(records):
@@ -788,6 +791,8 @@ def _parse_probe(out: str) -> Probe:
             head = None if oid == "(initial)" else oid
         elif record[:2] in ("? ", "! "):
             listed.append(record[2:])
+            if record[0] == "!":
+                ignored.append(record[2:])
         elif record.startswith("1 "):
             listed.append(record.split(" ", 8)[8])
         elif record.startswith("2 "):
@@ -796,7 +801,7 @@ def _parse_probe(out: str) -> Probe:
             i += 1
         elif record.startswith("u "):
             listed.append(record.split(" ", 10)[10])
-    return Probe(head, tuple(listed))
+    return Probe(head, tuple(listed), tuple(ignored))
 
 
 def _parse_log(out: str) -> list[Commit]:

@@ -17,6 +17,7 @@ from the working tree, opens it without following any link and reads at most
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
@@ -400,3 +401,12 @@ def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
     if spec is not None:
         found = {rel: st for rel, st in found.items() if not spec.match_file(rel)}
     return found
+
+
+def ensure_cache(cache: Path) -> None:
+    """Create the ``.memfs`` cache folder, with a ``.gitignore`` that keeps it out of git."""
+    cache.mkdir(parents=True, exist_ok=True)
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text("# memfs caches (search index, write-path facts): rebuilt from the files at will\n*\n")

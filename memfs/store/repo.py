@@ -49,8 +49,21 @@ from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, crashpoint, gitcli, init, journal, locking, paths, progress, refusal_log, revisions
+from memfs.store import (
+    atomic,
+    crashpoint,
+    facts,
+    gitcli,
+    init,
+    journal,
+    locking,
+    paths,
+    progress,
+    refusal_log,
+    revisions,
+)
 from memfs.store.commits import Message, subject_for
+from memfs.store.facts import Facts
 
 Action = Literal["create", "update", "delete"]
 S = TypeVar("S", bound="Store")
@@ -103,6 +116,10 @@ class Scan:
 class Store:
     """A memory root inside a git work tree. Paths in the API are relative to the memory root."""
 
+    #: Whether lookups by id, key, scope and ``depends_on`` use the validated cache in ``.memfs/``
+    #: (:mod:`memfs.store.facts`) instead of ``git grep``; off only to compare the two.
+    use_facts = True
+
     def __init__(self, root: Path, git: gitcli.Git, actor: str | None = None) -> None:
         self.root = root
         self.git = git
@@ -114,6 +131,9 @@ class Store:
         self.grants = guard.Grants()
         self.progress: progress.Progress = progress.silent
         self._config: tuple[tuple[int, int] | None, Config] | None = None
+        #: Commits (or attempts, rolled back) this object's transactions made: what invalidates
+        #: a transaction's validated write-path cache (:meth:`Transaction.facts`).
+        self.commits_made = 0
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
@@ -528,10 +548,16 @@ class Store:
 
     # --- finding files -------------------------------------------------------------------
     def dependents(self, rel: str) -> list[str]:
-        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]`` (a fast
-        ``git grep`` prefilter for the path without ``.md``, then parsed)."""
+        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]``: the files
+        :meth:`facts` says depend on it, else a ``git grep`` prefilter for the path without
+        ``.md``; either way each is then parsed to be sure."""
+        known = self.facts()
+        if known is not None:
+            named = [other for other, deps in known.depends_on().items() if rel in deps]
+        else:
+            named = self.files_containing(rel.removesuffix(".md"))
         found = []
-        for other in self.files_containing(rel.removesuffix(".md")):
+        for other in named:
             if other == rel:
                 continue
             _, memory, _ = self.load(other)
@@ -554,16 +580,24 @@ class Store:
         spec = paths.ignore_spec(self.root)
         return [rel for rel in found if spec is None or not spec.match_file(rel)]
 
-    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
-        """{id: [paths]} from the ``id:`` lines of every memory file, by one ``git grep``.
+    def facts(self) -> Facts | None:
+        """What each memory file says about itself (id, scope, key, version, ``depends_on``), from
+        the cache in ``.memfs/`` validated against the working tree now; ``None`` when the cache is
+        off or git cannot say what changed (callers then ``git grep``)."""
+        return facts.current(self) if self.use_facts else None
 
-        With ``only``, git searches just for those ids as fixed strings (fast on large repos).
-        A line is a prefilter (a body line could start with ``id:`` too): :meth:`id_users`
-        confirms by parsing the files it names.
+    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """{id: [paths]} of the memory files' ids, from :meth:`facts`, else from their ``id:`` lines
+        by one ``git grep`` (with ``only``, for just those ids as fixed strings).
+
+        Either way a prefilter: :meth:`id_users` confirms by parsing the files it names.
         """
         wanted = None if only is None else set(only)
         if wanted is not None and not wanted:
             return {}
+        known = self.facts()
+        if known is not None:
+            return known.ids(wanted)
         patterns, fixed = (["^id:"], False) if wanted is None else (sorted(wanted), True)
         found: dict[str, list[str]] = {}
         for name, text in self.git.grep_lines(patterns, f"{self.prefix}*.md", fixed=fixed):
@@ -710,6 +744,7 @@ class Transaction:
         self._judged: dict[str, bytes | None] = {}
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
+        self._facts: tuple[int, Facts | None] | None = None
         self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
@@ -1074,7 +1109,7 @@ class Transaction:
         new = [m for m in staged if m.id and not self._keeps_id(m) and m.id not in self._free_ids]
         if not new:
             return []
-        candidates = self.repo.ids_in_use(m.id for m in new if m.id)
+        candidates = self._ids_in_use(m.id for m in new if m.id)
         found = []
         for memory in new:
             for other in self.repo.id_users(memory.id or "", exclude=[memory.path, *self._pending],
@@ -1088,10 +1123,25 @@ class Transaction:
         so the commit need not grep for it again)."""
         if memory_id in self._free_ids:
             return True
-        if self.repo.id_users(memory_id, exclude=self._pending):
+        if self.repo.id_users(memory_id, exclude=self._pending, candidates=self._ids_in_use([memory_id])):
             return False
         self._free_ids.add(memory_id)
         return True
+
+    def facts(self) -> Facts | None:
+        """:meth:`Store.facts`, validated once per transaction until a commit: within one
+        transaction memfs changes files only by committing (a retraction inside it commits through
+        a transaction of its own, so the cache is validated again), the same bound as the one
+        ``git grep`` at one moment it replaces."""
+        made = self.repo.commits_made
+        if self._facts is None or self._facts[0] != made:
+            self._facts = (made, self.repo.facts())
+        return self._facts[1]
+
+    def _ids_in_use(self, ids: Iterable[str]) -> dict[str, list[str]]:
+        wanted = set(ids)
+        known = self.facts() if wanted else None
+        return known.ids(wanted) if known is not None else self.repo.ids_in_use(wanted)
 
     def _keeps_id(self, memory: Memory) -> bool:
         before = self._before.get(memory.path)
@@ -1138,9 +1188,11 @@ class Transaction:
             atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
             commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
         except (MemfsError, OSError) as exc:
+            repo.commits_made += 1
             self._roll_back(rels)
             failed = GitError if isinstance(exc, GitError) else MemfsError
             raise failed(f"nothing was changed: {exc}") from exc
+        repo.commits_made += 1
         crashpoint.reached("journal-removing")
         atomic.remove(repo.journal_path)
         if commit is not None and self._marks is not None and self._marks_head is not None:

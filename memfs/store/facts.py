@@ -1,0 +1,318 @@
+"""What every memory file says about itself that writes look up: ``.memfs/facts.json``.
+
+``remember`` needs the memories with a key (or in a scope), a new memory needs an id nobody
+uses, a retraction needs the ``depends_on`` graph. Without this cache each is a ``git grep`` over
+the whole tree, or a read of every file that mentions ``depends_on``. The cache holds, per memory
+file, its stat (``mtime_ns``, size) when read and what it says: id, scope, key, version (as
+:func:`memfs.format.parse.parse` types them; ``None`` for a file that does not parse, and the id
+``None`` unless the frontmatter names one, as the ``id:`` lines ``git grep`` finds) and
+``depends_on`` (as :func:`memfs.format.parse.read_depends_on` reads it, for a file that
+mentions it; ``None`` when that key cannot be read).
+
+It is trusted only after validation, every time it is used, against one ``git status`` (HEAD and
+the changed, untracked and ignored paths): a file git calls clean at both the recorded and the
+current HEAD, and that the two HEADs do not differ in, has the content the cache read. Everything
+else (paths listed by either status, paths changed between the two HEADs, and files read within
+:data:`RACY_NS` of their mtime) is stat-compared and re-read if its stat moved. The cache is
+rebuilt from every file when it is missing, corrupt, from another format, written for another
+``.memfsignore`` or size limits, or when either HEAD is unknown to git (a reset or purge). When
+git cannot answer at all, :func:`current` returns ``None`` and callers fall back to ``git grep``.
+
+The universe is what ``git grep --untracked`` searches: tracked files plus untracked files git
+does not ignore, named like memories and not excluded by ``.memfsignore``; a file memfs does not
+read (a symlink, a FIFO, one over the size limit) is left out, as the readers skip it. Deleting
+``.memfs/`` is always safe: the next write rebuilds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from memfs.errors import GitError, InvalidMemory
+from memfs.format.limits import Limits
+from memfs.format.parse import parse, read_depends_on
+from memfs.store import atomic, gitcli, paths
+
+
+class Store(Protocol):
+    """What the cache needs of :class:`memfs.store.repo.Store` (which uses this module)."""
+
+    root: Path
+    prefix: str
+    git: gitcli.Git
+
+    @property
+    def pathspec(self) -> str: ...
+
+    @property
+    def cache_dir(self) -> Path: ...
+
+    def limits(self) -> Limits: ...
+
+    def from_git_path(self, name: str) -> str | None: ...
+
+FORMAT = "facts1"
+CACHE_FILE = "facts.json"
+RACY_NS = 2_000_000_000
+SAVE_EVERY = 16
+
+
+@dataclass
+class Fact:
+    mtime_ns: int
+    size: int
+    id: str | None
+    scope: str | None
+    key: str | None
+    version: str | None
+    deps: tuple[str, ...] | None
+
+    def to_json(self) -> list[Any]:
+        return [self.mtime_ns, self.size, self.id, self.scope, self.key, self.version,
+                None if self.deps is None else list(self.deps)]
+
+    @classmethod
+    def from_json(cls, raw: list[Any]) -> Fact:
+        mtime, size, mid, scope, key, version, deps = raw
+        if not isinstance(mtime, int) or not isinstance(size, int):
+            raise TypeError("stat")
+        for value in (mid, scope, key, version):
+            if value is not None and not isinstance(value, str):
+                raise TypeError("field")
+        if deps is not None and not (isinstance(deps, list) and all(isinstance(d, str) for d in deps)):
+            raise TypeError("deps")
+        return cls(mtime, size, mid, scope, key, version, None if deps is None else tuple(deps))
+
+
+@dataclass
+class Facts:
+    """The validated cache: ``files`` maps each memory path to its :class:`Fact`."""
+
+    config: str
+    head: str | None
+    listed: list[str]
+    snapshot_ns: int
+    files: dict[str, Fact] = field(default_factory=dict)
+    #: Refreshes since the copy on disk (not saved).
+    unsaved: int = 0
+
+    def with_key(self, key: str) -> list[str]:
+        return sorted(rel for rel, f in self.files.items() if f.key == key)
+
+    def in_scope(self, scope: str) -> list[str]:
+        return sorted(rel for rel, f in self.files.items() if f.scope == scope)
+
+    def ids(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """{id: [paths]} of the ids the frontmatter names (all, or just ``only``): a prefilter with
+        the contract of :meth:`memfs.store.repo.Store.ids_in_use` (callers confirm by parsing)."""
+        wanted = None if only is None else set(only)
+        found: dict[str, list[str]] = {}
+        for rel, fact in self.files.items():
+            if fact.id is not None and (wanted is None or fact.id in wanted):
+                found.setdefault(fact.id, []).append(rel)
+        return {mid: sorted(rels) for mid, rels in found.items()}
+
+    def depends_on(self) -> dict[str, tuple[str, ...]]:
+        """Each file's non-empty ``depends_on`` (files that mention it and whose key reads)."""
+        return {rel: fact.deps for rel, fact in sorted(self.files.items()) if fact.deps}
+
+    def unreadable_depends_on(self) -> list[str]:
+        """Files that mention ``depends_on`` but whose key cannot be read (the graph reports them)."""
+        return sorted(rel for rel, f in self.files.items() if f.deps is None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "config": self.config, "head": self.head, "listed": self.listed,
+            "snapshot_ns": self.snapshot_ns, "files": {rel: f.to_json() for rel, f in self.files.items()},
+        }
+
+
+_lock = threading.Lock()
+_memo: dict[str, tuple[tuple[int, int, int], Facts]] = {}
+
+
+def current(repo: Store) -> Facts | None:
+    """The cache, validated against the working tree now (refreshed or rebuilt as needed);
+    ``None`` when git cannot say what changed (callers then grep).
+
+    A rebuild is saved at once, refreshes every :data:`SAVE_EVERY` times, so a loop of writes does
+    not rewrite the whole file each time: a process that starts from an older saved copy only
+    re-checks the paths changed since (or rebuilds, when git no longer knows its HEAD)."""
+    snapshot = time.time_ns()
+    probe = repo.git.probe(repo.pathspec)
+    if probe is None:
+        return None
+    config = _config(repo)
+    path = repo.cache_dir / CACHE_FILE
+    with _lock:
+        ident, cached = _load(path)
+        facts = None if cached is None or cached.config != config else _refreshed(repo, cached, probe, snapshot)
+        if facts is not None and facts is cached:
+            return facts
+        if facts is None:
+            facts = _rebuilt(repo, config, probe, snapshot)
+        if ident is None or cached is None or facts.unsaved == 0 or facts.unsaved >= SAVE_EVERY:
+            _save(path, facts)
+        else:
+            _memo[str(path)] = (ident, facts)
+        return facts
+
+
+def drop(repo: Store) -> None:
+    """Forget the cache (the next use rebuilds it)."""
+    with _lock:
+        _memo.pop(str(repo.cache_dir / CACHE_FILE), None)
+        atomic.remove(repo.cache_dir / CACHE_FILE)
+
+
+def _config(repo: Store) -> str:
+    """What the facts depend on besides the files: ``.memfsignore``, the size limits, the root."""
+    try:
+        ignore = (repo.root / paths.IGNORE_FILE).read_bytes()
+    except OSError:
+        ignore = b""
+    text = f"{FORMAT}\0{repo.prefix}\0{repo.limits()!r}\0".encode() + ignore
+    return hashlib.blake2b(text, digest_size=12).hexdigest()
+
+
+def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
+    """(identity of the file, its facts): the parsed copy kept in memory while the file is the
+    same, else the file parsed; ``(None, None)`` when it is missing, ``(identity, None)`` when it
+    is unusable."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None, None
+    ident = (st.st_ino, st.st_mtime_ns, st.st_size)
+    found = _memo.get(str(path))
+    if found is not None and found[0] == ident:
+        return ident, found[1]
+    try:
+        raw = json.loads(path.read_bytes())
+        if raw.get("format") != FORMAT:
+            return ident, None
+        head, listed = raw["head"], raw["listed"]
+        if not (head is None or isinstance(head, str)) or not all(isinstance(p, str) for p in listed):
+            return ident, None
+        files = {str(rel): Fact.from_json(values) for rel, values in raw["files"].items()}
+        facts = Facts(str(raw["config"]), head, list(listed), int(raw["snapshot_ns"]), files)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ident, None
+    _memo[str(path)] = (ident, facts)
+    return ident, facts
+
+
+def _save(path: Path, facts: Facts) -> None:
+    try:
+        paths.ensure_cache(path.parent)
+        atomic.write_bytes(path, json.dumps(facts.to_json(), separators=(",", ":")).encode())
+        st = path.stat()
+    except OSError:
+        _memo.pop(str(path), None)
+        return
+    facts.unsaved = 0
+    _memo[str(path)] = ((st.st_ino, st.st_mtime_ns, st.st_size), facts)
+
+
+def _memory_rels(repo: Store, names: Iterable[str]) -> set[str]:
+    """Root-relative memory paths among work-tree paths (memory-named, not in ``.memfsignore``)."""
+    spec = paths.ignore_spec(repo.root)
+    found = set()
+    for name in names:
+        rel = repo.from_git_path(name)
+        if rel and paths.is_memory_name(rel) and not (spec is not None and spec.match_file(rel)):
+            found.add(rel)
+    return found
+
+
+def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | None:
+    """``facts`` brought up to date (the same object if nothing moved), or ``None`` to rebuild."""
+    listed = sorted(probe.listed)
+    recheck = set(facts.listed) | set(listed)
+    if probe.head != facts.head:
+        if facts.head is None or probe.head is None:
+            return None
+        try:
+            recheck.update(repo.git.diff_names(facts.head, probe.head, repo.pathspec))
+        except GitError:
+            return None
+    rels = _memory_rels(repo, recheck)
+    racy_before = facts.snapshot_ns - RACY_NS
+    rels.update(rel for rel, f in facts.files.items() if f.mtime_ns >= racy_before)
+    ignored = _ignored(repo, probe)
+    changed = 0
+    for rel in sorted(rels):
+        fact = None if ignored(rel) else _read(repo, rel, facts.files.get(rel), racy_before)
+        if fact is None:
+            changed += facts.files.pop(rel, None) is not None
+        elif fact is not facts.files.get(rel):
+            facts.files[rel] = fact
+            changed += 1
+    if not changed and probe.head == facts.head and listed == facts.listed:
+        return facts
+    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1)
+
+
+def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:
+    """A test for root-relative paths git ignores (so does not grep): listed as ignored, or inside
+    an ignored folder."""
+    names = [rel for name in probe.ignored if (rel := repo.from_git_path(name)) is not None]
+    files = {name for name in names if not name.endswith("/")}
+    folders = tuple(name for name in names if name.endswith("/"))
+    if "" in names:
+        folders = ("",)
+
+    def test(rel: str) -> bool:
+        return rel in files or rel.startswith(folders)
+
+    return test
+
+
+def _rebuilt(repo: Store, config: str, probe: Any, snapshot: int) -> Facts:
+    """Read every memory file git would search (tracked, or untracked and not ignored)."""
+    facts = Facts(config, probe.head, sorted(probe.listed), snapshot)
+    for rel in sorted(_memory_rels(repo, repo.git.listed_files())):
+        fact = _read(repo, rel, None, 0)
+        if fact is not None:
+            facts.files[rel] = fact
+    return facts
+
+
+def _read(repo: Store, rel: str, old: Fact | None, racy_before: int) -> Fact | None:
+    """The fact of ``rel`` now: ``old`` if its stat is unchanged and was not racy, else read
+    again; ``None`` when there is no file memfs reads there."""
+    try:
+        st = os.lstat(repo.root / rel)
+    except OSError:
+        return None
+    if old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size and old.mtime_ns < racy_before:
+        return old
+    data = paths.read_file(repo.root, rel)
+    if not isinstance(data, bytes):
+        return None
+    return fact_of(rel, data, st.st_mtime_ns, st.st_size, repo)
+
+
+def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fact:
+    """What one file's bytes say (pure but for the repository's size limits)."""
+    try:
+        memory = parse(rel, data, repo.limits())
+        mid = memory.id if "id" in memory.meta else None
+        scope, key, version = memory.scope, memory.key, memory.version
+    except InvalidMemory:
+        mid = scope = key = version = None
+    deps: tuple[str, ...] | None = ()
+    if b"depends_on" in data:
+        try:
+            deps = read_depends_on(rel, data)
+        except InvalidMemory:
+            deps = None
+    return Fact(mtime_ns, size, mid, scope, key, version, deps)
