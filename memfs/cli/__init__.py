@@ -76,6 +76,7 @@ COMMANDS: dict[str, Verb] = {
     "eval": _verb("agent:eval_cmd", "eval"),
     "tool": _verb("agent:tool_cmd", "tool"),
     "watch": _verb("agent:watch_cmd", "watcher"),
+    "serve": _verb("serve:serve_cmd", "live_server", "live_status", "live_stop"),
     "mcp": _verb("agent:mcp_cmd", "memfs.mcp_server:build_server", "memfs.mcp_server:serve"),
     # collaboration
     "sync": _verb("collab:sync_cmd", "sync"),
