@@ -63,15 +63,8 @@ def search_cmd(
 
 
 def _ask_live(state: State, args: dict[str, Any]) -> tuple[list[str], dict[str, Any]] | None:
-    """(notices of opening the repository, the view) from a live index, or ``None`` to search here
-    (none runs, it is busy, or ``MEMFS_NO_LIVE`` is set)."""
-    import os
-
-    if os.environ.get("MEMFS_NO_LIVE") or state._repo is not None:
-        return None
-    from memfs.agents.live import wire
-
-    reply = wire.request(state.directory, "search", args)
+    """(notices of opening the repository, the view) from a live index, or ``None`` to search here."""
+    reply = state.ask_live("search", args)
     if reply is None or not isinstance(reply.get("view"), dict) or not isinstance(reply.get("notices"), list):
         return None
     return reply["notices"], reply["view"]

@@ -137,6 +137,7 @@ class LiveIndex:
         self._overflow = _Overflow(self)
         self._barriers = 0
         self.query_wait = QUERY_WAIT
+        self.answered = 0
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -322,13 +323,10 @@ class LiveIndex:
                 self._full(full)
             else:
                 self.git.forget_probe()
-                if rels:
-                    try:
-                        incremental.apply_paths(self.repo, rels)
-                    except incremental.NeedsSync as why:
-                        self._full(str(why))
-                else:
-                    self.git.probe(self.repo.pathspec)
+                try:
+                    incremental.apply_paths(self.repo, rels)
+                except incremental.NeedsSync as why:
+                    self._full(str(why))
             self._done(rels, git, full, barrier)
 
     def _full(self, why: str) -> None:
@@ -395,12 +393,21 @@ class LiveIndex:
     def search(self, args: dict[str, Any]) -> dict[str, Any]:
         """The reply to a search request: what the direct path would print, as data; ``busy`` if
         an update (a rebuild) holds the index longer than ``query_wait`` seconds."""
+        return self._answer(_search, args)
+
+    def context(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The reply to a context request (``memfs context``), like :meth:`search`."""
+        return self._answer(_context, args)
+
+    def _answer(self, work: Callable[[Store, dict[str, Any]], dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
         if not self.lock.acquire(timeout=self.query_wait):
             return {"ok": False, "busy": True, "error": "the live index is being rebuilt"}
         try:
             if not (self.repo.cache_dir / index.STATE_FILE).exists():
                 self._full(".memfs/ or its state file was deleted")
-            return {"ok": True, **_search(self.repo, args)}
+            reply = {"ok": True, **work(self.repo, args)}
+            self.answered += 1
+            return reply
         finally:
             self.lock.release()
 
@@ -412,6 +419,7 @@ class LiveIndex:
             "pid": os.getpid(),
             "root": str(self.repo.root),
             "processed": self.processed,
+            "answered": self.answered,
             "pending": pending,
             "started": dt.datetime.fromtimestamp(self.started, dt.UTC).isoformat(),
             "errors": self.errors[-5:],
@@ -469,14 +477,41 @@ def _search(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
     return {"notices": store.notices, "view": search_view(result, as_json=args["json"])}
 
 
-def check_search_args(args: Any) -> dict[str, Any]:
+CONTEXT_ARGS: dict[str, type | tuple[type, ...]] = {
+    "task": str, "scopes": list, "inherit": bool, "version": (str, type(None)), "at": (str, type(None)),
+    "budget": int, "format": str, "system_share": (float, int), "counter": (str, type(None)),
+    "min_relevance": (float, int), "actor": (str, type(None)),
+}
+
+
+def _context(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
+    """``memfs context`` as the CLI runs it: the session of a single ``--scope``, every scope's
+    repository for several; the rendered text and what the CLI prints to stderr."""
+    from memfs.agents.context import assemble
+    from memfs.policy.tokens import counter
+
+    if not all(isinstance(s, str) for s in args["scopes"]):
+        raise UsageError("context argument 'scopes' must be a list of strings")
+    store = type(repo)(repo.root, repo.git, args["actor"])
+    scopes: list[str] = args["scopes"]
+    scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (scopes or None)
+    view = store.session(scope, inherit=args["inherit"]) if isinstance(scope, str) else store
+    at = dt.datetime.fromisoformat(args["at"]) if args["at"] is not None else None
+    built = assemble(view, args["task"], scope=scope, version=args["version"], budget=args["budget"],
+                     format=args["format"], inherit=args["inherit"], system_share=float(args["system_share"]),
+                     count=counter(args["counter"]), at=at, min_relevance=float(args["min_relevance"]))
+    return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
+            "text": built.render()}
+
+
+def check_args(args: Any, expected: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
     """The request's arguments, exactly the expected names and types, else :class:`UsageError`."""
-    if not isinstance(args, dict) or set(args) != set(SEARCH_ARGS):
-        raise UsageError(f"search arguments must be exactly {sorted(SEARCH_ARGS)}")
-    for name, kinds in SEARCH_ARGS.items():
+    if not isinstance(args, dict) or set(args) != set(expected):
+        raise UsageError(f"arguments must be exactly {sorted(expected)}")
+    for name, kinds in expected.items():
         value = args[name]
         if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
-            raise UsageError(f"search argument {name!r} has the wrong type")
+            raise UsageError(f"argument {name!r} has the wrong type")
     return args
 
 
@@ -619,7 +654,9 @@ class SocketServer:
             raise UsageError("this live index serves another memory root")
         op = message.get("op")
         if op == "search":
-            return self.live.search(check_search_args(message.get("args")))
+            return self.live.search(check_args(message.get("args"), SEARCH_ARGS))
+        if op == "context":
+            return self.live.context(check_args(message.get("args"), CONTEXT_ARGS))
         if op == "status":
             return {**self.live.status(), "socket": str(self.path)}
         if op == "stop":
