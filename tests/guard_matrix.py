@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memfs import MemoryRepo
+from memfs.store import refusal_log
 from tests.helpers import git, memory_text, write_file
 
 AGENT = "agent:matrix"
@@ -42,6 +43,7 @@ SECRETS: dict[str, str] = {
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "password": "my password is hunter2hunter2",
     "password-zh": "密码是 Zx9kk22q",
+    "password-bare": "deploy with password hunter2hunter2",
     "credentials-in-url": "postgres://admin:S3cretPass@db.example.com/prod",
     "api-key": "api_key=Zk3LmQ9xR2vT8wY5pA7s",
     "payment-card": "4111 1111 1111 1111",
@@ -246,14 +248,25 @@ class Snapshot:
     status: str
     git_files: frozenset[str]
     outside: frozenset[str]
+    refusal_log: str = ""
 
 
 def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
                             capture_output=True, text=True, check=True).stdout
     git_files = frozenset(str(p.relative_to(repo.git.git_dir)) for p in repo.git.git_dir.glob("*.md"))
+    log = repo.cache_dir / refusal_log.LOG_FILE
     return Snapshot(git(repo.root, "rev-parse", "HEAD").strip(), status, git_files,
-                    frozenset(p.name for p in outside.iterdir()))
+                    frozenset(p.name for p in outside.iterdir()), log.read_text() if log.exists() else "")
+
+
+def refusal_problem(outcome: Outcome, before: Snapshot, after: Snapshot) -> str:
+    """What is wrong with the refusal log after a cell: a rule's refusal the log did not count
+    (every refusal "by rule" is counted, whichever door), or a secret copied into it."""
+    if "refused by rule " in outcome.said and len(after.refusal_log) <= len(before.refusal_log):
+        return "refused by a rule but not counted in the refusal log"
+    leaked = [kind for kind, sample in SECRETS.items() if sample in after.refusal_log]
+    return f"the refusal log holds the {leaked[0]} sample" if leaked else ""
 
 
 def restore(repo: MemoryRepo, before: Snapshot) -> None:

@@ -16,8 +16,8 @@ rate (forbidden memories injected / memories recalled) split by cause, cross-sco
 saving against injecting every eligible memory, deletion propagation (on a scratch clone: forget
 one expected memory, then ask search, context and the index at once; the operations that still
 return it, and the time it took, reported, never asserted), and writes by operation and actor
-kind read from the ``Memfs-Op`` / ``Memfs-Actor`` commit trailers (refused writes make no commit,
-so refusals cannot be read from history; they are reported as not recorded).
+kind read from the ``Memfs-Op`` / ``Memfs-Actor`` commit trailers, and refused writes by rule from
+the refusal log in ``.memfs/`` (a refused write makes no commit, so history cannot tell).
 """
 
 from __future__ import annotations
@@ -141,7 +141,13 @@ class EvalReport:
             rows.append((f"writes accepted: {kind}", str(count)))
         for kind, count in sorted(self.writes.get("accepted_by_actor_kind", {}).items()):
             rows.append((f"writes by {kind}", str(count)))
-        rows.append(("writes refused", "not recorded in commits"))
+        w = self.writes
+        if w.get("refused"):
+            rows.append(("writes refused", f"{w['refused']} since {w['refused_since']} "
+                                           f"({w['refusal_rate']:.0%} of writes since then)"))
+            rows.extend((f"  refused by {rule}", str(n)) for rule, n in sorted(w["refused_by_rule"].items()))
+        else:
+            rows.append(("writes refused", "none recorded in this checkout"))
         width = max(len(name) for name, _ in rows)
         lines = [f"{name.ljust(width)}  {value}" for name, value in rows]
         for case in self.cases:
@@ -291,19 +297,36 @@ def evaluate(repo: Store, cases: list[Case], *, deletion: bool = True) -> EvalRe
 
 
 def write_counts(repo: Store) -> dict[str, Any]:
-    """Accepted writes by ``Memfs-Op`` and by actor kind, from the commit trailers."""
+    """Accepted writes by ``Memfs-Op`` and by actor kind, from the commit trailers; refused writes
+    by rule and by operation, from this checkout's refusal log (:mod:`memfs.store.refusal_log`).
+
+    The refusal rate compares like with like: refused writes against the accepted commits made
+    after the commit HEAD was on at the log's first entry (before it, refusals were not recorded
+    here). A batch commit counts as one accepted write."""
+    from memfs.store import refusal_log
     from memfs.store.history import log
 
     ops: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
+    refused = refusal_log.load(repo.cache_dir)
+    first = refused[0] if refused else None
+    accepted_since, before_first = 0, first is None
     for entry in log(repo):
+        before_first = before_first or (first is not None and entry.commit == first.head)
         if entry.op is None:
             continue
         ops[entry.op] += 1
         actor = (entry.trailers.get("Memfs-Actor") or [entry.actor])[0]
         kinds[actor.split(":", 1)[0]] += 1
-    return {"accepted_by_op": dict(ops), "accepted_by_actor_kind": dict(kinds), "refused": None,
-            "refused_note": "refused writes make no commit, so they cannot be read from history"}
+        accepted_since += not before_first
+    rules = Counter(rule for r in refused for rule in r.rules)
+    return {
+        "accepted_by_op": dict(ops), "accepted_by_actor_kind": dict(kinds),
+        "refused": len(refused), "refused_by_rule": dict(rules),
+        "refused_by_op": dict(Counter(r.op for r in refused)),
+        "refused_since": first.at.isoformat().replace("+00:00", "Z") if first else None,
+        "refusal_rate": round(len(refused) / (len(refused) + accepted_since), 4) if refused else 0.0,
+    }
 
 
 def deletion_propagation(repo: Store, case: Case) -> dict[str, Any]:

@@ -233,8 +233,8 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
     """Erase ``path`` everywhere this repository keeps it; see the module docstring for the steps."""
     if not (reason or "").strip():
         raise UsageError("say why: the reason goes into the audit record, without the content", param="reason")
-    gitcli.refuse_secrets(reason)
     actor = actor or repo.actor
+    repo.refuse_secrets(reason, verb="purge", actor=actor)
     with repo.locked():
         the_plan = plan(repo, path)
         _require_clean(repo, the_plan)

@@ -82,10 +82,10 @@ def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: s
     ``candidate.expected_revision`` is stale.
     """
     candidate = _tidy(candidate)
-    refused = gate.secrets(candidate)
-    if refused:
-        raise WriteRefused(refused)
     with repo.transaction("remember", actor=actor, force=force) as tx:
+        refused = gate.secrets(candidate)
+        if refused:
+            raise WriteRefused(refused)
         keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
         step = _remember_in(repo, tx, candidate, force, keys)
         tx.op = step.op.trailer
@@ -132,6 +132,7 @@ def remember_batch(
                     raise WriteRefused(refused)
                 step = _remember_in(repo, tx, candidate, force, applied, tuple(staged))
             except WriteRefused as exc:
+                tx.note_refused(exc.refusals)
                 result.refused[index] = exc.refusals
                 result.outcomes.append(None)
                 continue

@@ -56,10 +56,6 @@ def save_summary(
     body = summary_body(record)
     source = f"thread:{record.thread_id}#{record.covered_until_message_id}"
     person = guard.actor_kind(actor or repo.actor) == guard.PERSON
-    refused = gate.check(Candidate(scope, body, type="summary", source=source, source_kind="agent", expires=expires))
-    blocking = [r for r in refused if not (force and person and r.forceable)]
-    if blocking:
-        raise WriteRefused(blocking)
     fields = {
         "id": f"summary-{record.thread_id.replace(':', '-')}",
         "type": "summary",
@@ -71,6 +67,11 @@ def save_summary(
         "description": f"Summary of thread {record.thread_id} (version {record.summary_version}): {record.goal}"[:200],
     }
     with repo.transaction("summarize", reason=reason, actor=actor, subject=rel) as tx:
+        candidate = Candidate(scope, body, type="summary", source=source, source_kind="agent", expires=expires)
+        refused = gate.check(candidate)
+        blocking = [r for r in refused if not (force and person and r.forceable)]
+        if blocking:
+            raise WriteRefused(blocking)
         stored = None
         if tx.current_bytes(rel) is not None:
             stored = record_from_body(tx.read(rel).body, rel)

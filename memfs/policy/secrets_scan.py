@@ -98,6 +98,15 @@ def _password_value(value: str) -> bool:
     return any(not c.isalpha() for c in value)
 
 
+def _bare_password(value: str) -> bool:
+    """A password written right after the word ("deploy with password hunter2hunter2"): it must
+    mix letters with digits or symbols, so "password reset" and "password policy" stay prose."""
+    value = value.strip("\"'`")
+    if _PLACEHOLDER.match(value) or value.isdigit():
+        return False
+    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
 def _token_value(value: str) -> bool:
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
@@ -148,6 +157,13 @@ _GENERIC_RULES = (
         ),
         "v",
         _password_value,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(rf"(?i)\b{_PASSWORD_WORD}\s+(?P<v>[^\s,;.:/]{{6,}})"),
+        "v",
+        _bare_password,
     ),
     _Rule(
         "password",

@@ -232,7 +232,7 @@ def revert(repo: Store, rev: str, *, reason: str | None = None, actor: str | Non
     with repo.locked():
         if repo.git.has_staged_changes():
             raise ConflictError("cannot revert while changes are staged in git; commit or unstage them first")
-        gitcli.refuse_secrets(reason or "")
+        repo.refuse_secrets(reason or "", verb="revert", actor=actor)
         done, detail = repo.git.revert_apply(sha)
         if not done:
             conflicted = [ln.split("in ", 1)[-1] for ln in detail.splitlines() if ln.startswith("CONFLICT")]

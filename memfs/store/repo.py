@@ -21,7 +21,7 @@ import getpass
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,7 +49,7 @@ from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import atomic, crashpoint, gitcli, init, journal, locking, paths, progress, revisions
+from memfs.store import atomic, crashpoint, gitcli, init, journal, locking, paths, progress, refusal_log, revisions
 from memfs.store.commits import Message, subject_for
 
 Action = Literal["create", "update", "delete"]
@@ -215,6 +215,17 @@ class Store:
     @property
     def journal_path(self) -> Path:
         return self.git.git_dir / "memfs-journal.json"
+
+    def refuse_secrets(self, message: str, *, verb: str, actor: str | None = None) -> None:
+        """Refuse (:class:`WriteRefused`) a commit message or reason carrying a secret, before a
+        verb that commits outside a :class:`Transaction` (revert, purge); the refusal is counted
+        in the refusal log like the Transaction's own."""
+        try:
+            gitcli.refuse_secrets(message)
+        except WriteRefused as refused:
+            refusal_log.record(self.cache_dir, [refused.refusals], op=verb, actor=actor or self.actor,
+                               head=self.git.head_quick())
+            raise
 
     def locked(self) -> AbstractContextManager[None]:
         """The repository's write lock, for operations that change git state without a
@@ -690,6 +701,7 @@ class Transaction:
         self.force = force
         self.result = CommitResult(None, (), op)
         self._pending: dict[str, bytes | None] = {}
+        self._refused: list[list[Refusal]] = []
         self._before: dict[str, bytes | None] = {}
         self._actions: dict[str, Change] = {}
         self._parsed: dict[str, Memory] = {}
@@ -714,9 +726,36 @@ class Transaction:
         try:
             if exc_type is None:
                 self.result = self._commit()
+        except WriteRefused as refused:
+            self.note_refused(refused.refusals)
+            raise
         finally:
+            if isinstance(exc, WriteRefused):
+                self.note_refused(exc.refusals)
+            if self._refused:
+                refusal_log.record(self.repo.cache_dir, self._refused, op=self.verb, actor=self.actor,
+                                   head=self._head_before())
             assert self._lock is not None
             self._lock.__exit__(exc_type, exc, tb)
+
+    def note_refused(self, refusals: Sequence[Refusal]) -> None:
+        """Count one refused write, broken ``refusals``, in the refusal log
+        (:mod:`memfs.store.refusal_log`) when this transaction ends. Refusals raised out of the
+        ``with`` block are counted without this; a caller that catches one and goes on (a batch
+        skipping a candidate) calls it."""
+        fresh = [r for r in refusals if not any(r is seen for write in self._refused for seen in write)]
+        if fresh:
+            self._refused.append(fresh)
+
+    def _head_before(self) -> str | None:
+        """The commit HEAD was on before this transaction (its own commit's parent, if it made one)."""
+        if self.result.commit is None:
+            return self.repo.git.head_quick()
+        return self.repo.git.rev(f"{self.result.commit}^") or None
+
+    def _refuse(self, refusals: list[Refusal]) -> MemfsError:
+        self.note_refused(refusals)
+        return _guard_error(refusals)
 
     # --- staging -------------------------------------------------------------------------
     def floor(self, rel: str) -> int:
@@ -851,7 +890,7 @@ class Transaction:
         if refusals:
             del self._pending[rel]
             self._parsed.pop(rel, None)
-            raise _guard_error(refusals)
+            raise self._refuse(refusals)
         self._judged[rel] = data
         self._before[rel] = data
         self._actions[rel] = Change(rel, action, memory.revision if memory else None)
@@ -878,7 +917,7 @@ class Transaction:
         refusals = self._judge(rel, committed, self.access)
         if refusals:
             self.discard(rel)
-            raise _guard_error(refusals)
+            raise self._refuse(refusals)
         self._judged[rel] = self._pending[rel]
         return memory
 
@@ -950,7 +989,7 @@ class Transaction:
                 continue
             refusals += self._judge(rel, committed.get(self._moves.get(rel) or rel), access)
         if refusals:
-            raise _guard_error(refusals)
+            raise self._refuse(refusals)
 
     def _already_judged(self, rel: str) -> bool:
         """Whether ``rel`` is staged exactly as :meth:`adopt` or :meth:`admit` judged it (any later
