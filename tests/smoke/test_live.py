@@ -4,6 +4,9 @@ its answer, and what it loads (neither Whoosh nor YAML: the point of asking the 
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memfs import MemoryRepo
-from tests.helpers import memory_text, run_process
+from tests.helpers import TIMEOUT, memory_text, run_process, wait_for
 
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
@@ -36,3 +39,28 @@ def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_nor_yaml(repo: M
     assert "facts/a.md" in ran.stdout
     loaded = {line.split("|")[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
     assert loaded and not {m for m in loaded if m.split(".")[0] in ("whoosh", "yaml", "ruamel", "rich", "mcp")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_memfs_serve_stops_on_a_signal_and_leaves_nothing_behind(repo: MemoryRepo, signum: int) -> None:
+    from memfs.agents.live import wire
+
+    server = subprocess.Popen([sys.executable, "-m", "memfs", "serve"], cwd=repo.root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: repo.live_status() is not None), server.stderr
+        status = repo.live_status()
+        assert status is not None and status["pid"] == server.pid
+        socket_file = Path(status["socket"])
+        assert socket_file.exists() and (repo.cache_dir / wire.RECORD).exists()
+        assert run_process("serve", "--status", cwd=repo.root).returncode == 0
+        server.send_signal(signum)
+        _, err = server.communicate(timeout=TIMEOUT)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0 and "stopped serving" in err, err
+    assert not socket_file.exists() and not (repo.cache_dir / wire.RECORD).exists()
+    assert run_process("serve", "--status", cwd=repo.root).returncode == 3

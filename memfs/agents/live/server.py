@@ -66,6 +66,8 @@ GIT_NAMES = ("HEAD", "index", "packed-refs")
 BARRIER = "live-barrier-"
 FULL_NAMES = (".memfsignore", ".memfs.toml")
 log = logging.getLogger("memfs.live")
+Recall = tuple[Store, list[str], dt.datetime]
+Answer = tuple[dict[str, Any], Recall | None]
 
 
 class AlreadyRunning(MemfsError):
@@ -138,6 +140,7 @@ class LiveIndex:
         self._barriers = 0
         self.query_wait = QUERY_WAIT
         self.answered = 0
+        self._recalls: list[Recall] = []
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -161,6 +164,7 @@ class LiveIndex:
         for thread in self._threads:
             thread.join(timeout=30)
         self._threads.clear()
+        self.record_recalls()
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeHandler(self._overflow)
         index.close(self.repo)
@@ -307,7 +311,7 @@ class LiveIndex:
             try:
                 self._apply(rels, git, full, barrier)
             except Exception as exc:  # keep serving; the next event or tick retries
-                self.errors.append(f"{type(exc).__name__}: {exc}")
+                self.errors = [*self.errors[-9:], f"{type(exc).__name__}: {exc}"]
                 log.warning("memfs serve: index not updated (%s: %s); running the full check next",
                             type(exc).__name__, exc)
                 self.missed("the last update failed")
@@ -399,17 +403,30 @@ class LiveIndex:
         """The reply to a context request (``memfs context``), like :meth:`search`."""
         return self._answer(_context, args)
 
-    def _answer(self, work: Callable[[Store, dict[str, Any]], dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, work: Callable[[Store, dict[str, Any]], Answer], args: dict[str, Any]) -> dict[str, Any]:
         if not self.lock.acquire(timeout=self.query_wait):
             return {"ok": False, "busy": True, "error": "the live index is being rebuilt"}
         try:
             if not (self.repo.cache_dir / index.STATE_FILE).exists():
                 self._full(".memfs/ or its state file was deleted")
-            reply = {"ok": True, **work(self.repo, args)}
+            reply, recall = work(self.repo, args)
             self.answered += 1
-            return reply
         finally:
             self.lock.release()
+        if recall is not None:
+            with self._cond:
+                self._recalls.append(recall)
+        return {"ok": True, **reply}
+
+    def record_recalls(self) -> None:
+        """Count the hits of the answers given so far as recalled (``memfs search`` does), after
+        the reply is sent: statistics the answer does not depend on."""
+        from memfs.store import usage
+
+        with self._cond:
+            recalls, self._recalls = self._recalls, []
+        for view, rels, when in recalls:
+            usage.record_recall(view, rels, when)
 
     def status(self) -> dict[str, Any]:
         with self._cond:
@@ -461,10 +478,10 @@ SEARCH_ARGS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _search(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
-    """Open the session the client asked for, search without the git scan, record the recall (as
-    ``memfs search`` does) and return the data the CLI prints."""
-    from memfs.store import usage
+def _search(repo: Store, args: dict[str, Any]) -> Answer:
+    """Open the session the client asked for, search without the git scan; the data the CLI
+    prints, and the recall to record (as ``memfs search`` does)."""
+    from memfs.format.model import utcnow
 
     store = type(repo)(repo.root, repo.git, args["actor"])
     view = store if args["scope"] is None else store.session(args["scope"], inherit=args["inherit"])
@@ -472,9 +489,8 @@ def _search(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
     result = index.search(view, args["query"], scope=args["scope"], version=args["version"], at=at,
                           type=args["type"], limit=args["limit"], inherit=args["inherit"],
                           explain=args["explain"], catch_up=False)
-    if result.hits:
-        usage.record_recall(view, [hit.path for hit in result.hits])
-    return {"notices": store.notices, "view": search_view(result, as_json=args["json"])}
+    recall = (view, [hit.path for hit in result.hits], utcnow()) if result.hits else None
+    return {"notices": store.notices, "view": search_view(result, as_json=args["json"])}, recall
 
 
 CONTEXT_ARGS: dict[str, type | tuple[type, ...]] = {
@@ -484,7 +500,7 @@ CONTEXT_ARGS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _context(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
+def _context(repo: Store, args: dict[str, Any]) -> Answer:
     """``memfs context`` as the CLI runs it: the session of a single ``--scope``, every scope's
     repository for several; the rendered text and what the CLI prints to stderr."""
     from memfs.agents.context import assemble
@@ -501,7 +517,7 @@ def _context(repo: Store, args: dict[str, Any]) -> dict[str, Any]:
                      format=args["format"], inherit=args["inherit"], system_share=float(args["system_share"]),
                      count=counter(args["counter"]), at=at, min_relevance=float(args["min_relevance"]))
     return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
-            "text": built.render()}
+            "text": built.render()}, None
 
 
 def check_args(args: Any, expected: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
@@ -646,6 +662,10 @@ class SocketServer:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         with contextlib.suppress(OSError):
             conn.sendall(wire.encode(reply))
+        try:
+            self.live.record_recalls()
+        except Exception as exc:  # statistics only: say so, keep serving
+            log.warning("memfs serve: recall statistics not recorded (%s: %s)", type(exc).__name__, exc)
 
     def dispatch(self, message: dict[str, Any]) -> dict[str, Any]:
         if message.get("memfs") != wire.PROTOCOL:
