@@ -40,26 +40,55 @@ def _stat(root: Any, rel: str) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size)
 
 
-def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT) -> SyncReport:
+class Kept:
+    """A long-running caller's parsed state file, reused while the file is the one it wrote last
+    (parsing it costs ~50 ms at 10,000 memories). The caller serialises updates and searches:
+    the same object is what this process's searcher reads."""
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.key: tuple[int, int, int] | None = None
+
+    def load(self, cache: Any) -> State:
+        try:
+            current = index_state.key(cache)
+        except FileNotFoundError:
+            raise BadState("there is none yet") from None
+        if self.state is None or current != self.key:
+            self.state = index_state.read(cache)
+        return self.state
+
+    def wrote(self, cache: Any, state: State) -> None:
+        self.state, self.key = state, index_state.key(cache)
+
+
+def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, kept: Kept | None = None) -> SyncReport:
     """Index the current state of ``rels`` (changed, new or gone files) and record the current
     ``git status`` probe. Raises :class:`NeedsSync` when only a full catch-up can help and
     :class:`~memfs.errors.LockTimeout` when another process holds the index lock too long."""
     cache = repo.cache_dir
     report = SyncReport()
     wanted = sorted(set(rels))
+    kept = kept or Kept()
     with locking.exclusive(cache / LOCK_FILE, timeout=wait):
         try:
-            state = index_state.read(cache)
+            state = kept.load(cache)
         except BadState as why:
+            kept.state = None
             raise NeedsSync(str(why)) from None
         if not (cache / state.index_dir).is_dir():
             raise NeedsSync("its directory is missing")
         probe = _probe(repo)
         report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
-        _write(repo, state, wanted, report)
+        try:
+            _write(repo, state, wanted, report)
+        except BaseException:
+            kept.state = None  # half-applied to the parsed copy: parse the file again next time
+            raise
         state.probe = probe
         state.serial += 1
         index_state.write(cache, state)
+        kept.wrote(cache, state)
     return report
 
 

@@ -141,6 +141,7 @@ class LiveIndex:
         self.query_wait = QUERY_WAIT
         self.answered = 0
         self._recalls: list[Recall] = []
+        self._kept = incremental.Kept()
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -328,7 +329,7 @@ class LiveIndex:
             else:
                 self.git.forget_probe()
                 try:
-                    incremental.apply_paths(self.repo, rels)
+                    incremental.apply_paths(self.repo, rels, kept=self._kept)
                 except incremental.NeedsSync as why:
                     self._full(str(why))
             self._done(rels, git, full, barrier)
