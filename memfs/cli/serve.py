@@ -11,7 +11,8 @@ from memfs.cli.options import json_option, pass_state
 @click.command("serve")
 @click.option("--status", "show_status", is_flag=True, help="Say whether a live index serves this repository.")
 @click.option("--stop", "stop_it", is_flag=True, help="Stop the live index serving this repository.")
-@click.option("--debounce", type=float, default=None, help="Seconds of quiet before a change is indexed [0.05].")
+@click.option("--debounce", type=click.FloatRange(min=0), default=None,
+              help="Seconds of quiet before a change is indexed [0.05].")
 @click.option("--polling", is_flag=True, help="Poll instead of inotify/FSEvents (network or container mounts).")
 @json_option
 @pass_state
