@@ -184,11 +184,14 @@ def run(n: int, per_kind: int, cli_runs: int, base: Path) -> dict[str, Any]:
     print(f"[{n}] corpus, memfs index and bare index built in {time.perf_counter() - t0:.0f} s", flush=True)
     out: dict[str, Any] = {"n": n, "queries": len(texts), "load_before": loadavg()}
     out.update(direct_side_by_side(repo, texts[: min(60, len(texts))]))
+    print(f"[{n}] today's path measured", flush=True)
     with repo.live_server() as server:
         server.live.wait_barrier(server.live.barrier())
         out.update(search_side_by_side(server, bare, texts))
+        print(f"[{n}] live and bare searches measured", flush=True)
         out["grep_p50"] = grep_scan(root, texts[:20])
         out.update(fresh_cli(root, texts, cli_runs))
+        print(f"[{n}] fresh processes measured", flush=True)
         out.update(save_to_searchable(server, root, 15))
         out["profile"] = profile(server, texts[:60])
     out["load_after"] = loadavg()
