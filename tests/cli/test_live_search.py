@@ -6,29 +6,18 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
 from tests.helpers import cli, git, memory_text
 
-pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
+              pytest.mark.usefixtures("live_run_dir")]
 WORDS = ["release", "notes", "german", "deploy", "friday", "budget", "coffee", "python", "review", "mirror",
          "invoice", "garden", "rocket", "ticket", "window", "summer", "的", "发布", "说明"]
 SCOPES = ["user:U5", "user:U5/project:P8", "user:U7", "team:T1"]
 AT = "2026-06-01T00:00:00Z"
-
-
-@pytest.fixture(autouse=True)
-def short_run_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def generate(repo: MemoryRepo, rng: random.Random, count: int) -> None:

@@ -15,7 +15,6 @@ import socket
 import stat
 import struct
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,20 +27,12 @@ from memfs.agents.live.server import AlreadyRunning, Batch, _jumped
 from memfs.agents.live.view import search_view
 from tests.helpers import ACTOR, TIMEOUT, copy_repo, git, memory_text, wait_for
 
-pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
+              pytest.mark.usefixtures("live_run_dir")]
 AT = "2026-06-01T00:00:00+00:00"
 WORDS = ["release", "notes", "german", "deploy", "friday", "budget", "coffee", "python", "review", "mirror",
          "invoice", "garden", "rocket", "ticket", "window", "summer"]
 SCOPES = ["user:U5", "user:U5/project:P8", "user:U7", "team:T1"]
-
-
-@pytest.fixture(autouse=True)
-def short_run_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private run dir with a short path (tmp_path is too long for a socket), removed after."""
-    folder = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def fact(body: str, scope: str = "user:U5", **fields: Any) -> str:
@@ -177,6 +168,16 @@ def test_a_checkout_of_another_branch_runs_the_full_check_and_answers_as_rebuilt
     assert via_server(repo, "invoice summer") == direct(rebuilt_copy(repo, tmp_path), "invoice summer")
 
 
+def test_a_changed_memfsignore_runs_the_full_check(live: Live) -> None:
+    repo = live.repo
+    write(repo, "drafts/coffee.md", fact("The coffee machine is broken."))
+    live.settle()
+    assert paths_of(via_server(repo, "coffee")) == ["drafts/coffee.md"]
+    (repo.root / ".memfsignore").write_text("drafts/\n")
+    assert any(b.full for b in live.settle())
+    assert paths_of(via_server(repo, "coffee")) == [] == paths_of(direct(repo, "coffee"))
+
+
 def test_sleep_and_resume_is_noticed_from_the_clocks() -> None:
     assert not _jumped((0.0, 100.0, 0.0), (0.5, 100.5, 0.5))
     assert _jumped((0.0, 100.0, 0.0), (0.5, 400.5, 0.5))  # wall clock moved 300 s more
@@ -209,7 +210,7 @@ def test_the_server_survives_a_deleted_cache_folder(live: Live) -> None:
     assert paths_of(via_server(repo, "mirror")) == ["facts/mirror.md"]
 
 
-def test_a_stale_socket_of_a_killed_server_is_detected_and_removed(repo: MemoryRepo, short_run_dir: Path) -> None:
+def test_a_stale_socket_of_a_killed_server_is_detected_and_removed(repo: MemoryRepo, live_run_dir: Path) -> None:
     root = Path(os.path.realpath(repo.root))
     sock_path = wire.socket_path(root)
     sock_path.parent.mkdir(mode=0o700)

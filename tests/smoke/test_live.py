@@ -3,12 +3,9 @@ its answer, and what it loads (neither Whoosh nor YAML: the point of asking the 
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,15 +13,8 @@ import pytest
 from memfs import MemoryRepo
 from tests.helpers import TIMEOUT, memory_text, run_process, wait_for
 
-pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
-
-
-@pytest.fixture(autouse=True)
-def short_run_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
+              pytest.mark.usefixtures("live_run_dir")]
 
 
 @pytest.mark.slow

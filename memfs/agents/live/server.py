@@ -35,7 +35,6 @@ import socket
 import struct
 import threading
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from memfs import index
 from memfs.agents.live import wire
 from memfs.agents.live.view import search_view
-from memfs.agents.watch import watched_path
+from memfs.agents.watch import event_paths, observe, watched_path
 from memfs.errors import MemfsError, UsageError
 from memfs.index import incremental
 from memfs.index.catchup import REBUILD_WAIT
@@ -171,56 +170,25 @@ class LiveIndex:
         index.close(self.repo)
 
     def _start_observer(self) -> None:
-        from watchdog.events import (
-            DirCreatedEvent,
-            DirDeletedEvent,
-            DirMovedEvent,
-            FileClosedEvent,
-            FileCreatedEvent,
-            FileDeletedEvent,
-            FileMovedEvent,
-            FileSystemEventHandler,
-        )
-
-        ObserverClass: Callable[[], BaseObserver]
-        if self.polling:
-            from watchdog.observers.polling import PollingObserver as ObserverClass
-        else:
-            from watchdog.observers import Observer as ObserverClass
-
-        live = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                live.event(event)
-
-        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).addHandler(self._overflow)
-        kinds = [FileCreatedEvent, FileClosedEvent, FileMovedEvent, FileDeletedEvent, DirCreatedEvent, DirDeletedEvent,
-                 DirMovedEvent]
-        observer = ObserverClass()
-        observer.schedule(Handler(), str(self.repo.root), recursive=True, event_filter=kinds)
-        git_dir = self.repo.git.git_dir
-        if not str(git_dir).startswith(str(self.repo.root) + os.sep):
-            observer.schedule(Handler(), str(git_dir), recursive=True, event_filter=kinds)
-        observer.start()
-        self._observer = observer
+        roots = [str(self.repo.root)]
+        git_dir = str(self.repo.git.git_dir)
+        if not git_dir.startswith(roots[0] + os.sep):
+            roots.append(git_dir)
+        self._observer = observe(roots, self.event, polling=self.polling, folders=True)
 
     # --- events ----------------------------------------------------------------------------
     def event(self, event: FileSystemEvent) -> None:
         """Classify one watchdog event: a memory path, a git change, or a reason for the full check."""
-        for raw in (event.src_path, getattr(event, "dest_path", "")):
-            if not raw:
-                continue
-            absolute = raw if isinstance(raw, str) else raw.decode()
-            git_dir = str(self.repo.git.git_dir)
+        git_dir, cache = str(self.repo.git.git_dir), str(self.repo.cache_dir)
+        for absolute in event_paths(event):
             if absolute == git_dir or absolute.startswith(git_dir + os.sep):
                 rel_git = absolute[len(git_dir) + 1:].removesuffix(".lock")
                 if rel_git in GIT_NAMES or rel_git.startswith("refs/"):
                     self.touch_git()
                 continue
-            if absolute.startswith(str(self.repo.cache_dir)):
+            if absolute == cache or absolute.startswith(cache + os.sep):
                 name = os.path.basename(absolute)
                 if name.startswith(BARRIER) and name[len(BARRIER):].isdigit():
                     self._barrier_seen(int(name[len(BARRIER):]))
