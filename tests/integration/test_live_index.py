@@ -15,6 +15,7 @@ import socket
 import stat
 import struct
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -239,6 +240,18 @@ def test_two_servers_never_share_a_root_and_two_roots_never_share_a_server(live:
     assert wire.request(other.root, "status", {}) is None  # the copied record names another root
     with other.live_server() as second:
         assert wire.request(other.root, "status", {})["root"] == str(second.root)  # type: ignore[index]
+
+
+def test_a_server_is_found_and_not_doubled_from_another_run_dir(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(other))  # a shell whose environment differs from the server's
+    try:
+        assert wire.request(live.repo.root, "status", {}) is not None
+        with pytest.raises(AlreadyRunning):
+            live.repo.live_server().start()
+        assert wire.request(live.repo.root, "status", {}) is not None
+    finally:
+        shutil.rmtree(other)
 
 
 def raw(path: Path, payload: bytes) -> dict[str, Any]:

@@ -554,16 +554,15 @@ class SocketServer:
             folder.mkdir(mode=0o700)
         if not wire.private_dir_ok(folder):
             raise UsageError(f"{folder} must be a folder of yours that only you can enter (chmod 700 {folder})")
+        recorded = wire.read_record(self.root)
+        if (recorded is not None and recorded.get("root") == str(self.root) and recorded["socket"] != str(self.path)
+                and _answers(Path(recorded["socket"]))):
+            raise AlreadyRunning(f"a live index already serves {self.root} on {recorded['socket']} "
+                                 "(memfs serve --status; --stop)")
         if self.path.exists() or self.path.is_symlink():
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                probe.connect(str(self.path))
-            except OSError:
-                self.path.unlink()
-            else:
+            if _answers(self.path):
                 raise AlreadyRunning(f"a live index already serves {self.root} (memfs serve --status; --stop)")
-            finally:
-                probe.close()
+            self.path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)
         try:
@@ -652,6 +651,18 @@ class SocketServer:
             self.stopped.set()
             return {"ok": True}
         raise UsageError(f"unknown op {str(op)[:40]!r}")
+
+
+def _answers(path: Path) -> bool:
+    """Whether something accepts connections on the Unix socket ``path``."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def peer_uid(conn: socket.socket) -> int:

@@ -69,6 +69,21 @@ def private_dir_ok(folder: Path) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
+def socket_ok(path: Path) -> bool:
+    """Whether ``path`` is a socket of this user in a folder only this user may enter (wherever
+    the server's ``$XDG_RUNTIME_DIR`` put it). A missing socket is "ok" here: connecting finds
+    it gone and the record stale."""
+    if not private_dir_ok(path.parent):
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
+
+
 def find_root(start: str | os.PathLike[str]) -> Path | None:
     """The memory root ``Store.open(start)`` would choose, found without git: the nearest folder
     with a ``.memfs.toml``, else the nearest with ``.git``. ``None`` when git's environment
@@ -145,7 +160,7 @@ def remove_stale(root: Path, record: dict[str, Any]) -> None:
     if pid_alive(record["pid"]):
         return
     sock = Path(record["socket"])
-    if sock.parent == run_dir():
+    if socket_ok(sock):
         with contextlib.suppress(OSError):
             sock.unlink()
     with contextlib.suppress(OSError):
@@ -165,7 +180,7 @@ def request(start: str | os.PathLike[str], op: str, args: dict[str, Any],
     if record is None or record.get("root") != str(root):
         return None
     sock_path = record["socket"]
-    if Path(sock_path).parent != run_dir() or not private_dir_ok(run_dir()):
+    if not socket_ok(Path(sock_path)):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
