@@ -33,9 +33,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -87,9 +89,17 @@ ZH = """
 合规 审计 隐私 归档 发票 退款 订阅 试用 支持 延迟 缓存 备份 恢复 告警 指标 实验 功能 分支 合并
 """.split()
 
-#: words the secret gate reads as the start of a credential when they open a file name
-#: ("token-abc-def..." looks like an API key to it): kept out of generated paths
+#: kept out of generated paths: the secret gate once read a slug such as "token-abc-def-2024" as an
+#: API key (fixed since); leaving them out keeps the generated corpora as first measured
 SECRETISH = {"token", "secret"}
+#: common characters the generated Chinese words are made of
+ZH_CHARS = (
+    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面"
+    "而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性"
+    "好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第"
+    "向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管"
+    "特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处"
+)
 FILLER = "the a of to and in for on with is was it that this as be by we they from at".split()
 TYPES = ("fact", "preference", "episode", "procedure", "summary", "note")
 FOLDERS = {"fact": "facts", "preference": "prefs", "episode": "episodes", "procedure": "procedures",
@@ -246,22 +256,34 @@ def _english(rng: random.Random, vocab: _Vocab, type_: str) -> tuple[str, str]:
     return title, body
 
 
-def _chinese(rng: random.Random, vocab: _Vocab) -> tuple[str, str]:
-    clauses = ["".join(rng.choices(ZH, k=rng.randint(3, 8))) for _ in range(rng.randint(2, 5))]
+def _chinese(rng: random.Random, vocab: _Vocab, zh: _Vocab) -> tuple[str, str]:
+    clauses = ["".join(zh.draw(rng, rng.randint(3, 8))) for _ in range(rng.randint(2, 5))]
     name = rng.choice(NAMES).capitalize()
     body = f"{name}：" + "，".join(clauses) + f"。参考 {vocab.draw(rng, 1)[0]}。"
     return "".join(rng.sample(clauses, 1)), body
 
 
+def _zh_vocabulary(seed: int) -> _Vocab:
+    """The real words of :data:`ZH` first, then two- and three-character words made of common
+    characters: a Zipf vocabulary of a few thousand words, as Chinese notes have."""
+    rng = random.Random(seed + 1)
+    made: set[str] = set()
+    while len(made) < 4000:
+        made.add("".join(rng.choices(ZH_CHARS, k=rng.choice((2, 2, 2, 3)))))
+    tail = sorted(made - set(ZH))
+    rng.shuffle(tail)
+    return _Vocab(ZH + tail)
+
+
 def generate(n: int, seed: int = 1) -> list[Doc]:
     """``n`` memories, the same for the same ``(n, seed)``."""
-    rng, vocab = random.Random(seed), _vocabulary(seed)
+    rng, vocab, zh = random.Random(seed), _vocabulary(seed), _zh_vocabulary(seed)
     span = (NOW - START).total_seconds()
     docs: list[Doc] = []
     for i in range(n):
         type_ = rng.choices(TYPES, [25, 15, 30, 10, 10, 10])[0]
         chinese = rng.random() < 0.10
-        title, body = _chinese(rng, vocab) if chinese else _english(rng, vocab, type_)
+        title, body = _chinese(rng, vocab, zh) if chinese else _english(rng, vocab, type_)
         created = START + dt.timedelta(seconds=rng.random() * span)
         expires = None
         if rng.random() < 0.05:
@@ -331,7 +353,7 @@ def queries(docs: list[Doc], per_kind: int = 40, seed: int = 2) -> list[Query]:
 
 def _query_text(kind: str, doc: Doc, df: Counter[str], n: int, rng: random.Random) -> str | None:
     if kind == "zh2":
-        present = [w for w in ZH if w in doc.body]
+        present = sorted({w for clause in re.split("[：，。]", doc.body) for w in _zh_words(clause)})
         return " ".join(rng.sample(present, 2)) if len(present) >= 2 else None
     if kind == "title":
         return doc.title
@@ -347,6 +369,26 @@ def _query_text(kind: str, doc: Doc, df: Counter[str], n: int, rng: random.Rando
         return " ".join([by_rarity[0], *rng.sample(common, min(2, len(common)))])
     mid = by_rarity[len(by_rarity) // 2]
     return rng.choice(QUESTION_FORMS).format(by_rarity[0], mid, by_rarity[1])
+
+
+def _zh_words(clause: str) -> list[str]:
+    """The vocabulary words a generated Chinese clause is made of (read back greedily; a clause is
+    words written without spaces)."""
+    vocab = _zh_word_set()
+    out, i = [], 0
+    while i < len(clause):
+        size = next((k for k in (3, 2) if clause[i : i + k] in vocab), 0)
+        if not size:
+            i += 1
+            continue
+        out.append(clause[i : i + size])
+        i += size
+    return out
+
+
+@lru_cache(maxsize=1)
+def _zh_word_set() -> frozenset[str]:
+    return frozenset(_zh_vocabulary(1).words) | frozenset(ZH)
 
 
 def describe(docs: list[Doc]) -> str:

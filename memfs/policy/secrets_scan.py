@@ -107,8 +107,16 @@ def _bare_password(value: str) -> bool:
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
 
 
+_SLUG_PART = re.compile(r"[a-z]+|[0-9]{1,8}|v[0-9]+")
+
+
 def _token_value(value: str) -> bool:
-    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    """A token-like value: long, letters and digits, and not a slug of words and numbers
+    ("token-expiry-notes-2024", a file or heading named after tokens, is prose)."""
+    if len(value) < 16 or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return False
+    parts = [p for p in re.split(r"[-_./]", value.strip("-_./")) if p]
+    return len(parts) < 2 or not all(_SLUG_PART.fullmatch(p) for p in parts)
 
 
 def _luhn_card(value: str) -> bool:
