@@ -22,6 +22,7 @@ from memfs.store.repo import CommitResult, Scan, Store
 if TYPE_CHECKING:
     from memfs.agents.context import Context
     from memfs.agents.evaluate import EvalReport
+    from memfs.agents.live.server import SocketServer
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.index.results import ReindexReport, SearchResult
@@ -177,6 +178,26 @@ class MemoryRepo(Store):
 
             usage.record_recall(self, [hit.path for hit in result.hits])
         return result
+
+    def live_server(self, *, debounce: float | None = None, polling: bool = False) -> SocketServer:
+        """``memfs serve``: the live index of this repository and its socket, not started yet
+        (:mod:`memfs.agents.live.server`; run it with ``serve_forever`` or as a context manager)."""
+        from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex, SocketServer
+
+        return SocketServer(LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
+                                      polling=polling))
+
+    def live_status(self) -> dict[str, Any] | None:
+        """``memfs serve --status``: what the running live index says about itself, ``None`` if none runs."""
+        from memfs.agents.live.server import status
+
+        return status(self.root)
+
+    def live_stop(self) -> bool:
+        """``memfs serve --stop``: ask the running live index to stop; whether one was running."""
+        from memfs.agents.live.server import request_stop
+
+        return request_stop(self.root)
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
         """``memfs reindex``: rebuild the search index from the files."""

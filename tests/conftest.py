@@ -243,3 +243,16 @@ def branch(prepared: Prepared) -> MemoryRepo:
     """Review: main with a few memories, then a branch ``review`` that changes them in every way
     (and one more commit on main meanwhile)."""
     return prepared("branch", _branch)
+
+
+@pytest.fixture
+def live_run_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private run dir for live-index sockets with a short path (``tmp_path`` is too long for a
+    Unix socket), as ``$XDG_RUNTIME_DIR``; removed after the test."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

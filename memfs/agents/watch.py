@@ -40,6 +40,7 @@ from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
 if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
     from watchdog.observers.api import BaseObserver
 
 DEBOUNCE_SECONDS = 0.25
@@ -103,6 +104,55 @@ def watched_path(repo: Store, absolute: str) -> str | None:
     if not paths.is_memory_name(rel) or paths.is_ignored(repo.root, rel):
         return None
     return rel
+
+
+def event_paths(event: FileSystemEvent) -> list[str]:
+    """Both ends of a watchdog event (a move's source and destination), as text."""
+    found = []
+    for raw in (event.src_path, getattr(event, "dest_path", "")):
+        if raw:
+            found.append(raw if isinstance(raw, str) else raw.decode())
+    return found
+
+
+def observe(paths: Iterable[str], on_event: Callable[[FileSystemEvent], None], *, polling: bool = False,
+            folders: bool = False) -> BaseObserver:
+    """A started watchdog observer of ``paths`` (recursive) that calls ``on_event`` from its
+    thread, for the events the facts above call for: created, closed-after-write, moved and
+    deleted files (``folders`` adds created, moved and deleted folders). Shared by the watcher
+    and the live index (:mod:`memfs.agents.live.server`)."""
+    from watchdog.events import (
+        DirCreatedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileClosedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileMovedEvent,
+        FileSystemEventHandler,
+    )
+
+    ObserverClass: Callable[[], BaseObserver]
+    if polling:
+        from watchdog.observers.polling import PollingObserver as ObserverClass
+    else:
+        from watchdog.observers import Observer as ObserverClass
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            on_event(event)
+
+    # watchdog 7.1 may warn "Callback with id ... already exists" while directories are being
+    # created in the tree; it is harmless, but under ``-W error`` it would kill the observer.
+    warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
+    kinds: list[type[FileSystemEvent]] = [FileCreatedEvent, FileClosedEvent, FileMovedEvent, FileDeletedEvent]
+    if folders:
+        kinds += [DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+    observer = ObserverClass()
+    for path in paths:
+        observer.schedule(Handler(), path, recursive=True, event_filter=kinds)
+    observer.start()
+    return observer
 
 
 def _digest(data: bytes | None) -> str | None:
@@ -179,45 +229,15 @@ class Watcher:
         self.stop()
 
     def _start_observer(self) -> None:
-        from watchdog.events import (
-            FileClosedEvent,
-            FileCreatedEvent,
-            FileDeletedEvent,
-            FileMovedEvent,
-            FileSystemEvent,
-            FileSystemEventHandler,
-        )
+        def on_event(event: FileSystemEvent) -> None:
+            if event.is_directory:
+                return
+            for raw in event_paths(event):
+                rel = watched_path(self.repo, raw)
+                if rel is not None:
+                    self.touch(rel)
 
-        ObserverClass: Callable[[], BaseObserver]
-        if self.polling:
-            from watchdog.observers.polling import PollingObserver as ObserverClass
-        else:
-            from watchdog.observers import Observer as ObserverClass
-
-        watcher = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.is_directory:
-                    return
-                for raw in (event.src_path, getattr(event, "dest_path", "")):
-                    if raw:
-                        rel = watched_path(watcher.repo, raw if isinstance(raw, str) else raw.decode())
-                        if rel is not None:
-                            watcher.touch(rel)
-
-        # watchdog 7.1 may warn "Callback with id ... already exists" while directories are being
-        # created in the tree; it is harmless, but under ``-W error`` it would kill the observer.
-        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
-        observer = ObserverClass()
-        observer.schedule(
-            Handler(),
-            str(self.repo.root),
-            recursive=True,
-            event_filter=[FileCreatedEvent, FileClosedEvent, FileMovedEvent, FileDeletedEvent],
-        )
-        observer.start()
-        self._observer = observer
+        self._observer = observe([str(self.repo.root)], on_event, polling=self.polling)
 
     # --- events ----------------------------------------------------------------------------
     def touch(self, rel: str) -> None:

@@ -76,6 +76,7 @@ COMMANDS: dict[str, Verb] = {
     "eval": _verb("agent:eval_cmd", "eval"),
     "tool": _verb("agent:tool_cmd", "tool"),
     "watch": _verb("agent:watch_cmd", "watcher"),
+    "serve": _verb("serve:serve_cmd", "live_server", "live_status", "live_stop"),
     "mcp": _verb("agent:mcp_cmd", "memfs.mcp_server:build_server", "memfs.mcp_server:serve"),
     # collaboration
     "sync": _verb("collab:sync_cmd", "sync"),
@@ -153,6 +154,19 @@ class State:
                 note(text)
             progress.install(self._repo, click.get_current_context(), self.quiet)
         return self._repo
+
+    def ask_live(self, op: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The answer of a live index running for this repository (``memfs serve``), or ``None``
+        to do the work in this process: none runs, it is busy, it failed, or ``MEMFS_NO_LIVE``
+        is set. Asked before the repository is opened, so an answered command loads neither the
+        store nor the index (:mod:`memfs.agents.live.wire`)."""
+        import os
+
+        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None:
+            return None
+        from memfs.agents.live import wire
+
+        return wire.request(self.directory, op, args)
 
     def scoped(self, scope: str | None, inherit: bool = False) -> MemoryRepo:
         """What a read with ``--scope`` sees: a session bound to that scope, so nothing of another

@@ -146,9 +146,20 @@ def context_cmd(
     memories, labelled as reference material, within --budget tokens; says what was left out.
     Several --scope are each matched exactly."""
     from memfs.cli.options import parse_cli_time
-    from memfs.policy.tokens import counter
 
     at = parse_cli_time(at_text, "--at") if at_text else None
+    answered = state.ask_live("context", {
+        "task": task, "scopes": list(scopes), "inherit": inherit, "version": version_,
+        "at": at.isoformat() if at is not None else None, "budget": budget, "format": fmt,
+        "system_share": system_share, "counter": counter_name, "min_relevance": min_relevance, "actor": state.actor,
+    })
+    if answered is not None:
+        for text in answered["notices"]:
+            note(text)
+        _print_context(answered["warnings"], answered["uncommitted_notice"], answered["text"])
+        return
+    from memfs.policy.tokens import counter
+
     scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (list(scopes) or None)
     repo = state.scoped(scope, inherit) if not isinstance(scope, list) else state.repo()
     built = repo.context(
@@ -163,11 +174,15 @@ def context_cmd(
         system_share=system_share,
         count=counter(counter_name),
     )
-    for warning in built.warnings:
+    _print_context(built.warnings, built.uncommitted_notice, built.render())
+
+
+def _print_context(warnings: list[str], uncommitted_notice: str | None, text: str) -> None:
+    for warning in warnings:
         note(f"memfs: warning: {warning}")
-    if built.uncommitted_notice:
-        note(f"memfs: {built.uncommitted_notice}")
-    click.echo(built.render(), nl=False)
+    if uncommitted_notice:
+        note(f"memfs: {uncommitted_notice}")
+    click.echo(text, nl=False)
 
 
 @click.command("eval")

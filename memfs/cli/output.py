@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memfs.format.model import Problem
-
 if TYPE_CHECKING:
+    from memfs.format.model import Problem
     from memfs.store.repo import CommitResult
 
 

@@ -5,15 +5,12 @@ Imports stay inside the commands so that a one-shot ``memfs search`` loads only 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import click
 
 from memfs.cli import State, complete
 from memfs.cli.options import json_option, pass_state
-
-if TYPE_CHECKING:
-    from memfs.index.results import SearchResult
 
 
 @click.command("search")
@@ -42,60 +39,76 @@ def search_cmd(
     explain: bool,
     as_json: bool,
 ) -> None:
-    """Find eligible memories matching QUERY, best first (plain words; no query syntax)."""
+    """Find eligible memories matching QUERY, best first (plain words; no query syntax).
+
+    With a live index running ('memfs serve'), it answers; the output is the same either way."""
     from memfs.cli.options import parse_cli_time
-    from memfs.cli.output import emit_json, note
 
     when = parse_cli_time(at, "--at") if at is not None else None
+    text = " ".join(query)
+    args = {"query": text, "scope": scope, "inherit": inherit, "version": version_,
+            "at": when.isoformat() if when is not None else None, "type": type_, "limit": limit,
+            "explain": explain, "actor": state.actor, "json": as_json}
+    answered = _ask_live(state, args)
+    if answered is not None:
+        _print(*answered, as_json=as_json, explain=explain)
+        return
+    from memfs.agents.live.view import search_view
+
     result = state.scoped(scope, inherit).search(
-        " ".join(query),
-        scope=scope,
-        version=version_,
-        at=when,
-        type=type_,
-        limit=limit,
-        inherit=inherit,
-        explain=explain,
+        text, scope=scope, version=version_, at=when, type=type_, limit=limit, inherit=inherit, explain=explain,
         record=True,
     )
-    for text in result.notices:
+    _print([], search_view(result, as_json=as_json), as_json=as_json, explain=explain)
+
+
+def _ask_live(state: State, args: dict[str, Any]) -> tuple[list[str], dict[str, Any]] | None:
+    """(notices of opening the repository, the view) from a live index, or ``None`` to search here."""
+    reply = state.ask_live("search", args)
+    if reply is None or not isinstance(reply.get("view"), dict) or not isinstance(reply.get("notices"), list):
+        return None
+    return reply["notices"], reply["view"]
+
+
+def _print(opened: list[str], view: dict[str, Any], *, as_json: bool, explain: bool) -> None:
+    from memfs.cli.output import emit_json, note
+
+    for text in [*opened, *view["notices"]]:
         note(text)
     if as_json:
-        emit_json(result.to_json())
+        emit_json(view["json"])
         return
-    for problem in result.broken:
+    for problem in view["broken"]:
         note(f"memfs: unreadable memory, not searched: {problem}")
-    if any(hit.uncommitted for hit in result.hits):
+    if any(hit["uncommitted"] for hit in view["hits"]):
         note("memfs: hits marked [uncommitted] differ from the last commit; 'memfs context' does not inject "
              "those edits until they are committed (or 'memfs watch' commits them)")
-    _print_text(result, explain)
+    _print_text(view, explain)
 
 
-def _print_text(result: SearchResult, explain: bool) -> None:
+def _print_text(view: dict[str, Any], explain: bool) -> None:
     from memfs.cli.output import line
 
-    if not result.hits:
-        where = f" in scope {result.scope}" if result.scope else ""
+    if not view["hits"]:
+        where = f" in scope {view['scope']}" if view["scope"] else ""
         line(f"no eligible memory matches{where}")
-    for rank, hit in enumerate(result.hits, start=1):
-        m = hit.memory
-        facts = [f for f in (m.scope, m.type, m.version and f"version {m.version}") if f]
-        mark = "  [uncommitted]" if hit.uncommitted else ""
-        line(f"{rank}. {m.path}  score {hit.score:.3f}  [{', '.join(facts)}]{mark}")
-        summary = m.description or next((ln.strip() for ln in m.body.splitlines() if ln.strip()), "")
-        if summary:
-            line(f"   {summary[:160]}")
+    for rank, hit in enumerate(view["hits"], start=1):
+        facts = [f for f in (hit["scope"], hit["type"], hit["version"] and f"version {hit['version']}") if f]
+        mark = "  [uncommitted]" if hit["uncommitted"] else ""
+        line(f"{rank}. {hit['path']}  score {hit['score']:.3f}  [{', '.join(facts)}]{mark}")
+        if hit["summary"]:
+            line(f"   {hit['summary'][:160]}")
         if explain:
             line(
-                f"   relevance {hit.relevance:.3f} × freshness {hit.freshness:.3f} × confidence "
-                f"{hit.confidence:.2f} = {hit.score:.3f}; source {m.source}"
+                f"   relevance {hit['relevance']:.3f} × freshness {hit['freshness']:.3f} × confidence "
+                f"{hit['confidence']:.2f} = {hit['score']:.3f}; source {hit['source']}"
             )
     if explain:
-        line(f"terms: {' '.join(result.terms)}")
-        if result.filtered:
+        line(f"terms: {' '.join(view['terms'])}")
+        if view["filtered"]:
             line("matched the words but not eligible:")
-            for item in result.filtered:
-                line(f"   {item.path}  relevance {item.relevance:.3f}  — {item.reason}")
+            for path, relevance, reason in view["filtered"]:
+                line(f"   {path}  relevance {relevance:.3f}  — {reason}")
 
 
 @click.command("reindex")

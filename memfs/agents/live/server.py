@@ -1,0 +1,693 @@
+"""``memfs serve``: keep the search index current from file-system events, answer over a socket.
+
+What it keeps open: the :class:`~memfs.store.repo.Store`, this process's Whoosh searcher (reopened
+only when the index changes) and the last ``git status`` probe, so a search it answers runs
+:func:`memfs.index.query.search` with ``catch_up=False`` and asks git nothing.
+
+How it stays current (the bound: a save is searchable once its event is processed, that is
+the debounce, :data:`DEBOUNCE_SECONDS`, plus the time to re-index the changed files):
+
+* watchdog events on memory files (the filter of :func:`memfs.agents.watch.watched_path`) are
+  debounced per path, then exactly those paths are re-indexed
+  (:func:`memfs.index.incremental.apply_paths`, no stat of every file);
+* events on ``.git/HEAD``, ``refs/``, ``packed-refs`` and ``.git/index`` (a commit, a reset, a
+  ``git add``) refresh the cached probe, which says which hits are uncommitted;
+* anything that may mean missed events runs the full check (:func:`memfs.index.catchup.sync`):
+  an inotify queue overflow, a jump between the monotonic and the wall or boot clock (sleep and
+  resume), a change of branch (``.git/HEAD`` names another ref), a folder moved or deleted,
+  ``.memfsignore`` or ``.memfs.toml`` changed, and a ``.memfs/`` that disappeared.
+
+Every search and every index update hold one lock, so a search never sees a half-applied
+update; a search that cannot get it within :data:`QUERY_WAIT` seconds (a long rebuild) gets
+a ``busy`` reply and the client searches itself. The same eligibility and session binding
+apply as in the direct path: the server opens the session the client asks for and calls the
+same search.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+import os
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memfs import index
+from memfs.agents.live import wire
+from memfs.agents.live.view import search_view
+from memfs.agents.watch import event_paths, observe, watched_path
+from memfs.errors import MemfsError, UsageError
+from memfs.index import incremental
+from memfs.index.catchup import REBUILD_WAIT
+from memfs.index.state import ensure_cache
+from memfs.store import atomic, gitcli
+from memfs.store.repo import Store
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
+
+DEBOUNCE_SECONDS = 0.05
+QUERY_WAIT = 10.0
+TICK_SECONDS = 0.5
+CLOCK_JUMP_SECONDS = 2.0
+REQUEST_TIMEOUT = 5.0
+GIT_NAMES = ("HEAD", "index", "packed-refs")
+BARRIER = "live-barrier-"
+FULL_NAMES = (".memfsignore", ".memfs.toml")
+log = logging.getLogger("memfs.live")
+Recall = tuple[Store, list[str], dt.datetime]
+Answer = tuple[dict[str, Any], Recall | None]
+
+
+class AlreadyRunning(MemfsError):
+    """Another live index already serves this memory root."""
+
+
+class CachedProbeGit(gitcli.Git):
+    """The repository's git, with the ``git status`` probe kept until the live index says the
+    files or ``.git`` changed: the per-query scan the live index exists to skip."""
+
+    def __init__(self, workdir: Path, git_dir: Path) -> None:
+        super().__init__(workdir, git_dir)
+        self._probe: tuple[str, gitcli.Probe | None] | None = None
+        self._probe_lock = threading.Lock()
+
+    def probe(self, pathspec: str) -> gitcli.Probe | None:
+        with self._probe_lock:
+            if self._probe is not None and self._probe[0] == pathspec:
+                return self._probe[1]
+        found = super().probe(pathspec)
+        with self._probe_lock:
+            self._probe = (pathspec, found)
+        return found
+
+    def forget_probe(self) -> None:
+        with self._probe_lock:
+            self._probe = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One round of index work, numbered: what tests and ``--status`` wait on."""
+
+    number: int
+    paths: frozenset[str]
+    git: bool
+    full: str | None
+    barrier: int = 0
+
+
+@dataclass
+class _Pending:
+    paths: dict[str, float] = field(default_factory=dict)
+    git: float | None = None
+    full: str | None = None
+    barrier: tuple[int, float] | None = None
+
+
+class LiveIndex:
+    """The index of one memory root, kept current; :meth:`start`, :meth:`search`, :meth:`stop`."""
+
+    def __init__(self, repo: Store, *, debounce: float = DEBOUNCE_SECONDS, polling: bool = False) -> None:
+        git = CachedProbeGit(repo.git.workdir, repo.git.git_dir)
+        self.repo = type(repo)(repo.root, git, repo.actor)
+        self.git = git
+        self.debounce = debounce
+        self.polling = polling
+        self.lock = threading.RLock()
+        self._cond = threading.Condition()
+        self._pending = _Pending()
+        self._stopping = False
+        self._threads: list[threading.Thread] = []
+        self._observer: BaseObserver | None = None
+        self.batches: list[Batch] = []
+        self.processed = 0
+        self.head = self._read_head()
+        self.started = time.time()
+        self.errors: list[str] = []
+        self._overflow = _Overflow(self)
+        self._barriers = 0
+        self.query_wait = QUERY_WAIT
+        self.answered = 0
+        self._recalls: list[Recall] = []
+        self._kept = incremental.Kept()
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Observe first, then the full check, so nothing saved meanwhile is missed."""
+        self._start_observer()
+        with self.lock:
+            self._full("start")
+        for target, name in ((self._run, "memfs-live-index"), (self._tick, "memfs-live-clock")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=10)
+            self._observer = None
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=30)
+        self._threads.clear()
+        self.record_recalls()
+        for name in WATCHDOG_LOGGERS:
+            logging.getLogger(name).removeHandler(self._overflow)
+        index.close(self.repo)
+
+    def _start_observer(self) -> None:
+        for name in WATCHDOG_LOGGERS:
+            logging.getLogger(name).addHandler(self._overflow)
+        roots = [str(self.repo.root)]
+        git_dir = str(self.repo.git.git_dir)
+        if not git_dir.startswith(roots[0] + os.sep):
+            roots.append(git_dir)
+        self._observer = observe(roots, self.event, polling=self.polling, folders=True)
+
+    # --- events ----------------------------------------------------------------------------
+    def event(self, event: FileSystemEvent) -> None:
+        """Classify one watchdog event: a memory path, a git change, or a reason for the full check."""
+        git_dir, cache = str(self.repo.git.git_dir), str(self.repo.cache_dir)
+        for absolute in event_paths(event):
+            if absolute == git_dir or absolute.startswith(git_dir + os.sep):
+                rel_git = absolute[len(git_dir) + 1:].removesuffix(".lock")
+                if rel_git in GIT_NAMES or rel_git.startswith("refs/"):
+                    self.touch_git()
+                continue
+            if absolute == cache or absolute.startswith(cache + os.sep):
+                name = os.path.basename(absolute)
+                if name.startswith(BARRIER) and name[len(BARRIER):].isdigit():
+                    self._barrier_seen(int(name[len(BARRIER):]))
+                continue
+            if event.is_directory and event.event_type == "created":
+                self._new_folder(absolute)
+            elif event.is_directory:
+                self.missed(f"folder {absolute} moved or deleted")
+            elif os.path.basename(absolute) in FULL_NAMES:
+                self.missed(f"{os.path.basename(absolute)} changed")
+            elif (rel := watched_path(self.repo, absolute)) is not None:
+                self.touch(rel)
+
+    def _new_folder(self, absolute: str) -> None:
+        """A new folder's files may be written before its watch exists: take them from a walk."""
+        for folder, _dirs, files in os.walk(absolute):
+            for name in files:
+                if (rel := watched_path(self.repo, os.path.join(folder, name))) is not None:
+                    self.touch(rel)
+
+    def touch(self, rel: str) -> None:
+        with self._cond:
+            self._pending.paths[rel] = time.monotonic() + self.debounce
+            self._cond.notify_all()
+
+    def touch_git(self) -> None:
+        with self._cond:
+            self._pending.git = time.monotonic() + self.debounce
+            self._cond.notify_all()
+
+    def barrier(self) -> int:
+        """Write a marker file and return its number: once a batch with that barrier number is
+        processed (:meth:`wait_barrier`), every event delivered before the marker's is too (one
+        observer delivers events in order, and the barrier is due last)."""
+        with self._cond:
+            self._barriers += 1
+            number = self._barriers
+        marker = self.repo.cache_dir / f"{BARRIER}{number}"
+        ensure_cache(self.repo.cache_dir)
+        marker.write_bytes(b"")
+        marker.unlink()
+        return number
+
+    def _barrier_seen(self, number: int) -> None:
+        with self._cond:
+            self._pending.barrier = (max(number, (self._pending.barrier or (0, 0.0))[0]),
+                                     time.monotonic() + self.debounce)
+            self._cond.notify_all()
+
+    def wait_barrier(self, number: int, timeout: float = 60.0) -> Batch | None:
+        return self.wait_for(lambda b: b.barrier >= number, 0, timeout)
+
+    def missed(self, why: str) -> None:
+        """Events may have been lost: run the full check next."""
+        with self._cond:
+            self._pending.full = self._pending.full or why
+            self._cond.notify_all()
+
+    def _due(self) -> tuple[list[str], bool, str | None, int] | None:
+        """Take what is due, or ``None`` to stop; waits under ``self._cond``."""
+        while not self._stopping:
+            now = time.monotonic()
+            pending = self._pending
+            due = [rel for rel, when in pending.paths.items() if when <= now]
+            git = pending.git is not None and pending.git <= now
+            barrier = pending.barrier is not None and pending.barrier[1] <= now
+            if due or git or pending.full or barrier:
+                for rel in due:
+                    del pending.paths[rel]
+                full, pending.full = pending.full, None
+                if git:
+                    pending.git = None
+                number = 0
+                if barrier and pending.barrier is not None:
+                    number, pending.barrier = pending.barrier[0], None
+                return due, git, full, number
+            later = [*pending.paths.values(), *([pending.git] if pending.git is not None else []),
+                     *([pending.barrier[1]] if pending.barrier is not None else [])]
+            self._cond.wait(timeout=max(min(later, default=now + 3600) - now, 0.005))
+        return None
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                taken = self._due()
+            if taken is None:
+                return
+            rels, git, full, barrier = taken
+            try:
+                self._apply(rels, git, full, barrier)
+            except Exception as exc:  # keep serving; the next event or tick retries
+                self.errors = [*self.errors[-9:], f"{type(exc).__name__}: {exc}"]
+                log.warning("memfs serve: index not updated (%s: %s); running the full check next",
+                            type(exc).__name__, exc)
+                self.missed("the last update failed")
+                time.sleep(TICK_SECONDS)
+
+    def _apply(self, rels: list[str], git: bool, full: str | None, barrier: int = 0) -> None:
+        with self.lock:
+            head = self._read_head()
+            if head != self.head and full is None:
+                full = "HEAD names another branch or commit"
+            self.head = head
+            if full is not None:
+                self._full(full)
+            else:
+                self.git.forget_probe()
+                try:
+                    incremental.apply_paths(self.repo, rels, kept=self._kept)
+                except incremental.NeedsSync as why:
+                    self._full(str(why))
+            self._done(rels, git, full, barrier)
+
+    def _full(self, why: str) -> None:
+        log.info("memfs serve: full check (%s)", why)
+        self.git.forget_probe()
+        index_report = index.sync(self.repo, wait=REBUILD_WAIT)
+        for text in index_report.notices:
+            log.info("%s", text)
+        self._publish()
+
+    def _done(self, rels: list[str], git: bool, full: str | None, barrier: int = 0) -> None:
+        with self._cond:
+            self.processed += 1
+            self.batches.append(Batch(self.processed, frozenset(rels), git, full, barrier))
+            del self.batches[:-1000]
+            self._cond.notify_all()
+
+    def _read_head(self) -> str | None:
+        """What ``.git/HEAD`` says (``ref: refs/heads/main``): a change is a checkout of another branch."""
+        try:
+            return (self.repo.git.git_dir / "HEAD").read_text()
+        except OSError:
+            return None
+
+    def _tick(self) -> None:
+        """Every :data:`TICK_SECONDS`: notice sleep/resume and a deleted ``.memfs/`` or record."""
+        last = _clocks()
+        while True:
+            with self._cond:
+                if self._cond.wait_for(lambda: self._stopping, timeout=TICK_SECONDS):
+                    return
+            now = _clocks()
+            if _jumped(last, now):
+                self.missed("the clock jumped (sleep and resume?)")
+            last = now
+            if not (self.repo.cache_dir / index.STATE_FILE).exists():
+                self.missed(".memfs/ or its state file was deleted")
+            elif self.record_missing():
+                self._publish()
+
+    # --- waiting (tests, --status) ---------------------------------------------------------
+    def wait_for(self, test: Callable[[Batch], bool], after: int, timeout: float = 60.0) -> Batch | None:
+        """The first batch numbered above ``after`` that passes ``test``, waiting for it up to
+        ``timeout`` seconds (``None`` if none came: the caller's failure, not a timing)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for batch in self.batches:
+                    if batch.number > after and test(batch):
+                        return batch
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(timeout=left)
+
+    # --- the record --------------------------------------------------------------------------
+    def _publish(self) -> None:
+        """Hook for the socket server to (re)write ``.memfs/live.json``."""
+
+    def record_missing(self) -> bool:
+        return False
+
+    # --- answering ---------------------------------------------------------------------------
+    def search(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The reply to a search request: what the direct path would print, as data; ``busy`` if
+        an update (a rebuild) holds the index longer than ``query_wait`` seconds."""
+        return self._answer(_search, args)
+
+    def context(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The reply to a context request (``memfs context``), like :meth:`search`."""
+        return self._answer(_context, args)
+
+    def _answer(self, work: Callable[[Store, dict[str, Any]], Answer], args: dict[str, Any]) -> dict[str, Any]:
+        if not self.lock.acquire(timeout=self.query_wait):
+            return {"ok": False, "busy": True, "error": "the live index is being rebuilt"}
+        try:
+            if not (self.repo.cache_dir / index.STATE_FILE).exists():
+                self._full(".memfs/ or its state file was deleted")
+            reply, recall = work(self.repo, args)
+            self.answered += 1
+        finally:
+            self.lock.release()
+        if recall is not None:
+            with self._cond:
+                self._recalls.append(recall)
+        return {"ok": True, **reply}
+
+    def record_recalls(self) -> None:
+        """Count the hits of the answers given so far as recalled (``memfs search`` does), after
+        the reply is sent: statistics the answer does not depend on."""
+        from memfs.store import usage
+
+        with self._cond:
+            recalls, self._recalls = self._recalls, []
+        for view, rels, when in recalls:
+            usage.record_recall(view, rels, when)
+
+    def status(self) -> dict[str, Any]:
+        with self._cond:
+            pending = len(self._pending.paths) + (self._pending.git is not None) + bool(self._pending.full)
+        return {
+            "ok": True,
+            "pid": os.getpid(),
+            "root": str(self.repo.root),
+            "processed": self.processed,
+            "answered": self.answered,
+            "pending": pending,
+            "started": dt.datetime.fromtimestamp(self.started, dt.UTC).isoformat(),
+            "errors": self.errors[-5:],
+        }
+
+
+def _clocks() -> tuple[float, float, float]:
+    boot = time.clock_gettime(time.CLOCK_BOOTTIME) if hasattr(time, "CLOCK_BOOTTIME") else time.monotonic()
+    return (time.monotonic(), time.time(), boot)
+
+
+def _jumped(before: tuple[float, float, float], after: tuple[float, float, float]) -> bool:
+    """Whether the wall or boot clock moved :data:`CLOCK_JUMP_SECONDS` more than the monotonic
+    one (which stops during suspend on Linux)."""
+    mono = after[0] - before[0]
+    return abs((after[1] - before[1]) - mono) > CLOCK_JUMP_SECONDS or (after[2] - before[2]) - mono > CLOCK_JUMP_SECONDS
+
+
+class _Overflow(logging.Handler):
+    """watchdog reports a kernel queue overflow only in its log; this turns it into a full check."""
+
+    def __init__(self, live: LiveIndex) -> None:
+        super().__init__(logging.WARNING)
+        self.live = live
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.live.missed("the inotify queue overflowed")
+
+
+WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
+
+
+# --- the search itself ---------------------------------------------------------------------------
+SEARCH_ARGS: dict[str, type | tuple[type, ...]] = {
+    "query": str, "scope": (str, type(None)), "inherit": bool, "version": (str, type(None)),
+    "at": (str, type(None)), "type": (str, type(None)), "limit": int, "explain": bool,
+    "actor": (str, type(None)), "json": bool,
+}
+
+
+def _search(repo: Store, args: dict[str, Any]) -> Answer:
+    """Open the session the client asked for, search without the git scan; the data the CLI
+    prints, and the recall to record (as ``memfs search`` does)."""
+    from memfs.format.model import utcnow
+
+    store = type(repo)(repo.root, repo.git, args["actor"])
+    view = store if args["scope"] is None else store.session(args["scope"], inherit=args["inherit"])
+    at = dt.datetime.fromisoformat(args["at"]) if args["at"] is not None else None
+    result = index.search(view, args["query"], scope=args["scope"], version=args["version"], at=at,
+                          type=args["type"], limit=args["limit"], inherit=args["inherit"],
+                          explain=args["explain"], catch_up=False)
+    recall = (view, [hit.path for hit in result.hits], utcnow()) if result.hits else None
+    return {"notices": store.notices, "view": search_view(result, as_json=args["json"])}, recall
+
+
+CONTEXT_ARGS: dict[str, type | tuple[type, ...]] = {
+    "task": str, "scopes": list, "inherit": bool, "version": (str, type(None)), "at": (str, type(None)),
+    "budget": int, "format": str, "system_share": (float, int), "counter": (str, type(None)),
+    "min_relevance": (float, int), "actor": (str, type(None)),
+}
+
+
+def _context(repo: Store, args: dict[str, Any]) -> Answer:
+    """``memfs context`` as the CLI runs it: the session of a single ``--scope``, every scope's
+    repository for several; the rendered text and what the CLI prints to stderr."""
+    from memfs.agents.context import assemble
+    from memfs.policy.tokens import counter
+
+    if not all(isinstance(s, str) for s in args["scopes"]):
+        raise UsageError("context argument 'scopes' must be a list of strings")
+    store = type(repo)(repo.root, repo.git, args["actor"])
+    scopes: list[str] = args["scopes"]
+    scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (scopes or None)
+    view = store.session(scope, inherit=args["inherit"]) if isinstance(scope, str) else store
+    at = dt.datetime.fromisoformat(args["at"]) if args["at"] is not None else None
+    built = assemble(view, args["task"], scope=scope, version=args["version"], budget=args["budget"],
+                     format=args["format"], inherit=args["inherit"], system_share=float(args["system_share"]),
+                     count=counter(args["counter"]), at=at, min_relevance=float(args["min_relevance"]))
+    return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
+            "text": built.render()}, None
+
+
+def check_args(args: Any, expected: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+    """The request's arguments, exactly the expected names and types, else :class:`UsageError`."""
+    if not isinstance(args, dict) or set(args) != set(expected):
+        raise UsageError(f"arguments must be exactly {sorted(expected)}")
+    for name, kinds in expected.items():
+        value = args[name]
+        if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
+            raise UsageError(f"argument {name!r} has the wrong type")
+    return args
+
+
+# --- the socket ----------------------------------------------------------------------------------
+class SocketServer:
+    """Serve one :class:`LiveIndex` on its Unix socket until :meth:`stop` (or a ``stop`` request).
+
+    One server per memory root: the socket is named by the root's real path and a second server
+    finds the first answering there and refuses to start; a socket whose process is gone is
+    removed. Only this user may connect (0700 folder, 0600 socket, and the peer's uid checked);
+    anything that is not a well-formed request of our protocol gets an error reply and a log line.
+    """
+
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+        self.root = Path(os.path.realpath(live.repo.root))
+        self.path = wire.socket_path(self.root)
+        self.sock: socket.socket | None = None
+        self.stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        live._publish = self.publish  # type: ignore[method-assign]
+        live.record_missing = self.record_missing  # type: ignore[method-assign]
+
+    def start(self) -> None:
+        self._bind()
+        try:
+            self.live.start()
+            self.publish()
+        except BaseException:
+            self._cleanup()
+            raise
+        self._thread = threading.Thread(target=self._serve, name="memfs-live-socket", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.live.stop()
+        self._cleanup()
+
+    def __enter__(self) -> SocketServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _bind(self) -> None:
+        folder = self.path.parent
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        if not wire.private_dir_ok(folder):
+            raise UsageError(f"{folder} must be a folder of yours that only you can enter (chmod 700 {folder})")
+        recorded = wire.read_record(self.root)
+        if (recorded is not None and recorded.get("root") == str(self.root) and recorded["socket"] != str(self.path)
+                and _answers(Path(recorded["socket"]))):
+            raise AlreadyRunning(f"a live index already serves {self.root} on {recorded['socket']} "
+                                 "(memfs serve --status; --stop)")
+        if self.path.exists() or self.path.is_symlink():
+            if _answers(self.path):
+                raise AlreadyRunning(f"a live index already serves {self.root} (memfs serve --status; --stop)")
+            self.path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            sock.bind(str(self.path))
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+        sock.listen(16)
+        sock.settimeout(TICK_SECONDS)
+        self.sock = sock
+
+    def publish(self) -> None:
+        """Write ``.memfs/live.json`` so clients find the socket (again, after ``.memfs/`` was deleted)."""
+        record = {"protocol": wire.PROTOCOL, "socket": str(self.path), "root": str(self.root), "pid": os.getpid()}
+        ensure_cache(self.live.repo.cache_dir)
+        atomic.write_bytes(self.live.repo.cache_dir / wire.RECORD, json.dumps(record).encode())
+
+    def record_missing(self) -> bool:
+        found = wire.read_record(self.root)
+        return found is None or found.get("pid") != os.getpid() or found.get("socket") != str(self.path)
+
+    def _cleanup(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        found = wire.read_record(self.root)
+        if found is not None and found.get("pid") == os.getpid():
+            with contextlib.suppress(OSError):
+                (self.live.repo.cache_dir / wire.RECORD).unlink()
+
+    def _serve(self) -> None:
+        assert self.sock is not None
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with conn:
+                self._answer(conn)
+
+    def _answer(self, conn: socket.socket) -> None:
+        conn.settimeout(REQUEST_TIMEOUT)
+        try:
+            uid = peer_uid(conn)
+            if uid != os.getuid():
+                log.warning("memfs serve: refused a connection from uid %s", uid)
+                conn.sendall(wire.encode({"ok": False, "error": "refused: not the owner of this live index"}))
+                return
+            message = wire.receive(conn, wire.MAX_REQUEST)
+            reply = self.dispatch(message)
+        except (wire.WireError, UsageError) as exc:
+            log.warning("memfs serve: bad request: %s", exc)
+            reply = {"ok": False, "error": f"bad request: {exc}"}
+        except MemfsError as exc:
+            reply = {"ok": False, "error": str(exc)}
+        except OSError as exc:
+            log.warning("memfs serve: connection failed: %s", exc)
+            return
+        except Exception as exc:  # a bug answering one request must not stop the server
+            log.exception("memfs serve: request failed")
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        with contextlib.suppress(OSError):
+            conn.sendall(wire.encode(reply))
+        try:
+            self.live.record_recalls()
+        except Exception as exc:  # statistics only: say so, keep serving
+            log.warning("memfs serve: recall statistics not recorded (%s: %s)", type(exc).__name__, exc)
+
+    def dispatch(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message.get("memfs") != wire.PROTOCOL:
+            raise UsageError(f"unknown protocol {str(message.get('memfs'))[:40]!r}; this server speaks {wire.PROTOCOL}")
+        if message.get("root") != str(self.root):
+            raise UsageError("this live index serves another memory root")
+        op = message.get("op")
+        if op == "search":
+            return self.live.search(check_args(message.get("args"), SEARCH_ARGS))
+        if op == "context":
+            return self.live.context(check_args(message.get("args"), CONTEXT_ARGS))
+        if op == "status":
+            return {**self.live.status(), "socket": str(self.path)}
+        if op == "stop":
+            self.stopped.set()
+            return {"ok": True}
+        raise UsageError(f"unknown op {str(op)[:40]!r}")
+
+
+def _answers(path: Path) -> bool:
+    """Whether something accepts connections on the Unix socket ``path``."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def peer_uid(conn: socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (``SO_PEERCRED``)."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+def serve_forever(server: SocketServer, stop: threading.Event) -> None:
+    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM) or a ``stop`` request."""
+    server.start()
+    try:
+        while not stop.wait(TICK_SECONDS) and not server.stopped.is_set():
+            pass
+    finally:
+        server.stop()
+
+
+def status(root: Path) -> dict[str, Any] | None:
+    """What the server of ``root`` says about itself, or ``None`` if none answers."""
+    return wire.request(root, "status", {})
+
+
+def request_stop(root: Path) -> bool:
+    """Ask the server of ``root`` to stop; whether one answered."""
+    return wire.request(root, "stop", {}) is not None
+
+

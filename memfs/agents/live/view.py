@@ -1,0 +1,35 @@
+"""What ``memfs search`` prints, as data: built by whoever searched (this process or a live
+index), printed by the CLI. One function for both paths, so the output with and without a
+server is the same by construction."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memfs.index.results import Hit, SearchResult
+
+
+def search_view(result: SearchResult, *, as_json: bool) -> dict[str, Any]:
+    """The notices, and either the JSON document or the text fields, as JSON-able data (floats
+    kept exact, so rounding for print happens once, on the printing side)."""
+    view: dict[str, Any] = {"notices": list(result.notices)}
+    if as_json:
+        view["json"] = result.to_json()
+        return view
+    view["broken"] = [str(p) for p in result.broken]
+    view["scope"] = result.scope
+    view["terms"] = list(result.terms)
+    view["filtered"] = [[f.path, f.relevance, f.reason] for f in result.filtered]
+    view["hits"] = [_hit_view(hit) for hit in result.hits]
+    return view
+
+
+def _hit_view(hit: Hit) -> dict[str, Any]:
+    m = hit.memory
+    summary = m.description or next((ln.strip() for ln in m.body.splitlines() if ln.strip()), "")
+    return {
+        "path": m.path, "scope": m.scope, "type": m.type, "version": m.version, "source": m.source,
+        "summary": summary, "score": hit.score, "relevance": hit.relevance, "freshness": hit.freshness,
+        "confidence": hit.confidence, "uncommitted": hit.uncommitted,
+    }

@@ -1,0 +1,116 @@
+"""Re-indexing exactly the paths a caller names, for a process told what changed (the live index).
+
+:func:`memfs.index.catchup.sync` finds what changed itself: one ``git status`` and, when that
+differs, a stat of every memory file. A long-running process that watches the files already
+knows which paths an event touched; :func:`apply_paths` indexes only those, with the same
+per-file step (:func:`~memfs.index.catchup._index_one`), the same lock and the same state file,
+so the index it leaves is the one a ``sync`` would leave for those changes. It never decides
+that nothing else changed: a caller that may have missed events runs ``sync``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from memfs.index import state as index_state
+from memfs.index.catchup import SYNC_WAIT, _index_one, _LazyWriter, _probe
+from memfs.index.reader import open_dir
+from memfs.index.results import SyncReport, Uncommitted
+from memfs.index.state import LOCK_FILE, BadState, State
+from memfs.store import locking, paths
+from memfs.store.repo import Store
+
+
+class NeedsSync(Exception):
+    """The index cannot be updated path by path (none yet, another format, unopenable); the caller
+    runs :func:`memfs.index.catchup.sync`, which rebuilds."""
+
+
+def _stat(root: Any, rel: str) -> tuple[int, int] | None:
+    """The ``(mtime_ns, size)`` :func:`paths.stat_memory_files` would list for ``rel``, or ``None``
+    if it would not list it (gone, ignored, or not a memory name)."""
+    if not paths.is_memory_name(rel) or paths.is_ignored(root, rel):
+        return None
+    try:
+        st = os.lstat(root / rel)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+class Kept:
+    """A long-running caller's parsed state file, reused while the file is the one it wrote last
+    (parsing it costs ~50 ms at 10,000 memories). The caller serialises updates and searches:
+    the same object is what this process's searcher reads."""
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.key: tuple[int, int, int] | None = None
+
+    def load(self, cache: Any) -> State:
+        try:
+            current = index_state.key(cache)
+        except FileNotFoundError:
+            raise BadState("there is none yet") from None
+        if self.state is None or current != self.key:
+            self.state = index_state.read(cache)
+        return self.state
+
+    def wrote(self, cache: Any, state: State) -> None:
+        self.state, self.key = state, index_state.key(cache)
+
+
+def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, kept: Kept | None = None) -> SyncReport:
+    """Index the current state of ``rels`` (changed, new or gone files) and record the current
+    ``git status`` probe. Raises :class:`NeedsSync` when only a full catch-up can help and
+    :class:`~memfs.errors.LockTimeout` when another process holds the index lock too long."""
+    cache = repo.cache_dir
+    report = SyncReport()
+    wanted = sorted(set(rels))
+    kept = kept or Kept()
+    with locking.exclusive(cache / LOCK_FILE, timeout=wait):
+        try:
+            state = kept.load(cache)
+        except BadState as why:
+            kept.state = None
+            raise NeedsSync(str(why)) from None
+        if not (cache / state.index_dir).is_dir():
+            raise NeedsSync("its directory is missing")
+        probe = _probe(repo)
+        report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
+        try:
+            _write(repo, state, wanted, report)
+        except BaseException:
+            kept.state = None  # half-applied to the parsed copy: parse the file again next time
+            raise
+        state.probe = probe
+        state.serial += 1
+        index_state.write(cache, state)
+        kept.wrote(cache, state)
+    return report
+
+
+def _write(repo: Store, state: State, rels: list[str], report: SyncReport) -> None:
+    try:
+        ix = open_dir(repo.cache_dir / state.index_dir)
+    except Exception as exc:
+        raise NeedsSync(f"it could not be opened ({type(exc).__name__})") from None
+    writer = _LazyWriter(ix, SYNC_WAIT)
+    try:
+        for rel in rels:
+            stat = _stat(repo.root, rel)
+            if stat is None:
+                entry = state.files.pop(rel, None)
+                if entry is not None:
+                    if entry.lengths is not None:
+                        writer.get().delete_by_term("path", rel)
+                    report.removed += 1
+                continue
+            what = _index_one(repo, writer, state, rel, stat, fresh=False)
+            if what in ("added", "updated", "removed"):
+                setattr(report, what, getattr(report, what) + 1)
+        writer.finish(commit=True)
+    finally:
+        writer.finish(commit=False)

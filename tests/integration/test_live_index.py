@@ -1,0 +1,402 @@
+"""The live index (``memfs serve``) with a real observer and a real socket: a change is visible
+to the next query once its event is processed, missed events trigger the full check, the
+server survives bad input and faults, and its answers equal the direct path's.
+
+Tests wait on the server's own "processed" signal (:meth:`LiveIndex.wait_for`), never on sleeps."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import random
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.agents.live import wire
+from memfs.agents.live.server import AlreadyRunning, Batch, _jumped
+from memfs.agents.live.view import search_view
+from tests.helpers import ACTOR, TIMEOUT, copy_repo, git, memory_text, wait_for
+
+pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
+              pytest.mark.usefixtures("live_run_dir")]
+AT = "2026-06-01T00:00:00+00:00"
+WORDS = ["release", "notes", "german", "deploy", "friday", "budget", "coffee", "python", "review", "mirror",
+         "invoice", "garden", "rocket", "ticket", "window", "summer"]
+SCOPES = ["user:U5", "user:U5/project:P8", "user:U7", "team:T1"]
+
+
+def fact(body: str, scope: str = "user:U5", **fields: Any) -> str:
+    return memory_text(body, type="fact", scope=scope, source="tool:ci", created="2026-01-01T00:00:00Z", **fields)
+
+
+def args(query: str, **over: Any) -> dict[str, Any]:
+    base = {"query": query, "scope": None, "inherit": False, "version": None, "at": AT, "type": None,
+            "limit": 10, "explain": True, "actor": None, "json": True}
+    return {**base, **over}
+
+
+def via_server(repo: MemoryRepo, query: str, **over: Any) -> dict[str, Any] | None:
+    reply = wire.request(repo.root, "search", args(query, **over))
+    return None if reply is None else reply["view"]
+
+
+def direct(repo: MemoryRepo, query: str, **over: Any) -> dict[str, Any]:
+    a = args(query, **over)
+    view = repo if a["scope"] is None else repo.session(a["scope"], inherit=a["inherit"])
+    result = view.search(a["query"], scope=a["scope"], inherit=a["inherit"], version=a["version"],
+                         at=dt.datetime.fromisoformat(a["at"]), type=a["type"], limit=a["limit"],
+                         explain=a["explain"], record=True)
+    return search_view(result, as_json=a["json"])
+
+
+def paths_of(view: dict[str, Any] | None) -> list[str]:
+    assert view is not None
+    return [h["path"] for h in view["json"]["hits"]]
+
+
+class Live:
+    """A started server and the way to wait for its next processed batch."""
+
+    def __init__(self, repo: MemoryRepo) -> None:
+        self.repo = repo
+        self.server = repo.live_server(debounce=0.01)
+        self.index = self.server.live
+
+    def mark(self) -> int:
+        return self.index.processed
+
+    def wait(self, since: int, test: Callable[[Batch], bool]) -> Batch:
+        batch = self.index.wait_for(test, since, timeout=TIMEOUT)
+        assert batch is not None, "the live index did not process the change"
+        return batch
+
+    def settle(self) -> list[Batch]:
+        """Wait until every event delivered so far is processed; the batches processed meanwhile."""
+        since = self.mark()
+        batch = self.index.wait_barrier(self.index.barrier(), timeout=TIMEOUT)
+        assert batch is not None, "the live index did not process the change"
+        return [b for b in self.index.batches if b.number > since]
+
+    def wait_path(self, since: int, rel: str) -> Batch:
+        return self.wait(since, lambda b: rel in b.paths or b.full is not None)
+
+
+@pytest.fixture
+def live(repo: MemoryRepo) -> Iterator[Live]:
+    running = Live(repo)
+    running.server.start()
+    try:
+        yield running
+    finally:
+        running.server.stop()
+    assert not running.server.path.exists(), "the socket outlived the server"
+    assert not (repo.cache_dir / wire.RECORD).exists(), "the record outlived the server"
+
+
+def write(repo: MemoryRepo, rel: str, text: str) -> None:
+    path = repo.root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+# --- visibility ---------------------------------------------------------------------------------
+def test_a_save_is_visible_to_the_next_query_once_processed(live: Live) -> None:
+    repo = live.repo
+    assert paths_of(via_server(repo, "rocket")) == []
+    since = live.mark()
+    write(repo, "facts/rocket.md", fact("The rocket launches on friday."))
+    live.wait_path(since, "facts/rocket.md")
+    view = via_server(repo, "rocket")
+    assert paths_of(view) == ["facts/rocket.md"]
+    assert view is not None and view["json"]["hits"][0]["uncommitted"] is True
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "rocket")
+    assert any(b.git for b in live.settle())
+    view = via_server(repo, "rocket")
+    assert view is not None and view["json"]["hits"][0]["uncommitted"] is False
+    since = live.mark()
+    (repo.root / "facts/rocket.md").unlink()
+    live.wait_path(since, "facts/rocket.md")
+    assert paths_of(via_server(repo, "rocket")) == []
+
+
+def test_an_atomic_save_and_a_rename_are_seen(live: Live) -> None:
+    repo = live.repo
+    write(repo, "facts/.tmp-garden.md.tmp", fact("The garden needs water."))
+    since = live.mark()
+    os.replace(repo.root / "facts/.tmp-garden.md.tmp", repo.root / "facts/garden.md")
+    live.wait_path(since, "facts/garden.md")
+    assert paths_of(via_server(repo, "garden")) == ["facts/garden.md"]
+    since = live.mark()
+    os.replace(repo.root / "facts/garden.md", repo.root / "facts/yard.md")
+    live.wait_path(since, "facts/garden.md")
+    live.wait_path(since, "facts/yard.md")
+    assert paths_of(via_server(repo, "garden")) == ["facts/yard.md"]
+
+
+# --- missed events: the full check ---------------------------------------------------------------
+def test_an_inotify_overflow_runs_the_full_check(live: Live) -> None:
+    since = live.mark()
+    logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed; filesystem events were lost")
+    assert "overflow" in (live.wait(since, lambda b: b.full is not None).full or "")
+
+
+def test_a_checkout_of_another_branch_runs_the_full_check_and_answers_as_rebuilt(live: Live, tmp_path: Path) -> None:
+    repo = live.repo
+    git(repo.root, "checkout", "-qb", "other")
+    write(repo, "facts/invoice.md", fact("The invoice is due in summer."))
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "invoice")
+    live.settle()
+    assert paths_of(via_server(repo, "invoice summer")) == ["facts/invoice.md"]
+    git(repo.root, "checkout", "-q", "-")
+    assert any(b.full for b in live.settle())
+    assert paths_of(via_server(repo, "invoice summer")) == []
+    git(repo.root, "checkout", "-q", "other")
+    assert any(b.full for b in live.settle())
+    assert paths_of(via_server(repo, "invoice summer")) == ["facts/invoice.md"]
+    assert via_server(repo, "invoice summer") == direct(rebuilt_copy(repo, tmp_path), "invoice summer")
+
+
+def test_a_changed_memfsignore_runs_the_full_check(live: Live) -> None:
+    repo = live.repo
+    write(repo, "drafts/coffee.md", fact("The coffee machine is broken."))
+    live.settle()
+    assert paths_of(via_server(repo, "coffee")) == ["drafts/coffee.md"]
+    (repo.root / ".memfsignore").write_text("drafts/\n")
+    assert any(b.full for b in live.settle())
+    assert paths_of(via_server(repo, "coffee")) == [] == paths_of(direct(repo, "coffee"))
+
+
+def test_sleep_and_resume_is_noticed_from_the_clocks() -> None:
+    assert not _jumped((0.0, 100.0, 0.0), (0.5, 100.5, 0.5))
+    assert _jumped((0.0, 100.0, 0.0), (0.5, 400.5, 0.5))  # wall clock moved 300 s more
+    assert _jumped((0.0, 100.0, 0.0), (0.5, 100.5, 60.5))  # boot clock counted a suspend
+
+
+# --- faults ----------------------------------------------------------------------------------------
+def test_the_server_survives_a_corrupt_memory_file(live: Live) -> None:
+    repo = live.repo
+    since = live.mark()
+    write(repo, "facts/bad.md", "---\ntype: [unclosed\n---\nwindow\n")
+    write(repo, "facts/good.md", fact("The window is open."))
+    live.wait_path(since, "facts/bad.md")
+    live.wait_path(since, "facts/good.md")
+    view = via_server(repo, "window")
+    assert paths_of(view) == ["facts/good.md"]
+    assert view is not None and [p["path"] for p in view["json"]["unreadable"]] == ["facts/bad.md"]
+    assert via_server(repo, "window") == direct(repo, "window")
+
+
+def test_the_server_survives_a_deleted_cache_folder(live: Live) -> None:
+    repo = live.repo
+    since = live.mark()
+    write(repo, "facts/mirror.md", fact("The mirror is in the hall."))
+    live.wait_path(since, "facts/mirror.md")
+    since = live.mark()
+    shutil.rmtree(repo.cache_dir)
+    live.wait(since, lambda b: b.full is not None)
+    assert wait_for(lambda: wire.read_record(Path(os.path.realpath(repo.root))) is not None)
+    assert paths_of(via_server(repo, "mirror")) == ["facts/mirror.md"]
+
+
+def test_a_stale_socket_of_a_killed_server_is_detected_and_removed(repo: MemoryRepo, live_run_dir: Path) -> None:
+    root = Path(os.path.realpath(repo.root))
+    sock_path = wire.socket_path(root)
+    sock_path.parent.mkdir(mode=0o700)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(str(sock_path))
+    left.close()  # the file stays, nobody listens: what a killed server leaves
+    record = {"protocol": wire.PROTOCOL, "socket": str(sock_path), "root": str(root), "pid": dead.pid}
+    repo.cache_dir.mkdir(exist_ok=True)
+    (repo.cache_dir / wire.RECORD).write_text(__import__("json").dumps(record))
+    assert wire.request(repo.root, "search", args("x")) is None
+    assert not sock_path.exists() and not (repo.cache_dir / wire.RECORD).exists()
+    with repo.live_server() as server:  # and a new server starts where the dead one was
+        assert wire.request(repo.root, "status", {}) is not None
+        assert stat.S_IMODE(os.stat(server.path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(server.path.parent).st_mode) == 0o700
+
+
+def test_two_servers_never_share_a_root_and_two_roots_never_share_a_server(live: Live, tmp_path: Path) -> None:
+    with pytest.raises(AlreadyRunning):
+        live.repo.live_server().start()
+    assert wire.request(live.repo.root, "status", {}) is not None  # the failed start removed nothing
+    other = MemoryRepo.open(copy_repo(live.repo.root, tmp_path / "other"), ACTOR)
+    assert wire.socket_path(other.root) != live.server.path
+    assert wire.request(other.root, "status", {}) is None  # the copied record names another root
+    with other.live_server() as second:
+        assert wire.request(other.root, "status", {})["root"] == str(second.root)  # type: ignore[index]
+
+
+def test_a_server_is_found_and_not_doubled_from_another_run_dir(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(other))  # a shell whose environment differs from the server's
+    try:
+        assert wire.request(live.repo.root, "status", {}) is not None
+        with pytest.raises(AlreadyRunning):
+            live.repo.live_server().start()
+        assert wire.request(live.repo.root, "status", {}) is not None
+    finally:
+        shutil.rmtree(other)
+
+
+def raw(path: Path, payload: bytes) -> dict[str, Any]:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(TIMEOUT)
+    conn.connect(str(path))
+    try:
+        try:
+            conn.sendall(payload)
+            conn.shutdown(socket.SHUT_WR)
+        except BrokenPipeError:  # refused before it read anything: the reply is still there
+            pass
+        return wire.receive(conn, wire.MAX_REPLY)
+    finally:
+        conn.close()
+
+
+def test_anything_but_our_request_format_gets_an_error_and_the_server_goes_on(live: Live) -> None:
+    path, root = live.server.path, str(live.server.root)
+    good = {"memfs": wire.PROTOCOL, "op": "search", "root": root, "args": args("rocket")}
+    bad = [
+        b"GET / HTTP/1.1\r\n\r\n",
+        wire.MAGIC + struct.pack(">I", wire.MAX_REQUEST + 1),
+        wire.MAGIC + struct.pack(">I", 5) + b"[1,2]",
+        wire.MAGIC + struct.pack(">I", 3) + b"\xff\xfe\xfd",
+        wire.encode({**good, "memfs": "live/999"}),
+        wire.encode({**good, "root": "/elsewhere"}),
+        wire.encode({**good, "op": "rm -rf"}),
+        wire.encode({**good, "args": {**args("x"), "limit": "10"}}),
+        wire.encode({**good, "args": {**args("x"), "extra": 1}}),
+        wire.encode({**good, "args": args("")}),
+    ]
+    for payload in bad:
+        reply = raw(path, payload)
+        assert reply["ok"] is False and reply["error"], payload
+    assert raw(path, wire.encode(good))["ok"] is True
+
+
+def test_another_users_connection_is_refused(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memfs.agents.live import server as server_module
+
+    monkeypatch.setattr(server_module, "peer_uid", lambda conn: os.getuid() + 1)
+    reply = raw(live.server.path, wire.encode({"memfs": wire.PROTOCOL, "op": "status", "root": "", "args": {}}))
+    assert reply == {"ok": False, "error": "refused: not the owner of this live index"}
+    assert wire.request(live.repo.root, "status", {}) is None  # the client falls back
+
+
+def test_a_request_while_the_index_is_rebuilt_waits_or_falls_back(live: Live) -> None:
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+
+    def rebuild() -> None:  # holds what an update holds
+        with live.index.lock:
+            held.set()
+            release.wait(TIMEOUT)
+
+    worker = threading.Thread(target=rebuild)
+    worker.start()
+    try:
+        assert held.wait(TIMEOUT)
+        live.index.query_wait = 0.01
+        assert live.index.search(args("rocket"))["busy"] is True
+        assert wire.request(live.repo.root, "search", args("rocket")) is None  # the client searches itself
+    finally:
+        release.set()
+        worker.join(TIMEOUT)
+    assert live.index.search(args("rocket"))["ok"] is True
+
+
+def test_stop_request_and_status(repo: MemoryRepo) -> None:
+    import threading
+
+    from memfs.agents.live.server import serve_forever
+
+    server = repo.live_server()
+    done = threading.Thread(target=serve_forever, args=(server, threading.Event()))
+    done.start()
+    assert wait_for(lambda: repo.live_status() is not None)
+    assert repo.live_status()["root"] == str(server.root)  # type: ignore[index]
+    assert repo.live_stop() is True
+    done.join(TIMEOUT)
+    assert not done.is_alive() and not server.path.exists() and repo.live_status() is None
+    assert repo.live_stop() is False
+
+
+# --- same answers ----------------------------------------------------------------------------------
+def rebuilt_copy(repo: MemoryRepo, tmp_path: Path) -> MemoryRepo:
+    """The same working tree and history in a new folder, its index built from scratch."""
+    dest = tmp_path / f"copy{len(list(tmp_path.glob('copy*')))}"
+    shutil.copytree(repo.root, dest, symlinks=True, ignore=shutil.ignore_patterns(".memfs"))
+    copy = MemoryRepo.open(dest, ACTOR)
+    copy.reindex()
+    return copy
+
+
+def comparable(view: dict[str, Any] | None) -> Any:
+    assert view is not None
+    return [(h["path"], h["score"], h["uncommitted"]) for h in view["json"]["hits"]], view["json"]["filtered"]
+
+
+def test_the_session_binding_and_eligibility_are_the_direct_paths(live: Live) -> None:
+    repo = live.repo
+    since = live.mark()
+    for i, scope in enumerate(SCOPES):
+        write(repo, f"facts/s{i}.md", fact("The budget review is on friday.", scope=scope))
+    write(repo, "facts/old.md", fact("The budget review moved.", expires="2026-02-01T00:00:00Z"))
+    for rel in [*(f"facts/s{i}.md" for i in range(len(SCOPES))), "facts/old.md"]:
+        live.wait_path(since, rel)
+    for over in ({}, {"scope": "user:U5"}, {"scope": "user:U5/project:P8", "inherit": True}, {"scope": "user:U7"},
+                 {"type": "fact", "limit": 2}, {"scope": "user:U5", "explain": False, "json": False}):
+        assert via_server(repo, "budget review", **over) == direct(repo, "budget review", **over), over
+    bound = via_server(repo, "budget review", scope="user:U7")
+    assert paths_of(bound) == ["facts/s2.md"] and bound is not None and bound["json"]["filtered"] == []
+
+
+@pytest.mark.slow
+def test_incremental_equals_rebuilt_after_random_edits_commits_and_deletes(live: Live, tmp_path: Path) -> None:
+    repo, rng = live.repo, random.Random(17)
+    names: list[str] = []
+    for step in range(14):
+        action = rng.choice(["add", "add", "edit", "delete", "commit"]) if names else "add"
+        touched: set[str] = set()
+        if action in ("add", "edit"):
+            for _ in range(rng.randint(1, 4)):
+                rel = f"m/{rng.choice(SCOPES).replace(':', '-').replace('/', '_')}/n{step}-{len(names)}.md"
+                if action == "edit":
+                    rel = rng.choice(names)
+                else:
+                    names.append(rel)
+                body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12)))
+                write(repo, rel, fact(body.capitalize() + ".", scope=rng.choice(SCOPES)))
+                touched.add(rel)
+        elif action == "delete":
+            rel = names.pop(rng.randrange(len(names)))
+            (repo.root / rel).unlink()
+            touched.add(rel)
+        else:
+            git(repo.root, "add", "-A")
+            git(repo.root, "commit", "-qm", f"step {step}")
+        batches = live.settle()
+        assert touched <= set().union(*(b.paths for b in batches)) or any(b.full for b in batches)
+        if step % 3 == 2 or step == 13:
+            copy = rebuilt_copy(repo, tmp_path)
+            for _ in range(4):
+                query = " ".join(rng.sample(WORDS, 2))
+                scope = rng.choice([None, *SCOPES])
+                assert comparable(via_server(repo, query, scope=scope)) == comparable(direct(copy, query, scope=scope))

@@ -1,0 +1,56 @@
+"""A fresh ``python -m memfs search`` answered by a running live index: the real entry point,
+its answer, and what it loads (neither Whoosh nor YAML: the point of asking the server)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from tests.helpers import TIMEOUT, memory_text, run_process, wait_for
+
+pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
+              pytest.mark.usefixtures("live_run_dir")]
+
+
+@pytest.mark.slow
+def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_nor_yaml(repo: MemoryRepo) -> None:
+    (repo.root / "facts").mkdir()
+    (repo.root / "facts/a.md").write_text(
+        memory_text("The rocket launches on friday.", type="fact", scope="user:U5", source="tool:ci"))
+    with repo.live_server() as server:
+        server.live.wait_barrier(server.live.barrier())
+        ran = run_process("search", "rocket", cwd=repo.root, env={"PYTHONPROFILEIMPORTTIME": "1"})
+        assert server.live.answered == 1
+    assert "facts/a.md" in ran.stdout
+    loaded = {line.split("|")[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
+    assert loaded and not {m for m in loaded if m.split(".")[0] in ("whoosh", "yaml", "ruamel", "rich", "mcp")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_memfs_serve_stops_on_a_signal_and_leaves_nothing_behind(repo: MemoryRepo, signum: int) -> None:
+    from memfs.agents.live import wire
+
+    server = subprocess.Popen([sys.executable, "-m", "memfs", "serve"], cwd=repo.root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: repo.live_status() is not None), server.stderr
+        status = repo.live_status()
+        assert status is not None and status["pid"] == server.pid
+        socket_file = Path(status["socket"])
+        assert socket_file.exists() and (repo.cache_dir / wire.RECORD).exists()
+        assert run_process("serve", "--status", cwd=repo.root).returncode == 0
+        server.send_signal(signum)
+        _, err = server.communicate(timeout=TIMEOUT)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0 and "stopped serving" in err, err
+    assert not socket_file.exists() and not (repo.cache_dir / wire.RECORD).exists()
+    assert run_process("serve", "--status", cwd=repo.root).returncode == 3
