@@ -183,8 +183,6 @@ def search(
     if descendants and repo.binding is not None:
         raise UsageError(f"this session is bound to scope {repo.binding.scope}; it cannot read the scopes below it",
                          param="descendants")
-    from whoosh.query.compound import Require
-
     now = at or utcnow()
     policy = policy or recall.RankPolicy.from_config(repo.config())
     rule = recall.ScopeRule(scope, inherit, descendants)
@@ -205,8 +203,8 @@ def search(
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
     q = _text_query(opened, terms)
-    restricted = Require(q.query, _restriction(rule, version, type))
-    ranked = _ranked(opened, q, restricted, _expired(opened, now), limit, now, policy)
+    allow = opened.allowed((rule, version, type), _restriction(rule, version, type))
+    ranked = _ranked(opened, q, allow, _expired(opened, now), limit, now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
@@ -235,8 +233,8 @@ def _open_handle(repo: Store, result: SearchResult) -> Handle:
         ) from None
 
 
-def _ranked(opened: Handle, text: TextQuery, q: Query, expired: set[int], limit: int, now: dt.datetime,
-            policy: recall.RankPolicy) -> Ranked:
+def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int], limit: int,
+            now: dt.datetime, policy: recall.RankPolicy) -> Ranked:
     """Eligible candidates ordered by :func:`recall.rank_key`, fetched deep enough that the top
     ``limit`` is exact.
 
@@ -248,7 +246,7 @@ def _ranked(opened: Handle, text: TextQuery, q: Query, expired: set[int], limit:
     searcher = opened.searcher
     fetch = max(limit * 3, 30)
     while True:
-        results = _top(searcher, q, fetch, expired)
+        results = _top(searcher, text.query, fetch, allow=allow, expired=expired)
         scored: Ranked = []
         for hit in results:
             stored = Stored.from_rec(hit["rec"])
@@ -263,17 +261,20 @@ def _ranked(opened: Handle, text: TextQuery, q: Query, expired: set[int], limit:
         fetch *= 4
 
 
-def _top(searcher: SearcherView, q: Query, limit: int, expired: set[int]) -> Results:
-    """Whoosh's top ``limit`` for ``q`` with every shortcut off: no block-quality skipping (it
-    trips an assertion under ``Require``) and no matcher replacement, which prunes a sub-query
-    whose bound falls below the running minimum score but compares the bound of a boosted term
-    without its boost, so it could drop documents that belong in the top N."""
+def _top(searcher: SearcherView, q: Query, limit: int, *, allow: set[int] | None = None,
+         expired: set[int] | None = None) -> Results:
+    """Whoosh's top ``limit`` for ``q`` among the ``allow``-ed documents, the ``expired`` ones left
+    out, with every shortcut off. No matcher replacement: it prunes a sub-query whose bound falls
+    below the running minimum score but compares the bound of a boosted term without its boost,
+    so it could drop documents that belong in the top N. No block-quality skipping: Whoosh only
+    skips where it replaces. The restriction is a set of documents (:meth:`Handle.allowed`), not a
+    ``Require`` query walked per document."""
     from whoosh import collectors
 
     top: Any = collectors.TopCollector  # whoosh3 leaves its __init__ unannotated
     collector: Any = top(limit, usequality=False, replace=0)
-    if expired:
-        collector = collectors.FilterCollector(collector, None, expired)
+    if allow is not None or expired:
+        collector = collectors.FilterCollector(collector, allow, expired or None)
     searcher.search_with_collector(q, collector)
     results: Results = collector.results()
     return results
@@ -302,7 +303,7 @@ def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version:
     """Memories that matched the words but are not eligible, with why; a bound session hears only
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
-    for hit in _top(opened.searcher, q.query, limit * 5 + 20, set()):
+    for hit in _top(opened.searcher, q.query, limit * 5 + 20):
         stored = Stored.from_rec(hit["rec"])
         if bound and not rule.allows(stored.scope):
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 BM25_B = 0.75
 BM25_K1 = 1.2
+#: how many eligibility restrictions an open index keeps the matching documents of
+ALLOWED_CACHE = 32
 
 
 class CorruptIndex(Exception):
@@ -138,6 +140,18 @@ class Handle:
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
+        self._allowed: dict[Hashable, set[int]] = {}
+
+    def allowed(self, key: Hashable, restriction: Query) -> set[int]:
+        """The documents ``restriction`` matches, computed once per open index: the eligibility
+        restriction of a session is the same for every query, so no query walks it per document
+        (as a ``Require`` did). Shared: callers must not change the set."""
+        found = self._allowed.get(key)
+        if found is None:
+            if len(self._allowed) >= ALLOWED_CACHE:
+                self._allowed.pop(next(iter(self._allowed)))
+            found = self._allowed[key] = set(self.searcher.docs_for_query(restriction))
+        return found
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
