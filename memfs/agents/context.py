@@ -388,7 +388,7 @@ def assemble(
     requests = [repo.recall_scope(one, inherit) for one in _scope_list(scope)]
     requests = list(dict.fromkeys(requests))
     scopes = [one for one, _ in requests if one is not None]
-    ctx = Context(task, scopes[0] if len(requests) == 1 else None, version, budget, format, COST_FENCE)
+    ctx = Context(task, scopes[0] if len(scopes) == 1 else None, version, budget, format, COST_FENCE)
     ctx.scopes = scopes
 
     def cost(block: Block) -> int:

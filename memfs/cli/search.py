@@ -100,8 +100,8 @@ def _print_text(view: dict[str, Any], explain: bool) -> None:
             line(f"   {hit['summary'][:160]}")
         if explain:
             line(
-                f"   relevance {hit['relevance']:.3f} × freshness {hit['freshness']:.3f} × confidence "
-                f"{hit['confidence']:.2f} = {hit['score']:.3f}; source {hit['source']}"
+                f"   {int(hit['score'])} query term(s) covered; relevance {hit['relevance']:.3f} damped by "
+                f"freshness {hit['freshness']:.3f} × confidence {hit['confidence']:.2f}; source {hit['source']}"
             )
     if explain:
         line(f"terms: {' '.join(view['terms'])}")

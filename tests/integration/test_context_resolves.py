@@ -132,3 +132,12 @@ def test_minimum_relevance_drops_noise(repo: MemoryRepo):
     assert sorted(paths(everything)) == ["facts/strong.md", "facts/weak.md"]
     with pytest.raises(UsageError):
         assemble(repo, "kiwi", scope="user:U5", min_relevance=2)
+
+
+def test_no_scope_reads_every_scope_and_one_scope_is_named(repo: MemoryRepo):
+    put(repo, "facts/u5.md", "The kiwi harvest is in May.", scope="user:U5")
+    put(repo, "facts/u6.md", "The kiwi boxes are blue.", scope="user:U6")
+    commit_all(repo.root, "two scopes")
+    every = assemble(repo, "kiwi", scope=None, at=AT)
+    assert {"facts/u5.md", "facts/u6.md"} <= set(paths(every)) and every.scope is None
+    assert assemble(repo, "kiwi", scope=["user:U5"], at=AT).scope == "user:U5"
