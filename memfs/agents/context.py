@@ -22,8 +22,9 @@ Order and rules (each is tested):
    not shown to the model), and that committing them (or ``memfs watch``) makes them count.
    Before ranking: the **active preferences** of the requested scope chain are always candidates
    (a task that never says "language" still gets the language preference), placed after the
-   hits that matched, within the budget. Hits below ``min_relevance`` × the best hit's relevance
-   are dropped (noise does not fill the budget). At most one active memory per
+   hits that matched, within the budget. Hits that cover fewer query terms than the best one and
+   whose relevance is below ``min_relevance`` × the best hit's are dropped (noise does not fill
+   the budget; a hit of the best coverage is always kept). At most one active memory per
    ``(scope, key, version)`` is injected, the highest revision; the others are left out and the
    duplicate is reported as a warning (``memfs validate`` flags it too). Several scopes may be
    asked at once, each matched exactly (a bound session still refuses any scope but its own).
@@ -434,6 +435,15 @@ class _Candidate:
     relevance: float | None
 
 
+def _is_noise(ranked: list[_Candidate], min_relevance: float) -> Callable[[_Candidate], bool]:
+    """Noise: a hit that covers fewer of the query's terms than the best hit and whose relevance
+    is below ``min_relevance`` × the best. A hit of the best coverage is never noise (the ranking
+    rule that no partial match buries a full one holds in the context too)."""
+    best_cover = max((int(c.score or 0.0) for c in ranked), default=0)
+    best = max((c.relevance or 0.0 for c in ranked), default=0.0)
+    return lambda c: int(c.score or 0.0) < best_cover and (c.relevance or 0.0) < min_relevance * best
+
+
 def _recall(
     repo: Store,
     ctx: Context,
@@ -478,9 +488,9 @@ def _recall(
                 ctx.warnings.append(f"only the best {candidates} matches were considered; more may exist")
         _note_uncommitted(repo, ctx, changed, all_hits)
     ranked = sorted(found_hits.values(), key=lambda c: -(c.score or 0.0))
-    best = max((c.relevance or 0.0 for c in ranked), default=0.0)
-    kept = [c for c in ranked if (c.relevance or 0.0) >= min_relevance * best]
-    ctx.low_relevance = [c.memory.path for c in ranked if (c.relevance or 0.0) < min_relevance * best]
+    noise = _is_noise(ranked, min_relevance)
+    kept = [c for c in ranked if not noise(c)]
+    ctx.low_relevance = [c.memory.path for c in ranked if noise(c)]
     chosen = {c.memory.path for c in kept}
     kept.extend(_Candidate(m, None, None) for m in in_scope if m.type == "preference" and m.path not in chosen)
     kept = _one_per_identity(ctx, kept, in_scope)

@@ -134,6 +134,15 @@ def test_minimum_relevance_drops_noise(repo: MemoryRepo):
         assemble(repo, "kiwi", scope="user:U5", min_relevance=2)
 
 
+def test_a_hit_covering_every_word_is_never_noise(repo: MemoryRepo):
+    add(repo, "facts/loud.md", body="kiwi kiwi kiwi kiwi kiwi")
+    add(repo, "facts/full.md", body="a long text about many other things " * 30 + "kiwi smoothie")
+    add(repo, "facts/other.md", body="plums and pears")
+    add(repo, "facts/more.md", body="apples and figs")
+    ctx = assemble(repo, "kiwi smoothie", scope="user:U5", at=AT, min_relevance=0.9)
+    assert paths(ctx)[0] == "facts/full.md" and "facts/full.md" not in ctx.low_relevance
+
+
 def test_no_scope_reads_every_scope_and_one_scope_is_named(repo: MemoryRepo):
     put(repo, "facts/u5.md", "The kiwi harvest is in May.", scope="user:U5")
     put(repo, "facts/u6.md", "The kiwi boxes are blue.", scope="user:U6")
