@@ -6,6 +6,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memfs.errors import MemfsError, UsageError
@@ -97,11 +98,28 @@ def _rare(opened: Handle, term: str, clauses: list[Query]) -> bool:
     return len(found) <= half
 
 
+@lru_cache(maxsize=1)
+def _tier_class() -> Any:
+    """Whoosh's ``ConstantScoreQuery`` without its eager matcher: Whoosh's lists every document
+    of the term up front (and, when a caller asks for matched terms, drops the constant); this
+    one wraps the term's own matcher, so the tier costs nothing per document it is not asked for."""
+    from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
+    from whoosh.query.wrappers import ConstantScoreQuery
+
+    wrap: Any = ConstantScoreWrapperMatcher  # whoosh3 leaves its __init__ unannotated
+
+    class Tier(ConstantScoreQuery):
+        def matcher(self, searcher: Any, context: Any = None) -> Any:
+            return wrap(self.child.matcher(searcher, context), score=self.score)
+
+    return Tier
+
+
 def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
     """The OR of every term in every field, plus each counted term's coverage tier (:class:`TextQuery`)."""
     from whoosh.query.compound import Or
-    from whoosh.query.wrappers import ConstantScoreQuery
 
+    tier_query = _tier_class()
     per_term = [(term, _clauses(opened, term)) for term in terms]
     per_term = [(term, clauses) for term, clauses in per_term if clauses]
     tier = float(math.floor(sum(bound for _t, clauses in per_term for _q, bound in clauses)) + 1)
@@ -110,7 +128,7 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
         queries = [q for q, _bound in clauses]
         parts.extend(queries)
         if _rare(opened, term, queries):
-            parts.append(ConstantScoreQuery(Or(queries), score=tier))
+            parts.append(tier_query(Or(queries), score=tier))
     return TextQuery(Or(parts), tier)
 
 
@@ -133,9 +151,7 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
 
 
 def _expired(opened: Handle, now: dt.datetime) -> set[int]:
-    from whoosh.query.ranges import NumericRange
-
-    return set(opened.searcher.docs_for_query(NumericRange("expires", None, epoch_us(now))))
+    return opened.expired(epoch_us(now))
 
 
 def _check_request(query: Any, limit: Any, type_: str | None, at: dt.datetime | None) -> None:

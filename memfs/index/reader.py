@@ -8,6 +8,7 @@ file, so an incrementally updated index ranks exactly like a fresh ``memfs reind
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import math
 import threading
@@ -141,6 +142,33 @@ class Handle:
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
         self._allowed: dict[Hashable, set[int]] = {}
+        self._expiries: tuple[list[int], list[int]] | None = None
+        self._expired_at: tuple[int, set[int]] = (-1, set())
+
+    def expired(self, now_us: int) -> set[int]:
+        """The documents whose ``expires`` is at or before ``now_us`` (epoch microseconds). The
+        expiring documents are read once per open index, sorted by expiry; a query only finds its
+        place among them, and the set is reused until the next expiry passes."""
+        if self._expiries is None:
+            self._expiries = self._expiry_list()
+        times, docs = self._expiries
+        cut = bisect.bisect_right(times, now_us)
+        if self._expired_at[0] != cut:
+            self._expired_at = (cut, set(docs[:cut]))
+        return self._expired_at[1]
+
+    def _expiry_list(self) -> tuple[list[int], list[int]]:
+        from whoosh.query.ranges import NumericRange
+
+        from memfs.index.documents import Stored, epoch_us
+
+        found = []
+        for doc in self.searcher.docs_for_query(NumericRange("expires", None, None)):
+            expires = Stored.from_rec(self.stats.reader.stored_fields(doc)["rec"]).expires
+            if expires is not None:
+                found.append((epoch_us(expires), doc))
+        found.sort()
+        return [when for when, _doc in found], [doc for _when, doc in found]
 
     def allowed(self, key: Hashable, restriction: Query) -> set[int]:
         """The documents ``restriction`` matches, computed once per open index: the eligibility

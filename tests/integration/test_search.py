@@ -386,3 +386,21 @@ def test_edits_inside_a_git_ignored_folder_are_seen_by_search(repo: MemoryRepo) 
     put(repo, "drafts/idea.md", "a narwhal idea instead\n")
     assert hit_paths(repo.search("narwhal")) == ["drafts/idea.md"]
     assert hit_paths(repo.search("okapi")) == []
+
+
+def test_the_expired_set_follows_the_time_asked_in_any_order(repo: MemoryRepo) -> None:
+    from memfs.index.documents import epoch_us
+    from memfs.index.reader import handle
+
+    times = [dt.datetime(2026, 1, day, 12, tzinfo=dt.UTC) for day in range(1, 11)]
+    for i, when in enumerate(times):
+        put(repo, f"facts/e{i}.md", "kiwi", expires=when.isoformat().replace("+00:00", "Z"))
+    put(repo, "facts/forever.md", "kiwi")
+    index.search(repo, "kiwi", scope="user:U5")
+    opened = handle(repo)
+    rng = random.Random(5)
+    for now in [times[3], times[3] - dt.timedelta(microseconds=1)] + [
+        times[0] + dt.timedelta(hours=rng.randint(-30, 24 * 11)) for _ in range(30)
+    ]:
+        got = {opened.stats.reader.stored_fields(doc)["path"] for doc in opened.expired(epoch_us(now))}
+        assert got == {f"facts/e{i}.md" for i, when in enumerate(times) if when <= now}, now
