@@ -115,6 +115,13 @@ def event_paths(event: FileSystemEvent) -> list[str]:
     return found
 
 
+def stop_observing(observer: BaseObserver | None) -> None:
+    """Stop an observer :func:`observe` started and wait (at most 10 s) for its thread."""
+    if observer is not None:
+        observer.stop()
+        observer.join(timeout=10)
+
+
 def observe(paths: Iterable[str], on_event: Callable[[FileSystemEvent], None], *, polling: bool = False,
             folders: bool = False) -> BaseObserver:
     """A started watchdog observer of ``paths`` (recursive) that calls ``on_event`` from its
@@ -205,10 +212,8 @@ class Watcher:
 
     def stop(self) -> None:
         """Stop observing, then commit whatever is still pending (no debounce wait)."""
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=10)
-            self._observer = None
+        stop_observing(self._observer)
+        self._observer = None
         with self._cond:
             self._stopping = True
             self._cond.notify_all()

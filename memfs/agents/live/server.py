@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from memfs import index
 from memfs.agents.live import wire
 from memfs.agents.live.view import search_view
-from memfs.agents.watch import event_paths, observe, watched_path
+from memfs.agents.watch import event_paths, observe, stop_observing, watched_path
 from memfs.errors import MemfsError, UsageError
 from memfs.index import incremental
 from memfs.index.catchup import REBUILD_WAIT
@@ -154,10 +154,8 @@ class LiveIndex:
             self._threads.append(thread)
 
     def stop(self) -> None:
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=10)
-            self._observer = None
+        stop_observing(self._observer)
+        self._observer = None
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
