@@ -33,7 +33,8 @@ def test_cli_search_json_explain_and_reindex(repo: MemoryRepo) -> None:
     assert [(h["path"], h["scope"], h["source"]) for h in hits] == [("facts/b17.md", "user:U5", "tracker:B17")]
     assert {"id", "score", "relevance", "freshness", "confidence"} <= set(hits[0])
     proc = run_cli("search", "B17", "--scope", "user:U5", "--explain", cwd=repo.root)
-    assert "relevance" in proc.stdout and "user:U50" not in proc.stdout and "b17-u50" not in proc.stdout
+    assert "query term(s) covered; relevance" in proc.stdout and "damped by freshness" in proc.stdout
+    assert "user:U50" not in proc.stdout and "b17-u50" not in proc.stdout
     proc = run_cli("reindex", "--json", cwd=repo.root)
     assert proc.returncode == 0 and json.loads(proc.stdout)["indexed"] == 3  # + system/persona.md
 
