@@ -18,6 +18,7 @@ says so.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import random
@@ -135,12 +136,14 @@ def _os_random_id(cls: type, size: int = 16) -> str:
     return "".join(_OS_RANDOM.choice(IDCHARS) for _ in range(size))
 
 
+@functools.cache
 def _segment_names_from_the_os() -> None:
     """Whoosh names each new segment with characters drawn from the global :mod:`random`, so a
     program that seeds it (``random.seed(0)`` for reproducible runs; Hypothesis does so for each
     example) makes two writers pick the same name, and the second commit fails an assertion in
     ``create_compound_file`` (the name's ``.seg`` file already exists). Names are drawn from the
-    operating system's generator instead: same alphabet and length, independent of any seed."""
+    operating system's generator instead: same alphabet and length, independent of any seed.
+    Patched once per process, by whichever writer opens first."""
     from whoosh.codec.base import Segment
 
     Segment._random_id = classmethod(_os_random_id)  # type: ignore[method-assign,assignment]

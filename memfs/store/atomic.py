@@ -29,16 +29,17 @@ def write_bytes(path: Path, data: bytes) -> None:
     _install(_write_temp(path, data, sync=True), path)
 
 
-def _install(tmp: Path, path: Path) -> None:
-    """Rename the written temporary ``tmp`` over ``path`` and make the rename durable; on failure
-    the temporary is removed, never left behind."""
+def _install(tmp: Path, path: Path, *, sync: bool = True) -> None:
+    """Rename the written temporary ``tmp`` over ``path`` and, with ``sync``, make the rename
+    durable; on failure the temporary is removed, never left behind."""
     try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
-    _fsync_dir(path.parent)
+    if sync:
+        _fsync_dir(path.parent)
 
 
 #: How every temporary's name ends; recovery removes the ones a journal lists.
@@ -123,13 +124,7 @@ def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path]
 def replace_cache(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` by rename (readers never see half a file) without fsync: for
     caches, which are rebuilt when lost, so durability is not worth a disk flush per write."""
-    tmp = _write_temp(path, data, sync=False)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
+    _install(_write_temp(path, data, sync=False), path, sync=False)
 
 
 def remove(path: Path) -> None:
