@@ -761,9 +761,6 @@ class Transaction:
         try:
             if exc_type is None:
                 self.result = self._commit()
-        except WriteRefused as refused:
-            self.note_refused(refused.refusals)
-            raise
         finally:
             if isinstance(exc, WriteRefused):
                 self.note_refused(exc.refusals)
@@ -775,9 +772,9 @@ class Transaction:
 
     def note_refused(self, refusals: Sequence[Refusal]) -> None:
         """Count one refused write, broken ``refusals``, in the refusal log
-        (:mod:`memfs.store.refusal_log`) when this transaction ends. Refusals raised out of the
-        ``with`` block are counted without this; a caller that catches one and goes on (a batch
-        skipping a candidate) calls it."""
+        (:mod:`memfs.store.refusal_log`) when this transaction ends. The guard's refusals (staging
+        and commit) and any :class:`WriteRefused` raised out of the ``with`` block are counted
+        without this; a caller that catches one and goes on (a batch skipping a candidate) calls it."""
         fresh = [r for r in refusals if not any(r is seen for write in self._refused for seen in write)]
         if fresh:
             self._refused.append(fresh)
