@@ -150,10 +150,6 @@ def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None)
     return And(parts)
 
 
-def _expired(opened: Handle, now: dt.datetime) -> set[int]:
-    return opened.expired(epoch_us(now))
-
-
 def _check_request(query: Any, limit: Any, type_: str | None, at: dt.datetime | None) -> None:
     if not isinstance(query, str) or not query.strip():
         raise UsageError("the search query is empty; say what to look for, e.g. 'release notes'", param="query")
@@ -220,7 +216,7 @@ def search(
         return result
     q = _text_query(opened, terms)
     allow = opened.allowed((rule, version, type), _restriction(rule, version, type))
-    ranked = _ranked(opened, q, allow, _expired(opened, now), limit, now, policy)
+    ranked = _ranked(opened, q, allow, opened.expired(epoch_us(now)), limit, now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
