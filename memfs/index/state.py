@@ -103,8 +103,7 @@ def write(cache: Path, state: State) -> None:
 
 def key(cache: Path) -> tuple[int, int, int]:
     """What identifies one version of the state file (inode, mtime, size)."""
-    st = (cache / STATE_FILE).stat()
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
+    return paths.file_identity(cache / STATE_FILE)
 
 
 _parsed: dict[str, tuple[tuple[int, int, int], State]] = {}

@@ -188,10 +188,9 @@ def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
     same, else the file parsed; ``(None, None)`` when it is missing, ``(identity, None)`` when it
     is unusable."""
     try:
-        st = path.stat()
+        ident = paths.file_identity(path)
     except OSError:
         return None, None
-    ident = (st.st_ino, st.st_mtime_ns, st.st_size)
     found = _memo.get(str(path))
     if found is not None and found[0] == ident:
         return ident, found[1]
@@ -213,13 +212,13 @@ def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
 def _save(path: Path, facts: Facts) -> None:
     try:
         paths.ensure_cache(path.parent)
-        atomic.write_bytes(path, json.dumps(facts.to_json(), separators=(",", ":")).encode())
-        st = path.stat()
+        atomic.replace_cache(path, json.dumps(facts.to_json(), separators=(",", ":")).encode())
+        ident = paths.file_identity(path)
     except OSError:
         _memo.pop(str(path), None)
         return
     facts.unsaved = 0
-    _memo[str(path)] = ((st.st_ino, st.st_mtime_ns, st.st_size), facts)
+    _memo[str(path)] = (ident, facts)
 
 
 def _memory_rels(repo: Store, names: Iterable[str]) -> set[str]:

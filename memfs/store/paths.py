@@ -403,6 +403,13 @@ def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
+def file_identity(path: Path) -> tuple[int, int, int]:
+    """(inode, mtime, size) of ``path``: what tells one version of a cache file from the next, so
+    its parsed copy can be kept in memory while the file is unchanged. Raises :class:`OSError`."""
+    st = path.stat()
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 def ensure_cache(cache: Path) -> None:
     """Create the ``.memfs`` cache folder, with a ``.gitignore`` that keeps it out of git."""
     cache.mkdir(parents=True, exist_ok=True)
