@@ -107,10 +107,7 @@ def _password_value(value: str) -> bool:
 def _bare_password(value: str) -> bool:
     """A password written right after the word ("deploy with password hunter2hunter2"): it must
     mix letters with digits or symbols, so "password reset" and "password policy" stay prose."""
-    value = value.strip("\"'`")
-    if _PLACEHOLDER.match(value) or value.isdigit():
-        return False
-    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+    return _password_value(value) and any(c.isalpha() for c in value)
 
 
 _SLUG_PART = re.compile(r"[a-z]+|[0-9]{1,8}|v[0-9]+")
