@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
-from memfs.index import reader as bm25
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
-from memfs.index.reader import Handle, SearcherView, close, handle
+from memfs.index.postings import BM25_K1, Scores
+from memfs.index.reader import Handle, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
     from whoosh.query.qcore import Query
-    from whoosh.searching import Results
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
@@ -35,56 +34,81 @@ def query_terms(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Clause:
+    """One field's share of a query term: its ``words`` (the term itself, or the indexed bigrams a
+    lone CJK character starts, of which a memory's best counts) and the most it can add."""
+
+    field: str
+    words: tuple[str, ...]
+    bound: float
+
+
+@dataclass(frozen=True)
+class TermPlan:
+    """A query term's clauses, and whether it counts toward coverage (see :class:`TextQuery`)."""
+
+    term: str
+    clauses: tuple[Clause, ...]
+    counted: bool
+
+
+@dataclass(frozen=True)
 class TextQuery:
     """The text query and how to read its scores back.
 
-    Each *counted* term (one found in at most half of the indexed memories) adds ``tier`` to the
-    score of a memory that contains it, in any field, on top of its BM25F score; ``tier`` exceeds
-    the largest possible sum of BM25F scores, so ``score // tier`` is the number of counted terms
-    a memory contains (its coverage) and ``score % tier`` its BM25F relevance. Whoosh then orders
-    by coverage first, and its own top N stays exact. A term found in more than half the memories
-    is what classic BM25 gives a negative weight (``log((N - n + 0.5) / (n + 0.5)) < 0``): it says
-    little about any memory, so it adds relevance but no coverage.
+    A memory's score is the sum, over the query terms and text fields, of the field's boost times
+    its BM25 score for the term (Whoosh's BM25F). Each *counted* term (one found in at most half of
+    the indexed memories) also adds ``tier`` to the score of a memory that contains it, in any
+    field; ``tier`` exceeds the largest possible sum of BM25F scores, so ``score // tier`` is the
+    number of counted terms a memory contains (its coverage) and ``score % tier`` its BM25F
+    relevance: ordering by score orders by coverage first. A term found in more than half the
+    memories is what classic BM25 gives a negative weight (``log((N - n + 0.5) / (n + 0.5)) < 0``):
+    it says little about any memory, so it adds relevance but no coverage.
     """
 
-    query: Query
+    terms: tuple[TermPlan, ...]
     tier: float
 
     def split(self, score: float) -> tuple[int, float]:
-        """``(coverage, relevance)`` of a raw Whoosh score."""
+        """``(coverage, relevance)`` of a score."""
         coverage = int(score // self.tier)
         return coverage, max(0.0, score - coverage * self.tier)
 
 
-def _clauses(opened: Handle, term: str) -> list[tuple[Query, float]]:
-    """One clause per text field for ``term`` with the largest BM25F score it can give.
+def _clauses(opened: Handle, term: str) -> list[Clause]:
+    """One clause per text field holding ``term``, with the largest BM25F score it can give.
 
     A lone CJK character matches every indexed bigram that starts with it; the clause takes the
-    best of them (DisjunctionMax), so its score stays bounded like a single term's.
+    best of them per memory, so its score stays bounded like a single term's.
     """
-    from whoosh.query.compound import DisjunctionMax
-    from whoosh.query.terms import Term
-
     stats = opened.stats
-    gain = bm25.BM25_K1 + 1.0
-    out: list[tuple[Query, float]] = []
+    gain = BM25_K1 + 1.0
+    out: list[Clause] = []
     for name, boost in FIELD_BOOSTS.items():
         if len(term) == 1 and is_cjk(term):
-            words = list(stats.reader.expand_prefix(name, term))
-            if not words:
-                continue
-            idf = max(stats.idf(name, w) for w in words)
-            out.append((DisjunctionMax([Term(name, w, boost=boost) for w in words]), idf * gain * boost))
+            words = tuple(stats.reader.expand_prefix(name, term))
+            if words:
+                out.append(Clause(name, words, max(stats.idf(name, w) for w in words) * gain * boost))
         elif stats.df(name, term) > 0:
-            out.append((Term(name, term, boost=boost), stats.idf(name, term) * gain * boost))
+            out.append(Clause(name, (term,), stats.idf(name, term) * gain * boost))
     return out
 
 
-def _rare(opened: Handle, term: str, clauses: list[Query]) -> bool:
+def _clause_scores(opened: Handle, clause: Clause) -> Scores:
+    """Each memory the clause matches and its boosted BM25 score (the best word's, for several)."""
+    if len(clause.words) == 1:
+        return opened.terms.of(clause.field, clause.words[0])
+    best: Scores = {}
+    for word in clause.words:
+        for doc, score in opened.terms.of(clause.field, word).items():
+            if score > best.get(doc, -1.0):
+                best[doc] = score
+    return best
+
+
+def _rare(opened: Handle, term: str, clauses: list[Clause]) -> bool:
     """Whether at most half of the indexed memories contain ``term`` (in any field): the field
     document frequencies decide when they can; otherwise the memories are counted."""
-    from whoosh.query.compound import Or
-
     stats = opened.stats
     half = float(stats.count) / 2
     if not (len(term) == 1 and is_cjk(term)):
@@ -93,43 +117,87 @@ def _rare(opened: Handle, term: str, clauses: list[Query]) -> bool:
             return False
         if sum(dfs) <= half:
             return True
-    reader = stats.reader
-    found = {d for d in opened.searcher.docs_for_query(Or(clauses)) if not reader.is_deleted(d)}
+    found: set[int] = set()
+    for clause in clauses:
+        found.update(_clause_scores(opened, clause))
     return len(found) <= half
 
 
-@lru_cache(maxsize=1)
-def _tier_class() -> Any:
-    """Whoosh's ``ConstantScoreQuery`` without its eager matcher: Whoosh's lists every document
-    of the term up front (and, when a caller asks for matched terms, drops the constant); this
-    one wraps the term's own matcher, so the tier costs nothing per document it is not asked for."""
-    from whoosh.matching.wrappers import ConstantScoreWrapperMatcher
-    from whoosh.query.wrappers import ConstantScoreQuery
-
-    wrap: Any = ConstantScoreWrapperMatcher  # whoosh3 leaves its __init__ unannotated
-
-    class Tier(ConstantScoreQuery):
-        def matcher(self, searcher: Any, context: Any = None) -> Any:
-            return wrap(self.child.matcher(searcher, context), score=self.score)
-
-    return Tier
-
-
 def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
-    """The OR of every term in every field, plus each counted term's coverage tier (:class:`TextQuery`)."""
-    from whoosh.query.compound import Or
-
-    tier_query = _tier_class()
+    """Every term's clauses, which terms count, and the coverage tier (:class:`TextQuery`)."""
     per_term = [(term, _clauses(opened, term)) for term in terms]
     per_term = [(term, clauses) for term, clauses in per_term if clauses]
-    tier = float(math.floor(sum(bound for _t, clauses in per_term for _q, bound in clauses)) + 1)
-    parts: list[Query] = []
-    for term, clauses in per_term:
-        queries = [q for q, _bound in clauses]
-        parts.extend(queries)
-        if _rare(opened, term, queries):
-            parts.append(tier_query(Or(queries), score=tier))
-    return TextQuery(Or(parts), tier)
+    tier = float(math.floor(sum(c.bound for _t, clauses in per_term for c in clauses)) + 1)
+    plans = tuple(TermPlan(term, tuple(clauses), _rare(opened, term, clauses)) for term, clauses in per_term)
+    return TextQuery(plans, tier)
+
+
+def _add(into: Scores, scores: Scores, only: Scores | None = None) -> None:
+    """Add ``scores`` into ``into`` (for the memories already in ``only``, when given), walking
+    whichever side is shorter."""
+    if only is None:
+        for doc, score in scores.items():
+            into[doc] = into.get(doc, 0.0) + score
+    elif len(scores) <= len(only):
+        for doc, score in scores.items():
+            if doc in only:
+                into[doc] += score
+    else:
+        for doc in only:
+            found = scores.get(doc)
+            if found is not None:
+                into[doc] += found
+
+
+class _Pool:
+    """The memories a text query matches with their scores, best first on demand.
+
+    Scores are added up term by term over whole posting lists (:mod:`memfs.index.postings`) and
+    are exact. With counted terms, only the memories holding at least one are scored at first: a
+    memory holding none scores below all of them, so it is needed only when those run out.
+    """
+
+    def __init__(self, opened: Handle, text: TextQuery, keep: Callable[[int], bool]) -> None:
+        self.opened = opened
+        self.text = text
+        self.keep = keep
+        counted = [p for p in text.terms if p.counted]
+        self.scores: Scores = {}
+        for plan in counted:
+            present: set[int] = set()
+            for clause in plan.clauses:
+                scores = _clause_scores(opened, clause)
+                _add(self.scores, scores)
+                present.update(scores)
+            for doc in present:
+                self.scores[doc] += text.tier
+        only = dict(self.scores) if counted else None
+        for plan in text.terms:
+            if not plan.counted:
+                for clause in plan.clauses:
+                    _add(self.scores, _clause_scores(opened, clause), only)
+        self.docs = [doc for doc in self.scores if keep(doc)]
+        self.rest = bool(counted) and len(counted) < len(text.terms)
+
+    def top(self, n: int) -> list[tuple[float, int]]:
+        """The best ``n`` kept memories as ``(score, document)``, best first."""
+        if len(self.docs) < n and self.rest:
+            self._add_uncovered()
+        best = heapq.nlargest(n, self.docs, key=self.scores.__getitem__)
+        return [(self.scores[doc], doc) for doc in best]
+
+    def _add_uncovered(self) -> None:
+        extra: Scores = {}
+        for plan in self.text.terms:
+            if not plan.counted:
+                for clause in plan.clauses:
+                    _add(extra, _clause_scores(self.opened, clause))
+        for doc, score in extra.items():
+            if doc not in self.scores:
+                self.scores[doc] = score
+                if self.keep(doc):
+                    self.docs.append(doc)
+        self.rest = False
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
@@ -250,46 +318,28 @@ def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int],
     """Eligible candidates ordered by :func:`recall.rank_key`, fetched deep enough that the top
     ``limit`` is exact.
 
-    Whoosh orders by ``coverage × tier + relevance``; :func:`recall.rank_key` orders by coverage,
+    Scores order by ``coverage × tier + relevance``; :func:`recall.rank_key` orders by coverage,
     then by relevance shrunk by freshness and confidence (never grown). So once the ``limit``-th
     key is at least the last fetched document's ``(coverage, relevance)``, nothing further down
     can overtake it.
     """
-    searcher = opened.searcher
+    pool = _Pool(opened, text, lambda doc: doc in allow and doc not in expired)
+    stored_fields = opened.stats.reader.stored_fields
     fetch = max(limit * 3, 30)
     while True:
-        results = _top(searcher, text.query, fetch, allow=allow, expired=expired)
+        top = pool.top(fetch)
         scored: Ranked = []
-        for hit in results:
-            stored = Stored.from_rec(hit["rec"])
+        for score, doc in top:
+            fields = stored_fields(doc)
+            stored = Stored.from_rec(fields["rec"])
             fresh = recall.freshness(stored, now, policy)
             conf = stored.confidence
-            coverage, relevance = text.split(hit.score)
-            scored.append((recall.rank_key(coverage, relevance, fresh, conf), hit["path"], (relevance, fresh, conf)))
+            coverage, relevance = text.split(score)
+            scored.append((recall.rank_key(coverage, relevance, fresh, conf), fields["path"], (relevance, fresh, conf)))
         scored.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
-        fetched = results.scored_length()
-        if fetched < fetch or (len(scored) >= limit and scored[limit - 1][0] >= text.split(results[fetched - 1].score)):
+        if len(top) < fetch or (len(scored) >= limit and scored[limit - 1][0] >= text.split(top[-1][0])):
             return scored
         fetch *= 4
-
-
-def _top(searcher: SearcherView, q: Query, limit: int, *, allow: set[int] | None = None,
-         expired: set[int] | None = None) -> Results:
-    """Whoosh's top ``limit`` for ``q`` among the ``allow``-ed documents, the ``expired`` ones left
-    out, with every shortcut off. No matcher replacement: it prunes a sub-query whose bound falls
-    below the running minimum score but compares the bound of a boosted term without its boost,
-    so it could drop documents that belong in the top N. No block-quality skipping: Whoosh only
-    skips where it replaces. The restriction is a set of documents (:meth:`Handle.allowed`), not a
-    ``Require`` query walked per document."""
-    from whoosh import collectors
-
-    top: Any = collectors.TopCollector  # whoosh3 leaves its __init__ unannotated
-    collector: Any = top(limit, usequality=False, replace=0)
-    if allow is not None or expired:
-        collector = collectors.FilterCollector(collector, allow, expired or None)
-    searcher.search_with_collector(q, collector)
-    results: Results = collector.results()
-    return results
 
 
 def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | None, type_: str | None,
@@ -315,15 +365,17 @@ def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version:
     """Memories that matched the words but are not eligible, with why; a bound session hears only
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
-    for hit in _top(opened.searcher, q.query, limit * 5 + 20):
-        stored = Stored.from_rec(hit["rec"])
+    stored_fields = opened.stats.reader.stored_fields
+    for score, doc in _Pool(opened, q, lambda _doc: True).top(limit * 5 + 20):
+        fields = stored_fields(doc)
+        stored = Stored.from_rec(fields["rec"])
         if bound and not rule.allows(stored.scope):
             continue
         reason = recall.eligibility(stored, scope=rule, version=version, now=now)
         if reason is None and type_ is not None and stored.type != type_:
             reason = f"wrong type ({stored.type})"
         if reason is not None:
-            found.append(Filtered(hit["path"], reason, q.split(hit.score)[1]))
+            found.append(Filtered(fields["path"], reason, q.split(score)[1]))
             if len(found) == limit:
                 break
     return found

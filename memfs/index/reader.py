@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memfs.index import state as index_state
+from memfs.index.documents import FIELD_BOOSTS
+from memfs.index.postings import BM25_B, BM25_K1, TermScores
 from memfs.index.state import State
 from memfs.store.repo import Store
 
@@ -24,8 +26,6 @@ if TYPE_CHECKING:
     from whoosh.query.qcore import Query
     from whoosh.searching import Results
 
-BM25_B = 0.75
-BM25_K1 = 1.2
 #: how many eligibility restrictions an open index keeps the matching documents of
 ALLOWED_CACHE = 32
 
@@ -141,6 +141,7 @@ class Handle:
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
+        self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
         self._allowed: dict[Hashable, set[int]] = {}
         self._expiries: tuple[list[int], list[int]] | None = None
         self._expired_at: tuple[int, set[int]] = (-1, set())

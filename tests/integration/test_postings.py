@@ -1,0 +1,124 @@
+"""Per-term scores read from posting blocks (memfs.index.postings) against Whoosh's own scorer.
+
+The index has several segments and deleted documents (memories edited and removed after the first
+build, caught up incrementally), and words common enough that their postings span many blocks, so
+every path of the block reader and the offset and deletion handling is exercised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memfs import MemoryRepo, index
+from memfs.index.documents import FIELD_BOOSTS
+from memfs.index.postings import TermScores, read_postings
+from memfs.index.reader import Handle, handle
+from tests.helpers import commit_all, new_repo, put
+
+WORDS = tuple(f"w{i:02d}" for i in range(40))
+COUNT = 320
+NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+
+
+def _text(rng: random.Random, k: int) -> str:
+    """``k`` words, the low-numbered ones far more often (so some are in most memories)."""
+    return " ".join(WORDS[min(int(rng.expovariate(0.15)), len(WORDS) - 1)] for _ in range(k))
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
+    rng = random.Random(7)
+    mem = new_repo(tmp_path_factory.mktemp("postings"))
+    for i in range(COUNT):
+        put(mem, f"notes/n{i:03d}-{WORDS[i % len(WORDS)]}.md", _text(rng, rng.randint(1, 60)) + "\n",
+            description=_text(rng, 3), tags=[WORDS[rng.randrange(len(WORDS))]])
+    commit_all(mem.root, "memories")
+    index.rebuild(mem)
+    for i in range(0, COUNT, 7):
+        put(mem, f"notes/n{i:03d}-{WORDS[i % len(WORDS)]}.md", _text(rng, 5) + "\n", description=_text(rng, 2))
+    for i in range(3, COUNT, 11):
+        next((mem.root / "notes").glob(f"n{i:03d}-*.md")).unlink()
+    commit_all(mem.root, "edits and deletions")
+    index.sync(mem)
+    return mem
+
+
+@pytest.fixture
+def opened(repo: MemoryRepo) -> Handle:
+    found = handle(repo)
+    leaves = found.stats.reader.leaf_readers()
+    assert len(leaves) > 1 and any(leaf.has_deletions() for leaf, _offset in leaves)
+    return found
+
+
+def _whoosh(opened: Handle, field: str, word: str) -> dict[int, float]:
+    from whoosh.query import Term
+
+    results = opened.searcher.search(Term(field, word, boost=FIELD_BOOSTS[field]), limit=None)
+    return {hit.docnum: hit.score for hit in results}
+
+
+def test_scores_are_whooshs_own_in_every_field(opened: Handle) -> None:
+    compared = 0
+    for field in FIELD_BOOSTS:
+        for word in WORDS:
+            if opened.stats.df(field, word):
+                assert opened.terms.of(field, word) == _whoosh(opened, field, word), (field, word)
+                compared += 1
+    assert compared > 2 * len(WORDS)
+
+
+def test_long_posting_lists_are_read_a_block_at_a_time(opened: Handle) -> None:
+    from whoosh.codec.whoosh3 import W3LeafMatcher
+    from whoosh.matching.wrappers import FilterMatcher
+
+    blocks = 0
+    for leaf, _offset in opened.stats.reader.leaf_readers():
+        for word in WORDS:
+            btext = word.encode()
+            if ("body", btext) not in leaf:
+                continue
+            matcher: Any = leaf.postings("body", btext)
+            if isinstance(matcher, FilterMatcher):
+                matcher = matcher.child
+                matcher.reset()
+            walked = ([], [])
+            while matcher.is_active():
+                walked[0].append(matcher.id())
+                walked[1].append(matcher.weight())
+                blocks += matcher.next() and isinstance(matcher, W3LeafMatcher)
+            assert read_postings(leaf, "body", btext) == walked
+    assert blocks > 3
+
+
+def test_a_small_budget_keeps_less_and_gives_the_same_scores(opened: Handle) -> None:
+    stats = opened.stats
+    small = TermScores(stats.reader, stats.idf, stats.avgfl, FIELD_BOOSTS, budget=100)
+    for field in FIELD_BOOSTS:
+        for word in WORDS * 2:
+            if stats.df(field, word):
+                assert small.of(field, word) == opened.terms.of(field, word)
+                assert small.kept <= 100 or len(small._cache) == 1
+
+
+def test_search_is_the_same_whatever_is_kept(repo: MemoryRepo, opened: Handle, monkeypatch: pytest.MonkeyPatch) -> None:
+    queries = ["w00 w07", "w12", "w03 w30 w31", "w39 w01 w02 w05"]
+    before = [[(h.path, h.score) for h in index.search(repo, q, catch_up=False, at=NOW).hits] for q in queries]
+    stats = opened.stats
+    monkeypatch.setattr(opened, "terms", TermScores(stats.reader, stats.idf, stats.avgfl, FIELD_BOOSTS, budget=0))
+    after = [[(h.path, h.score) for h in index.search(repo, q, catch_up=False, at=NOW).hits] for q in queries]
+    assert after == before and all(before)
+
+
+def test_deleted_memories_score_nothing(repo: MemoryRepo, opened: Handle) -> None:
+    deleted = {offset + doc for leaf, offset in opened.stats.reader.leaf_readers() if leaf.has_deletions()
+               for doc in leaf.deleted_docs_set}
+    assert deleted
+    for word in WORDS:
+        assert not deleted & set(opened.terms.of("body", word))
+    assert not list(Path(repo.root, "notes").glob("n003-*.md"))
