@@ -8,16 +8,18 @@ ids and one array of weights, so a whole posting list costs well under a microse
 one comprehension; and the statistics of an open index are fixed, so the result is kept and a word
 asked again costs one dict lookup.
 
-The formula and its inputs are Whoosh's (``whoosh.scoring.bm25`` on the posting's weight and the
-quantised field length Whoosh stores), so the scores are the ones Whoosh's scorer gives; a test
-pins them equal, and pins that the block reader (the only code here that knows whoosh3's posting
-layout) is the one used.
+The formula and its inputs are Whoosh's (``whoosh.scoring.bm25``, written out the same way, on the
+posting's weight and the quantised field length Whoosh stores), so the scores are the ones
+Whoosh's scorer gives. Two functions here know whoosh3's on-disk layout (the posting blocks and
+the one-byte length column; whoosh3 is pinned exactly); a test pins the scores equal to Whoosh's
+scorer and the block reader as the one used.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 BM25_B = 0.75
@@ -26,11 +28,6 @@ BM25_K1 = 1.2
 KEPT_POSTINGS = 600_000
 
 Scores = dict[int, float]
-
-
-def bm25(idf: float, tf: float, fl: float, avgfl: float) -> float:
-    """Whoosh's ``bm25`` with memfs's B and K1, written the same way so the floats match."""
-    return idf * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * ((1 - BM25_B) + BM25_B * fl / avgfl)))
 
 
 class TermScores:
@@ -47,6 +44,7 @@ class TermScores:
         self.budget = budget
         self.kept = 0
         self._cache: OrderedDict[tuple[str, str], Scores] = OrderedDict()
+        self._lengths: dict[tuple[int, str], bytes] = {}
 
     def of(self, field: str, word: str) -> Scores:
         key = (field, word)
@@ -62,22 +60,43 @@ class TermScores:
             self.kept -= len(dropped)
         return found
 
+    def clear(self) -> None:
+        """Forget every kept score (benchmarks measure the cold path with it)."""
+        self._cache.clear()
+        self.kept = 0
+
     def _read(self, field: str, word: str) -> Scores:
         idf = self.idf(field, word)
         avgfl = self.avgfl.get(field, 1.0) or 1.0
         boost = self.boosts.get(field, 1.0)
+        k1, b = BM25_K1, BM25_B
+        k1p, omb = k1 + 1, 1 - b
+        table = _length_table()
         out: Scores = {}
-        for leaf, offset in self.reader.leaf_readers():
+        for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
             btext = leaf.schema[field].to_bytes(word)
             if (field, btext) not in leaf:
                 continue
             ids, weights = read_postings(leaf, field, btext)
-            length = field_lengths(leaf, field)
-            deleted = leaf.deleted_docs_set if leaf.has_deletions() else ()
-            for doc, tf in zip(ids, weights, strict=True):
-                if doc not in deleted:
-                    out[doc + offset] = bm25(idf, tf, length(doc), avgfl) * boost
+            raw = self._lengths.get((number, field))
+            if raw is None:
+                raw = self._lengths[(number, field)] = length_bytes(leaf, field)
+            scores = {doc + offset: idf * ((tf * k1p) / (tf + k1 * (omb + b * table[raw[doc]] / avgfl))) * boost
+                      for doc, tf in zip(ids, weights, strict=True)}
+            if leaf.has_deletions():
+                for doc in leaf.deleted_docs_set:
+                    scores.pop(doc + offset, None)
+            out.update(scores)
         return out
+
+
+@lru_cache(maxsize=1)
+def _length_table() -> list[int]:
+    """Whoosh's decoded field length per stored length byte; 1 for none (a byte of 0), as
+    Whoosh's scorer takes it."""
+    from whoosh.util.numeric import byte_to_length
+
+    return [byte_to_length(i) or 1 for i in range(256)]
 
 
 def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[list[int], list[float]]:
@@ -110,9 +129,15 @@ def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[list[int], list[
     return ids, weights
 
 
-def field_lengths(leaf: Any, field: str) -> Callable[[int], int]:
-    """A segment's stored (quantised) length of ``field`` per local document, 1 where none is
-    stored, as Whoosh's scorer reads it; through whoosh3's per-field length reader, which resolves
-    the column once instead of on every lookup."""
-    get: Callable[[int], int | None] = leaf._perdoc.doc_field_length_reader(field, 1)
-    return lambda doc: get(doc) or 1
+def length_bytes(leaf: Any, field: str) -> bytes:
+    """A segment's stored length byte of ``field`` for every local document (0 where none is
+    stored), read in one piece from whoosh3's one-byte-per-document length column."""
+    from whoosh.codec import whoosh3
+
+    layout: Any = whoosh3  # its helpers are unannotated
+    count = leaf.doc_count_all()
+    column: Any = leaf._perdoc._cached_reader(layout._lenfield(field), layout.LENGTHS_COLUMN)
+    if column is None:
+        return bytes(count)
+    raw: bytes = column._dbfile.get(column._basepos, column._count)
+    return raw + bytes(count - len(raw))

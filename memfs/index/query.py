@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -133,8 +133,8 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
 
 
 def _add(into: Scores, scores: Scores, only: Scores | None = None) -> None:
-    """Add ``scores`` into ``into`` (for the memories already in ``only``, when given), walking
-    whichever side is shorter."""
+    """Add ``scores`` into ``into`` (only for the memories already in ``only``, when given; it
+    may be ``into`` itself), walking whichever side is shorter."""
     if only is None:
         for doc, score in scores.items():
             into[doc] = into.get(doc, 0.0) + score
@@ -157,10 +157,11 @@ class _Pool:
     memory holding none scores below all of them, so it is needed only when those run out.
     """
 
-    def __init__(self, opened: Handle, text: TextQuery, keep: Callable[[int], bool]) -> None:
+    def __init__(self, opened: Handle, text: TextQuery, allow: set[int] | None, expired: set[int]) -> None:
         self.opened = opened
         self.text = text
-        self.keep = keep
+        self.allow = allow
+        self.expired = expired
         counted = [p for p in text.terms if p.counted]
         self.scores: Scores = {}
         for plan in counted:
@@ -171,13 +172,16 @@ class _Pool:
                 present.update(scores)
             for doc in present:
                 self.scores[doc] += text.tier
-        only = dict(self.scores) if counted else None
         for plan in text.terms:
             if not plan.counted:
                 for clause in plan.clauses:
-                    _add(self.scores, _clause_scores(opened, clause), only)
-        self.docs = [doc for doc in self.scores if keep(doc)]
+                    _add(self.scores, _clause_scores(opened, clause), self.scores if counted else None)
+        self.docs = self._kept(self.scores.keys())
         self.rest = bool(counted) and len(counted) < len(text.terms)
+
+    def _kept(self, docs: Iterable[int]) -> list[int]:
+        kept = set(docs) if self.allow is None else self.allow.intersection(docs)
+        return list(kept.difference(self.expired) if self.expired else kept)
 
     def top(self, n: int) -> list[tuple[float, int]]:
         """The best ``n`` kept memories as ``(score, document)``, best first."""
@@ -192,11 +196,9 @@ class _Pool:
             if not plan.counted:
                 for clause in plan.clauses:
                     _add(extra, _clause_scores(self.opened, clause))
-        for doc, score in extra.items():
-            if doc not in self.scores:
-                self.scores[doc] = score
-                if self.keep(doc):
-                    self.docs.append(doc)
+        new = [doc for doc in extra if doc not in self.scores]
+        self.scores.update((doc, extra[doc]) for doc in new)
+        self.docs.extend(self._kept(new))
         self.rest = False
 
 
@@ -278,7 +280,7 @@ def search(
     else:
         result.uncommitted = uncommitted(repo)
     opened = _open_handle(repo, result)
-    result.broken = [p for p in opened.state.broken() if repo.binding is None or p.path.startswith("system/")]
+    result.broken = [p for p in opened.broken() if repo.binding is None or p.path.startswith("system/")]
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
@@ -323,7 +325,7 @@ def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int],
     key is at least the last fetched document's ``(coverage, relevance)``, nothing further down
     can overtake it.
     """
-    pool = _Pool(opened, text, lambda doc: doc in allow and doc not in expired)
+    pool = _Pool(opened, text, allow, expired)
     stored_fields = opened.stats.reader.stored_fields
     fetch = max(limit * 3, 30)
     while True:
@@ -366,7 +368,7 @@ def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version:
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
     stored_fields = opened.stats.reader.stored_fields
-    for score, doc in _Pool(opened, q, lambda _doc: True).top(limit * 5 + 20):
+    for score, doc in _Pool(opened, q, None, set()).top(limit * 5 + 20):
         fields = stored_fields(doc)
         stored = Stored.from_rec(fields["rec"])
         if bound and not rule.allows(stored.scope):

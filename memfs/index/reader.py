@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from memfs.format.model import Problem
 from memfs.index import state as index_state
 from memfs.index.documents import FIELD_BOOSTS
 from memfs.index.postings import BM25_B, BM25_K1, TermScores
@@ -143,8 +144,16 @@ class Handle:
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
         self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
         self._allowed: dict[Hashable, set[int]] = {}
+        self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
         self._expired_at: tuple[int, set[int]] = (-1, set())
+
+    def broken(self) -> list[Problem]:
+        """The memory files the index could not parse, listed once per open index (every search
+        reports them, and the state holds an entry per memory). Shared: callers must not change it."""
+        if self._broken is None:
+            self._broken = self.state.broken()
+        return self._broken
 
     def expired(self, now_us: int) -> set[int]:
         """The documents whose ``expires`` is at or before ``now_us`` (epoch microseconds). The
