@@ -10,7 +10,7 @@ Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops
 from __future__ import annotations
 
 from memfs import MemoryRepo, index
-from memfs.index import documents, reader
+from memfs.index import documents, postings
 from memfs.policy import recall
 
 
@@ -22,7 +22,7 @@ def factory(ctx: dict):
         if name.startswith("boost_"):
             documents.FIELD_BOOSTS[name[6:]] = float(value)
         elif name in ("k1", "b"):
-            setattr(reader, f"BM25_{name.upper()}", float(value))
+            setattr(postings, f"BM25_{name.upper()}", float(value))
     if ctx["opts"].get("fresh") == "0":
         policy = recall.RankPolicy({})
 

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
+from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
-from memfs.index.postings import BM25_K1, Scores
+from memfs.index.postings import Scores
 from memfs.index.reader import Handle, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
@@ -82,7 +83,7 @@ def _clauses(opened: Handle, term: str) -> list[Clause]:
     best of them per memory, so its score stays bounded like a single term's.
     """
     stats = opened.stats
-    gain = BM25_K1 + 1.0
+    gain = postings.BM25_K1 + 1.0
     out: list[Clause] = []
     for name, boost in FIELD_BOOSTS.items():
         if len(term) == 1 and is_cjk(term):

@@ -122,3 +122,15 @@ def test_deleted_memories_score_nothing(repo: MemoryRepo, opened: Handle) -> Non
     for word in WORDS:
         assert not deleted & set(opened.terms.of("body", word))
     assert not list(Path(repo.root, "notes").glob("n003-*.md"))
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 10])
+def test_memories_holding_only_a_common_word_come_after_and_are_found(tmp_path: Path, limit: int) -> None:
+    mem = new_repo(tmp_path / "m")
+    for i in range(6):
+        put(mem, f"notes/c{i}.md", f"ubiquitous word {i}\n" + ("with the scarce one\n" if i < 2 else ""))
+    put(mem, "notes/other.md", "nothing shared\n")
+    commit_all(mem.root, "memories")
+    hits = [h.path for h in index.search(mem, "ubiquitous scarce", limit=limit, at=NOW).hits]
+    assert sorted(hits[:2]) == ["notes/c0.md", "notes/c1.md"][:limit]
+    assert len(hits) == min(limit, 6) and set(hits) <= {f"notes/c{i}.md" for i in range(6)}
