@@ -28,12 +28,15 @@ BM25_K1 = 1.2
 KEPT_POSTINGS = 600_000
 
 Scores = dict[int, float]
+#: a query term's clauses: per text field, the indexed words it stands for there
+Parts = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 class TermScores:
-    """``of(field, word)``: each live document holding ``word`` in ``field`` and its BM25 score
-    times the field's boost, as Whoosh's boosted term scores it (global document numbers, deleted
-    documents left out); kept for the life of the open index, up to ``budget`` postings."""
+    """Per-term scores of one open index: ``of(field, word)`` is each live document holding
+    ``word`` in ``field`` and its BM25 score times the field's boost, as Whoosh's boosted term
+    scores it (global document numbers, deleted documents left out); ``term`` sums a query term's
+    fields and keeps the result for the life of the open index, up to ``budget`` postings."""
 
     def __init__(self, reader: Any, idf: Callable[[str, str], float], avgfl: Mapping[str, float],
                  boosts: Mapping[str, float], budget: int = KEPT_POSTINGS) -> None:
@@ -43,29 +46,48 @@ class TermScores:
         self.boosts = boosts
         self.budget = budget
         self.kept = 0
-        self._cache: OrderedDict[tuple[str, str], Scores] = OrderedDict()
+        self._cache: OrderedDict[Parts, Scores] = OrderedDict()
         self._lengths: dict[tuple[int, str], bytes] = {}
 
-    def of(self, field: str, word: str) -> Scores:
-        key = (field, word)
-        found = self._cache.get(key)
+    def term(self, parts: Parts) -> Scores:
+        """Each live document a query term matches and its score: the sum over ``parts``, one
+        ``(field, words)`` per field, of that field's best word (several words for a lone CJK
+        character, which matches every indexed bigram it starts), as Whoosh's OR of the fields'
+        terms (a DisjunctionMax for the bigrams) scores it. Kept, least recently asked first out."""
+        found = self._cache.get(parts)
         if found is not None:
-            self._cache.move_to_end(key)
+            self._cache.move_to_end(parts)
             return found
-        found = self._read(field, word)
-        self._cache[key] = found
+        found = self._sum(parts)
+        self._cache[parts] = found
         self.kept += len(found)
         while self.kept > self.budget and len(self._cache) > 1:
             _key, dropped = self._cache.popitem(last=False)
             self.kept -= len(dropped)
         return found
 
+    def _sum(self, parts: Parts) -> Scores:
+        total: Scores = {}
+        for field, words in parts:
+            best = self.of(field, words[0])
+            for word in words[1:]:
+                for doc, score in self.of(field, word).items():
+                    if score > best.get(doc, -1.0):
+                        best[doc] = score
+            if not total:
+                total = best
+                continue
+            for doc, score in best.items():
+                total[doc] = total.get(doc, 0.0) + score
+        return total
+
     def clear(self) -> None:
         """Forget every kept score (benchmarks measure the cold path with it)."""
         self._cache.clear()
         self.kept = 0
 
-    def _read(self, field: str, word: str) -> Scores:
+    def of(self, field: str, word: str) -> Scores:
+        """Each live document holding ``word`` in ``field`` and its boosted BM25 score (not kept)."""
         idf = self.idf(field, word)
         avgfl = self.avgfl.get(field, 1.0) or 1.0
         boost = self.boosts.get(field, 1.0)

@@ -15,7 +15,7 @@ from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
-from memfs.index.postings import Scores
+from memfs.index.postings import Parts, Scores
 from memfs.index.reader import Handle, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
@@ -52,6 +52,10 @@ class TermPlan:
     clauses: tuple[Clause, ...]
     counted: bool
 
+    @property
+    def parts(self) -> Parts:
+        return tuple((c.field, c.words) for c in self.clauses)
+
 
 @dataclass(frozen=True)
 class TextQuery:
@@ -80,31 +84,19 @@ def _clauses(opened: Handle, term: str) -> list[Clause]:
     """One clause per text field holding ``term``, with the largest BM25F score it can give.
 
     A lone CJK character matches every indexed bigram that starts with it; the clause takes the
-    best of them per memory, so its score stays bounded like a single term's.
+    best of those a memory holds, so its score stays bounded like a single term's.
     """
     stats = opened.stats
     gain = postings.BM25_K1 + 1.0
     out: list[Clause] = []
     for name, boost in FIELD_BOOSTS.items():
         if len(term) == 1 and is_cjk(term):
-            words = tuple(stats.reader.expand_prefix(name, term))
+            words = tuple(w.decode() if isinstance(w, bytes) else w for w in stats.reader.expand_prefix(name, term))
             if words:
                 out.append(Clause(name, words, max(stats.idf(name, w) for w in words) * gain * boost))
         elif stats.df(name, term) > 0:
             out.append(Clause(name, (term,), stats.idf(name, term) * gain * boost))
     return out
-
-
-def _clause_scores(opened: Handle, clause: Clause) -> Scores:
-    """Each memory the clause matches and its boosted BM25 score (the best word's, for several)."""
-    if len(clause.words) == 1:
-        return opened.terms.of(clause.field, clause.words[0])
-    best: Scores = {}
-    for word in clause.words:
-        for doc, score in opened.terms.of(clause.field, word).items():
-            if score > best.get(doc, -1.0):
-                best[doc] = score
-    return best
 
 
 def _rare(opened: Handle, term: str, clauses: list[Clause]) -> bool:
@@ -118,10 +110,7 @@ def _rare(opened: Handle, term: str, clauses: list[Clause]) -> bool:
             return False
         if sum(dfs) <= half:
             return True
-    found: set[int] = set()
-    for clause in clauses:
-        found.update(_clause_scores(opened, clause))
-    return len(found) <= half
+    return len(opened.terms.term(tuple((c.field, c.words) for c in clauses))) <= half
 
 
 def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
@@ -131,23 +120,6 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
     tier = float(math.floor(sum(c.bound for _t, clauses in per_term for c in clauses)) + 1)
     plans = tuple(TermPlan(term, tuple(clauses), _rare(opened, term, clauses)) for term, clauses in per_term)
     return TextQuery(plans, tier)
-
-
-def _add(into: Scores, scores: Scores, only: Scores | None = None) -> None:
-    """Add ``scores`` into ``into`` (only for the memories already in ``only``, when given; it
-    may be ``into`` itself), walking whichever side is shorter."""
-    if only is None:
-        for doc, score in scores.items():
-            into[doc] = into.get(doc, 0.0) + score
-    elif len(scores) <= len(only):
-        for doc, score in scores.items():
-            if doc in only:
-                into[doc] += score
-    else:
-        for doc in only:
-            found = scores.get(doc)
-            if found is not None:
-                into[doc] += found
 
 
 class _Pool:
@@ -163,22 +135,14 @@ class _Pool:
         self.text = text
         self.allow = allow
         self.expired = expired
-        counted = [p for p in text.terms if p.counted]
-        self.scores: Scores = {}
-        for plan in counted:
-            present: set[int] = set()
-            for clause in plan.clauses:
-                scores = _clause_scores(opened, clause)
-                _add(self.scores, scores)
-                present.update(scores)
-            for doc in present:
-                self.scores[doc] += text.tier
-        for plan in text.terms:
-            if not plan.counted:
-                for clause in plan.clauses:
-                    _add(self.scores, _clause_scores(opened, clause), self.scores if counted else None)
+        totals = [(plan.counted, opened.terms.term(plan.parts)) for plan in text.terms]
+        counted = sorted((t for c, t in totals if c), key=len, reverse=True)
+        self.scores = _covered(counted, text.tier)
+        for is_counted, total in totals:
+            if not is_counted:
+                _add(self.scores, total, only=bool(counted))
         self.docs = self._kept(self.scores.keys())
-        self.rest = bool(counted) and len(counted) < len(text.terms)
+        self.rest = bool(counted) and len(counted) < len(totals)
 
     def _kept(self, docs: Iterable[int]) -> list[int]:
         kept = set(docs) if self.allow is None else self.allow.intersection(docs)
@@ -195,12 +159,40 @@ class _Pool:
         extra: Scores = {}
         for plan in self.text.terms:
             if not plan.counted:
-                for clause in plan.clauses:
-                    _add(extra, _clause_scores(self.opened, clause))
+                _add(extra, self.opened.terms.term(plan.parts))
         new = [doc for doc in extra if doc not in self.scores]
         self.scores.update((doc, extra[doc]) for doc in new)
         self.docs.extend(self._kept(new))
         self.rest = False
+
+
+def _covered(counted: list[Scores], tier: float) -> Scores:
+    """Each memory holding a counted term, scored: its relevance for those terms plus ``tier``
+    for each (the largest term's memories first, copied in one pass)."""
+    if not counted:
+        return {}
+    scores = {doc: score + tier for doc, score in counted[0].items()}
+    for total in counted[1:]:
+        for doc, score in total.items():
+            scores[doc] = scores.get(doc, 0.0) + score + tier
+    return scores
+
+
+def _add(into: Scores, scores: Scores, *, only: bool = False) -> None:
+    """Add ``scores`` into ``into``; with ``only``, just for the memories already there (walking
+    whichever side is shorter)."""
+    if not only:
+        for doc, score in scores.items():
+            into[doc] = into.get(doc, 0.0) + score
+    elif len(scores) <= len(into):
+        for doc, score in scores.items():
+            if doc in into:
+                into[doc] += score
+    else:
+        for doc in into:
+            found = scores.get(doc)
+            if found is not None:
+                into[doc] += found
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
