@@ -22,7 +22,7 @@ from memfs.store.repo import CommitResult, Scan, Store
 if TYPE_CHECKING:
     from memfs.agents.context import Context
     from memfs.agents.evaluate import EvalReport
-    from memfs.agents.live.server import SocketServer
+    from memfs.agents.live.server import LiveIndex, SocketServer
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.index.results import ReindexReport, SearchResult
@@ -186,6 +186,15 @@ class MemoryRepo(Store):
 
         return SocketServer(LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
                                       polling=polling))
+
+    def live_index(self, *, debounce: float | None = None, polling: bool = False) -> LiveIndex:
+        """A started live index of this repository without a socket, for a long-running process
+        that reads through it itself (``memfs mcp``): ``live.read(fn)``; ``live.stop()`` when done."""
+        from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex
+
+        live = LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce, polling=polling)
+        live.start()
+        return live
 
     def live_status(self) -> dict[str, Any] | None:
         """``memfs serve --status``: what the running live index says about itself, ``None`` if none runs."""

@@ -39,9 +39,11 @@ from urllib.parse import quote
 import anyio
 from pydantic import Field
 
+from memfs.agents.live.server import Busy, LiveIndex
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError, one_line
+from memfs.store.repo import Store
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -139,13 +141,17 @@ def description(fn: Callable[..., Any]) -> str:
     return inspect.cleandoc(fn.__doc__ or "")
 
 
-def build_server(repo: MemoryRepo) -> MCPServer:
+def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     """An ``MCPServer`` exposing ``repo``, usually a session bound to one scope
     (:meth:`MemoryRepo.session`): its scope is the scope of every tool, which take none as an
     argument, so a model cannot talk its way into another user's memory; its actor is the author
     of every commit. An unbound ``repo`` (``--all-scopes``) is administration: search and context
     read every scope (or the one asked), and ``memory_remember`` is refused (it needs a scope to
-    write to)."""
+    write to).
+
+    With ``live`` (a started :class:`~memfs.agents.live.server.LiveIndex` of the same root), the
+    recall tools read through it, in the same session, so they skip the per-query git scan; a
+    read after one of this server's own writes first waits until the live index has applied it."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp_types import ToolAnnotations
@@ -181,6 +187,8 @@ def build_server(repo: MemoryRepo) -> MCPServer:
         return tool
 
     def run(request: dict[str, Any]) -> str:
+        if request["command"] != "view":
+            wrote[0] = True
         result = repo.tool({k: v for k, v in request.items() if v is not None}, context)
         if not result.ok:
             raise ToolError(result.output)
@@ -192,12 +200,44 @@ def build_server(repo: MemoryRepo) -> MCPServer:
         except MemfsError as exc:
             raise ToolError(f"Error: {exc}") from None
 
-    def reader(inherit: bool | None) -> MemoryRepo:
+    def reader(inherit: bool | None, base: MemoryRepo = repo) -> MemoryRepo:
         """The session a read goes through: the server's, or (``inherit=False`` on a server that
         reads ancestors) the same scope alone. Never wider than the server's own."""
         if inherit is False and binding is not None and binding.inherit:
-            return repo.session(binding.scope, inherit=False, grants=repo.grants, actor=actor)
-        return repo
+            return base.session(binding.scope, inherit=False, grants=repo.grants, actor=actor)
+        return base
+
+    wrote = [False]
+
+    def recall(inherit: bool | None, read: Callable[[MemoryRepo], _R]) -> _R:
+        """``read`` on :func:`reader`'s session, through the live index when there is one."""
+        if live is None:
+            return read(reader(inherit))
+        if wrote[0]:
+            wrote[0] = False
+            live.settle()
+
+        def through(store: Store) -> _R:
+            assert isinstance(store, MemoryRepo)
+            scope, inherits = (binding.scope, binding.inherit) if binding is not None else (None, False)
+            return read(reader(inherit, store.session(scope, inherit=inherits, grants=repo.grants, actor=actor)))
+
+        try:
+            return live.read(through)
+        except Busy:
+            return read(reader(inherit))
+
+    def wrote_after(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        """A write: the next read waits for the live index to apply it."""
+
+        @functools.wraps(fn)
+        def write(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                wrote[0] = True
+
+        return write
 
     def when(at: str | None) -> Any:
         if at is None:
@@ -283,14 +323,14 @@ def build_server(repo: MemoryRepo) -> MCPServer:
     # --- recall --------------------------------------------------------------------------
     def search_json(query: str, type: str | None, version: str | None, at: str | None, inherit: bool | None,
                     limit: int, asked: str | None) -> dict[str, Any]:
-        found = call(reader(inherit).search, query, scope=asked, version=version, at=when(at), type=type,
-                     limit=limit, inherit=bool(inherit), record=True)
+        found = recall(inherit, lambda view: call(view.search, query, scope=asked, version=version, at=when(at),
+                                                  type=type, limit=limit, inherit=bool(inherit), record=True))
         return found.to_json()
 
     def context_text(task: str, version: str | None, at: str | None, budget: int, format: str,
                      inherit: bool | None, asked: str | None) -> str:
-        built = call(reader(inherit).context, task, scope=asked, version=version, budget=budget, format=format,
-                     inherit=bool(inherit), at=when(at))
+        built = recall(inherit, lambda view: call(view.context, task, scope=asked, version=version, budget=budget,
+                                                  format=format, inherit=bool(inherit), at=when(at)))
         return call(built.render, format)
 
     if binding is not None:
@@ -368,8 +408,8 @@ def build_server(repo: MemoryRepo) -> MCPServer:
         from them (depends_on, transitively) is flagged needs_review, in one commit."""
         return call(repo.retract, paths, reason=reason, actor=actor).to_json()
 
-    add(memory_remember, writing)
-    add(memory_retract, removing)
+    add(wrote_after(memory_remember), writing, "memory_remember")
+    add(wrote_after(memory_retract), removing, "memory_retract")
 
     if actor_kind(actor) == PERSON:
         def memory_reinstate(path: PathArg, reason: ReinstateReason) -> dict[str, Any]:
@@ -379,12 +419,12 @@ def build_server(repo: MemoryRepo) -> MCPServer:
             call(repo.read_file, path)
             return call(repo.reinstate, path, reason=reason, actor=actor).to_json()
 
-        add(memory_reinstate, writing)
+        add(wrote_after(memory_reinstate), writing, "memory_reinstate")
 
     # --- search and fetch, in the shape ChatGPT connectors call ---------------------------
     def search(query: SearchQuery) -> dict[str, Any]:
         """Search memory for a query; results carry an id to fetch, a title and a URL."""
-        found = call(repo.search, query, limit=10, record=True)
+        found = recall(None, lambda view: call(view.search, query, limit=10, record=True))
         results = [{"id": hit.path, "title": _title(hit.memory.description, hit.memory.body, hit.path),
                     "url": URI_PREFIX + quote(hit.path)} for hit in found.hits]
         return {"results": results}
@@ -425,7 +465,7 @@ def build_server(repo: MemoryRepo) -> MCPServer:
     def memory_context_prompt(task: Task) -> str:
         """The memory relevant to a task (system/ files first, then recalled memories), as
         reference material to put before the request."""
-        built = call(repo.context, task, scope=None)
+        built = recall(None, lambda view: call(view.context, task, scope=None))
         return built.render("markdown") + "\n\nTask: " + task
 
     server.prompt(name="memory_context", description=description(memory_context_prompt))(memory_context_prompt)

@@ -84,27 +84,37 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
 @click.option("--http", "http_port", type=int,
               help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.")
 @click.option("--list-tools", is_flag=True, help="Print which tools this installation serves, then exit.")
+@click.option("--no-live", is_flag=True,
+              help="Do not keep a live index in this process: every search asks git what changed first.")
 @pass_state
-def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
+def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tools: bool, no_live: bool) -> None:
     """Serve this memory repository over MCP (stdio by default) for agent hosts, in a session
     bound to --scope: the tools see and change that scope only (and system/ to read), whatever
     their arguments say. Acts as agent:mcp unless --actor or MEMFS_ACTOR says otherwise.
+
+    The server keeps a live index while it runs (as 'memfs serve' does, without the socket), so
+    its searches skip the per-query git scan; --no-live turns that off.
 
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
     from memfs import mcp_server
 
-    server = mcp_server.build_server(session.open(state, MCP_ACTOR))
     if list_tools:
-        emit_json(mcp_server.tool_names(server))
+        emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    if http_port is None:
-        mcp_server.serve(server)
-        return
-    if not 1 <= http_port <= 65535:
+    if http_port is not None and not 1 <= http_port <= 65535:
         raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
-    note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
-    mcp_server.serve(server, transport="http", port=http_port)
+    live = None if no_live else state.repo().live_index()
+    try:
+        server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
+        if http_port is None:
+            mcp_server.serve(server)
+            return
+        note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
+        mcp_server.serve(server, transport="http", port=http_port)
+    finally:
+        if live is not None:
+            live.stop()
 
 
 @click.command("context")

@@ -50,11 +50,14 @@ def text_of(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 
 
-def test_real_client_lists_and_calls_tools(repo: MemoryRepo):
+@pytest.mark.parametrize("live", [(), ("--no-live",)], ids=["live-index", "no-live"])
+def test_real_client_lists_and_calls_tools(repo: MemoryRepo, live: tuple[str, ...]):
+    """With its live index (the default) and without, the same tool results: a search right
+    after an edit finds the edit either way."""
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        async with session(repo.root, "--scope", "user:U5") as client:
+        async with session(repo.root, "--scope", "user:U5", *live) as client:
             tools = (await client.list_tools()).tools
             seen["tools"] = {t.name: t for t in tools}
             created = await client.call_tool(

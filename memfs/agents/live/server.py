@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memfs import index
 from memfs.agents.live import wire
@@ -67,10 +67,15 @@ FULL_NAMES = (".memfsignore", ".memfs.toml")
 log = logging.getLogger("memfs.live")
 Recall = tuple[Store, list[str], dt.datetime]
 Answer = tuple[dict[str, Any], Recall | None]
+T = TypeVar("T")
 
 
 class AlreadyRunning(MemfsError):
     """Another live index already serves this memory root."""
+
+
+class Busy(Exception):
+    """An update holds the live index longer than a reader waits."""
 
 
 class CachedProbeGit(gitcli.Git):
@@ -370,16 +375,32 @@ class LiveIndex:
         """The reply to a context request (``memfs context``), like :meth:`search`."""
         return self._answer(_context, args)
 
-    def _answer(self, work: Callable[[Store, dict[str, Any]], Answer], args: dict[str, Any]) -> dict[str, Any]:
+    def read(self, work: Callable[[Store], T]) -> T:
+        """``work`` on this index's store (its ``git status`` kept, so a search or a context asks
+        git nothing) under the lock, so it never sees half of an update. Raises :class:`Busy` if
+        an update (a rebuild) holds the index longer than ``query_wait`` seconds: the caller then
+        reads directly."""
         if not self.lock.acquire(timeout=self.query_wait):
-            return {"ok": False, "busy": True, "error": "the live index is being rebuilt"}
+            raise Busy("the live index is being rebuilt")
         try:
             if not (self.repo.cache_dir / index.STATE_FILE).exists():
                 self._full(".memfs/ or its state file was deleted")
-            reply, recall = work(self.repo, args)
+            found = work(self.repo)
             self.answered += 1
+            return found
         finally:
             self.lock.release()
+
+    def settle(self) -> None:
+        """Wait until every change made so far (a write of this process included) is applied:
+        after it, a :meth:`read` sees them."""
+        self.wait_barrier(self.barrier())
+
+    def _answer(self, work: Callable[[Store, dict[str, Any]], Answer], args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply, recall = self.read(lambda store: work(store, args))
+        except Busy as exc:
+            return {"ok": False, "busy": True, "error": str(exc)}
         if recall is not None:
             with self._cond:
                 self._recalls.append(recall)
