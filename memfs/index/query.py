@@ -46,15 +46,12 @@ class Clause:
 
 @dataclass(frozen=True)
 class TermPlan:
-    """A query term's clauses, and whether it counts toward coverage (see :class:`TextQuery`)."""
+    """A query term's words per field (:data:`~memfs.index.postings.Parts`), and whether it counts
+    toward coverage (see :class:`TextQuery`)."""
 
     term: str
-    clauses: tuple[Clause, ...]
+    parts: Parts
     counted: bool
-
-    @property
-    def parts(self) -> Parts:
-        return tuple((c.field, c.words) for c in self.clauses)
 
 
 @dataclass(frozen=True)
@@ -99,7 +96,7 @@ def _clauses(opened: Handle, term: str) -> list[Clause]:
     return out
 
 
-def _rare(opened: Handle, term: str, clauses: list[Clause]) -> bool:
+def _rare(opened: Handle, term: str, parts: Parts) -> bool:
     """Whether at most half of the indexed memories contain ``term`` (in any field): the field
     document frequencies decide when they can; otherwise the memories are counted."""
     stats = opened.stats
@@ -110,7 +107,7 @@ def _rare(opened: Handle, term: str, clauses: list[Clause]) -> bool:
             return False
         if sum(dfs) <= half:
             return True
-    return len(opened.terms.term(tuple((c.field, c.words) for c in clauses))) <= half
+    return len(opened.terms.term(parts)) <= half
 
 
 def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
@@ -118,8 +115,11 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
     per_term = [(term, _clauses(opened, term)) for term in terms]
     per_term = [(term, clauses) for term, clauses in per_term if clauses]
     tier = float(math.floor(sum(c.bound for _t, clauses in per_term for c in clauses)) + 1)
-    plans = tuple(TermPlan(term, tuple(clauses), _rare(opened, term, clauses)) for term, clauses in per_term)
-    return TextQuery(plans, tier)
+    plans = []
+    for term, clauses in per_term:
+        parts = tuple((c.field, c.words) for c in clauses)
+        plans.append(TermPlan(term, parts, _rare(opened, term, parts)))
+    return TextQuery(tuple(plans), tier)
 
 
 class _Pool:
