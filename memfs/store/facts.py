@@ -166,6 +166,22 @@ def current(repo: Store) -> Facts | None:
         return facts
 
 
+def note(repo: Store, parent: str, commit: str, names: Iterable[str]) -> None:
+    """Move the validated cache held in memory from ``parent`` to ``commit``, its only child,
+    which changed no paths but ``names`` (work-tree paths): they join the paths the next
+    validation re-checks, as the diff between the two HEADs would have named them, so that
+    validation needs no ``git diff``. Nothing happens unless the cache in memory is at ``parent``."""
+    path = str(repo.cache_dir / CACHE_FILE)
+    with _lock:
+        found = _memo.get(path)
+        if found is None or found[1].head != parent:
+            return
+        facts = found[1]
+        facts.head = commit
+        facts.listed = sorted(set(facts.listed).union(names))
+        facts.unsaved += 1
+
+
 def drop(repo: Store) -> None:
     """Forget the cache (the next use rebuilds it)."""
     with _lock:

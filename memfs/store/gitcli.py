@@ -33,6 +33,7 @@ _BASE_ENV = {
     "LC_ALL": "C",
 }
 _CONFIG = ("-c", "core.quotepath=off", "-c", "advice.detachedHead=false")
+_COMMIT = ("commit", "-q", "--no-edit", "-F", "-")
 #: Variables that make git use another repository, work tree, index, object store, ref namespace
 #: or config file than the one memfs names by its working directory, or read pathspecs another
 #: way. A git hook runs with some of them set (``GIT_DIR``, ``GIT_INDEX_FILE``); inherited, they
@@ -193,6 +194,16 @@ class Commit:
     subject: str
     body: str
     files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A commit memfs made: its id, its parents, and the paths it may have changed against them
+    (``None``: git committed the whole index, so other staged paths may be in it too)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    paths: tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
@@ -472,33 +483,55 @@ class Git:
     def commit_paths(self, paths: list[str], message: str, identity: Identity) -> str | None:
         """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
 
-        Returns the new commit, or ``None`` when none of the paths differs from HEAD. Three git
-        processes in the common case (add, commit, rev-parse); ``git status`` only when a path
-        is unknown to git. For many paths with nothing else staged, the index is committed as it
-        is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
+        Returns the new commit, or ``None`` when none of the paths differs from HEAD. See
+        :meth:`commit_exact`, which also says the commit's parents."""
+        done = self.commit_exact(paths, message, identity)
+        return None if done is None else done.sha
+
+    def commit_exact(
+        self, paths: list[str], message: str, identity: Identity, *, untracked: Sequence[str] | None = None
+    ) -> Committed | None:
+        """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
+
+        ``None`` when none of the paths differs from HEAD. ``untracked`` are the paths that may be
+        unknown to git (``None``: any of them). With none, ``git commit --only`` alone records
+        them (it takes edits and deletions of tracked paths from the work tree itself); else, or
+        when git says a path is unknown after all, ``git add -A`` of the paths comes first, since
+        ``--only`` refuses paths git does not know. ``git status`` only when the add fails (a path
+        unknown to git and gone). For many paths with nothing else staged, the index is committed
+        as it is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
+        Then one ``rev-parse`` names the commit and its parents.
         """
         if not paths:
             return None
         refuse_secrets(message)
         whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
         crashpoint.reached("git-add")
-        if not self._ok("add", "-A", "--", *_literal(*paths)):
-            paths = self.changed(paths)
-            if not paths:
-                return None
-            self._text("add", "-A", "--", *_literal(*paths))
-        crashpoint.reached("git-added")
-        args = ["commit", "-q", "--no-edit", "-F", "-"]
-        if self._has_head() and not whole_index:
-            args += ["--only", "--", *_literal(*paths)]
-        proc = _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        direct = untracked is not None and not untracked and not whole_index and self._has_head()
+        proc = self._commit_only(paths, message, identity) if direct else None
+        if proc is None or b"did not match any file(s) known to git" in proc.stderr:
+            if not self._ok("add", "-A", "--", *_literal(*paths)):
+                paths = self.changed(paths)
+                if not paths:
+                    return None
+                self._text("add", "-A", "--", *_literal(*paths))
+            crashpoint.reached("git-added")
+            if self._has_head() and not whole_index:
+                proc = self._commit_only(paths, message, identity)
+            else:
+                proc = _run(self.workdir, *_COMMIT, stdin=message.encode("utf-8"), identity=identity, check=False)
         crashpoint.reached("git-committed")
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
             if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
                 return None
             raise GitError(f"git commit failed: {output.strip()}")
-        return self.head()
+        sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
+        return Committed(sha, tuple(parents), None if whole_index else tuple(paths))
+
+    def _commit_only(self, paths: list[str], message: str, identity: Identity) -> subprocess.CompletedProcess[bytes]:
+        args = [*_COMMIT, "--only", "--", *_literal(*paths)]
+        return _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
 
     def commit_empty(self, message: str, identity: Identity) -> str | None:
         """A commit that changes no file (an audit record), skipping hooks; leaves the index alone."""
