@@ -179,7 +179,6 @@ def note(repo: Store, parent: str, commit: str, names: Iterable[str]) -> None:
         facts = found[1]
         facts.head = commit
         facts.listed = sorted(set(facts.listed).union(names))
-        facts.unsaved += 1
 
 
 def drop(repo: Store) -> None:

@@ -96,6 +96,7 @@ def test_the_caches_moved_by_commits_equal_a_full_reread(repo: MemoryRepo) -> No
 
     revisions.cache_path(repo.git.git_dir, repo.pathspec).unlink()
     revisions._memo.clear()
+    revisions._ahead.clear()
     facts.drop(repo)
     assert revisions.marks(repo.git, repo.pathspec) == marks
     rebuilt = facts.current(repo)
