@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,10 +253,7 @@ class Git:
             if not text.startswith("ref: "):
                 return text if _is_sha(text) else self.head()
             ref = text[len("ref: "):]
-            common = self.git_dir
-            if (self.git_dir / "commondir").is_file():
-                common = self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
-            for base in dict.fromkeys((self.git_dir, common)):
+            for base in dict.fromkeys((self.git_dir, self._common_dir())):
                 found = base / ref
                 if found.is_file():
                     sha = found.read_text(encoding="ascii").strip()
@@ -263,6 +261,27 @@ class Git:
         except (OSError, UnicodeDecodeError):
             pass
         return self.head()
+
+    def _common_dir(self) -> Path:
+        """Where refs and objects shared by every work tree live (the git directory itself unless
+        this is a linked work tree). Raises :class:`OSError`."""
+        if (self.git_dir / "commondir").is_file():
+            return self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
+        return self.git_dir
+
+    def head_and_parents(self) -> tuple[str, tuple[str, ...]]:
+        """HEAD and its parents, right after a commit: read from the files when HEAD is a loose ref
+        and the commit a loose object (as ``git commit`` leaves them; no process), else from one
+        ``rev-parse``. Raises :class:`GitError` without HEAD."""
+        head = self.head_quick()
+        if head is not None:
+            try:
+                data = (self._common_dir() / "objects" / head[:2] / head[2:]).read_bytes()
+                return head, _commit_parents(zlib.decompress(data))
+            except (OSError, zlib.error, ValueError):
+                pass
+        sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
+        return sha, tuple(parents)
 
     def rev(self, name: str) -> str | None:
         """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
@@ -526,8 +545,8 @@ class Git:
             if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
                 return None
             raise GitError(f"git commit failed: {output.strip()}")
-        sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
-        return Committed(sha, tuple(parents), None if whole_index else tuple(paths))
+        sha, parents = self.head_and_parents()
+        return Committed(sha, parents, None if whole_index else tuple(paths))
 
     def _commit_only(self, paths: list[str], message: str, identity: Identity) -> subprocess.CompletedProcess[bytes]:
         args = [*_COMMIT, "--only", "--", *_literal(*paths)]
@@ -789,6 +808,23 @@ def refuse_secrets(message: str) -> None:
     refusals = check_message(message)
     if refusals:
         raise WriteRefused(refusals)
+
+
+def _commit_parents(raw: bytes) -> tuple[str, ...]:
+    """The parents named by a loose commit object (header, NUL, then ``tree``/``parent`` lines);
+    :class:`ValueError` if it is not a commit."""
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        raise ValueError("not a commit")
+    parents = []
+    for line in body.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[len(b"parent "):].decode("ascii"))
+        elif not line.startswith(b"tree "):
+            break
+    if not all(_is_sha(p) for p in parents):
+        raise ValueError("bad parent")
+    return tuple(parents)
 
 
 def _is_sha(text: str) -> bool:

@@ -119,5 +119,34 @@ def test_a_run_of_remembers_asks_git_only_for_status_blobs_and_the_commit(
     _remember(repo, "colour", "The colour is blue.", idempotency_key="a")  # INSERT
     _remember(repo, "colour", "The colour is blue.", source="conversation:C2", idempotency_key="b")  # REINFORCE
     _remember(repo, "colour", "The colour is green.", idempotency_key="c")  # SUPERSEDE
-    assert set(started) <= {"status", "cat-file", "add", "commit", "rev-parse"}, started
-    assert started["status"] == started["commit"] == started["rev-parse"] == 3 and started["add"] == 1
+    assert set(started) <= {"status", "cat-file", "add", "commit"}, started
+    assert started["status"] == started["commit"] == 3 and started["add"] == 1
+
+
+def test_head_and_parents_read_from_files_say_what_git_says(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git_repo = gitcli.Git(root, root / ".git")
+
+    def expected() -> tuple[str, tuple[str, ...]]:
+        sha, *parents = git(root, "rev-parse", "HEAD", "HEAD^@").split()
+        return sha, tuple(parents)
+
+    (root / "a.md").write_text("a\n")
+    git(root, "add", "a.md")
+    git(root, *PERSON, "commit", "-qm", "root")
+    assert git_repo.head_and_parents() == expected() and expected()[1] == ()
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "b.md").write_text("b\n")
+    git(root, "add", "b.md")
+    git(root, *PERSON, "commit", "-qm", "side")
+    git(root, "checkout", "-q", "main")
+    (root / "c.md").write_text("c\n")
+    git(root, "add", "c.md")
+    git(root, *PERSON, "commit", "-qm", "main")
+    git(root, *PERSON, "merge", "-q", "--no-ff", "-m", "merge", "side")
+    assert git_repo.head_and_parents() == expected() and len(expected()[1]) == 2
+    git(root, "gc", "-q")  # packed refs and objects: asked of git
+    assert not (root / ".git/refs/heads/main").exists()
+    assert git_repo.head_and_parents() == expected()
