@@ -125,6 +125,18 @@ class Facts:
                 self.index.move(rel, None, fact)
         return self.index
 
+    def racy(self, before: int) -> list[str]:
+        """Paths whose fact was read from a file with an mtime at or after ``before`` (the ones a
+        stat comparison cannot vouch for), from the index's set of recent files: a full scan only
+        the first time, or if ``before`` went back (a clock set back)."""
+        index = self._lookup()
+        if index.recent_since is None or before < index.recent_since:
+            index.recent = {rel: f.mtime_ns for rel, f in self.files.items() if f.mtime_ns >= before}
+        else:
+            index.recent = {rel: mtime for rel, mtime in index.recent.items() if mtime >= before}
+        index.recent_since = before
+        return list(index.recent)
+
     def with_key(self, key: str) -> list[str]:
         return sorted(self._lookup().key.get(key, ()))
 
@@ -160,8 +172,16 @@ class Index:
         self.id: dict[str, set[str]] = {}
         self.scope: dict[str, set[str]] = {}
         self.key: dict[str, set[str]] = {}
+        #: Paths whose fact's mtime is at or after ``recent_since`` (``None``: not kept yet).
+        self.recent: dict[str, int] = {}
+        self.recent_since: int | None = None
 
     def move(self, rel: str, old: Fact | None, new: Fact | None) -> None:
+        if self.recent_since is not None:
+            if new is not None and new.mtime_ns >= self.recent_since:
+                self.recent[rel] = new.mtime_ns
+            else:
+                self.recent.pop(rel, None)
         for table, name in ((self.id, "id"), (self.scope, "scope"), (self.key, "key")):
             before = None if old is None else getattr(old, name)
             after = None if new is None else getattr(new, name)
@@ -298,7 +318,7 @@ def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | 
             return None
     rels = _memory_rels(repo, recheck)
     racy_before = facts.snapshot_ns - RACY_NS
-    rels.update(rel for rel, f in facts.files.items() if f.mtime_ns >= racy_before)
+    rels.update(facts.racy(racy_before))
     ignored = _ignored(repo, probe)
     changed = 0
     for rel in sorted(rels):
