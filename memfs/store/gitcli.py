@@ -460,10 +460,11 @@ class Git:
     def probe(self, pathspec: str) -> Probe | None:
         """HEAD and the paths git reports as changed, untracked or ignored under ``pathspec``, from
         one ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent
-        commit needs). ``None`` when git cannot answer."""
+        commit needs, and ``--no-ahead-behind``: only HEAD is read of the branch header, so a branch
+        far from its upstream costs no history walk). ``None`` when git cannot answer."""
         try:
             out = self._text(
-                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
+                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
                 "--untracked-files=all", "--ignored=matching", "--", *_literal(pathspec),
             )
         except GitError:

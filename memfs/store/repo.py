@@ -785,7 +785,7 @@ class Transaction:
         """The commit HEAD was on before this transaction (its own commit's parent, if it made one)."""
         if self.result.commit is None:
             return self.repo.git.head_quick()
-        return self.repo.git.rev(f"{self.result.commit}^") or None
+        return self.result.parent or self.repo.git.rev(f"{self.result.commit}^") or None
 
     def _refuse(self, refusals: list[Refusal]) -> MemfsError:
         self.note_refused(refusals)
