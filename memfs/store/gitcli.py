@@ -520,7 +520,7 @@ class Git:
         ``--only`` refuses paths git does not know. ``git status`` only when the add fails (a path
         unknown to git and gone). For many paths with nothing else staged, the index is committed
         as it is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
-        Then one ``rev-parse`` names the commit and its parents.
+        The commit and its parents are then read from the files git wrote (:meth:`head_and_parents`).
         """
         if not paths:
             return None
