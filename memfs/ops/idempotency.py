@@ -3,7 +3,9 @@
 The commit trailer is the truth, so the answer survives restarts, deleting ``.memfs/`` and index
 rebuilds. ``.memfs/idempotency.json`` caches key → commit together with the HEAD it reflects; a
 lookup reads only the commits added since (``git log OLD..HEAD``), and falls back to a full scan
-when HEAD is no longer a descendant (reset, purge, history rewrite).
+when HEAD is no longer a descendant (reset, purge, history rewrite). A commit that memfs makes on
+top of the cached HEAD moves the cache itself (:func:`note`), so a run of ``remember`` calls
+asks git nothing here.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memfs.store import atomic, commits
-from memfs.store.repo import Store
+from memfs.store import atomic, commits, paths
+from memfs.store.repo import CommitResult, Store
 
 TRAILER = "Memfs-Idempotency-Key"
 CACHE_FILE = "idempotency.json"
@@ -44,7 +46,7 @@ def _scan(repo: Store, rev_range: str) -> dict[str, str]:
 
 def applied_keys(repo: Store) -> dict[str, str]:
     """Every applied key and the commit that applied it, brought up to date with HEAD."""
-    head = repo.git.head()
+    head = repo.git.head_quick()
     if head is None:
         return {}
     path = _cache_path(repo)
@@ -55,12 +57,32 @@ def applied_keys(repo: Store) -> dict[str, str]:
         keys.update(_scan(repo, f"{cached_head}..{head}"))
     else:
         keys = _scan(repo, head)
+    _save(path, head, keys)
+    return keys
+
+
+def note(repo: Store, result: CommitResult, keys: list[str]) -> None:
+    """Move the cache to ``result``'s commit, which applied ``keys``, when the cache is at that
+    commit's only parent: then no other commit can have brought keys in between. Otherwise the
+    next lookup reads the commits since, as always."""
+    if result.commit is None or result.parent is None:
+        return
+    path = _cache_path(repo)
+    cached_head, known = _load(path)
+    if cached_head != result.parent:
+        return
+    for key in keys:
+        known.setdefault(key, result.commit)
+    _save(path, result.commit, known)
+
+
+def _save(path: Path, head: str, keys: dict[str, str]) -> None:
+    """Write the cache (no fsync: it is rebuilt from history when lost)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(path, json.dumps({"head": head, "keys": keys}, ensure_ascii=False).encode("utf-8"))
+        paths.ensure_cache(path.parent)
+        atomic.replace_cache(path, json.dumps({"head": head, "keys": keys}, ensure_ascii=False).encode("utf-8"))
     except OSError:
         pass
-    return keys
 
 
 def applied_in(repo: Store, key: str | None) -> str | None:

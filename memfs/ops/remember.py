@@ -91,6 +91,7 @@ def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: s
         tx.op = step.op.trailer
         tx.reason = candidate.reason or step.reason
         tx.trailers.update(_trailers([candidate], [r for r in step.forced]))
+    idempotency.note(repo, tx.result, tx.trailers.get(idempotency.TRAILER, []))
     return replace(step, commit=step.commit or tx.result.commit)
 
 
@@ -149,6 +150,7 @@ def remember_batch(
         tx.trailers.pop("Memfs-Scope", None)
         tx.trailers.pop("Memfs-Key", None)
         tx.trailers.pop("Memfs-Source", None)
+    idempotency.note(repo, tx.result, tx.trailers.get(idempotency.TRAILER, []))
     result.commit = tx.result.commit
     result.outcomes = [replace(o, commit=o.commit or result.commit) if o else None for o in result.outcomes]
     return result

@@ -32,7 +32,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,6 +74,9 @@ class Fact:
     key: str | None
     version: str | None
     deps: tuple[str, ...] | None
+    #: A digest of the bytes this process read them from (``None`` when loaded from the file): a
+    #: racy file read again with the same bytes keeps its fact instead of being parsed again.
+    digest: bytes | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> list[Any]:
         return [self.mtime_ns, self.size, self.id, self.scope, self.key, self.version,
@@ -103,22 +106,49 @@ class Facts:
     files: dict[str, Fact] = field(default_factory=dict)
     #: Refreshes since the copy on disk (not saved).
     unsaved: int = 0
+    #: Paths by id, scope and key, built on first lookup and kept up to date by :meth:`put`
+    #: (shared, like ``files``, with the refreshed copies made from this one).
+    index: Index | None = field(default=None, repr=False, compare=False)
+
+    def put(self, rel: str, fact: Fact | None) -> None:
+        """Record ``rel``'s fact (``None``: no memory file there any more)."""
+        old = self.files.pop(rel, None) if fact is None else self.files.get(rel)
+        if fact is not None:
+            self.files[rel] = fact
+        if self.index is not None:
+            self.index.move(rel, old, fact)
+
+    def _lookup(self) -> Index:
+        if self.index is None:
+            self.index = Index()
+            for rel, fact in self.files.items():
+                self.index.move(rel, None, fact)
+        return self.index
+
+    def racy(self, before: int) -> list[str]:
+        """Paths whose fact was read from a file with an mtime at or after ``before`` (the ones a
+        stat comparison cannot vouch for), from the index's set of recent files: a full scan only
+        the first time, or if ``before`` went back (a clock set back)."""
+        index = self._lookup()
+        if index.recent_since is None or before < index.recent_since:
+            index.recent = {rel: f.mtime_ns for rel, f in self.files.items() if f.mtime_ns >= before}
+        else:
+            index.recent = {rel: mtime for rel, mtime in index.recent.items() if mtime >= before}
+        index.recent_since = before
+        return list(index.recent)
 
     def with_key(self, key: str) -> list[str]:
-        return sorted(rel for rel, f in self.files.items() if f.key == key)
+        return sorted(self._lookup().key.get(key, ()))
 
     def in_scope(self, scope: str) -> list[str]:
-        return sorted(rel for rel, f in self.files.items() if f.scope == scope)
+        return sorted(self._lookup().scope.get(scope, ()))
 
     def ids(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
         """{id: [paths]} of the ids the frontmatter names (all, or just ``only``): a prefilter with
         the contract of :meth:`memfs.store.repo.Store.ids_in_use` (callers confirm by parsing)."""
-        wanted = None if only is None else set(only)
-        found: dict[str, list[str]] = {}
-        for rel, fact in self.files.items():
-            if fact.id is not None and (wanted is None or fact.id in wanted):
-                found.setdefault(fact.id, []).append(rel)
-        return {mid: sorted(rels) for mid, rels in found.items()}
+        by_id = self._lookup().id
+        wanted = by_id if only is None else [mid for mid in set(only) if by_id.get(mid)]
+        return {mid: sorted(by_id[mid]) for mid in wanted if by_id[mid]}
 
     def depends_on(self) -> dict[str, tuple[str, ...]]:
         """Each file's non-empty ``depends_on`` (files that mention it and whose key reads)."""
@@ -133,6 +163,34 @@ class Facts:
             "format": FORMAT, "config": self.config, "head": self.head, "listed": self.listed,
             "snapshot_ns": self.snapshot_ns, "files": {rel: f.to_json() for rel, f in self.files.items()},
         }
+
+
+class Index:
+    """Paths by the id, scope and key their facts say (so a lookup need not scan every fact)."""
+
+    def __init__(self) -> None:
+        self.id: dict[str, set[str]] = {}
+        self.scope: dict[str, set[str]] = {}
+        self.key: dict[str, set[str]] = {}
+        #: Paths whose fact's mtime is at or after ``recent_since`` (``None``: not kept yet).
+        self.recent: dict[str, int] = {}
+        self.recent_since: int | None = None
+
+    def move(self, rel: str, old: Fact | None, new: Fact | None) -> None:
+        if self.recent_since is not None:
+            if new is not None and new.mtime_ns >= self.recent_since:
+                self.recent[rel] = new.mtime_ns
+            else:
+                self.recent.pop(rel, None)
+        for table, name in ((self.id, "id"), (self.scope, "scope"), (self.key, "key")):
+            before = None if old is None else getattr(old, name)
+            after = None if new is None else getattr(new, name)
+            if before == after:
+                continue
+            if before is not None:
+                table.get(before, set()).discard(rel)
+            if after is not None:
+                table.setdefault(after, set()).add(rel)
 
 
 _lock = threading.Lock()
@@ -164,6 +222,21 @@ def current(repo: Store) -> Facts | None:
         else:
             _memo[str(path)] = (ident, facts)
         return facts
+
+
+def note(repo: Store, parent: str, commit: str, names: Iterable[str]) -> None:
+    """Move the validated cache held in memory from ``parent`` to ``commit``, its only child,
+    which changed no paths but ``names`` (work-tree paths): they join the paths the next
+    validation re-checks, as the diff between the two HEADs would have named them, so that
+    validation needs no ``git diff``. Nothing happens unless the cache in memory is at ``parent``."""
+    path = str(repo.cache_dir / CACHE_FILE)
+    with _lock:
+        found = _memo.get(path)
+        if found is None or found[1].head != parent:
+            return
+        facts = found[1]
+        facts.head = commit
+        facts.listed = sorted(set(facts.listed).union(names))
 
 
 def drop(repo: Store) -> None:
@@ -245,19 +318,20 @@ def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | 
             return None
     rels = _memory_rels(repo, recheck)
     racy_before = facts.snapshot_ns - RACY_NS
-    rels.update(rel for rel, f in facts.files.items() if f.mtime_ns >= racy_before)
+    rels.update(facts.racy(racy_before))
     ignored = _ignored(repo, probe)
     changed = 0
     for rel in sorted(rels):
         fact = None if ignored(rel) else _read(repo, rel, facts.files.get(rel), racy_before)
         if fact is None:
-            changed += facts.files.pop(rel, None) is not None
+            changed += rel in facts.files
+            facts.put(rel, None)
         elif fact is not facts.files.get(rel):
-            facts.files[rel] = fact
+            facts.put(rel, fact)
             changed += 1
     if not changed and probe.head == facts.head and listed == facts.listed:
         return facts
-    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1)
+    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1, facts.index)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:
@@ -297,7 +371,14 @@ def _read(repo: Store, rel: str, old: Fact | None, racy_before: int) -> Fact | N
     data = paths.read_file(repo.root, rel)
     if not isinstance(data, bytes):
         return None
+    if old is not None and old.digest is not None and old.digest == _digest(data):
+        same = old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
+        return old if same else replace(old, mtime_ns=st.st_mtime_ns, size=st.st_size)
     return fact_of(rel, data, st.st_mtime_ns, st.st_size, repo)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fact:
@@ -314,4 +395,4 @@ def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fac
             deps = read_depends_on(rel, data)
         except InvalidMemory:
             deps = None
-    return Fact(mtime_ns, size, mid, scope, key, version, deps)
+    return Fact(mtime_ns, size, mid, scope, key, version, deps, _digest(data))

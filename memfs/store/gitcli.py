@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ _BASE_ENV = {
     "LC_ALL": "C",
 }
 _CONFIG = ("-c", "core.quotepath=off", "-c", "advice.detachedHead=false")
+_COMMIT = ("commit", "-q", "--no-edit", "-F", "-")
 #: Variables that make git use another repository, work tree, index, object store, ref namespace
 #: or config file than the one memfs names by its working directory, or read pathspecs another
 #: way. A git hook runs with some of them set (``GIT_DIR``, ``GIT_INDEX_FILE``); inherited, they
@@ -196,6 +198,16 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class Committed:
+    """A commit memfs made: its id, its parents, and the paths it may have changed against them
+    (``None``: git committed the whole index, so other staged paths may be in it too)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    paths: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
 class Probe:
     """What one ``git status`` says about a path: HEAD, and every changed, untracked or ignored
     path under it (``ignored``: those git ignores, also in ``listed``). Equal probes plus equal
@@ -241,10 +253,7 @@ class Git:
             if not text.startswith("ref: "):
                 return text if _is_sha(text) else self.head()
             ref = text[len("ref: "):]
-            common = self.git_dir
-            if (self.git_dir / "commondir").is_file():
-                common = self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
-            for base in dict.fromkeys((self.git_dir, common)):
+            for base in dict.fromkeys((self.git_dir, self._common_dir())):
                 found = base / ref
                 if found.is_file():
                     sha = found.read_text(encoding="ascii").strip()
@@ -252,6 +261,27 @@ class Git:
         except (OSError, UnicodeDecodeError):
             pass
         return self.head()
+
+    def _common_dir(self) -> Path:
+        """Where refs and objects shared by every work tree live (the git directory itself unless
+        this is a linked work tree). Raises :class:`OSError`."""
+        if (self.git_dir / "commondir").is_file():
+            return self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
+        return self.git_dir
+
+    def head_and_parents(self) -> tuple[str, tuple[str, ...]]:
+        """HEAD and its parents, right after a commit: read from the files when HEAD is a loose ref
+        and the commit a loose object (as ``git commit`` leaves them; no process), else from one
+        ``rev-parse``. Raises :class:`GitError` without HEAD."""
+        head = self.head_quick()
+        if head is not None:
+            try:
+                data = (self._common_dir() / "objects" / head[:2] / head[2:]).read_bytes()
+                return head, _commit_parents(zlib.decompress(data))
+            except (OSError, zlib.error, ValueError):
+                pass
+        sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
+        return sha, tuple(parents)
 
     def rev(self, name: str) -> str | None:
         """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
@@ -430,10 +460,11 @@ class Git:
     def probe(self, pathspec: str) -> Probe | None:
         """HEAD and the paths git reports as changed, untracked or ignored under ``pathspec``, from
         one ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent
-        commit needs). ``None`` when git cannot answer."""
+        commit needs, and ``--no-ahead-behind``: only HEAD is read of the branch header, so a branch
+        far from its upstream costs no history walk). ``None`` when git cannot answer."""
         try:
             out = self._text(
-                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch",
+                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
                 "--untracked-files=all", "--ignored=matching", "--", *_literal(pathspec),
             )
         except GitError:
@@ -472,33 +503,55 @@ class Git:
     def commit_paths(self, paths: list[str], message: str, identity: Identity) -> str | None:
         """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
 
-        Returns the new commit, or ``None`` when none of the paths differs from HEAD. Three git
-        processes in the common case (add, commit, rev-parse); ``git status`` only when a path
-        is unknown to git. For many paths with nothing else staged, the index is committed as it
-        is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
+        Returns the new commit, or ``None`` when none of the paths differs from HEAD. See
+        :meth:`commit_exact`, which also says the commit's parents."""
+        done = self.commit_exact(paths, message, identity)
+        return None if done is None else done.sha
+
+    def commit_exact(
+        self, paths: list[str], message: str, identity: Identity, *, untracked: Sequence[str] | None = None
+    ) -> Committed | None:
+        """Commit exactly ``paths`` (additions, edits, deletions); other changes stay as they are.
+
+        ``None`` when none of the paths differs from HEAD. ``untracked`` are the paths that may be
+        unknown to git (``None``: any of them). With none, ``git commit --only`` alone records
+        them (it takes edits and deletions of tracked paths from the work tree itself); else, or
+        when git says a path is unknown after all, ``git add -A`` of the paths comes first, since
+        ``--only`` refuses paths git does not know. ``git status`` only when the add fails (a path
+        unknown to git and gone). For many paths with nothing else staged, the index is committed
+        as it is instead of through ``--only`` pathspecs, which make git rebuild a temporary index.
+        The commit and its parents are then read from the files git wrote (:meth:`head_and_parents`).
         """
         if not paths:
             return None
         refuse_secrets(message)
         whole_index = len(paths) > 8 and self._has_head() and not self.has_staged_changes()
         crashpoint.reached("git-add")
-        if not self._ok("add", "-A", "--", *_literal(*paths)):
-            paths = self.changed(paths)
-            if not paths:
-                return None
-            self._text("add", "-A", "--", *_literal(*paths))
-        crashpoint.reached("git-added")
-        args = ["commit", "-q", "--no-edit", "-F", "-"]
-        if self._has_head() and not whole_index:
-            args += ["--only", "--", *_literal(*paths)]
-        proc = _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        direct = untracked is not None and not untracked and not whole_index and self._has_head()
+        proc = self._commit_only(paths, message, identity) if direct else None
+        if proc is None or b"did not match any file(s) known to git" in proc.stderr:
+            if not self._ok("add", "-A", "--", *_literal(*paths)):
+                paths = self.changed(paths)
+                if not paths:
+                    return None
+                self._text("add", "-A", "--", *_literal(*paths))
+            crashpoint.reached("git-added")
+            if self._has_head() and not whole_index:
+                proc = self._commit_only(paths, message, identity)
+            else:
+                proc = _run(self.workdir, *_COMMIT, stdin=message.encode("utf-8"), identity=identity, check=False)
         crashpoint.reached("git-committed")
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
             if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
                 return None
             raise GitError(f"git commit failed: {output.strip()}")
-        return self.head()
+        sha, parents = self.head_and_parents()
+        return Committed(sha, parents, None if whole_index else tuple(paths))
+
+    def _commit_only(self, paths: list[str], message: str, identity: Identity) -> subprocess.CompletedProcess[bytes]:
+        args = [*_COMMIT, "--only", "--", *_literal(*paths)]
+        return _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
 
     def commit_empty(self, message: str, identity: Identity) -> str | None:
         """A commit that changes no file (an audit record), skipping hooks; leaves the index alone."""
@@ -756,6 +809,23 @@ def refuse_secrets(message: str) -> None:
     refusals = check_message(message)
     if refusals:
         raise WriteRefused(refusals)
+
+
+def _commit_parents(raw: bytes) -> tuple[str, ...]:
+    """The parents named by a loose commit object (header, NUL, then ``tree``/``parent`` lines);
+    :class:`ValueError` if it is not a commit."""
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        raise ValueError("not a commit")
+    parents = []
+    for line in body.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[len(b"parent "):].decode("ascii"))
+        elif not line.startswith(b"tree "):
+            break
+    if not all(_is_sha(p) for p in parents):
+        raise ValueError("bad parent")
+    return tuple(parents)
 
 
 def _is_sha(text: str) -> bool:

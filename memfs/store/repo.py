@@ -94,6 +94,8 @@ class CommitResult:
     commit: str | None
     changes: tuple[Change, ...] = ()
     op: str = ""
+    #: The commit's parent when it has exactly one (what HEAD was just before it).
+    parent: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -783,7 +785,7 @@ class Transaction:
         """The commit HEAD was on before this transaction (its own commit's parent, if it made one)."""
         if self.result.commit is None:
             return self.repo.git.head_quick()
-        return self.repo.git.rev(f"{self.result.commit}^") or None
+        return self.result.parent or self.repo.git.rev(f"{self.result.commit}^") or None
 
     def _refuse(self, refusals: list[Refusal]) -> MemfsError:
         self.note_refused(refusals)
@@ -961,7 +963,7 @@ class Transaction:
 
     def committed(self, rels: list[str]) -> dict[str, bytes | None]:
         """The committed copy of each of ``rels`` (``None``: not in HEAD), in one ``git cat-file --batch``."""
-        return self._committed(rels)
+        return self._committed(rels, self.repo.git.head_quick())
 
     def _refuse_if_depended_on(self, rel: str) -> None:
         users = [d for d in self.repo.dependents(rel) if self._pending.get(d, b"") is not None]
@@ -995,12 +997,13 @@ class Transaction:
         if not self.forced and _says_read_only(rel, current):
             raise _read_only_refusal(rel)
 
-    def _committed(self, rels: list[str]) -> dict[str, bytes | None]:
-        """The committed copy of each changed file (``None``: not in HEAD), one ``git cat-file --batch``."""
-        if self.repo.git.head() is None:
+    def _committed(self, rels: list[str], head: str | None) -> dict[str, bytes | None]:
+        """The committed copy of each changed file (``None``: not in HEAD), one ``git cat-file --batch``;
+        ``head`` is HEAD as the caller just read it (``None``: there is none yet)."""
+        if head is None:
             return dict.fromkeys(rels)
         names = {self.repo.git_path(rel): rel for rel in rels}
-        found = self.repo.git.read_blobs("HEAD", list(names))
+        found = self.repo.git.read_blobs(head, list(names))
         return {rel: found.get(name) for name, rel in names.items()}
 
     def _check_committed_writable(self, committed: Mapping[str, bytes | None]) -> None:
@@ -1064,9 +1067,9 @@ class Transaction:
         found.extend(self._id_clashes(staged))
         return found
 
-    def _check(self, rels: list[str], message: str) -> None:
+    def _check(self, rels: list[str], message: str, head: str | None) -> None:
         self._refuse_oversized()
-        committed = self._committed(rels)
+        committed = self._committed(rels, head)
         self._check_committed_writable(committed)
         self._guard(rels, committed, message)
         problems: list[Problem] = []
@@ -1163,7 +1166,8 @@ class Transaction:
         message = Message(
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers, self.note
         ).render()
-        self._check(rels, message)
+        head = repo.git.head_quick()
+        self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]
         temps = {repo.abspath(r): atomic.temp_name(repo.abspath(r)) for r in written if self._pending[r] is not None}
         pending = journal.Journal(
@@ -1183,7 +1187,8 @@ class Transaction:
         crashpoint.reached("journal-saved")
         try:
             atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
-            commit = repo.git.commit_paths([repo.git_path(r) for r in rels], message, self._identity())
+            done = repo.git.commit_exact([repo.git_path(r) for r in rels], message, self._identity(),
+                                         untracked=[repo.git_path(r) for r in rels if self._maybe_untracked(r)])
         except (MemfsError, OSError) as exc:
             repo.commits_made += 1
             self._roll_back(rels)
@@ -1192,10 +1197,30 @@ class Transaction:
         repo.commits_made += 1
         crashpoint.reached("journal-removing")
         atomic.remove(repo.journal_path)
-        if commit is not None and self._marks is not None and self._marks_head is not None:
-            numbers = {repo.git_path(c.path): c.revision for c in changes if c.revision is not None}
-            revisions.note(repo.git, repo.pathspec, self._marks_head, commit, self._marks, numbers)
-        return CommitResult(commit, tuple(changes), self.op)
+        if done is None:
+            return CommitResult(None, tuple(changes), self.op)
+        parent = done.parents[0] if len(done.parents) == 1 else None
+        if head is not None and parent == head:
+            self._advance_caches(head, done, changes)
+        return CommitResult(done.sha, tuple(changes), self.op, parent)
+
+    def _maybe_untracked(self, rel: str) -> bool:
+        """Whether git may not know ``rel`` yet: a file this transaction creates, or one someone
+        else wrote (adopted). A file that was on disk may be untracked too; git says so, and the
+        commit then adds it first (:meth:`memfs.store.gitcli.Git.commit_exact`)."""
+        return rel in self._adopted or self._before.get(rel) is None
+
+    def _advance_caches(self, parent: str, done: gitcli.Committed, changes: list[Change]) -> None:
+        """Move the caches keyed by HEAD from ``parent`` to this transaction's commit, its only
+        child, without asking git what changed: the revision marks (:func:`revisions.note`) and
+        the write-path cache (:func:`facts.note`, only when the commit holds no more than the
+        transaction's own paths)."""
+        repo = self.repo
+        numbers = {repo.git_path(c.path): c.revision for c in changes if c.revision is not None}
+        known = self._marks if self._marks_head == parent else None
+        revisions.note(repo.git, repo.pathspec, parent, done.sha, known, numbers)
+        if done.paths is not None:
+            facts.note(repo, parent, done.sha, done.paths)
 
     def _identity(self) -> gitcli.Identity:
         return gitcli.Identity.for_actor(self.actor, self.when)
