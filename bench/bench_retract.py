@@ -9,7 +9,9 @@ loader has realistic noise to skip. The script reports (medians of --runs, CPU a
   of the files that mention it) and building it from ``repo.scan()`` (parse all 10k files);
 * the closure alone (pure function);
 * the whole ``retract`` (graph + closure + ~1,000 minimal-diff edits + validation + journal +
-  atomic writes + one commit), in-process and as the ``memfs retract`` command;
+  atomic writes + one commit), in-process and as the ``memfs retract`` command, with the
+  revision cache at HEAD as a memfs write leaves it (and once without: reading history first);
+* the crash-safe writes alone (``atomic.write_many`` of the same bytes);
 * the baseline: a bare ``git add`` + ``git commit`` of exactly the same changed files (the new
   bytes already on disk), and the same including writing those bytes with plain ``write()``.
 
@@ -41,6 +43,7 @@ from memfs.format import yamlio
 from memfs.format.model import FIELDS
 from memfs.ops.retraction import load_graph, retract
 from memfs.policy import lineage
+from memfs.store import atomic, revisions
 
 ROOT = "facts/root.md"
 CHAINS, DEPTH, DIAMONDS = 40, 22, 100
@@ -170,6 +173,12 @@ def main() -> None:
     def reset() -> None:
         repo.git.reset_hard(base)
 
+    def at_head() -> None:
+        """Bring the revision high-water-mark cache to HEAD, where any memfs write leaves it: the
+        reset above moved HEAD off the cache's commit, so without this every run would re-read
+        the whole history first (printed separately below)."""
+        revisions.marks(repo.git, repo.pathspec)
+
     grep = median_run("graph: load_graph (write-path cache, validated)", args.runs, lambda: load_graph(repo))
     repo.use_facts = False
     median_run("graph: load_graph without the cache (git grep + depends_on)", args.runs, lambda: load_graph(repo))
@@ -197,6 +206,7 @@ def main() -> None:
         args.runs,
         lambda: retract(repo, [ROOT], reason="bench"),
         reset,
+        prepare=at_head,
     )
     os.fsync = real_fsync
     assert len(whole["result"].plan.downstream) == expected
@@ -205,9 +215,19 @@ def main() -> None:
     print(f"  of which fsync (foundation's atomic writes): {per_run} calls, mean {fsync_ms:.0f} ms a run")
     os.fsync = lambda fd: None
     nosync = median_run(
-        "retract, in-process, fsync disabled (bench only)", args.runs, lambda: retract(repo, [ROOT], reason="b"), reset
+        "retract, in-process, fsync disabled (bench only)",
+        args.runs,
+        lambda: retract(repo, [ROOT], reason="b"),
+        reset,
+        prepare=at_head,
     )
     os.fsync = real_fsync
+    median_run(
+        "retract, in-process, revision cache behind HEAD (reads history)",
+        args.runs,
+        lambda: retract(repo, [ROOT], reason="bench"),
+        reset,
+    )
 
     memfs = [sys.executable, "-m", "memfs", "retract", ROOT, "--reason", "bench"]
     cli = median_run(
@@ -215,6 +235,7 @@ def main() -> None:
         args.runs,
         lambda: subprocess.run(memfs, cwd=workdir, check=True, capture_output=True),
         reset,
+        prepare=at_head,
     )
 
     retract(repo, [ROOT], reason="bench")
@@ -251,6 +272,13 @@ def main() -> None:
         f"  edit.update_file (minimal-diff editor) x {len(old)}",
         args.runs,
         lambda: [edit.update_file(p, data, fields, None, now) for p, data in old.items()],
+    )
+    targets = {workdir / p: data for p, data in new_bytes.items()}
+    median_run(
+        f"  atomic.write_many of the same {len(targets)} files (temporaries + renames, 2 syncs)",
+        args.runs,
+        lambda: atomic.write_many(targets, {t: atomic.temp_name(t) for t in targets}),
+        reset,
     )
     bare_w = median_run(
         "bare: plain write() of the new bytes + git add + commit",
