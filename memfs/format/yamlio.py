@@ -275,15 +275,12 @@ def edit(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n") -> s
 
 def edit_checked(frontmatter: str, changes: Mapping[str, Any], newline: str = "\n",
                  before: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-    """:func:`edit`, also returning the re-parsed mapping; ``before`` (exactly what :func:`load`
-    gave for ``frontmatter``) saves a parse when the caller has it, and when every line holds one
-    whole key the check reads only the changed lines (:func:`_check_lines`)."""
-    line_per_key = before is not None
+    """:func:`edit`, also returning the re-parsed mapping; ``before`` (the already parsed
+    ``frontmatter``) saves a parse when the caller has it."""
     if before is None:
         before = load(frontmatter) if frontmatter.strip() else {}
     lines = frontmatter.splitlines(keepends=True)
     spans = _spans(lines)
-    line_per_key = line_per_key and _line_per_key(lines, spans, before)
     replacements: list[tuple[int, int, list[str]]] = []
     appended: list[str] = []
     for key, value in changes.items():
@@ -300,7 +297,7 @@ def edit_checked(frontmatter: str, changes: Mapping[str, Any], newline: str = "\
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += newline
     result = "".join(lines + appended)
-    return result, (_check_lines if line_per_key else _check_edit)(before, changes, result)
+    return result, _check_edit(before, changes, result)
 
 
 def as_loaded(value: Any) -> Any:
@@ -316,46 +313,6 @@ def as_loaded(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): as_loaded(v) for k, v in value.items()}
     return load(f"v: {scalar(value)}\n")["v"]
-
-
-#: What can tie a line's value to other lines (anchors, aliases, tags, block scalars) or make a
-#: line something other than a key and its value (a directive).
-_NOT_LINE_LOCAL = re.compile(r"[&*!|>]|^%", re.MULTILINE)
-
-
-def _line_per_key(lines: list[str], spans: Mapping[str, tuple[int, int]], before: Mapping[str, Any]) -> bool:
-    """Whether each line of a frontmatter is one whole top-level key with its value: as many
-    lines as keys, each key's span one line, the keys those :func:`load` found, and nothing that
-    ties a line to another. Then every line means alone what it means in the whole, and
-    replacing some lines leaves the values of the others as they were."""
-    if not len(spans) == len(lines) == len(before) or spans.keys() != before.keys():
-        return False
-    return all(end - start == 1 for start, end in spans.values()) and not _NOT_LINE_LOCAL.search("".join(lines))
-
-
-def _check_lines(before: Any, changes: Mapping[str, Any], result: str) -> dict[str, Any]:
-    """:func:`_check_edit` for a frontmatter :func:`_line_per_key` accepted, without building
-    every value again: the whole result must parse (libyaml's parser, no values built), the
-    changed lines are loaded and must hold exactly the intended values, and every other line
-    keeps the value ``before`` has for it. Returns what :func:`load` of ``result`` would, in the
-    same key order."""
-    try:
-        for _ in yaml.parse(result, Loader=_StrictLoader):
-            pass
-    except yaml.YAMLError:
-        raise ValueError("the frontmatter could not be edited without touching other keys") from None
-    written = {key: as_loaded(value) for key, value in changes.items() if value is not None}
-    keys = [_key_of(line) for line in result.splitlines()]
-    changed = "".join(line for key, line in zip(keys, result.splitlines(keepends=True), strict=True) if key in written)
-    loaded = load(changed) if changed else {}
-    if loaded != written or None in keys or len(keys) != len(set(keys)) or not set(keys) <= {*written, *before}:
-        raise ValueError("the frontmatter could not be edited without touching other keys")
-    actual = {key: loaded[key] if key in written else before[key] for key in keys if key is not None}
-    try:
-        _limits.check(actual)
-    except _limits.LimitError as exc:
-        raise YamlError(str(exc)) from None
-    return actual
 
 
 def _check_edit(before: Any, changes: Mapping[str, Any], result: str) -> dict[str, Any]:
