@@ -75,13 +75,15 @@ def update_file(
     expected_revision: int | None = None,
     loaded: tuple[Document, dict[str, Any]] | None = None,
     floor: int = 0,
+    old: Memory | None = None,
 ) -> Edit:
-    """The edit of an existing file; ``loaded`` is ``current`` already split and parsed, if the
-    caller has it (a transaction that just read the file). The new revision is above both the
-    current one and ``floor``, the highest revision the memory ever had (after a revert the file
-    says an older number)."""
+    """The edit of an existing file; ``loaded`` is ``current`` already split and parsed, and
+    ``old`` the memory built from that parse, if the caller has them (a transaction that just read
+    the file). The new revision is above both the current one and ``floor``, the highest revision
+    the memory ever had (after a revert the file says an older number)."""
     doc, meta = loaded if loaded is not None else load_document(path, current)
-    old = build(path, meta, doc.body, doc.frontmatter)
+    if old is None or loaded is None:
+        old = build(path, meta, doc.body, doc.frontmatter)
     check_revision(path, old.revision, expected_revision)
     changes = {k: v for k, v in fields.items() if k not in MANAGED and not _same(meta.get(k), v)}
     new_body = None if body is None else _finish_body(body)

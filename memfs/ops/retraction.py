@@ -154,16 +154,24 @@ def plan(
     )
 
 
-def closure_members(repo: Store, roots: Iterable[str], graph: Graph) -> dict[str, Memory]:
+def closure_members(
+    repo: Store, roots: Iterable[str], graph: Graph, tx: Transaction | None = None
+) -> dict[str, Memory]:
     """The parsed memories downstream of ``roots`` (paths come from the graph, so they are
-    already root-relative memory paths; a file that does not parse raises :class:`InvalidMemory`)."""
+    already root-relative memory paths; a file that does not parse raises :class:`InvalidMemory`).
+    Read through ``tx`` when the caller is about to flag them in it, so each file is parsed once
+    (:meth:`Transaction.memory`)."""
     found = {}
     for rel in sorted(lineage.invalidation_closure(roots, graph.children)):
-        data = repo.read_bytes(rel)
-        if data is None:
-            continue
         try:
-            found[rel] = parse(rel, data)
+            if tx is not None:
+                memory = tx.memory(rel)
+            else:
+                data = repo.read_bytes(rel)
+                memory = None if data is None else parse(rel, data)
+            if memory is None:
+                continue
+            found[rel] = memory
         except InvalidMemory as exc:
             raise InvalidMemory(
                 f"{rel}: is downstream of {', '.join(roots)} but cannot be parsed ({exc}); nothing was changed. "
@@ -256,7 +264,7 @@ def retract(
             if expected_revision is not None:
                 check_revision(rel, memory.revision, expected_revision)
             status[rel] = memory.status
-        members = closure_members(repo, rels, graph)
+        members = closure_members(repo, rels, graph, tx)
         the_plan = plan(rels, graph, status, members)
         for rel in the_plan.roots_changed:
             tx.write(rel, fields={"status": "retracted"})

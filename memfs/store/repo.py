@@ -747,7 +747,7 @@ class Transaction:
         self._moves: dict[str, str] = {}
         self._free_ids: set[str] = set()
         self._facts: tuple[int, Facts | None] | None = None
-        self._loaded: dict[str, tuple[bytes, Document, dict[str, Any]]] = {}
+        self._loaded: dict[str, tuple[bytes, Document, dict[str, Any], Memory]] = {}
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
         self._lock: AbstractContextManager[None] | None = None
@@ -806,12 +806,23 @@ class Transaction:
 
     def read(self, path: str) -> Memory:
         rel = self.repo.rel(path)
+        memory = self.memory(rel)
+        if memory is None:
+            raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
+        return memory
+
+    def memory(self, rel: str) -> Memory | None:
+        """The memory at root-relative ``rel`` as this transaction sees it (``None``: no file;
+        :class:`InvalidMemory` if it does not parse). The parse is kept: a later :meth:`write` of
+        the same file, while its bytes are still these, edits it without reading the YAML again
+        (a retraction parses its closure once, to plan, and edits from that parse)."""
         data = self.current_bytes(rel)
         if data is None:
-            raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
+            return None
         doc, meta = load_document(rel, data)
-        self._loaded[rel] = (data, doc, meta)
-        return build(rel, meta, doc.body, doc.frontmatter)
+        memory = build(rel, meta, doc.body, doc.frontmatter)
+        self._loaded[rel] = (data, doc, meta, memory)
+        return memory
 
     def write(
         self,
@@ -836,9 +847,11 @@ class Transaction:
         else:
             self._check_staged_writable(rel, current)
             cached = self._loaded.get(rel)
-            loaded = cached[1:] if cached is not None and cached[0] is current else None
+            if cached is not None and cached[0] != current:
+                cached = None
             result = edit.update_file(
-                rel, current, fields, body, self.now, expected_revision, loaded=loaded, floor=self.floor(rel)
+                rel, current, fields, body, self.now, expected_revision, floor=self.floor(rel),
+                loaded=None if cached is None else cached[1:3], old=None if cached is None else cached[3],
             )
         if result.content is not None:
             self._stage(rel, result.content, "create" if current is None else "update", result.memory.revision, current)
