@@ -81,11 +81,6 @@ class TermScores:
                 total[doc] = total.get(doc, 0.0) + score
         return total
 
-    def clear(self) -> None:
-        """Forget every kept score (benchmarks measure the cold path with it)."""
-        self._cache.clear()
-        self.kept = 0
-
     def of(self, field: str, word: str) -> Scores:
         """Each live document holding ``word`` in ``field`` and its boosted BM25 score (not kept)."""
         idf = self.idf(field, word)
