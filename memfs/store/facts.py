@@ -63,6 +63,9 @@ FORMAT = "facts1"
 CACHE_FILE = "facts.json"
 RACY_NS = 2_000_000_000
 SAVE_EVERY = 16
+#: a refresh that re-checks at least this many files is saved at once: the next process would
+#: re-check (and re-parse) them all again from the older copy on disk
+SAVE_AFTER_RECHECKS = 64
 
 
 @dataclass
@@ -203,7 +206,10 @@ def current(repo: Store) -> Facts | None:
 
     A rebuild is saved at once, refreshes every :data:`SAVE_EVERY` times, so a loop of writes does
     not rewrite the whole file each time: a process that starts from an older saved copy only
-    re-checks the paths changed since (or rebuilds, when git no longer knows its HEAD)."""
+    re-checks the paths changed since (or rebuilds, when git no longer knows its HEAD). A refresh
+    that re-checked :data:`SAVE_AFTER_RECHECKS` files or more is saved at once too, so short-lived
+    processes (one CLI command each) do not all pay for the same big change (a retraction, a
+    checkout) again."""
     snapshot = time.time_ns()
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
@@ -331,7 +337,8 @@ def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | 
             changed += 1
     if not changed and probe.head == facts.head and listed == facts.listed:
         return facts
-    return Facts(facts.config, probe.head, listed, snapshot, facts.files, facts.unsaved + 1, facts.index)
+    unsaved = SAVE_EVERY if len(rels) >= SAVE_AFTER_RECHECKS else facts.unsaved + 1
+    return Facts(facts.config, probe.head, listed, snapshot, facts.files, unsaved, facts.index)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:

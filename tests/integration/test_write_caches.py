@@ -214,3 +214,19 @@ def test_without_an_answer_from_git_status_the_callers_grep(repo: MemoryRepo, mo
     monkeypatch.setattr(gitcli.Git, "probe", lambda self, pathspec: None)
     assert repo.facts() is None
     assert _users(repo, "alpha") == ["facts/a.md"]
+
+
+def test_a_refresh_that_rechecked_many_files_is_saved_for_the_next_process(repo: MemoryRepo) -> None:
+    many = facts.SAVE_AFTER_RECHECKS + 1
+    for i in range(many):
+        _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"m{i}"))
+    commit_all(repo.root, "many")
+    assert _users(repo, "m0") == ["facts/m0.md"]
+    saved = (repo.cache_dir / facts.CACHE_FILE).read_bytes()
+    for i in range(many):
+        _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"n{i}"))
+    commit_all(repo.root, "renamed ids")
+    facts._memo.clear()
+    assert _users(repo, "n0") == ["facts/m0.md"]
+    again = (repo.cache_dir / facts.CACHE_FILE).read_bytes()
+    assert again != saved and git(repo.root, "rev-parse", "HEAD").strip() in again.decode()
