@@ -400,3 +400,27 @@ def test_incremental_equals_rebuilt_after_random_edits_commits_and_deletes(live:
                 query = " ".join(rng.sample(WORDS, 2))
                 scope = rng.choice([None, *SCOPES])
                 assert comparable(via_server(repo, query, scope=scope)) == comparable(direct(copy, query, scope=scope))
+
+
+def test_recalls_answered_by_the_server_are_counted_off_the_request_path(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from memfs.store import usage
+
+    repo = live.repo
+    flushing = live.index.record_recalls
+    threads: set[str] = set()
+
+    def noted() -> None:
+        threads.add(threading.current_thread().name)
+        flushing()
+
+    monkeypatch.setattr(live.index, "record_recalls", noted)
+    write(repo, "facts/kayak.md", fact("The kayak trip is in June."))
+    live.settle()
+    for _ in range(3):
+        assert paths_of(via_server(repo, "kayak")) == ["facts/kayak.md"]
+    assert wait_for(lambda: usage.load(repo).get("facts/kayak.md", usage.Usage()).recalls == 3)
+    assert threads == {"memfs-live-clock"}

@@ -328,7 +328,8 @@ class LiveIndex:
             return None
 
     def _tick(self) -> None:
-        """Every :data:`TICK_SECONDS`: notice sleep/resume and a deleted ``.memfs/`` or record."""
+        """Every :data:`TICK_SECONDS`: notice sleep/resume and a deleted ``.memfs/`` or record, and
+        record the recalls answered since the last tick."""
         last = _clocks()
         while True:
             with self._cond:
@@ -342,6 +343,13 @@ class LiveIndex:
                 self.missed(".memfs/ or its state file was deleted")
             elif self.record_missing():
                 self._publish()
+            self._flush_recalls()
+
+    def _flush_recalls(self) -> None:
+        try:
+            self.record_recalls()
+        except Exception as exc:  # statistics only: say so, keep serving
+            log.warning("memfs serve: recall statistics not recorded (%s: %s)", type(exc).__name__, exc)
 
     # --- waiting (tests, --status) ---------------------------------------------------------
     def wait_for(self, test: Callable[[Batch], bool], after: int, timeout: float = 60.0) -> Batch | None:
@@ -407,8 +415,10 @@ class LiveIndex:
         return {"ok": True, **reply}
 
     def record_recalls(self) -> None:
-        """Count the hits of the answers given so far as recalled (``memfs search`` does), after
-        the reply is sent: statistics the answer does not depend on."""
+        """Count the hits of the answers given so far as recalled (``memfs search`` does). The
+        clock thread calls it every :data:`TICK_SECONDS` and :meth:`stop` once more, never a
+        request's thread: statistics no answer depends on, so no request waits for them (one
+        read-modify-write of ``.memfs/usage.json`` under its lock per tick, not per search)."""
         from memfs.store import usage
 
         with self._cond:
@@ -649,10 +659,6 @@ class SocketServer:
             reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         with contextlib.suppress(OSError):
             conn.sendall(wire.encode(reply))
-        try:
-            self.live.record_recalls()
-        except Exception as exc:  # statistics only: say so, keep serving
-            log.warning("memfs serve: recall statistics not recorded (%s: %s)", type(exc).__name__, exc)
 
     def dispatch(self, message: dict[str, Any]) -> dict[str, Any]:
         if message.get("memfs") != wire.PROTOCOL:
