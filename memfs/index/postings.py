@@ -2,8 +2,10 @@
 
 Why not Whoosh's own matchers: Whoosh scores a query one document at a time through a tree of
 Python matcher objects (tens of microseconds a document for memfs's many-field queries), and its
-one shortcut for top-N, block-max skipping, is unsafe here (it compares a boosted term's bound
-without its boost, see :func:`memfs.index.query.search`). A posting block is one unpickled tuple of
+one shortcut for top-N, block-max skipping, is unsafe here: its matcher replacement compares a
+boosted term's bound without its boost and drops documents that belong in the top N (found in
+#13). Its DisjunctionMax also scores a document with the best posting each side's matcher stands
+on, held by that document or not. A posting block is one unpickled tuple of
 ids and one array of weights, so a whole posting list costs well under a microsecond a posting in
 one comprehension; and the statistics of an open index are fixed, so the result is kept and a word
 asked again costs one dict lookup.
@@ -20,6 +22,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 BM25_B = 0.75
@@ -51,9 +54,9 @@ class TermScores:
 
     def term(self, parts: Parts) -> Scores:
         """Each live document a query term matches and its score: the sum over ``parts``, one
-        ``(field, words)`` per field, of that field's best word (several words for a lone CJK
-        character, which matches every indexed bigram it starts), as Whoosh's OR of the fields'
-        terms (a DisjunctionMax for the bigrams) scores it. Kept, least recently asked first out."""
+        ``(field, words)`` per field, of that field's best word the document holds (several words
+        for a lone CJK character, which matches every indexed bigram it starts), as Whoosh's OR of
+        the fields' terms adds them up. Kept, least recently asked first out."""
         found = self._cache.get(parts)
         if found is not None:
             self._cache.move_to_end(parts)
@@ -67,19 +70,21 @@ class TermScores:
         return found
 
     def _sum(self, parts: Parts) -> Scores:
-        total: Scores = {}
-        for field, words in parts:
-            best = self.of(field, words[0])
-            for word in words[1:]:
-                for doc, score in self.of(field, word).items():
-                    if score > best.get(doc, -1.0):
-                        best[doc] = score
-            if not total:
-                total = best
-                continue
-            for doc, score in best.items():
+        """The fields' scores added up, starting from the largest (taken over, not copied)."""
+        fields = sorted((self._best(field, words) for field, words in parts), key=len, reverse=True)
+        total = fields[0] if fields else {}
+        for more in fields[1:]:
+            for doc, score in more.items():
                 total[doc] = total.get(doc, 0.0) + score
         return total
+
+    def _best(self, field: str, words: tuple[str, ...]) -> Scores:
+        best = self.of(field, words[0])
+        for word in words[1:]:
+            for doc, score in self.of(field, word).items():
+                if score > best.get(doc, -1.0):
+                    best[doc] = score
+        return best
 
     def of(self, field: str, word: str) -> Scores:
         """Each live document holding ``word`` in ``field`` and its boosted BM25 score (not kept)."""
@@ -88,7 +93,7 @@ class TermScores:
         boost = self.boosts.get(field, 1.0)
         k1, b = BM25_K1, BM25_B
         k1p, omb = k1 + 1, 1 - b
-        table = _length_table()
+        norm = [k1 * (omb + b * length / avgfl) for length in _length_table()]
         out: Scores = {}
         for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
             btext = leaf.schema[field].to_bytes(word)
@@ -98,7 +103,7 @@ class TermScores:
             raw = self._lengths.get((number, field))
             if raw is None:
                 raw = self._lengths[(number, field)] = length_bytes(leaf, field)
-            scores = {doc + offset: idf * ((tf * k1p) / (tf + k1 * (omb + b * table[raw[doc]] / avgfl))) * boost
+            scores = {doc + offset: idf * ((tf * k1p) / (tf + norm[raw[doc]])) * boost
                       for doc, tf in zip(ids, weights, strict=True)}
             if leaf.has_deletions():
                 for doc in leaf.deleted_docs_set:
@@ -133,9 +138,10 @@ def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[list[int], list[
     if isinstance(matcher, W3LeafMatcher):
         blocks: Any = matcher  # whoosh3 leaves these methods unannotated
         while blocks.is_active():
-            blocks._read_ids()
+            blocks._read_data()
+            deltas = blocks._data[0]
+            ids.extend(deltas if blocks._byteids else accumulate(deltas))
             blocks._read_weights()
-            ids.extend(blocks._ids)
             weights.extend(blocks._weights)
             blocks._next_block()
         return ids, weights

@@ -315,8 +315,8 @@ def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int],
 
     Scores order by ``coverage × tier + relevance``; :func:`recall.rank_key` orders by coverage,
     then by relevance shrunk by freshness and confidence (never grown). So once the ``limit``-th
-    key is at least the last fetched document's ``(coverage, relevance)``, nothing further down
-    can overtake it.
+    key is above the last fetched document's ``(coverage, relevance)``, nothing further down can
+    overtake it, nor tie with it and win on the path.
     """
     pool = _Pool(opened, text, allow, expired)
     stored_fields = opened.stats.reader.stored_fields
@@ -332,7 +332,7 @@ def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int],
             coverage, relevance = text.split(score)
             scored.append((recall.rank_key(coverage, relevance, fresh, conf), fields["path"], (relevance, fresh, conf)))
         scored.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
-        if len(top) < fetch or (len(scored) >= limit and scored[limit - 1][0] >= text.split(top[-1][0])):
+        if len(top) < fetch or (len(scored) >= limit and scored[limit - 1][0] > text.split(top[-1][0])):
             return scored
         fetch *= 4
 
