@@ -43,6 +43,8 @@ from memfs.agents.live.server import Busy, LiveIndex
 from memfs.agents.tools import ToolContext
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError, one_line
+from memfs.format.model import utcnow
+from memfs.index.results import SearchResult
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
@@ -227,6 +229,11 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
         except Busy:
             return read(reader(inherit))
 
+    def counted(found: SearchResult) -> None:
+        """With a live index, a search's recalls are counted by its clock thread, after the answer."""
+        if live is not None:
+            live.note_recalls(repo, [hit.path for hit in found.hits], utcnow())
+
     def wrote_after(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         """A write: the next read waits for the live index to apply it."""
 
@@ -324,7 +331,8 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     def search_json(query: str, type: str | None, version: str | None, at: str | None, inherit: bool | None,
                     limit: int, asked: str | None) -> dict[str, Any]:
         found = recall(inherit, lambda view: call(view.search, query, scope=asked, version=version, at=when(at),
-                                                  type=type, limit=limit, inherit=bool(inherit), record=True))
+                                                  type=type, limit=limit, inherit=bool(inherit), record=live is None))
+        counted(found)
         return found.to_json()
 
     def context_text(task: str, version: str | None, at: str | None, budget: int, format: str,
@@ -424,7 +432,8 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     # --- search and fetch, in the shape ChatGPT connectors call ---------------------------
     def search(query: SearchQuery) -> dict[str, Any]:
         """Search memory for a query; results carry an id to fetch, a title and a URL."""
-        found = recall(None, lambda view: call(view.search, query, limit=10, record=True))
+        found = recall(None, lambda view: call(view.search, query, limit=10, record=live is None))
+        counted(found)
         results = [{"id": hit.path, "title": _title(hit.memory.description, hit.memory.body, hit.path),
                     "url": URI_PREFIX + quote(hit.path)} for hit in found.hits]
         return {"results": results}

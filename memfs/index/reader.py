@@ -12,7 +12,7 @@ import bisect
 import contextlib
 import math
 import threading
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -204,6 +204,20 @@ def _handles() -> dict[str, Handle]:
     if found is None:
         found = _local.handles = {}
     return found
+
+
+@contextlib.contextmanager
+def shared(handles: dict[str, Handle]) -> Iterator[None]:
+    """Use ``handles`` as this thread's open indexes for the block: a long-running process that
+    lets one reader at a time in (the live index, under its lock) keeps one set for every thread
+    it reads from, so a worker thread that is new (an MCP host's pool starts one after a pause)
+    does not open the index, its eligibility sets and its kept scores anew."""
+    saved = getattr(_local, "handles", None)
+    _local.handles = handles
+    try:
+        yield
+    finally:
+        _local.handles = saved
 
 
 def handle(repo: Store) -> Handle:

@@ -48,7 +48,7 @@ def load(repo: Store) -> dict[str, Usage]:
 
 
 def _save(repo: Store, data: dict[str, Usage]) -> None:
-    text = json.dumps({p: u.to_json() for p, u in sorted(data.items())}, ensure_ascii=False, indent=1)
+    text = json.dumps({p: u.to_json() for p, u in sorted(data.items())}, ensure_ascii=False, separators=(",", ":"))
     atomic.write_bytes(_path(repo), text.encode("utf-8"))
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.live.server import LiveIndex
-from tests.helpers import commit_all, memory_text, write_file
+from tests.helpers import commit_all, memory_text, wait_for, write_file
 
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 AT = "2026-06-01T00:00:00+00:00"
@@ -126,3 +126,27 @@ def test_a_busy_live_index_leaves_reads_to_the_direct_path(repo: MemoryRepo, liv
     finally:
         release.set()
         holder.join()
+
+
+def test_recalls_through_the_live_index_are_counted_after_the_answer(repo: MemoryRepo, live: LiveIndex) -> None:
+    from memfs.store import usage
+
+    _direct, through = servers(repo, live)
+    for _ in range(2):
+        assert hits(call(through, "memory_search", query="invoice", at=AT)) == ["facts/invoice.md"]
+    assert call(through, "search", query="invoice")["results"][0]["id"] == "facts/invoice.md"
+    assert wait_for(lambda: usage.load(repo).get("facts/invoice.md", usage.Usage()).recalls == 3)
+
+
+def test_readers_on_any_thread_share_one_open_index(repo: MemoryRepo, live: LiveIndex) -> None:
+    from memfs.index.reader import handle
+
+    _direct, through = servers(repo, live)
+    call(through, "memory_search", query="deploy", at=AT)
+    opened: list[object] = []
+    for _ in range(3):
+        worker = threading.Thread(target=lambda: opened.append(live.read(handle)))
+        worker.start()
+        worker.join()
+    opened.append(live.read(handle))
+    assert len({id(o) for o in opened}) == 1

@@ -46,6 +46,7 @@ from memfs.agents.live.view import search_view
 from memfs.agents.watch import event_paths, observe, stop_observing, watched_path
 from memfs.errors import MemfsError, UsageError
 from memfs.index import incremental
+from memfs.index import reader as index_reader
 from memfs.index.catchup import REBUILD_WAIT
 from memfs.index.state import ensure_cache
 from memfs.store import atomic, gitcli
@@ -144,6 +145,8 @@ class LiveIndex:
         self._barriers = 0
         self.query_wait = QUERY_WAIT
         self.answered = 0
+        #: the open index every reader uses, whatever its thread (:meth:`read` lets one in at a time)
+        self._handles: dict[str, index_reader.Handle] = {}
         self._recalls: list[Recall] = []
         self._kept = incremental.Kept()
 
@@ -171,6 +174,8 @@ class LiveIndex:
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeHandler(self._overflow)
         index.close(self.repo)
+        with self.lock, index_reader.shared(self._handles):
+            index.close(self.repo)
 
     def _start_observer(self) -> None:
         for name in WATCHDOG_LOGGERS:
@@ -393,7 +398,8 @@ class LiveIndex:
         try:
             if not (self.repo.cache_dir / index.STATE_FILE).exists():
                 self._full(".memfs/ or its state file was deleted")
-            found = work(self.repo)
+            with index_reader.shared(self._handles):
+                found = work(self.repo)
             self.answered += 1
             return found
         finally:
@@ -413,6 +419,13 @@ class LiveIndex:
             with self._cond:
                 self._recalls.append(recall)
         return {"ok": True, **reply}
+
+    def note_recalls(self, view: Store, rels: list[str], when: dt.datetime) -> None:
+        """Count ``rels`` as recalled at ``when`` with the next flush (:meth:`record_recalls`):
+        for a reader in this process (``memfs mcp``) that answers first and counts after."""
+        if rels:
+            with self._cond:
+                self._recalls.append((view, rels, when))
 
     def record_recalls(self) -> None:
         """Count the hits of the answers given so far as recalled (``memfs search`` does). The
