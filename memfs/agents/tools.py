@@ -231,16 +231,11 @@ def _revision(rel: str, data: bytes) -> int | None:
 
 
 def _listing(repo: Store, rel_dir: str) -> str:
-    prefix = f"{rel_dir}/" if rel_dir else ""
-    loaded = {p: repo.load(p) for p in repo.memory_paths() if p.startswith(prefix)}
-    found = [
-        p for p, (data, _, why) in loaded.items()
-        if (data is not None and repo.visible(p, data)) or (data is None and why and repo.binding is None)
-    ]
+    found = [p for p in repo.memory_paths(under=rel_dir) if _listed(repo, p)]
     shown = found[:MAX_LISTING]
     lines = [f"{VIRTUAL_ROOT}/{rel_dir}".rstrip("/") + "/" + f" ({len(found)} memories)"]
     for rel in shown:
-        _, memory, why = loaded[rel]
+        _, memory, why = repo.load(rel)
         if memory is not None:
             about = memory.description or _first_line(memory.body)
             flags = "" if memory.status in (None, "active") else f" [{memory.status}]"
@@ -251,6 +246,15 @@ def _listing(repo: Store, rel_dir: str) -> str:
     if len(found) > len(shown):
         lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")
     return "\n".join(lines)
+
+
+def _listed(repo: Store, rel: str) -> bool:
+    """Whether a listing names ``rel``: a file this session sees, or (unbound) one memfs cannot
+    read, so that it is reported. Only the bytes are read: the listing parses the ones it shows."""
+    data = paths.read_file(repo.root, rel)
+    if isinstance(data, bytes):
+        return repo.visible(rel, data)
+    return data is not None and repo.binding is None
 
 
 def _first_line(body: str) -> str:

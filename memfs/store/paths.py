@@ -72,18 +72,25 @@ def is_memory_name(rel: str) -> bool:
     return rel.endswith(".md") and parts[-1] != "README.md" and not any(p.startswith(".") for p in parts)
 
 
-def iter_memory_paths(root: Path, linked_folders: list[str] | None = None) -> Iterator[str]:
+def iter_memory_paths(root: Path, linked_folders: list[str] | None = None, under: str = "") -> Iterator[str]:
     """Root-relative paths of every memory-named entry, sorted, following no symlinked folder.
 
     Memory-named entries that are not plain files (symlinks, FIFOs, sockets, devices) are listed
     too, so that the readers report them (:func:`read_file` refuses them) instead of skipping them
     silently. Symlinked folders are not entered; their paths are appended to ``linked_folders``
-    when it is given, for readers that report them.
+    when it is given, for readers that report them. ``under`` (a root-relative folder) walks only
+    that folder; nothing when it is not a real folder of the root (a symlink on the way, a
+    hidden folder, a file).
     """
     spec = ignore_spec(root)
     found: list[str] = []
     links: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    top = root
+    for part in under.strip("/").split("/") if under.strip("/") else ():
+        top = top / part
+        if part.startswith(".") or part == ".." or top.is_symlink() or not top.is_dir():
+            return
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         for name in filenames:

@@ -358,8 +358,10 @@ class Store:
         except InvalidMemory as exc:
             return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
 
-    def memory_paths(self) -> list[str]:
-        return list(paths.iter_memory_paths(self.root))
+    def memory_paths(self, under: str = "") -> list[str]:
+        """Root-relative paths of the memory files in the work tree (under the folder ``under``),
+        sorted ``system/`` first (:func:`paths.iter_memory_paths`)."""
+        return list(paths.iter_memory_paths(self.root, under=under))
 
     def memory_paths_at(self, rev: str, under: str = "") -> list[str]:
         """Root-relative paths of the memory files committed at ``rev`` (under the folder

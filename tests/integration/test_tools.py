@@ -175,6 +175,27 @@ def test_view_file_and_directory(fact: MemoryRepo):
     assert "system/" not in sub.output and "(1 memories)" in sub.output
 
 
+def test_a_listing_reads_only_its_folder_and_parses_only_what_it_shows(
+    fact: MemoryRepo, monkeypatch: pytest.MonkeyPatch
+):
+    from memfs.agents import tools
+    from memfs.store import paths
+
+    for i in range(5):
+        (fact.root / "notes").mkdir(exist_ok=True)
+        (fact.root / f"notes/n{i}.md").write_text((fact.root / "facts/b17.md").read_text().replace("b17", f"n{i}"))
+    read: list[str] = []
+    parsed: list[str] = []
+    reading, loading = paths.read_file, type(fact).load
+    monkeypatch.setattr(paths, "read_file", lambda root, rel: read.append(rel) or reading(root, rel))
+    monkeypatch.setattr(type(fact), "load", lambda self, rel: parsed.append(rel) or loading(self, rel))
+    monkeypatch.setattr(tools, "MAX_LISTING", 2)
+    listing = call(fact, command="view", path="notes")
+    assert "(5 memories)" in listing.output and "... and 3 more" in listing.output
+    assert sorted(rel for rel in set(read) if rel.endswith(".md")) == [f"notes/n{i}.md" for i in range(5)]
+    assert parsed == ["notes/n0.md", "notes/n1.md"]
+
+
 def test_str_replace_body_keeps_frontmatter_bytes(fact: MemoryRepo):
     before = (fact.root / "facts/b17.md").read_text()
     result = call(fact, command="str_replace", path="facts/b17.md", old_str="Monday", new_str="Tuesday", reason="typo")
