@@ -193,7 +193,11 @@ class MemoryRepo(Store):
         from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex
 
         live = LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce, polling=polling)
-        live.start()
+        try:
+            live.start()
+        except BaseException:
+            live.stop()
+            raise
         return live
 
     def live_status(self) -> dict[str, Any] | None:

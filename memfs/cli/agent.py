@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,10 @@ from memfs.cli import State, exits
 from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
 from memfs.cli.output import emit_json, line, note
 from memfs.errors import UsageError
+
+if TYPE_CHECKING:
+    from memfs.agents.live.server import LiveIndex
+    from memfs.api import MemoryRepo
 
 #: Who agent-facing verbs act as when neither --actor nor MEMFS_ACTOR says.
 TOOL_ACTOR = "agent:memfs-tool"
@@ -104,7 +109,7 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
         return
     if http_port is not None and not 1 <= http_port <= 65535:
         raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
-    live = None if no_live else state.repo().live_index()
+    live = None if no_live else hosted_live(state.repo())
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
         if http_port is None:
@@ -115,6 +120,18 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     finally:
         if live is not None:
             live.stop()
+
+
+def hosted_live(repo: MemoryRepo) -> LiveIndex | None:
+    """A started live index for ``memfs mcp``, or ``None`` with a note when the system refuses a
+    file watcher (the inotify watch limit, say): the server then reads as ``--no-live`` does,
+    which is correct, only slower."""
+    try:
+        return repo.live_index()
+    except OSError as exc:
+        note(f"memfs: serving MCP without a live index ({exc}); every search asks git first. Raise "
+             "fs.inotify.max_user_watches, or pass --no-live to say so")
+        return None
 
 
 @click.command("context")

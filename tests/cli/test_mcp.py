@@ -40,3 +40,16 @@ def test_mcp_is_not_imported_by_other_verbs(repo: MemoryRepo):
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_without_a_file_watcher_mcp_serves_on_the_direct_path(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]):
+    from memfs.agents.live.server import LiveIndex
+    from memfs.cli.agent import hosted_live
+
+    def refused(self: LiveIndex) -> None:
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(LiveIndex, "_start_observer", refused)
+    assert hosted_live(repo) is None
+    assert "serving MCP without a live index ([Errno 28] inotify watch limit reached)" in capsys.readouterr().err
