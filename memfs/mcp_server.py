@@ -229,10 +229,14 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
         except Busy:
             return read(reader(inherit))
 
-    def counted(found: SearchResult) -> None:
-        """With a live index, a search's recalls are counted by its clock thread, after the answer."""
+    def searched(session_inherit: bool | None, query: str, **options: Any) -> SearchResult:
+        """A search through :func:`recall` (``session_inherit`` is its ``inherit``) whose hits
+        count as recalled: at once on the direct path, by the live index's clock thread after
+        the answer through it."""
+        found = recall(session_inherit, lambda view: call(view.search, query, record=live is None, **options))
         if live is not None:
             live.note_recalls(repo, [hit.path for hit in found.hits], utcnow())
+        return found
 
     def wrote_after(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         """A write: the next read waits for the live index to apply it."""
@@ -330,9 +334,8 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     # --- recall --------------------------------------------------------------------------
     def search_json(query: str, type: str | None, version: str | None, at: str | None, inherit: bool | None,
                     limit: int, asked: str | None) -> dict[str, Any]:
-        found = recall(inherit, lambda view: call(view.search, query, scope=asked, version=version, at=when(at),
-                                                  type=type, limit=limit, inherit=bool(inherit), record=live is None))
-        counted(found)
+        found = searched(inherit, query, scope=asked, version=version, at=when(at), type=type, limit=limit,
+                         inherit=bool(inherit))
         return found.to_json()
 
     def context_text(task: str, version: str | None, at: str | None, budget: int, format: str,
@@ -432,8 +435,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     # --- search and fetch, in the shape ChatGPT connectors call ---------------------------
     def search(query: SearchQuery) -> dict[str, Any]:
         """Search memory for a query; results carry an id to fetch, a title and a URL."""
-        found = recall(None, lambda view: call(view.search, query, limit=10, record=live is None))
-        counted(found)
+        found = searched(None, query, limit=10)
         results = [{"id": hit.path, "title": _title(hit.memory.description, hit.memory.body, hit.path),
                     "url": URI_PREFIX + quote(hit.path)} for hit in found.hits]
         return {"results": results}

@@ -100,6 +100,9 @@ class Stats:
 
 
 def _weighting(stats: Stats) -> Any:
+    """Whoosh's BM25F with memfs's statistics (live-document idf, exact average lengths): the
+    searcher's own scoring. Search adds up :mod:`memfs.index.postings`'s scores instead; this is
+    the reference they are pinned to (``tests/integration/test_postings.py``)."""
     from whoosh.scoring import BM25F, BM25FScorer, WeightScorer
 
     class Scorer(BM25FScorer):
@@ -125,7 +128,6 @@ class SearcherView(Protocol):
     (``docs_for_query`` and ``close`` are unannotated there)."""
 
     def search(self, q: Query, **kwargs: Any) -> Results: ...
-    def search_with_collector(self, q: Query, collector: Any) -> None: ...
     def docs_for_query(self, q: Query) -> Iterable[int]: ...
     def close(self) -> None: ...
 

@@ -173,7 +173,6 @@ class LiveIndex:
         self.record_recalls()
         for name in WATCHDOG_LOGGERS:
             logging.getLogger(name).removeHandler(self._overflow)
-        index.close(self.repo)
         with self.lock, index_reader.shared(self._handles):
             index.close(self.repo)
 
