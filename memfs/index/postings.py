@@ -21,18 +21,57 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 BM25_B = 0.75
 BM25_K1 = 1.2
-#: how many postings an open index keeps the scores of (the least recently asked words go first)
-KEPT_POSTINGS = 600_000
+#: how many postings an open index keeps the scores of (the least recently asked words go first;
+#: 12 bytes a posting)
+KEPT_POSTINGS = 3_000_000
 
-Scores = dict[int, float]
+Ids = npt.NDArray[np.int32]
+Floats = npt.NDArray[np.float64]
 #: a query term's clauses: per text field, the indexed words it stands for there
 Parts = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Postings:
+    """Documents (global numbers, ascending, each once) and their scores, as two arrays: adding
+    up a query's terms is then a few array operations in C, not a dict update per posting."""
+
+    ids: Ids
+    scores: Floats
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def as_dict(self) -> dict[int, float]:
+        return dict(zip(self.ids.tolist(), self.scores.tolist(), strict=True))
+
+
+NONE = Postings(np.zeros(0, np.int32), np.zeros(0, np.float64))
+
+
+def union_sum(parts: list[Postings], size: int, *, add: float = 0.0) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    """A dense score per document (``size`` of them) summed over ``parts`` in their order (each
+    posting plus ``add``), and which documents any part holds. ``np.bincount`` adds the weights in
+    input order, so every document's sum is the same left-to-right sum a loop over the parts gives."""
+    present = np.zeros(size, np.bool_)
+    if not parts:
+        return np.zeros(size, np.float64), present
+    ids = np.concatenate([p.ids for p in parts])
+    weights = np.concatenate([p.scores for p in parts])
+    if add:
+        weights = weights + add
+    present[ids] = True
+    return np.bincount(ids, weights=weights, minlength=size).astype(np.float64, copy=False), present
 
 
 class TermScores:
@@ -49,10 +88,12 @@ class TermScores:
         self.boosts = boosts
         self.budget = budget
         self.kept = 0
-        self._cache: OrderedDict[Parts, Scores] = OrderedDict()
-        self._lengths: dict[tuple[int, str], bytes] = {}
+        self.size = reader.doc_count_all()
+        self._cache: OrderedDict[Parts, Postings] = OrderedDict()
+        self._lengths: dict[tuple[int, str], npt.NDArray[np.uint8]] = {}
+        self._live: dict[int, npt.NDArray[np.bool_] | None] = {}
 
-    def term(self, parts: Parts) -> Scores:
+    def term(self, parts: Parts) -> Postings:
         """Each live document a query term matches and its score: the sum over ``parts``, one
         ``(field, words)`` per field, of that field's best word the document holds (several words
         for a lone CJK character, which matches every indexed bigram it starts), as Whoosh's OR of
@@ -69,59 +110,77 @@ class TermScores:
             self.kept -= len(dropped)
         return found
 
-    def _sum(self, parts: Parts) -> Scores:
-        """The fields' scores added up, starting from the largest (taken over, not copied)."""
+    def _sum(self, parts: Parts) -> Postings:
+        """The fields' scores added up, the field with the most documents first."""
         fields = sorted((self._best(field, words) for field, words in parts), key=len, reverse=True)
-        total = fields[0] if fields else {}
-        for more in fields[1:]:
-            for doc, score in more.items():
-                total[doc] = total.get(doc, 0.0) + score
-        return total
+        if len(fields) <= 1:
+            return fields[0] if fields else NONE
+        dense, present = union_sum(fields, self.size)
+        ids = np.flatnonzero(present).astype(np.int32)
+        return Postings(ids, dense[ids])
 
-    def _best(self, field: str, words: tuple[str, ...]) -> Scores:
-        best = self.of(field, words[0])
-        for word in words[1:]:
-            for doc, score in self.of(field, word).items():
-                if score > best.get(doc, -1.0):
-                    best[doc] = score
-        return best
+    def _best(self, field: str, words: tuple[str, ...]) -> Postings:
+        found = [self.of(field, word) for word in words]
+        if len(found) == 1:
+            return found[0]
+        best = np.full(self.size, -1.0)
+        for one in found:
+            np.maximum.at(best, one.ids, one.scores)
+        ids = np.flatnonzero(best >= 0.0).astype(np.int32)
+        return Postings(ids, best[ids])
 
-    def of(self, field: str, word: str) -> Scores:
+    def of(self, field: str, word: str) -> Postings:
         """Each live document holding ``word`` in ``field`` and its boosted BM25 score (not kept)."""
         idf = self.idf(field, word)
         avgfl = self.avgfl.get(field, 1.0) or 1.0
         boost = self.boosts.get(field, 1.0)
-        k1, b = BM25_K1, BM25_B
-        k1p, omb = k1 + 1, 1 - b
-        norm = [k1 * (omb + b * length / avgfl) for length in _length_table()]
-        out: Scores = {}
+        k1p, b = BM25_K1 + 1, BM25_B
+        norm = BM25_K1 * ((1 - b) + b * _length_table() / avgfl)
+        ids: list[Ids] = []
+        scores: list[Floats] = []
         for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
             btext = leaf.schema[field].to_bytes(word)
             if (field, btext) not in leaf:
                 continue
-            ids, weights = read_postings(leaf, field, btext)
-            raw = self._lengths.get((number, field))
-            if raw is None:
-                raw = self._lengths[(number, field)] = length_bytes(leaf, field)
-            scores = {doc + offset: idf * ((tf * k1p) / (tf + norm[raw[doc]])) * boost
-                      for doc, tf in zip(ids, weights, strict=True)}
+            local, weights = read_postings(leaf, field, btext)
+            keep = self._live_docs(number, leaf)
+            if keep is not None:
+                live = keep[local]
+                local, weights = local[live], weights[live]
+            tf = weights.astype(np.float64)
+            scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
+            ids.append((local + offset).astype(np.int32))
+        if not ids:
+            return NONE
+        return Postings(np.concatenate(ids), np.concatenate(scores))
+
+    def _field_lengths(self, number: int, leaf: Any, field: str) -> npt.NDArray[np.uint8]:
+        found = self._lengths.get((number, field))
+        if found is None:
+            found = self._lengths[(number, field)] = np.frombuffer(length_bytes(leaf, field), np.uint8)
+        return found
+
+    def _live_docs(self, number: int, leaf: Any) -> npt.NDArray[np.bool_] | None:
+        """Which of a segment's local documents are not deleted (``None``: all of them)."""
+        if number not in self._live:
+            keep = None
             if leaf.has_deletions():
-                for doc in leaf.deleted_docs_set:
-                    scores.pop(doc + offset, None)
-            out.update(scores)
-        return out
+                keep = np.ones(leaf.doc_count_all(), np.bool_)
+                keep[sorted(leaf.deleted_docs_set)] = False
+            self._live[number] = keep
+        return self._live[number]
 
 
 @lru_cache(maxsize=1)
-def _length_table() -> list[int]:
+def _length_table() -> Floats:
     """Whoosh's decoded field length per stored length byte; 1 for none (a byte of 0), as
     Whoosh's scorer takes it."""
     from whoosh.util.numeric import byte_to_length
 
-    return [byte_to_length(i) or 1 for i in range(256)]
+    return np.array([byte_to_length(i) or 1 for i in range(256)], np.float64)
 
 
-def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[list[int], list[float]]:
+def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], Floats]:
     """The local document numbers and weights of one term's postings in one segment, every
     document included (deleted ones too: the filter Whoosh puts over them is taken off and its
     child rewound). Whoosh3's on-disk matcher is read a block at a time; any other matcher (an
@@ -133,23 +192,23 @@ def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[list[int], list[
     if isinstance(matcher, FilterMatcher):
         matcher = matcher.child
         matcher.reset()
-    ids: list[int] = []
-    weights: list[float] = []
+    ids: list[Any] = []
+    weights: list[Any] = []
     if isinstance(matcher, W3LeafMatcher):
         blocks: Any = matcher  # whoosh3 leaves these methods unannotated
         while blocks.is_active():
             blocks._read_data()
             deltas = blocks._data[0]
-            ids.extend(deltas if blocks._byteids else accumulate(deltas))
+            ids.append(deltas if blocks._byteids else accumulate(deltas))
             blocks._read_weights()
-            weights.extend(blocks._weights)
+            weights.append(blocks._weights)
             blocks._next_block()
-        return ids, weights
-    while matcher.is_active():
-        ids.append(matcher.id())
-        weights.append(matcher.weight())
-        matcher.next()
-    return ids, weights
+    else:
+        while matcher.is_active():
+            ids.append((matcher.id(),))
+            weights.append((matcher.weight(),))
+            matcher.next()
+    return np.fromiter(chain.from_iterable(ids), np.int64), np.fromiter(chain.from_iterable(weights), np.float64)
 
 
 def length_bytes(leaf: Any, field: str) -> bytes:

@@ -9,14 +9,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import numpy.typing as npt
+
 from memfs.errors import MemfsError, UsageError
 from memfs.format.model import TYPES, Problem, utcnow
 from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
-from memfs.index.documents import FIELD_BOOSTS, NONE, Stored, epoch_us
-from memfs.index.postings import Parts, Scores
-from memfs.index.reader import Handle, close, handle
+from memfs.index.documents import FIELD_BOOSTS, NONE, epoch_us
+from memfs.index.postings import Parts, union_sum
+from memfs.index.reader import Handle, Mask, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.store.repo import Store
@@ -26,7 +29,8 @@ if TYPE_CHECKING:
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
-Ranked = list[tuple[tuple[int, float], str, tuple[float, float, float]]]
+#: a candidate hit: its :func:`recall.rank_key`, path, and (relevance, freshness, confidence)
+Candidate = tuple[tuple[int, float], str, tuple[float, float, float]]
 
 
 def query_terms(text: str) -> list[str]:
@@ -125,74 +129,55 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
 class _Pool:
     """The memories a text query matches with their scores, best first on demand.
 
-    Scores are added up term by term over whole posting lists (:mod:`memfs.index.postings`) and
-    are exact. With counted terms, only the memories holding at least one are scored at first: a
-    memory holding none scores below all of them, so it is needed only when those run out.
+    Scores are added up term by term over whole posting lists (:mod:`memfs.index.postings`), as
+    arrays with a slot per document, and are exact. With counted terms, only the memories holding
+    at least one are candidates at first: a memory holding none scores below all of them, so it is
+    needed only when those run out.
     """
 
-    def __init__(self, opened: Handle, text: TextQuery, allow: set[int] | None, expired: set[int]) -> None:
-        self.opened = opened
-        self.text = text
-        self.allow = allow
-        self.expired = expired
-        totals = [(plan.counted, opened.terms.term(plan.parts)) for plan in text.terms]
+    def __init__(self, opened: Handle, text: TextQuery, keep: Mask | None) -> None:
+        terms = opened.terms
+        totals = [(plan.counted, terms.term(plan.parts)) for plan in text.terms]
         counted = sorted((t for c, t in totals if c), key=len, reverse=True)
-        self.scores = _covered(counted, text.tier)
-        for is_counted, total in totals:
-            if not is_counted:
-                _add(self.scores, total, only=bool(counted))
-        self.docs = self._kept(self.scores.keys())
-        self.rest = bool(counted) and len(counted) < len(totals)
+        self.uncounted = [t for c, t in totals if not c]
+        self.size = terms.size
+        self.keep = keep
+        if counted:
+            self.scores, self.present = union_sum(counted, self.size, add=text.tier)
+            for total in self.uncounted:
+                held = self.present[total.ids]
+                self.scores[total.ids[held]] += total.scores[held]
+        else:
+            self.scores, self.present = union_sum(self.uncounted, self.size)
+        self.rest = bool(counted) and bool(self.uncounted)
+        self._candidates: npt.NDArray[np.intp] | None = None
 
-    def _kept(self, docs: Iterable[int]) -> list[int]:
-        kept = set(docs) if self.allow is None else self.allow.intersection(docs)
-        return list(kept.difference(self.expired) if self.expired else kept)
+    def candidates(self) -> npt.NDArray[np.intp]:
+        if self._candidates is None:
+            held = self.present if self.keep is None else self.present & self.keep
+            self._candidates = np.flatnonzero(held)
+        return self._candidates
 
     def top(self, n: int) -> list[tuple[float, int]]:
-        """The best ``n`` kept memories as ``(score, document)``, best first."""
-        if len(self.docs) < n and self.rest:
+        """The best ``n`` kept memories as ``(score, document)``, best first (ties by document
+        number, so a longer ask begins with a shorter one's answer)."""
+        if len(self.candidates()) < n and self.rest:
             self._add_uncovered()
-        best = heapq.nlargest(n, self.docs, key=self.scores.__getitem__)
-        return [(self.scores[doc], doc) for doc in best]
+        found = self.candidates()
+        scores = self.scores[found]
+        if len(found) > n:
+            cut = np.argpartition(-scores, n - 1)[:n]
+            found, scores = found[cut], scores[cut]
+        order = np.lexsort((found, -scores))
+        return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
 
     def _add_uncovered(self) -> None:
-        extra: Scores = {}
-        for plan in self.text.terms:
-            if not plan.counted:
-                _add(extra, self.opened.terms.term(plan.parts))
-        new = [doc for doc in extra if doc not in self.scores]
-        self.scores.update((doc, extra[doc]) for doc in new)
-        self.docs.extend(self._kept(new))
+        extra, held = union_sum(self.uncounted, self.size)
+        new = held & ~self.present
+        self.scores[new] = extra[new]
+        self.present |= new
+        self._candidates = None
         self.rest = False
-
-
-def _covered(counted: list[Scores], tier: float) -> Scores:
-    """Each memory holding a counted term, scored: its relevance for those terms plus ``tier``
-    for each (the largest term's memories first, copied in one pass)."""
-    if not counted:
-        return {}
-    scores = {doc: score + tier for doc, score in counted[0].items()}
-    for total in counted[1:]:
-        for doc, score in total.items():
-            scores[doc] = scores.get(doc, 0.0) + score + tier
-    return scores
-
-
-def _add(into: Scores, scores: Scores, *, only: bool = False) -> None:
-    """Add ``scores`` into ``into``; with ``only``, just for the memories already there (walking
-    whichever side is shorter)."""
-    if not only:
-        for doc, score in scores.items():
-            into[doc] = into.get(doc, 0.0) + score
-    elif len(scores) <= len(into):
-        for doc, score in scores.items():
-            if doc in into:
-                into[doc] += score
-    else:
-        for doc in into:
-            found = scores.get(doc)
-            if found is not None:
-                into[doc] += found
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
@@ -278,8 +263,8 @@ def search(
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
         return result
     q = _text_query(opened, terms)
-    allow = opened.allowed((rule, version, type), _restriction(rule, version, type))
-    ranked = _ranked(opened, q, allow, opened.expired(epoch_us(now)), limit, now, policy)
+    keep = opened.allowed((rule, version, type), _restriction(rule, version, type)) & ~opened.expired(epoch_us(now))
+    ranked = _in_rank_order(opened, q, _Pool(opened, q, keep), now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
@@ -308,36 +293,45 @@ def _open_handle(repo: Store, result: SearchResult) -> Handle:
         ) from None
 
 
-def _ranked(opened: Handle, text: TextQuery, allow: set[int], expired: set[int], limit: int,
-            now: dt.datetime, policy: recall.RankPolicy) -> Ranked:
-    """Eligible candidates ordered by :func:`recall.rank_key`, fetched deep enough that the top
-    ``limit`` is exact.
+def _in_rank_order(opened: Handle, text: TextQuery, pool: _Pool, now: dt.datetime,
+                   policy: recall.RankPolicy) -> Iterator[Candidate]:
+    """Eligible candidates in :func:`recall.rank_key` order, each one final when it is yielded,
+    and no more of them read from the index than the caller takes.
 
     Scores order by ``coverage × tier + relevance``; :func:`recall.rank_key` orders by coverage,
-    then by relevance shrunk by freshness and confidence (never grown). So once the ``limit``-th
-    key is above the last fetched document's ``(coverage, relevance)``, nothing further down can
-    overtake it, nor tie with it and win on the path.
+    then by relevance shrunk by freshness and confidence (never grown). So a candidate whose key
+    is above the ``(coverage, relevance)`` of the best one not yet read can be yielded: nothing
+    further down can overtake it, nor tie with it and win on the path.
     """
-    pool = _Pool(opened, text, allow, expired)
-    stored_fields = opened.stats.reader.stored_fields
-    fetch = max(limit * 3, 30)
+    waiting: list[tuple[tuple[int, float], str, Candidate]] = []
+    fetch = 16
+    top = pool.top(fetch)
+    i = 0
     while True:
-        top = pool.top(fetch)
-        scored: Ranked = []
-        for score, doc in top:
-            fields = stored_fields(doc)
-            stored = Stored.from_rec(fields["rec"])
-            fresh = recall.freshness(stored, now, policy)
-            conf = stored.confidence
-            coverage, relevance = text.split(score)
-            scored.append((recall.rank_key(coverage, relevance, fresh, conf), fields["path"], (relevance, fresh, conf)))
-        scored.sort(key=lambda item: (-item[0][0], -item[0][1], item[1]))
-        if len(top) < fetch or (len(scored) >= limit and scored[limit - 1][0] > text.split(top[-1][0])):
-            return scored
-        fetch *= 4
+        if i == len(top) and len(top) == fetch:
+            fetch *= 4
+            top = pool.top(fetch)
+        bound = text.split(top[i][0]) if i < len(top) else None
+        while waiting and (bound is None or waiting[0][2][0] > bound):
+            yield heapq.heappop(waiting)[2]
+        if bound is None:
+            return
+        found = _candidate(opened, text, top[i], now, policy)
+        heapq.heappush(waiting, ((-found[0][0], -found[0][1]), found[1], found))
+        i += 1
 
 
-def _final(repo: Store, ranked: Ranked, rule: recall.ScopeRule, version: str | None, type_: str | None,
+def _candidate(opened: Handle, text: TextQuery, scored: tuple[float, int], now: dt.datetime,
+               policy: recall.RankPolicy) -> Candidate:
+    score, doc = scored
+    path, stored = opened.record(doc)
+    fresh = recall.freshness(stored, now, policy)
+    conf = stored.confidence
+    coverage, relevance = text.split(score)
+    return recall.rank_key(coverage, relevance, fresh, conf), path, (relevance, fresh, conf)
+
+
+def _final(repo: Store, ranked: Iterable[Candidate], rule: recall.ScopeRule, version: str | None, type_: str | None,
            now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
     """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
     known = {p.path for p in result.broken}
@@ -360,17 +354,15 @@ def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version:
     """Memories that matched the words but are not eligible, with why; a bound session hears only
     of its own scope's (another scope's memories do not exist for it)."""
     found = []
-    stored_fields = opened.stats.reader.stored_fields
-    for score, doc in _Pool(opened, q, None, set()).top(limit * 5 + 20):
-        fields = stored_fields(doc)
-        stored = Stored.from_rec(fields["rec"])
+    for score, doc in _Pool(opened, q, None).top(limit * 5 + 20):
+        path, stored = opened.record(doc)
         if bound and not rule.allows(stored.scope):
             continue
         reason = recall.eligibility(stored, scope=rule, version=version, now=now)
         if reason is None and type_ is not None and stored.type != type_:
             reason = f"wrong type ({stored.type})"
         if reason is not None:
-            found.append(Filtered(fields["path"], reason, q.split(score)[1]))
+            found.append(Filtered(path, reason, q.split(score)[1]))
             if len(found) == limit:
                 break
     return found

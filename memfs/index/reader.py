@@ -16,9 +16,12 @@ from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from memfs.format.model import Problem
 from memfs.index import state as index_state
-from memfs.index.documents import FIELD_BOOSTS
+from memfs.index.documents import FIELD_BOOSTS, Stored
 from memfs.index.postings import BM25_B, BM25_K1, TermScores
 from memfs.index.state import State
 from memfs.store.repo import Store
@@ -29,6 +32,11 @@ if TYPE_CHECKING:
 
 #: how many eligibility restrictions an open index keeps the matching documents of
 ALLOWED_CACHE = 32
+#: how many documents' stored path and record an open index keeps
+KEPT_RECORDS = 20_000
+
+#: one flag per document number of an open index
+Mask = npt.NDArray[np.bool_]
 
 
 class CorruptIndex(Exception):
@@ -145,10 +153,12 @@ class Handle:
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
         self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
-        self._allowed: dict[Hashable, set[int]] = {}
+        self.size = reader.doc_count_all()
+        self._allowed: dict[Hashable, Mask] = {}
         self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
-        self._expired_at: tuple[int, set[int]] = (-1, set())
+        self._expired_at: tuple[int, Mask] = (-1, np.zeros(self.size, np.bool_))
+        self._records: dict[int, tuple[str, Stored]] = {}
 
     def broken(self) -> list[Problem]:
         """The memory files the index could not parse, listed once per open index (every search
@@ -157,22 +167,36 @@ class Handle:
             self._broken = self.state.broken()
         return self._broken
 
-    def expired(self, now_us: int) -> set[int]:
+    def record(self, doc: int) -> tuple[str, Stored]:
+        """A document's path and eligibility/rank record, kept (up to :data:`KEPT_RECORDS`):
+        reading them back from the index decompresses and unpickles its stored fields."""
+        found = self._records.get(doc)
+        if found is None:
+            if len(self._records) >= KEPT_RECORDS:
+                self._records.clear()
+            fields = self.stats.reader.stored_fields(doc)
+            found = self._records[doc] = (fields["path"], Stored.from_rec(fields["rec"]))
+        return found
+
+    def expired(self, now_us: int) -> Mask:
         """The documents whose ``expires`` is at or before ``now_us`` (epoch microseconds). The
         expiring documents are read once per open index, sorted by expiry; a query only finds its
-        place among them, and the set is reused until the next expiry passes."""
+        place among them, and the flags are reused until the next expiry passes. Shared: callers
+        must not change them."""
         if self._expiries is None:
             self._expiries = self._expiry_list()
         times, docs = self._expiries
         cut = bisect.bisect_right(times, now_us)
         if self._expired_at[0] != cut:
-            self._expired_at = (cut, set(docs[:cut]))
+            flags = np.zeros(self.size, np.bool_)
+            flags[docs[:cut]] = True
+            self._expired_at = (cut, flags)
         return self._expired_at[1]
 
     def _expiry_list(self) -> tuple[list[int], list[int]]:
         from whoosh.query.ranges import NumericRange
 
-        from memfs.index.documents import Stored, epoch_us
+        from memfs.index.documents import epoch_us
 
         found = []
         for doc in self.searcher.docs_for_query(NumericRange("expires", None, None)):
@@ -182,15 +206,17 @@ class Handle:
         found.sort()
         return [when for when, _doc in found], [doc for _when, doc in found]
 
-    def allowed(self, key: Hashable, restriction: Query) -> set[int]:
+    def allowed(self, key: Hashable, restriction: Query) -> Mask:
         """The documents ``restriction`` matches, computed once per open index: the eligibility
         restriction of a session is the same for every query, so no query walks it per document
-        (as a ``Require`` did). Shared: callers must not change the set."""
+        (as a ``Require`` did). Shared: callers must not change the flags."""
         found = self._allowed.get(key)
         if found is None:
             if len(self._allowed) >= ALLOWED_CACHE:
                 self._allowed.pop(next(iter(self._allowed)))
-            found = self._allowed[key] = set(self.searcher.docs_for_query(restriction))
+            found = np.zeros(self.size, np.bool_)
+            found[list(self.searcher.docs_for_query(restriction))] = True
+            self._allowed[key] = found
         return found
 
     def close(self) -> None:

@@ -201,3 +201,30 @@ def test_the_top_n_is_the_first_n_of_the_whole_ranking(repo: MemoryRepo) -> None
         whole = hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=120, catch_up=False))
         for n in (1, 3, 10):
             assert hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)) == whole[:n]
+
+
+def test_hits_come_in_rank_order_when_age_and_confidence_reorder(repo: MemoryRepo) -> None:
+    """A candidate is final as soon as its key beats the raw score of the best one not yet read.
+    With ages and confidences spread wide (keys shrunk by up to half), every list must be in
+    :func:`recall.rank_key` order (ties by path), whole, and a short one its head, whether the
+    index's kept records are warm or not."""
+    import random
+
+    from memfs.index.reader import handle
+
+    rng = random.Random(11)
+    for i in range(150):
+        words = rng.choices(FILLER[:4], k=rng.randint(1, 6))
+        updated = NOW - dt.timedelta(days=rng.choice([0, 3, 40, 400, 3000]))
+        put(repo, f"episodes/e{i:03d}.md", " ".join(words), type=rng.choice(TYPES),
+            updated=updated.isoformat().replace("+00:00", "Z"), confidence=rng.choice([1.0, 0.9, 0.5, 0.1]))
+    index.search(repo, "garden", scope="user:U5", at=NOW)
+    for query in ("garden ledger", "violin harbor garden", "ledger", "harbor violin"):
+        hits = index.search(repo, query, scope="user:U5", at=NOW, limit=200, catch_up=False).hits
+        keys = [(recall.rank_key(int(h.score), h.relevance, h.freshness, h.confidence), h.path) for h in hits]
+        assert len(hits) > 40 and len({h.freshness * h.confidence for h in hits}) > 5
+        assert keys == sorted(keys, key=lambda k: (-k[0][0], -k[0][1], k[1])), query
+        for n in (1, 2, 5, 17, 40):
+            handle(repo)._records.clear()
+            short = index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)
+            assert hit_paths(short) == [h.path for h in hits[:n]]

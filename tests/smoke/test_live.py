@@ -28,7 +28,7 @@ def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_nor_yaml(repo: M
         assert server.live.answered == 1
     assert "facts/a.md" in ran.stdout
     loaded = {line.split("|")[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
-    assert loaded and not {m for m in loaded if m.split(".")[0] in ("whoosh", "yaml", "ruamel", "rich", "mcp")}
+    assert loaded and not {m for m in loaded if m.split(".")[0] in ("whoosh", "yaml", "ruamel", "rich", "mcp", "numpy")}
 
 
 @pytest.mark.slow
