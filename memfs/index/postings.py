@@ -56,7 +56,7 @@ class Postings:
         return dict(zip(self.ids.tolist(), self.scores.tolist(), strict=True))
 
 
-NONE = Postings(np.zeros(0, np.int32), np.zeros(0, np.float64))
+EMPTY = Postings(np.zeros(0, np.int32), np.zeros(0, np.float64))
 
 
 def union_sum(parts: list[Postings], size: int, *, add: float = 0.0) -> tuple[Floats, npt.NDArray[np.bool_]]:
@@ -114,7 +114,7 @@ class TermScores:
         """The fields' scores added up, the field with the most documents first."""
         fields = sorted((self._best(field, words) for field, words in parts), key=len, reverse=True)
         if len(fields) <= 1:
-            return fields[0] if fields else NONE
+            return fields[0] if fields else EMPTY
         dense, present = union_sum(fields, self.size)
         ids = np.flatnonzero(present).astype(np.int32)
         return Postings(ids, dense[ids])
@@ -151,7 +151,7 @@ class TermScores:
             scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
             ids.append((local + offset).astype(np.int32))
         if not ids:
-            return NONE
+            return EMPTY
         return Postings(np.concatenate(ids), np.concatenate(scores))
 
     def _field_lengths(self, number: int, leaf: Any, field: str) -> npt.NDArray[np.uint8]:

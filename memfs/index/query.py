@@ -166,8 +166,11 @@ class _Pool:
         found = self.candidates()
         scores = self.scores[found]
         if len(found) > n:
-            cut = np.argpartition(-scores, n - 1)[:n]
-            found, scores = found[cut], scores[cut]
+            nth = -np.partition(-scores, n - 1)[n - 1]
+            above = np.flatnonzero(scores > nth)
+            tied = np.flatnonzero(scores == nth)[: n - len(above)]
+            pick = np.concatenate([above, tied])
+            found, scores = found[pick], scores[pick]
         order = np.lexsort((found, -scores))
         return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
 

@@ -177,3 +177,20 @@ def test_a_lone_cjk_character_scores_its_best_bigram_per_field(tmp_path: Path) -
     assert got.keys() == expected.keys()
     assert all(abs(got[doc] - expected[doc]) <= 1e-12 * expected[doc] for doc in got)
     assert got[0] < max(got.values())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_pools_best_n_breaks_ties_by_document_so_a_longer_ask_extends_a_shorter_one(seed: int) -> None:
+    import numpy as np
+
+    from memfs.index.query import _Pool
+
+    rng = random.Random(seed)
+    size = rng.randint(1, 400)
+    pool = object.__new__(_Pool)
+    pool.scores = np.array([float(rng.randint(0, 6)) for _ in range(size)])
+    pool.present = np.array([rng.random() < 0.8 for _ in range(size)])
+    pool.keep, pool.rest, pool._candidates = None, False, None
+    everything = sorted((-pool.scores[d], d) for d in range(size) if pool.present[d])
+    for n in (1, 2, 16, 17, 64, size):
+        assert pool.top(n) == [(-score, doc) for score, doc in everything[:n]], n

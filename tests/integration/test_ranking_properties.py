@@ -228,3 +228,14 @@ def test_hits_come_in_rank_order_when_age_and_confidence_reorder(repo: MemoryRep
             handle(repo)._records.clear()
             short = index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)
             assert hit_paths(short) == [h.path for h in hits[:n]]
+
+
+def test_tied_memories_come_once_each_in_path_order_however_deep_the_list(repo: MemoryRepo) -> None:
+    """Memories with equal scores tie on every key but the path; a list long enough to be fetched
+    in several rounds must still hold each once, in path order."""
+    for i in range(90):
+        put(repo, f"facts/t{(i * 37) % 90:03d}.md", "quince marmalade")
+    index.search(repo, "quince", scope="user:U5", at=NOW)
+    for limit in (1, 15, 16, 17, 40, 64, 65, 90):
+        paths = hit_paths(index.search(repo, "quince", scope="user:U5", at=NOW, limit=limit, catch_up=False))
+        assert paths == [f"facts/t{i:03d}.md" for i in range(limit)], limit
