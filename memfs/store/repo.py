@@ -1082,7 +1082,8 @@ class Transaction:
         found.extend(self._id_clashes(staged))
         return found
 
-    def _check(self, rels: list[str], message: str, head: str | None) -> None:
+    def _check(self, rels: list[str], message: str, head: str | None) -> dict[str, bytes | None]:
+        """Refuse what may not be committed; returns each path's committed copy (``None``: not in HEAD)."""
         self._refuse_oversized()
         committed = self._committed(rels, head)
         self._check_committed_writable(committed)
@@ -1105,6 +1106,7 @@ class Transaction:
             detail = "; ".join(str(p) for p in problems[:5])
             more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
             raise InvalidMemory(f"nothing was written: {detail}{more}", problems)
+        return committed
 
     def _refuse_oversized(self) -> None:
         """A memory over the size limit is refused before anything reads it closely (the guard's
@@ -1182,7 +1184,7 @@ class Transaction:
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers, self.note
         ).render()
         head = repo.git.head_quick()
-        self._check(rels, message, head)
+        committed = self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]
         temps = {repo.abspath(r): atomic.temp_name(repo.abspath(r)) for r in written if self._pending[r] is not None}
         pending = journal.Journal(
@@ -1202,8 +1204,11 @@ class Transaction:
         crashpoint.reached("journal-saved")
         try:
             atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
+            known = {repo.git_path(r) for r, c in committed.items() if c is not None}
+            in_head = None if head is None else (head, known)
             done = repo.git.commit_exact([repo.git_path(r) for r in rels], message, self._identity(),
-                                         untracked=[repo.git_path(r) for r in rels if self._maybe_untracked(r)])
+                                         untracked=[repo.git_path(r) for r in rels if self._maybe_untracked(r)],
+                                         in_head=in_head)
         except (MemfsError, OSError) as exc:
             repo.commits_made += 1
             self._roll_back(rels)
