@@ -20,7 +20,7 @@ scorer and the block reader as the one used.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain
@@ -171,6 +171,19 @@ class TermScores:
         return self._live[number]
 
 
+def holders(reader: Any, field: str, words: Iterable[str], size: int) -> npt.NDArray[np.bool_]:
+    """Which documents (global numbers, deleted ones included) hold any of ``words`` in
+    ``field``, from the posting lists' ids alone: an eligibility filter over a whole index costs a
+    block read per 128 documents, not a matcher step per document."""
+    found = np.zeros(size, np.bool_)
+    for leaf, offset in reader.leaf_readers():
+        for word in words:
+            btext = leaf.schema[field].to_bytes(word)
+            if (field, btext) in leaf:
+                found[read_postings(leaf, field, btext, weights=False)[0] + offset] = True
+    return found
+
+
 @lru_cache(maxsize=1)
 def _length_table() -> Floats:
     """Whoosh's decoded field length per stored length byte; 1 for none (a byte of 0), as
@@ -180,11 +193,12 @@ def _length_table() -> Floats:
     return np.array([byte_to_length(i) or 1 for i in range(256)], np.float64)
 
 
-def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], Floats]:
+def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) -> tuple[npt.NDArray[np.int64], Floats]:
     """The local document numbers and weights of one term's postings in one segment, every
     document included (deleted ones too: the filter Whoosh puts over them is taken off and its
     child rewound). Whoosh3's on-disk matcher is read a block at a time; any other matcher (an
-    inlined short list) one posting at a time."""
+    inlined short list) one posting at a time. ``weights=False``: the ids only (no weight is
+    decoded; the weights returned are empty)."""
     from whoosh.codec.whoosh3 import W3LeafMatcher
     from whoosh.matching.wrappers import FilterMatcher
 
@@ -193,22 +207,23 @@ def read_postings(leaf: Any, field: str, btext: bytes) -> tuple[npt.NDArray[np.i
         matcher = matcher.child
         matcher.reset()
     ids: list[Any] = []
-    weights: list[Any] = []
+    found: list[Any] = []
     if isinstance(matcher, W3LeafMatcher):
         blocks: Any = matcher  # whoosh3 leaves these methods unannotated
         while blocks.is_active():
             blocks._read_data()
             deltas = blocks._data[0]
             ids.append(deltas if blocks._byteids else accumulate(deltas))
-            blocks._read_weights()
-            weights.append(blocks._weights)
+            if weights:
+                blocks._read_weights()
+                found.append(blocks._weights)
             blocks._next_block()
     else:
         while matcher.is_active():
             ids.append((matcher.id(),))
-            weights.append((matcher.weight(),))
+            found.append((matcher.weight(),) if weights else ())
             matcher.next()
-    return np.fromiter(chain.from_iterable(ids), np.int64), np.fromiter(chain.from_iterable(weights), np.float64)
+    return np.fromiter(chain.from_iterable(ids), np.int64), np.fromiter(chain.from_iterable(found), np.float64)
 
 
 def length_bytes(leaf: Any, field: str) -> bytes:

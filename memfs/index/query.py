@@ -7,7 +7,7 @@ import heapq
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,13 +19,10 @@ from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, epoch_us
 from memfs.index.postings import Parts, union_sum
-from memfs.index.reader import Handle, Mask, close, handle
+from memfs.index.reader import Handle, Holds, Mask, Restriction, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.store.repo import Store
-
-if TYPE_CHECKING:
-    from whoosh.query.qcore import Query
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
@@ -183,22 +180,17 @@ class _Pool:
         self.rest = False
 
 
-def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Query:
-    from whoosh.query.compound import And, Or
-    from whoosh.query.terms import Prefix, Term
-
-    parts: list[Query] = [Term("status", "active"), Term("sourced", "yes"), Term("readable", "yes")]
-    scopes = rule.scopes
-    if scopes is not None:
-        allowed: list[Query] = [Term("scope", s) for s in scopes]
-        if rule.descendants:
-            allowed.append(Prefix("scope", f"{rule.scope}/"))
-        parts.append(Or(allowed))
+def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Restriction:
+    """The eligibility restriction of a session: every clause must hold (status active, sourced,
+    readable, in scope, of the version, of the type)."""
+    clauses = [Holds("status", ("active",)), Holds("sourced", ("yes",)), Holds("readable", ("yes",))]
+    if rule.scopes is not None:
+        clauses.append(Holds("scope", tuple(rule.scopes), f"{rule.scope}/" if rule.descendants else None))
     if version is not None:
-        parts.append(Or([Term("version", version), Term("version", NONE)]))
+        clauses.append(Holds("version", (version, NONE)))
     if type_ is not None:
-        parts.append(Term("type", type_))
-    return And(parts)
+        clauses.append(Holds("type", (type_,)))
+    return tuple(clauses)
 
 
 def _check_request(query: Any, limit: Any, type_: str | None, at: dt.datetime | None) -> None:

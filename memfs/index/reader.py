@@ -13,6 +13,7 @@ import contextlib
 import math
 import threading
 from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,7 +23,7 @@ import numpy.typing as npt
 from memfs.format.model import Problem
 from memfs.index import state as index_state
 from memfs.index.documents import FIELD_BOOSTS, Stored
-from memfs.index.postings import BM25_B, BM25_K1, TermScores
+from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders
 from memfs.index.state import State
 from memfs.store.repo import Store
 
@@ -37,6 +38,20 @@ KEPT_RECORDS = 20_000
 
 #: one flag per document number of an open index
 Mask = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Holds:
+    """One clause of an eligibility restriction: the memory holds one of ``values`` in the ID
+    field ``field``, or (with ``prefix``) any value starting with it."""
+
+    field: str
+    values: tuple[str, ...]
+    prefix: str | None = None
+
+
+#: an eligibility restriction: every clause holds
+Restriction = tuple[Holds, ...]
 
 
 class CorruptIndex(Exception):
@@ -143,7 +158,8 @@ class SearcherView(Protocol):
 class Handle:
     """The open index and searcher matching one version of the state file."""
 
-    def __init__(self, cache: Path, state: State, state_key: tuple[int, int, int]) -> None:
+    def __init__(self, cache: Path, state: State, state_key: tuple[int, int, int],
+                 expiries: dict[str, dict[int, int | None]] | None = None) -> None:
         from whoosh.searching import Searcher
 
         self.state = state
@@ -159,6 +175,9 @@ class Handle:
         self._expiries: tuple[list[int], list[int]] | None = None
         self._expired_at: tuple[int, Mask] = (-1, np.zeros(self.size, np.bool_))
         self._records: dict[int, tuple[str, Stored]] = {}
+        self._live: Mask | None = None
+        #: per segment id: each local document's expiry (epoch microseconds; ``None``: none)
+        self.expiries: dict[str, dict[int, int | None]] = dict(expiries or {})
 
     def broken(self) -> list[Problem]:
         """The memory files the index could not parse, listed once per open index (every search
@@ -194,34 +213,71 @@ class Handle:
         return self._expired_at[1]
 
     def _expiry_list(self) -> tuple[list[int], list[int]]:
+        """Each expiring document's expiry, sorted. A segment's are kept by its id and handed to
+        the index opened after the next write (:func:`handle`): segments never change once
+        written, so only a new one's stored records are read."""
         from whoosh.query.ranges import NumericRange
 
         from memfs.index.documents import epoch_us
 
+        leaves = self.stats.reader.leaf_readers()
+        starts = [offset for _leaf, offset in leaves]
+        names = [_segment_id(leaf) for leaf, _offset in leaves]
         found = []
         for doc in self.searcher.docs_for_query(NumericRange("expires", None, None)):
-            expires = Stored.from_rec(self.stats.reader.stored_fields(doc)["rec"]).expires
-            if expires is not None:
-                found.append((epoch_us(expires), doc))
+            n = bisect.bisect_right(starts, doc) - 1
+            name = names[n]
+            known = {} if name is None else self.expiries.setdefault(name, {})
+            local = doc - starts[n]
+            if local not in known:
+                expires = Stored.from_rec(self.stats.reader.stored_fields(doc)["rec"]).expires
+                known[local] = None if expires is None else epoch_us(expires)
+            when = known[local]
+            if when is not None:
+                found.append((when, doc))
         found.sort()
+        self.expiries = {name: self.expiries[name] for name in names if name in self.expiries}
         return [when for when, _doc in found], [doc for _when, doc in found]
 
-    def allowed(self, key: Hashable, restriction: Query) -> Mask:
-        """The documents ``restriction`` matches, computed once per open index: the eligibility
-        restriction of a session is the same for every query, so no query walks it per document
-        (as a ``Require`` did). Shared: callers must not change the flags."""
+    def allowed(self, key: Hashable, restriction: Restriction) -> Mask:
+        """The live documents ``restriction`` matches, computed once per open index from the ID
+        fields' posting lists: the eligibility restriction of a session is the same for every
+        query, so no query walks it per document (as a ``Require`` did), and an index reopened
+        after a write computes it in a few block reads. Shared: callers must not change the flags."""
         found = self._allowed.get(key)
         if found is None:
             if len(self._allowed) >= ALLOWED_CACHE:
                 self._allowed.pop(next(iter(self._allowed)))
-            found = np.zeros(self.size, np.bool_)
-            found[list(self.searcher.docs_for_query(restriction))] = True
+            found = self.live().copy()
+            for clause in restriction:
+                found &= holders(self.stats.reader, clause.field, self._values(clause), self.size)
             self._allowed[key] = found
         return found
+
+    def _values(self, clause: Holds) -> list[str]:
+        if clause.prefix is None:
+            return list(clause.values)
+        more = (w.decode() if isinstance(w, bytes) else w
+                for w in self.stats.reader.expand_prefix(clause.field, clause.prefix))
+        return [*clause.values, *more]
+
+    def live(self) -> Mask:
+        """Which document numbers are not deleted."""
+        if self._live is None:
+            self._live = np.ones(self.size, np.bool_)
+            for leaf, offset in self.stats.reader.leaf_readers():
+                if leaf.has_deletions():
+                    self._live[np.fromiter(leaf.deleted_docs_set, np.int64) + offset] = False
+        return self._live
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.searcher.close()
+
+
+def _segment_id(leaf: Any) -> str | None:
+    segment = leaf.segment()
+    return None if segment is None else str(segment.segment_id())
 
 
 _local = threading.local()
@@ -261,7 +317,7 @@ def handle(repo: Store) -> Handle:
     if current is not None:
         current.close()
         handles.pop(str(cache), None)
-    opened = Handle(cache, state, state_key)
+    opened = Handle(cache, state, state_key, None if current is None else current.expiries)
     handles[str(cache)] = opened
     return opened
 

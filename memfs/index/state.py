@@ -61,14 +61,10 @@ class State:
 
     def average_lengths(self) -> dict[str, float]:
         """Mean token count of each text field over the memories that have it (as Lucene does)."""
-        totals, having = [0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)
-        for entry in self.files.values():
-            if entry.lengths is not None:
-                for i, n in enumerate(entry.lengths):
-                    if n:
-                        totals[i] += n
-                        having[i] += 1
-        return {name: (totals[i] / having[i] if having[i] else 1.0) for i, name in enumerate(TEXT_FIELDS)}
+        rows = [entry.lengths for entry in self.files.values() if entry.lengths is not None]
+        columns = list(zip(*rows, strict=False)) or [()] * len(TEXT_FIELDS)
+        return {name: (sum(column) / having if (having := len(column) - column.count(0)) else 1.0)
+                for name, column in zip(TEXT_FIELDS, columns, strict=True)}
 
     def broken(self) -> list[Problem]:
         found = [(rel, e.broken) for rel, e in self.files.items() if e.broken is not None]

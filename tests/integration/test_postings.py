@@ -194,3 +194,57 @@ def test_a_pools_best_n_breaks_ties_by_document_so_a_longer_ask_extends_a_shorte
     everything = sorted((-pool.scores[d], d) for d in range(size) if pool.present[d])
     for n in (1, 2, 16, 17, 64, size):
         assert pool.top(n) == [(-score, doc) for score, doc in everything[:n]], n
+
+
+def test_the_eligibility_flags_are_what_whooshs_query_matches(tmp_path: Path) -> None:
+    """The restriction is read from the ID fields' posting lists; it must match exactly what the
+    equivalent Whoosh query matches, deleted memories left out, across segments."""
+    from whoosh.query import And, Or, Prefix, Term
+
+    from memfs.index.documents import NONE
+    from memfs.index.reader import Holds
+
+    rng = random.Random(3)
+    scopes = ["user:U1", "user:U1/project:P1", "user:U1/project:P1/x", "user:U2", "user:U10"]
+    mem = new_repo(tmp_path / "m")
+
+    def spread(i: int) -> None:
+        fields: dict[str, Any] = {"scope": rng.choice(scopes), "status": rng.choice(["active", "active", "retracted"]),
+                                  "type": rng.choice(["fact", "note"]), "version": rng.choice([None, "v1", "v2"])}
+        if rng.random() < 0.2:
+            fields["source"] = None
+        put(mem, f"notes/r{i:03d}.md", f"text {i}\n", **fields)
+
+    for i in range(150):
+        spread(i)
+    commit_all(mem.root, "memories")
+    index.rebuild(mem)
+    for i in range(0, 150, 4):
+        spread(i)
+    for i in range(1, 150, 9):
+        (mem.root / f"notes/r{i:03d}.md").unlink()
+    commit_all(mem.root, "edits and deletions")
+    index.sync(mem)
+    opened = handle(mem)
+    assert len(opened.stats.reader.leaf_readers()) > 1 and opened.stats.deleted
+    deleted = {offset + doc for leaf, offset in opened.stats.reader.leaf_readers() if leaf.has_deletions()
+               for doc in leaf.deleted_docs_set}
+    base = [Holds("status", ("active",)), Holds("sourced", ("yes",)), Holds("readable", ("yes",))]
+    cases = [
+        (base, []),
+        ([*base, Holds("scope", ("user:U1",))], [Term("scope", "user:U1")]),
+        ([*base, Holds("scope", ("user:U1", "user:U2"), "user:U1/")],
+         [Or([Term("scope", "user:U1"), Term("scope", "user:U2"), Prefix("scope", "user:U1/")])]),
+        ([*base, Holds("scope", ("user:U1/project:P1",)), Holds("version", ("v1", NONE))],
+         [Term("scope", "user:U1/project:P1"), Or([Term("version", "v1"), Term("version", NONE)])]),
+        ([*base, Holds("type", ("note",)), Holds("scope", (), "user:U1/")],
+         [Term("type", "note"), Prefix("scope", "user:U1/")]),
+    ]
+    matched = set()
+    for n, (clauses, more) in enumerate(cases):
+        whoosh = And([Term("status", "active"), Term("sourced", "yes"), Term("readable", "yes"), *more])
+        expected = set(opened.searcher.docs_for_query(whoosh)) - deleted
+        got = set(opened.allowed(("case", n), tuple(clauses)).nonzero()[0].tolist())
+        assert got == expected, clauses
+        matched.add(len(got))
+    assert len(matched) == len(cases) and 0 not in matched

@@ -404,3 +404,30 @@ def test_the_expired_set_follows_the_time_asked_in_any_order(repo: MemoryRepo) -
     ]:
         got = {opened.record(doc)[0] for doc in opened.expired(epoch_us(now)).nonzero()[0].tolist()}
         assert got == {f"facts/e{i}.md" for i, when in enumerate(times) if when <= now}, now
+
+
+def test_the_expired_set_after_edits_keeps_what_old_segments_said_and_reads_the_new(repo: MemoryRepo) -> None:
+    """Expiries are kept per index segment and handed to the index opened after a write; an edit
+    (the old document deleted, the new one in a new segment) and a new memory are seen."""
+    from memfs.index.documents import epoch_us
+    from memfs.index.reader import handle
+
+    day = [dt.datetime(2026, 1, d, 12, tzinfo=dt.UTC) for d in range(1, 8)]
+    for i in range(4):
+        put(repo, f"facts/x{i}.md", "plum", expires=day[i].isoformat())
+    index.search(repo, "plum", scope="user:U5", at=day[0])
+    before = handle(repo)
+    before.expired(epoch_us(day[0]))
+    put(repo, "facts/x1.md", "plum", expires=day[6].isoformat())
+    put(repo, "facts/x9.md", "plum", expires=day[2].isoformat())
+    (repo.root / "facts/x3.md").unlink()
+    index.search(repo, "plum", scope="user:U5", at=day[0])
+    after = handle(repo)
+    assert after is not before
+    expected = {"facts/x0.md": day[0], "facts/x1.md": day[6], "facts/x2.md": day[2], "facts/x9.md": day[2]}
+    for now in day:
+        flags = after.expired(epoch_us(now)) & after.live()
+        assert {after.record(doc)[0] for doc in flags.nonzero()[0].tolist()} == {
+            p for p, when in expected.items() if when <= now}, now
+        hits = {h.path for h in index.search(repo, "plum", scope="user:U5", at=now, catch_up=False).hits}
+        assert hits == {p for p, when in expected.items() if when > now}, now
