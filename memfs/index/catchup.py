@@ -18,6 +18,7 @@ says so.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -201,7 +202,7 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
         return "none"
     digest = _digest(data)
     if old is not None and old.digest == digest:
-        old.mtime_ns, old.size = stat
+        state.files[rel] = dataclasses.replace(old, mtime_ns=stat[0], size=stat[1])
         return "same"
     if memory is None:
         if not fresh and old is not None and old.lengths is not None:

@@ -1,0 +1,58 @@
+"""The state file's encoding: re-encoding only changed entries must give the bytes a whole
+encode gives, after any sequence of additions, replacements, touches and removals."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memfs.index.documents import TEXT_FIELDS
+from memfs.index.state import INDEX_FORMAT, Entry, State
+
+PATHS = st.sampled_from([f"notes/{name}.md" for name in ("a", "b", "c", "é", 'q"uote', "中文", "back\\slash")])
+ENTRIES = st.builds(
+    Entry,
+    st.integers(0, 2**62),
+    st.integers(0, 10**6),
+    st.text(max_size=8),
+    st.none() | st.lists(st.integers(0, 500), min_size=len(TEXT_FIELDS), max_size=len(TEXT_FIELDS)),
+    st.none() | st.text(max_size=12),
+)
+STEPS = st.lists(st.tuples(st.sampled_from(["put", "touch", "remove", "serial"]), PATHS, ENTRIES), max_size=25)
+
+
+def _whole(state: State) -> bytes:
+    return json.dumps({
+        "format": INDEX_FORMAT, "index_dir": state.index_dir, "serial": state.serial,
+        "snapshot_ns": state.snapshot_ns, "probe": state.probe,
+        "files": {rel: entry.to_json() for rel, entry in state.files.items()},
+    }, separators=(",", ":")).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(STEPS)
+def test_encoding_only_the_changes_gives_the_whole_encoding(steps: list[tuple[str, str, Entry]]) -> None:
+    state = State("ix-1", probe=["head", ["notes/a.md"]])
+    for verb, rel, entry in steps:
+        if verb == "put":
+            state.files[rel] = entry
+        elif verb == "touch" and rel in state.files:
+            state.files[rel] = dataclasses.replace(state.files[rel], mtime_ns=entry.mtime_ns)
+        elif verb == "remove":
+            state.files.pop(rel, None)
+        else:
+            state.serial += 1
+        assert state.encode() == _whole(state)
+    assert json.loads(state.encode())["files"] == {rel: e.to_json() for rel, e in state.files.items()}
+
+
+def test_an_entry_cannot_change_in_place() -> None:
+    entry = Entry(1, 2, "d", None)
+    try:
+        entry.size = 3  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        return
+    raise AssertionError("Entry must be frozen: the state file keeps each entry's encoding")
