@@ -48,6 +48,9 @@ class State:
     files: dict[str, Entry] = field(default_factory=dict)
     probe: list[Any] | None = None
     _encoded: dict[str, tuple[Entry, str]] = field(default_factory=dict, repr=False, compare=False)
+    _counted: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+    _sums: tuple[list[int], list[int]] = field(
+        default_factory=lambda: ([0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)), repr=False, compare=False)
 
     def encode(self) -> bytes:
         """The state file's bytes (compact JSON). Each file's ``"path":[...]`` is kept with the
@@ -71,11 +74,30 @@ class State:
         return sum(1 for e in self.files.values() if e.lengths is not None)
 
     def average_lengths(self) -> dict[str, float]:
-        """Mean token count of each text field over the memories that have it (as Lucene does)."""
-        rows = [entry.lengths for entry in self.files.values() if entry.lengths is not None]
-        columns = list(zip(*rows, strict=False)) or [()] * len(TEXT_FIELDS)
-        return {name: (sum(column) / having if (having := len(column) - column.count(0)) else 1.0)
-                for name, column in zip(TEXT_FIELDS, columns, strict=True)}
+        """Mean token count of each text field over the memories that have it (as Lucene does).
+        The sums are kept with the entries they count and brought up to date from the entries
+        that changed, so an index reopened after each write does not re-add 50k files' counts."""
+        counted = self._counted
+        for rel, entry in self.files.items():
+            old = counted.get(rel)
+            if old is not entry:
+                if old is not None:
+                    self._count(old, -1)
+                self._count(entry, 1)
+                counted[rel] = entry
+        if len(counted) > len(self.files):
+            for rel in [rel for rel in counted if rel not in self.files]:
+                self._count(counted.pop(rel), -1)
+        totals, having = self._sums
+        return {name: (totals[i] / having[i] if having[i] else 1.0) for i, name in enumerate(TEXT_FIELDS)}
+
+    def _count(self, entry: Entry, sign: int) -> None:
+        if entry.lengths is not None:
+            totals, having = self._sums
+            for i, n in enumerate(entry.lengths):
+                if n:
+                    totals[i] += sign * n
+                    having[i] += sign
 
     def broken(self) -> list[Problem]:
         found = [(rel, e.broken) for rel, e in self.files.items() if e.broken is not None]

@@ -492,6 +492,18 @@ class Git:
             self._clean_index = (index, found.head)
         return found
 
+    def probe_paths(self, paths: Sequence[str]) -> Probe | None:
+        """:meth:`probe` of just ``paths`` (git paths, taken literally): what a whole-tree probe
+        would list of them, for a caller that knows nothing else changed."""
+        try:
+            out = self._text(
+                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+                "--untracked-files=all", "--ignored=matching", "--", *_literal(*paths),
+            )
+        except GitError:
+            return None
+        return _parse_probe(out)
+
     def untracked(self, pathspec: str) -> list[str]:
         return _nul_list(self._text("ls-files", "-z", "--others", "--exclude-standard", "--", *_literal(pathspec)))
 

@@ -424,3 +424,42 @@ def test_recalls_answered_by_the_server_are_counted_off_the_request_path(
         assert paths_of(via_server(repo, "kayak")) == ["facts/kayak.md"]
     assert wait_for(lambda: usage.load(repo).get("facts/kayak.md", usage.Usage()).recalls == 3)
     assert threads == {"memfs-live-clock"}
+
+
+def test_the_kept_git_status_equals_a_fresh_one_after_random_changes(live: Live) -> None:
+    """The live index brings its ``git status`` up to date from the changed paths alone (a
+    status of just those paths); after any mix of new, edited, deleted, committed and git-ignored
+    memories and ignore-rule edits it must equal a whole-tree status run afresh, and the hits'
+    "uncommitted" flags must be the direct path's."""
+    from memfs.index import state as index_state
+    from memfs.index.catchup import _probe
+
+    repo, rng = live.repo, random.Random(23)
+    (repo.root / ".gitignore").write_text(".memfs/\n")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "ignore the cache")
+    live.settle()
+    names: list[str] = []
+    for step in range(24):
+        action = rng.choice(["add", "add", "edit", "delete", "commit", "ignored", "ignore-rule"]) if names else "add"
+        if action in ("add", "ignored"):
+            folder = "drafts" if action == "ignored" else "m"
+            rel = f"{folder}/n{step}.md"
+            names.append(rel)
+            write(repo, rel, fact(f"Coffee notes {step} {rng.choice(WORDS)}."))
+        elif action == "edit":
+            write(repo, rng.choice(names), fact(f"Coffee edited {step} {rng.choice(WORDS)}."))
+        elif action == "delete":
+            (repo.root / names.pop(rng.randrange(len(names)))).unlink()
+        elif action == "commit":
+            git(repo.root, "add", "-A")
+            git(repo.root, "commit", "-qm", f"step {step}")
+        else:
+            rules = ".memfs/\n" + ("drafts/\n" if rng.random() < 0.6 else "")
+            (repo.root / ".gitignore").write_text(rules)
+        live.settle()
+        fresh = MemoryRepo.open(repo.root, ACTOR)
+        assert index_state.read(repo.cache_dir).probe == _probe(fresh), (step, action)
+        served = via_server(repo, "coffee", limit=50)
+        assert served is not None
+        assert served["json"] == direct(fresh, "coffee", limit=50)["json"], (step, action)

@@ -1,5 +1,6 @@
-"""The state file's encoding: re-encoding only changed entries must give the bytes a whole
-encode gives, after any sequence of additions, replacements, touches and removals."""
+"""The state file's encoding and average field lengths, both kept up to date from the entries
+that changed: they must equal a whole encode and a whole count after any sequence of additions,
+replacements, touches and removals."""
 
 from __future__ import annotations
 
@@ -24,6 +25,15 @@ ENTRIES = st.builds(
 STEPS = st.lists(st.tuples(st.sampled_from(["put", "touch", "remove", "serial"]), PATHS, ENTRIES), max_size=25)
 
 
+def _averages(state: State) -> dict[str, float]:
+    totals, having = [0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)
+    for entry in state.files.values():
+        for i, n in enumerate(entry.lengths or ()):
+            totals[i] += n
+            having[i] += n > 0
+    return {name: totals[i] / having[i] if having[i] else 1.0 for i, name in enumerate(TEXT_FIELDS)}
+
+
 def _whole(state: State) -> bytes:
     return json.dumps({
         "format": INDEX_FORMAT, "index_dir": state.index_dir, "serial": state.serial,
@@ -46,6 +56,7 @@ def test_encoding_only_the_changes_gives_the_whole_encoding(steps: list[tuple[st
         else:
             state.serial += 1
         assert state.encode() == _whole(state)
+        assert state.average_lengths() == _averages(state)
     assert json.loads(state.encode())["files"] == {rel: e.to_json() for rel, e in state.files.items()}
 
 
