@@ -559,7 +559,8 @@ class Git:
         direct = untracked is not None and not untracked and not whole_index and self._has_head()
         proc = self._commit_only(paths, message, identity) if direct else None
         if proc is None or b"did not match any file(s) known to git" in proc.stderr:
-            if not self._ok("add", "-A", "--", *_literal(*paths)):
+            tracked = whole_index and untracked is not None and not untracked and self._stage_tracked(paths)
+            if not tracked and not self._ok("add", "-A", "--", *_literal(*paths)):
                 paths = self.changed(paths)
                 if not paths:
                     return None
@@ -633,6 +634,15 @@ class Git:
             if not installed:
                 private.unlink(missing_ok=True)
                 lock.unlink(missing_ok=True)
+    def _stage_tracked(self, paths: list[str]) -> bool:
+        """Stage the work-tree state of ``paths``, each one git tracks, as ``git add -A`` of them
+        does (edits and deletions), by exact names on stdin: ``update-index`` matches no pathspecs
+        and walks no folders for untracked files, which made ``add -A`` of 1,000 paths cost
+        ~110 ms of CPU against ~15 (a 10k repository). ``False``, with the index untouched (git
+        writes it only once every path went in), when git refuses one: a path it does not track,
+        a folder; the caller then adds them with ``add -A``."""
+        names = b"".join(path.encode("utf-8") + b"\0" for path in paths)
+        return _run(self.workdir, "update-index", "--remove", "-z", "--stdin", stdin=names, check=False).returncode == 0
 
     def _commit_only(self, paths: list[str], message: str, identity: Identity) -> subprocess.CompletedProcess[bytes]:
         args = [*_COMMIT, "--only", "--", *_literal(*paths)]

@@ -1,0 +1,71 @@
+"""A transaction of many files that git already tracks (a retraction) stages them by name with
+``git update-index`` instead of ``git add -A`` pathspecs (#17: ~110 ms of CPU less for 1,000
+files at 10k), and still commits exactly its own files: hand edits and untracked files elsewhere
+stay as they are, and a path git does not track after all is added the usual way."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.ops.retraction import retract
+from memfs.store import gitcli
+from tests.helpers import add, commit_all, git, put, set_identity
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    started: Counter[str] = Counter()
+    real = gitcli._run
+
+    def counting(cwd: Path, *args: str, **kwargs: Any) -> Any:
+        started[next(a for a in args if not a.startswith("-"))] += 1
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(gitcli, "_run", counting)
+    return started
+
+
+def test_a_large_retraction_stages_by_name_and_commits_only_its_files(
+    repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(repo, "facts/root.md")
+    chain = [f"notes/n{i:02d}.md" for i in range(12)]
+    for parent, rel in zip(["facts/root.md", *chain], chain, strict=False):
+        add(repo, rel, parent)
+    add(repo, "notes/other.md")
+    put(repo, "notes/other.md", "edited by hand, not staged\n")
+    put(repo, "notes/untracked.md", "written by hand\n")
+    started = _counting(monkeypatch)
+    result = retract(repo, ["facts/root.md"], reason="the source was wrong")
+    assert result.commit is not None
+    assert started["add"] == 0 and started["update-index"] == 1, started
+    committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(committed) == sorted(["facts/root.md", *chain])
+    status = git(repo.root, "status", "--porcelain").splitlines()
+    assert sorted(status) == [" M notes/other.md", "?? notes/untracked.md"]
+
+
+def test_a_path_git_does_not_track_is_added_and_nothing_is_staged_half(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    set_identity(root)
+    names = [f"m{i:02d}.md" for i in range(10)]
+    for name in names:
+        (root / name).write_text(f"{name}\n")
+    commit_all(root, "start")
+    for name in names[:9]:
+        (root / name).write_text(f"{name} changed\n")
+    (root / names[9]).unlink()
+    (root / "new.md").write_text("new\n")
+    (root / "left.md").write_text("not committed\n")
+    repo_git = gitcli.Git(root, root / ".git")
+    done = repo_git.commit_exact([*names, "new.md"], "many\n", gitcli.Identity.for_actor("agent:t"), untracked=[])
+    assert done is not None
+    committed = git(root, "show", "--name-status", "--format=", "HEAD").splitlines()
+    assert sorted(committed) == sorted([*(f"M\t{n}" for n in names[:9]), f"D\t{names[9]}", "A\tnew.md"])
+    assert git(root, "status", "--porcelain").splitlines() == ["?? left.md"]
