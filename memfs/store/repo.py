@@ -136,6 +136,8 @@ class Store:
         #: Commits (or attempts, rolled back) this object's transactions made: what invalidates
         #: a transaction's validated write-path cache (:meth:`Transaction.facts`).
         self.commits_made = 0
+        #: What the running transaction's path confinement already checked (:class:`paths.Checked`).
+        self.checked: paths.Checked | None = None
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
@@ -256,7 +258,7 @@ class Store:
 
     def rel(self, path: str | os.PathLike[str]) -> str:
         """The memory-root-relative form of ``path``; :class:`PathError` if it is not a memory path."""
-        rel = paths.confine(self.root, path, git_dir=self.git.git_dir)
+        rel = paths.confine(self.root, path, git_dir=self.git.git_dir, checked=self.checked)
         if paths.is_ignored(self.root, rel):
             raise PathError(f"{rel}: is excluded by {paths.IGNORE_FILE}, so it is not a memory")
         return rel
@@ -452,7 +454,7 @@ class Store:
 
     def _dependency_refusal(self, dep: str) -> str | None:
         try:
-            paths.confine(self.root, dep, git_dir=self.git.git_dir)
+            paths.confine(self.root, dep, git_dir=self.git.git_dir, checked=self.checked)
         except PathError as exc:
             return exc.message.removeprefix(dep + ": ")
         return None
@@ -753,10 +755,13 @@ class Transaction:
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
         self._lock: AbstractContextManager[None] | None = None
+        self._outer_checked: paths.Checked | None = None
 
     def __enter__(self) -> Transaction:
         self._lock = self.repo.locked()
         self._lock.__enter__()
+        self._outer_checked = self.repo.checked
+        self.repo.checked = paths.Checked()
         return self
 
     def __exit__(
@@ -766,6 +771,7 @@ class Transaction:
             if exc_type is None:
                 self.result = self._commit()
         finally:
+            self.repo.checked = self._outer_checked
             if isinstance(exc, WriteRefused):
                 self.note_refused(exc.refusals)
             if self._refused:

@@ -1,10 +1,13 @@
 """A transaction of many files that git already tracks (a retraction) stages them by name with
 ``git update-index`` instead of ``git add -A`` pathspecs (#17: ~110 ms of CPU less for 1,000
 files at 10k), and still commits exactly its own files: hand edits and untracked files elsewhere
-stay as they are, and a path git does not track after all is added the usual way."""
+stay as they are, and a path git does not track after all is added the usual way. Its path
+confinement checks each folder once (:class:`memfs.store.paths.Checked`) and still refuses a
+symlinked one."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ from typing import Any
 import pytest
 
 from memfs import MemoryRepo
+from memfs.errors import PathError
 from memfs.ops.retraction import retract
 from memfs.store import gitcli
 from tests.helpers import add, commit_all, git, put, set_identity
@@ -69,3 +73,18 @@ def test_a_path_git_does_not_track_is_added_and_nothing_is_staged_half(tmp_path:
     committed = git(root, "show", "--name-status", "--format=", "HEAD").splitlines()
     assert sorted(committed) == sorted([*(f"M\t{n}" for n in names[:9]), f"D\t{names[9]}", "A\tnew.md"])
     assert git(root, "status", "--porcelain").splitlines() == ["?? left.md"]
+
+
+def test_a_transaction_checks_each_folder_once_and_still_refuses_a_symlinked_one(repo: MemoryRepo) -> None:
+    add(repo, "notes/a.md")
+    add(repo, "notes/b.md")
+    os.symlink("notes", repo.root / "linked")
+    with repo.transaction("write", reason="test") as tx:
+        tx.write("notes/a.md", fields={"description": "checked the folder"})
+        assert repo.checked is not None and str(repo.root / "notes") in repo.checked.folders
+        with pytest.raises(PathError, match="goes through the symlink linked"):
+            tx.write("linked/b.md", fields={"description": "through the link"})
+        tx.write("notes/b.md", fields={"description": "same folder, already checked"})
+    assert repo.checked is None
+    committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(committed) == ["notes/a.md", "notes/b.md"]
