@@ -1192,7 +1192,8 @@ class Transaction:
         head = repo.git.head_quick()
         committed = self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]
-        temps = {repo.abspath(r): atomic.temp_name(repo.abspath(r)) for r in written if self._pending[r] is not None}
+        where = {rel: repo.abspath(rel) for rel in rels}
+        temps = {where[r]: atomic.temp_name(where[r]) for r in written if self._pending[r] is not None}
         pending = journal.Journal(
             message,
             self.actor,
@@ -1201,7 +1202,7 @@ class Transaction:
                     repo.git_path(rel),
                     _text(self._pending[rel]),
                     journal.digest(self._before[rel]),
-                    _beside(repo.git_path(rel), temps.get(repo.abspath(rel))),
+                    _beside(repo.git_path(rel), temps.get(where[rel])),
                 )
                 for rel in rels
             ),
@@ -1209,7 +1210,7 @@ class Transaction:
         pending.save(repo.journal_path)
         crashpoint.reached("journal-saved")
         try:
-            atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
+            atomic.write_many({where[r]: self._pending[r] for r in written}, temps)
             known = {repo.git_path(r) for r, c in committed.items() if c is not None}
             in_head = None if head is None else (head, known)
             done = repo.git.commit_exact([repo.git_path(r) for r in rels], message, self._identity(),
