@@ -251,8 +251,7 @@ def _spans(lines: list[str]) -> dict[str, tuple[int, int]]:
     start = 0
     for i, line in enumerate(lines):
         key = _key_of(line)
-        continuation = line[:1] in (" ", "\t") or line.startswith("- ") or line.rstrip() == "-"
-        if key is not None or not continuation:
+        if key is not None or not (line[:1] in (" ", "\t") or line.startswith("- ") or line.rstrip() == "-"):
             if current is not None:
                 spans[current] = (start, i)
                 current = None
