@@ -13,6 +13,7 @@ parser for its output and one place to fix when git changes. A layer test checks
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import shutil
 import subprocess
@@ -127,6 +128,15 @@ def _run(
 
 def _output(proc: subprocess.CompletedProcess[bytes]) -> str:
     return (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The id git gives a blob of ``data``, in the hash of the id ``like`` (SHA-1, or SHA-256 in a
+    repository made with ``--object-format=sha256``)."""
+    digest = hashlib.sha256() if len(like) == 64 else hashlib.sha1(usedforsecurity=False)
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
 
 
 def _nul_list(out: str) -> list[str]:
@@ -414,6 +424,21 @@ class Git:
             return {}
         request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
         return _blobs(paths, _run(self.workdir, "cat-file", "--batch", stdin=request).stdout)
+
+    def blob_ids(self, rev: str, folders: Sequence[str]) -> dict[str, str]:
+        """Path -> blob id of every file at ``rev`` in ``folders`` and below, one ``git ls-tree``
+        (it walks only those trees): which committed copies a caller already holds, by hashing
+        its bytes (:func:`blob_id`), before it reads the others."""
+        if not folders:
+            return {}
+        out = self._text("ls-tree", "-r", "-z", rev, "--", *_literal(*folders))
+        ids = {}
+        for item in _nul_list(out):
+            meta, _, path = item.partition("\t")
+            _, kind, sha = meta.split(" ")
+            if kind == "blob":
+                ids[path] = sha
+        return ids
 
     def show_file(self, rev: str, path: str) -> bytes | None:
         proc = _run(self.workdir, "cat-file", "blob", f"{rev}:{path}", check=False)

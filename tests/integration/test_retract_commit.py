@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from memfs import MemoryRepo
-from memfs.errors import PathError
+from memfs.errors import PathError, WriteRefused
 from memfs.ops.retraction import retract
-from memfs.store import gitcli
+from memfs.store import gitcli, revisions
 from tests.helpers import add, commit_all, count_git_commands, git, put, set_identity
 
 
@@ -74,3 +74,38 @@ def test_a_transaction_checks_each_folder_once_and_still_refuses_a_symlinked_one
     assert repo.checked is None
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(committed) == ["notes/a.md", "notes/b.md"]
+
+
+def _wide(repo: MemoryRepo, count: int) -> list[str]:
+    """A root and ``count`` memories derived from it, in two folders, committed by hand."""
+    put(repo, "facts/root.md", "the root\n", source="test:root")
+    flagged = [f"notes/{'ab'[i % 2]}/m{i:03d}.md" for i in range(count)]
+    for rel in flagged:
+        put(repo, rel, f"{rel}\n", source=f"test:{rel}", depends_on=["facts/root.md"])
+    commit_all(repo.root, "by hand")
+    return flagged
+
+
+def test_the_committed_copies_a_large_commit_holds_are_not_read_again(
+    repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flagged = _wide(repo, 70)
+    revisions.marks(repo.git, repo.pathspec)  # at rest: the revision cache read after the hand commit
+    started = count_git_commands(monkeypatch)
+    result = retract(repo, ["facts/root.md"], reason="the source was wrong")
+    assert len(result.plan.flagged) == 70
+    assert started["ls-tree"] == 1 and started["cat-file"] == 0, started
+    committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(committed) == sorted(["facts/root.md", *flagged])
+
+
+def test_a_file_changed_by_hand_is_still_judged_against_the_committed_copy(repo: MemoryRepo) -> None:
+    """A hand edit not committed is part of what the retraction commits; its lines are what the
+    change adds, so the guard scans them: they must not pass as the committed copy."""
+    flagged = _wide(repo, 70)
+    edited = repo.root / flagged[5]
+    edited.write_text(edited.read_text() + "token ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6\n")
+    head = git(repo.root, "rev-parse", "HEAD")
+    with pytest.raises(WriteRefused, match=f"{flagged[5]}: .*GitHub"):
+        retract(repo, ["facts/root.md"], reason="the source was wrong")
+    assert git(repo.root, "rev-parse", "HEAD") == head
