@@ -14,7 +14,9 @@ loader has realistic noise to skip. The script reports (medians of --runs, CPU a
   revision cache behind HEAD and ~1,000 files changed within the last second);
 * the crash-safe writes alone (``atomic.write_many`` of the same bytes);
 * the baseline: a bare ``git add`` + ``git commit`` of exactly the same changed files (the new
-  bytes already on disk), and the same including writing those bytes with plain ``write()``.
+  bytes already on disk), and the same including writing those bytes with plain ``write()``;
+  once more with the retraction's timestamp moved on per run, so git stores new blobs as a real
+  retraction's commit does (the same bytes are already in the object store).
 
 CPU is this process plus its git children (``os.times``). Between runs the retraction is undone
 with ``git reset --hard`` (a benchmark-only shortcut; users revert).
@@ -28,6 +30,7 @@ import argparse
 import datetime as dt
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -266,6 +269,23 @@ def main() -> None:
 
     label = f"bare git add + git commit of the same {len(changed)} files"
     bare = median_run(label, args.runs, bare_commit, reset, prepare=write_all)
+    stamp = re.search(rb"^updated: (\S+)$", new_bytes[ROOT], re.MULTILINE)
+    assert stamp is not None
+    shifted = [0]
+
+    def write_unseen() -> None:
+        """The same files with the retraction's time moved on a second per run (same length), so
+        git stores blobs it has not seen, as a real retraction's commit does: the bytes above are
+        already in the object store (the retraction wrote them), so that commit stores no blob."""
+        shifted[0] += 1
+        when = dt.datetime.fromisoformat(stamp.group(1).decode().replace("Z", "+00:00"))
+        new = (when + dt.timedelta(seconds=shifted[0])).strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+        for p, data in new_bytes.items():
+            with open(workdir / p, "wb") as handle:
+                handle.write(data.replace(stamp.group(1), new))
+
+    label = f"bare git add + git commit of the same {len(changed)} files, unseen blobs"
+    bare_new = median_run(label, args.runs, bare_commit, reset, prepare=write_unseen)
     from memfs.format import edit
     from memfs.format.model import utcnow
     from memfs.policy.lineage import INVALIDATED_BY, Invalidation
@@ -306,6 +326,7 @@ def main() -> None:
             f"{label + ' / bare git commit:':<45} {run['wall'] / bare['wall']:5.2f}x wall, "
             f"{run['cpu'] / bare['cpu']:5.2f}x cpu   (vs bare write+commit: {run['wall'] / bare_w['wall']:.2f}x wall)"
         )
+        print(f"{'':<45} {run['cpu'] / bare_new['cpu']:5.2f}x cpu against the bare commit of unseen blobs")
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -13,11 +13,13 @@ import sys
 import textwrap
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from memfs import MemoryRepo
@@ -62,6 +64,22 @@ _TIMES = ("created", "updated", "expires")
 def git(cwd: Path, *args: str) -> str:
     """Plain git, as a user or another tool would run it."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def count_git_commands(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """From now on in this test, how many git processes memfs starts, by command (``status``,
+    ``add``...): what a change that saves git work pins."""
+    from memfs.store import gitcli
+
+    started: Counter[str] = Counter()
+    real = gitcli._run
+
+    def counting(cwd: Path, *args: str, **kwargs: Any) -> Any:
+        started[next(a for a in args if not a.startswith("-"))] += 1
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(gitcli, "_run", counting)
+    return started
 
 
 def set_identity(path: Path) -> None:

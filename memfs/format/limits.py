@@ -62,6 +62,8 @@ def check(value: Any, limits: Limits = DEFAULT, *, strings: int | None = None, f
         if isinstance(item, str):
             if len(item) > max_chars:
                 raise LimitError(f"has a text value of {len(item)} characters, over the {max_chars}-character limit")
+            if item.isascii():
+                continue
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:

@@ -36,7 +36,11 @@ def is_nfc(text: str) -> bool:
 
 
 def char_problem(text: str) -> str | None:
-    """Why ``text`` holds a character no name may hold, or ``None``."""
+    """Why ``text`` holds a character no name may hold, or ``None``. Printable ASCII holds none of
+    them (the ASCII controls are exactly its unprintable characters; the rest are not ASCII), so
+    most names are judged without a look at each character."""
+    if text.isascii() and text.isprintable():
+        return None
     for char in text:
         category = unicodedata.category(char)
         if char == "\x00":

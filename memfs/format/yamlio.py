@@ -40,8 +40,38 @@ class YamlError(ValueError):
         self.line = line
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+#: :meth:`_StrictLoader.resolve`'s answers for short scalars; frontmatter repeats its keys and
+#: many values file after file. Emptied when it reaches :data:`_RESOLVED_MAX` entries.
+_resolved: dict[tuple[Any, str, tuple[bool, bool]], str] = {}
+_RESOLVED_MAX = 4096
+_RESOLVED_CHARS = 64
+_base_resolve: Any = _LoaderBase.resolve
+
+
 class _StrictLoader(_LoaderBase):
-    """Safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+    """Safe loader that refuses duplicate keys (PyYAML silently keeps the last one).
+
+    Two shortcuts that give the values PyYAML gives (a frontmatter load is ~30 scalars, so
+    PyYAML's per-scalar Python calls were most of its cost): a scalar's implicit tag is
+    remembered per (kind, text, implicit) (this loader has no path resolvers, so the tag depends
+    on nothing else), and a string scalar is its text, without the constructor dispatch."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode or len(value) > _RESOLVED_CHARS:
+            return _base_resolve(self, kind, value, implicit)
+        key = (kind, value, implicit)
+        tag = _resolved.get(key)
+        if tag is None:
+            if len(_resolved) >= _RESOLVED_MAX:
+                _resolved.clear()
+            tag = _resolved[key] = _base_resolve(self, kind, value, implicit)
+        return tag
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node.__class__ is yaml.ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        return super().construct_object(node, deep=deep)
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
@@ -221,8 +251,7 @@ def _spans(lines: list[str]) -> dict[str, tuple[int, int]]:
     start = 0
     for i, line in enumerate(lines):
         key = _key_of(line)
-        continuation = line[:1] in (" ", "\t") or line.startswith("- ") or line.rstrip() == "-"
-        if key is not None or not continuation:
+        if key is not None or not (line[:1] in (" ", "\t") or line.startswith("- ") or line.rstrip() == "-"):
             if current is not None:
                 spans[current] = (start, i)
                 current = None

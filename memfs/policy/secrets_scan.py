@@ -393,8 +393,27 @@ def _candidates(text: str) -> list[_Rule]:
     ]
 
 
+#: Short texts found clean, remembered (at most :data:`_CLEAN_MAX`, then forgotten at once): the
+#: guard scans what each change adds, and a retraction adds the same lines (its status, its
+#: record, a timestamp) to a thousand files. Only clean texts are kept, never one with a secret.
+_clean: dict[str, None] = {}
+_CLEAN_MAX = 512
+_CLEAN_CHARS = 2048
+
+
 def _scan_plain(text: str) -> list[Finding]:
     """Line by line, with only the rules a whole-text search says can match (most texts: none)."""
+    if text in _clean:
+        return []
+    found = _scan_lines(text)
+    if not found and len(text) <= _CLEAN_CHARS:
+        if len(_clean) >= _CLEAN_MAX:
+            _clean.clear()
+        _clean[text] = None
+    return found
+
+
+def _scan_lines(text: str) -> list[Finding]:
     found: list[Finding] = []
     offset = 0
     rules = _candidates(text)

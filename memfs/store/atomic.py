@@ -51,10 +51,15 @@ def temp_name(path: Path) -> Path:
     return path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
 
 
-def _write_temp(path: Path, data: bytes, *, sync: bool, tmp: Path | None = None) -> Path:
+def _write_temp(
+    path: Path, data: bytes, *, sync: bool, tmp: Path | None = None, folders: set[Path] | None = None
+) -> Path:
     """A hidden temporary beside ``path`` (named ``tmp`` if given) holding ``data``, with
-    ``path``'s mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ``path``'s mode. ``folders`` holds the folders a batch already made sure of (each once)."""
+    if folders is None or path.parent not in folders:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if folders is not None:
+            folders.add(path.parent)
     tmp = tmp or temp_name(path)
     try:
         mode = path.stat().st_mode & 0o7777
@@ -100,10 +105,11 @@ def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path]
         crashpoint.reached("renamed")
         return
     staged: list[tuple[Path, Path]] = []
+    folders: set[Path] = set()
     try:
         for path, data in contents.items():
             if data is not None:
-                staged.append((_write_temp(path, data, sync=False, tmp=temps.get(path)), path))
+                staged.append((_write_temp(path, data, sync=False, tmp=temps.get(path), folders=folders), path))
                 crashpoint.reached("temp-written")
         os.sync()
         for tmp, path in staged:

@@ -24,7 +24,7 @@ import os
 import posixpath
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -129,8 +129,24 @@ def _fully_unquoted(text: str) -> str:
     return text
 
 
+@dataclass
+class Checked:
+    """What one operation (a transaction, under the write lock) already found by :func:`confine`,
+    so a retraction of a thousand files in a few folders checks each folder once: the folders
+    that are plain folders (not a symlink, not ``.git/`` or ``.memfs/`` by identity), the special
+    folders' identities, and the spelling checks of the paths already named (NFC paths only: one
+    that is not NFC is judged by what is on disk). The last entry of a path is looked at every
+    time. Only for the span of one operation: a folder replaced by a symlink later is seen by the
+    next one."""
+
+    folders: set[str] = field(default_factory=set)
+    special: dict[tuple[int, int], str] | None = None
+    spelled: dict[tuple[str, bool], str] = field(default_factory=dict)
+
+
 def confine(
-    root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True, git_dir: Path | None = None
+    root: Path, path: str | os.PathLike[str], *, must_be_memory: bool = True, git_dir: Path | None = None,
+    checked: Checked | None = None,
 ) -> str:
     """The root-relative POSIX form of ``path``, or :class:`PathError` if it is not a path memfs may
     read or write.
@@ -143,8 +159,12 @@ def confine(
     checked when it is read (:func:`read_file`), so every reader reports it the same way.
     """
     text = os.fspath(path)
-    rel = lexical_rel(root, text, must_be_memory=must_be_memory)
-    _walk_checked(root, rel, text, git_dir)
+    rel = None if checked is None else checked.spelled.get((text, must_be_memory))
+    if rel is None:
+        rel = lexical_rel(root, text, must_be_memory=must_be_memory)
+        if checked is not None and names.nfc(text) == text:
+            checked.spelled[(text, must_be_memory)] = rel
+    _walk_checked(root, rel, text, git_dir, checked)
     return rel
 
 
@@ -201,7 +221,7 @@ LINK_FIX = (
 )
 
 
-def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None) -> None:
+def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None, checked: Checked | None = None) -> None:
     """One ``lstat`` per existing entry of ``rel`` below ``root``: :class:`PathError` if one is a
     symlink (so nothing below the root can lead out of it: with the spelling checked, the path
     then resolves where it is written) or is the git directory or the cache folder by identity
@@ -209,11 +229,19 @@ def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None) -> None
     mount, a git directory kept inside the root under another name."""
     if rel == ".":
         return
-    special = _special_folders(root, git_dir)
+    if checked is None or checked.special is None:
+        special = _special_folders(root, git_dir)
+        if checked is not None:
+            checked.special = special
+    else:
+        special = checked.special
     here = str(root)
     parts = rel.split("/")
+    last = len(parts) - 1
     for i, part in enumerate(parts):
         here = os.path.join(here, part)
+        if checked is not None and i < last and here in checked.folders:
+            continue
         try:
             st = os.lstat(here)
         except (FileNotFoundError, NotADirectoryError):
@@ -227,6 +255,8 @@ def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None) -> None
             raise PathError(f"{text}: is inside {found}, which holds no memories and may not be touched")
         if not stat.S_ISDIR(st.st_mode):
             return
+        if checked is not None and i < last:
+            checked.folders.add(here)
 
 
 def _special_folders(root: Path, git_dir: Path | None) -> dict[tuple[int, int], str]:

@@ -136,6 +136,8 @@ class Store:
         #: Commits (or attempts, rolled back) this object's transactions made: what invalidates
         #: a transaction's validated write-path cache (:meth:`Transaction.facts`).
         self.commits_made = 0
+        #: What the running transaction's path confinement already checked (:class:`paths.Checked`).
+        self.checked: paths.Checked | None = None
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
@@ -256,7 +258,7 @@ class Store:
 
     def rel(self, path: str | os.PathLike[str]) -> str:
         """The memory-root-relative form of ``path``; :class:`PathError` if it is not a memory path."""
-        rel = paths.confine(self.root, path, git_dir=self.git.git_dir)
+        rel = paths.confine(self.root, path, git_dir=self.git.git_dir, checked=self.checked)
         if paths.is_ignored(self.root, rel):
             raise PathError(f"{rel}: is excluded by {paths.IGNORE_FILE}, so it is not a memory")
         return rel
@@ -452,7 +454,7 @@ class Store:
 
     def _dependency_refusal(self, dep: str) -> str | None:
         try:
-            paths.confine(self.root, dep, git_dir=self.git.git_dir)
+            paths.confine(self.root, dep, git_dir=self.git.git_dir, checked=self.checked)
         except PathError as exc:
             return exc.message.removeprefix(dep + ": ")
         return None
@@ -753,10 +755,13 @@ class Transaction:
         self._marks: dict[str, int] | None = None
         self._marks_head: str | None = None
         self._lock: AbstractContextManager[None] | None = None
+        self._outer_checked: paths.Checked | None = None
 
     def __enter__(self) -> Transaction:
         self._lock = self.repo.locked()
         self._lock.__enter__()
+        self._outer_checked = self.repo.checked
+        self.repo.checked = paths.Checked()
         return self
 
     def __exit__(
@@ -766,6 +771,7 @@ class Transaction:
             if exc_type is None:
                 self.result = self._commit()
         finally:
+            self.repo.checked = self._outer_checked
             if isinstance(exc, WriteRefused):
                 self.note_refused(exc.refusals)
             if self._refused:
@@ -1018,8 +1024,25 @@ class Transaction:
         if head is None:
             return dict.fromkeys(rels)
         names = {self.repo.git_path(rel): rel for rel in rels}
-        found = self.repo.git.read_blobs(head, list(names))
-        return {rel: found.get(name) for name, rel in names.items()}
+        held = self._held_committed(names, head)
+        found = self.repo.git.read_blobs(head, [name for name, rel in names.items() if rel not in held])
+        return {rel: held[rel] if rel in held else found.get(name) for name, rel in names.items()}
+
+    def _held_committed(self, names: Mapping[str, str], head: str) -> dict[str, bytes]:
+        """The committed copies this transaction already holds: the bytes it read of a file
+        (before changing it) are HEAD's copy when they hash to the blob id HEAD has at that path.
+        Only for many paths (:data:`_MANY_COMMITTED`): one ``ls-tree`` of their folders then
+        replaces looking each one up in ``cat-file`` (981 files at 10k: ~40 ms of git and the
+        parse of its output saved)."""
+        if len(names) < _MANY_COMMITTED:
+            return {}
+        ids = self.repo.git.blob_ids(head, sorted({posixpath.dirname(name) or name for name in names}))
+        held = {}
+        for name, rel in names.items():
+            data, sha = self._before.get(rel), ids.get(name)
+            if data is not None and sha is not None and gitcli.blob_id(data, sha) == sha:
+                held[rel] = data
+        return held
 
     def _check_committed_writable(self, committed: Mapping[str, bytes | None]) -> None:
         if self.forced:
@@ -1186,7 +1209,8 @@ class Transaction:
         head = repo.git.head_quick()
         committed = self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]
-        temps = {repo.abspath(r): atomic.temp_name(repo.abspath(r)) for r in written if self._pending[r] is not None}
+        where = {rel: repo.abspath(rel) for rel in rels}
+        temps = {where[r]: atomic.temp_name(where[r]) for r in written if self._pending[r] is not None}
         pending = journal.Journal(
             message,
             self.actor,
@@ -1195,7 +1219,7 @@ class Transaction:
                     repo.git_path(rel),
                     _text(self._pending[rel]),
                     journal.digest(self._before[rel]),
-                    _beside(repo.git_path(rel), temps.get(repo.abspath(rel))),
+                    _beside(repo.git_path(rel), temps.get(where[rel])),
                 )
                 for rel in rels
             ),
@@ -1203,7 +1227,7 @@ class Transaction:
         pending.save(repo.journal_path)
         crashpoint.reached("journal-saved")
         try:
-            atomic.write_many({repo.abspath(r): self._pending[r] for r in written}, temps)
+            atomic.write_many({where[r]: self._pending[r] for r in written}, temps)
             known = {repo.git_path(r) for r, c in committed.items() if c is not None}
             in_head = None if head is None else (head, known)
             done = repo.git.commit_exact([repo.git_path(r) for r in rels], message, self._identity(),
@@ -1250,6 +1274,11 @@ class Transaction:
         atomic.write_many({self.repo.abspath(r): self._before[r] for r in rels if r not in self._adopted})
         self.repo.git.unstage([self.repo.git_path(r) for r in rels])
         atomic.remove(self.repo.journal_path)
+
+
+#: From this many changed paths on, a commit finds the committed copies it already holds by blob
+#: id before reading the others (:meth:`Transaction._held_committed`).
+_MANY_COMMITTED = 64
 
 
 def _guard_error(refusals: list[Refusal]) -> MemfsError:
