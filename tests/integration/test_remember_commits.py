@@ -7,7 +7,6 @@ or ``diff`` once the caches follow memfs's own commits)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.ops import idempotency
 from memfs.store import facts, gitcli, revisions
-from tests.helpers import PERSON, commit_all, git, put
+from tests.helpers import PERSON, commit_all, count_git_commands, git, put
 
 FACT: dict[str, Any] = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
 
@@ -108,14 +107,7 @@ def test_a_run_of_remembers_asks_git_only_for_status_blobs_and_the_commit(
     repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _remember(repo, "warm", "Warm-up.", idempotency_key="warm")
-    started: Counter[str] = Counter()
-    real = gitcli._run
-
-    def counting(cwd: Path, *args: str, **kwargs: Any) -> Any:
-        started[next(a for a in args if not a.startswith("-"))] += 1
-        return real(cwd, *args, **kwargs)
-
-    monkeypatch.setattr(gitcli, "_run", counting)
+    started = count_git_commands(monkeypatch)
     _remember(repo, "colour", "The colour is blue.", idempotency_key="a")  # INSERT
     _remember(repo, "colour", "The colour is blue.", source="conversation:C2", idempotency_key="b")  # REINFORCE
     _remember(repo, "colour", "The colour is green.", idempotency_key="c")  # SUPERSEDE
