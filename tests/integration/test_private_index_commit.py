@@ -172,3 +172,29 @@ def test_a_refused_private_commit_leaves_no_lock_and_no_copy(repo: MemoryRepo) -
 )
 def test_the_probe_says_whether_anything_is_staged(record: str, staged: bool) -> None:
     assert gitcli._parse_probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
+
+
+@pytest.mark.parametrize("setting", [("core.splitIndex", "true"), ("index.version", "4"),
+                                     ("core.untrackedCache", "true"), ("feature.manyFiles", "true")])
+def test_index_formats_git_may_be_set_to_still_give_exact_commits(
+    repo: MemoryRepo, setting: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Repository settings that change the index file's format (a split index with its shared
+    part beside it, version 4's compressed paths, the untracked cache extension): the copy is
+    committed and installed as git would, so memfs's commits stay exact and the index stays sound."""
+    git(repo.root, "config", *setting)
+    put(repo, "facts/hand.md", "edited by hand, never staged\n")
+    (repo.root / "notes.txt").write_text("untracked\n")
+    commit_all(repo.root, "baseline")
+    git(repo.root, "update-index", "--refresh")
+    put(repo, "facts/hand.md", "edited again, not staged\n")
+    private = _private_commits(monkeypatch)
+    for i in range(3):
+        _remember(repo, f"k{i}", f"Fact {i} under {setting[0]}.")
+        committed = _committed_paths(repo.root)
+        assert committed and all(p.endswith(".md") and p != "facts/hand.md" for p in committed), committed
+    status = git(repo.root, "status", "--porcelain")
+    assert status.splitlines() == [" M facts/hand.md"], status
+    git(repo.root, "fsck", "--no-progress")
+    assert git(repo.root, "diff", "--cached", "--name-only") == ""
+    assert sum(1 for args in private if "commit" in args) == 3, private
