@@ -54,7 +54,8 @@ def _probe(repo: Store) -> list[Any] | None:
 
     git lists a git-ignored folder whole (``drafts/``), not the files in it; such a folder of
     memories is kept in the listing with its final ``/``: its files differ from HEAD too, and
-    only a stat walk sees edits inside it."""
+    only a stat walk sees edits inside it. Files ``.memfsignore`` excludes are not memories and
+    are left out (as the live index, which hears nothing of them, leaves them out)."""
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
         return None
@@ -64,7 +65,8 @@ def _probe(repo: Store) -> list[Any] | None:
         if name == repo.prefix:
             rels.add("")
         elif (rel := repo.from_git_path(name)) and (
-            paths.is_memory_name(rel) if not rel.endswith("/") else _memory_folder(rel, spec)
+            paths.is_memory_name(rel) and not (spec and spec.match_file(rel))
+            if not rel.endswith("/") else _memory_folder(rel, spec)
         ):
             rels.add(rel)
     return [probe.head, sorted(rels)]

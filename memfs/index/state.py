@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,8 @@ class State:
     probe: list[Any] | None = None
     _encoded: dict[str, tuple[Entry, str]] = field(default_factory=dict, repr=False, compare=False)
     _counted: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+    #: guards the kept sums: one parsed state is shared by every thread's reader (:func:`cached`)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _sums: tuple[list[int], list[int]] = field(
         default_factory=lambda: ([0] * len(TEXT_FIELDS), [0] * len(TEXT_FIELDS)), repr=False, compare=False)
 
@@ -77,6 +80,10 @@ class State:
         """Mean token count of each text field over the memories that have it (as Lucene does).
         The sums are kept with the entries they count and brought up to date from the entries
         that changed, so an index reopened after each write does not re-add 50k files' counts."""
+        with self._lock:
+            return self._averages()
+
+    def _averages(self) -> dict[str, float]:
         counted = self._counted
         for rel, entry in self.files.items():
             old = counted.get(rel)

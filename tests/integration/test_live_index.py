@@ -463,3 +463,58 @@ def test_the_kept_git_status_equals_a_fresh_one_after_random_changes(live: Live)
         served = via_server(repo, "coffee", limit=50)
         assert served is not None
         assert served["json"] == direct(fresh, "coffee", limit=50)["json"], (step, action)
+
+
+@pytest.mark.parametrize("change", ["memfsignored file", "excludesFile in .git/config"])
+def test_the_kept_git_status_follows_changes_the_watcher_hears_nothing_of(live: Live, change: str) -> None:
+    """A memory-named file ``.memfsignore`` excludes (no event reaches the index) and an ignore
+    rule set in ``.git/config``: after the next ordinary save, the kept status still equals a
+    fresh one."""
+    from memfs.index import state as index_state
+    from memfs.index.catchup import _probe
+
+    repo = live.repo
+    write(repo, ".memfsignore", "scratch/\n")
+    write(repo, "m/a.md", fact("Coffee at nine."))
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "base")
+    live.settle()
+    if change == "memfsignored file":
+        write(repo, "scratch/x.md", fact("Coffee scratch."))
+    else:
+        write(repo, "drafts/d.md", fact("Coffee draft."))
+        live.settle()
+        (repo.root / ".git" / "more-excludes").write_text("drafts/\n")
+        git(repo.root, "config", "core.excludesFile", str(repo.root / ".git" / "more-excludes"))
+    live.settle()
+    write(repo, "m/a.md", fact("Coffee at ten."))
+    live.settle()
+    assert index_state.read(repo.cache_dir).probe == _probe(MemoryRepo.open(repo.root, ACTOR))
+
+
+def test_a_memory_root_below_the_repository_top_refreshes_the_whole_status(tmp_path: Path) -> None:
+    """A ``.gitignore`` above a memory root kept in a sub-folder is outside what the live index
+    watches, so there its kept status is never brought up to date path by path."""
+    from memfs.agents.live.server import CachedProbeGit
+    from memfs.index.catchup import _probe
+    from tests.helpers import set_identity
+
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q")
+    set_identity(top)
+    (top / "README.txt").write_text("x\n")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "c")
+    repo = MemoryRepo.init(top / "mem", actor=ACTOR)
+    write(repo, "notes/a.md", fact("A."))
+    write(repo, "drafts/x.md", fact("X."))
+    git(top, "add", "mem/notes")
+    git(top, "commit", "-qm", "a")
+    kept = CachedProbeGit(repo.git.workdir, repo.git.git_dir)
+    view = type(repo)(repo.root, kept, repo.actor)
+    _probe(view)
+    (top / ".gitignore").write_text("mem/drafts/\n")
+    write(repo, "notes/a.md", fact("A, edited."))
+    kept.refresh_probe(repo.pathspec, [repo.git_path("notes/a.md")])
+    assert _probe(view) == _probe(repo)

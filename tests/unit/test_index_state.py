@@ -67,3 +67,32 @@ def test_an_entry_cannot_change_in_place() -> None:
     except dataclasses.FrozenInstanceError:
         return
     raise AssertionError("Entry must be frozen: the state file keeps each entry's encoding")
+
+
+def test_threads_sharing_one_parsed_state_get_the_whole_counts() -> None:
+    """One parsed state is handed to every thread's reader; their first ``average_lengths`` at
+    the same moment must not count an entry twice (the kept sums are updated under a lock)."""
+    import sys
+    import threading
+
+    files = {f"m{i}.md": Entry(i, i, "d", [1 + i % 7] * len(TEXT_FIELDS)) for i in range(20_000)}
+    expected = _averages(State("ix", files=dict(files)))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(3):
+            state = State("ix", files=dict(files))
+            start, got = threading.Barrier(3), []
+
+            def read(state: State = state, start: threading.Barrier = start, got: list = got) -> None:
+                start.wait()
+                got.append(state.average_lengths())
+
+            threads = [threading.Thread(target=read) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert got == [expected] * 3 and state.average_lengths() == expected
+    finally:
+        sys.setswitchinterval(interval)

@@ -64,7 +64,7 @@ TICK_SECONDS = 0.5
 REFRESH_PATHS = 200
 CLOCK_JUMP_SECONDS = 2.0
 REQUEST_TIMEOUT = 5.0
-GIT_NAMES = ("HEAD", "index", "packed-refs")
+GIT_NAMES = ("HEAD", "index", "packed-refs", "config", "info/exclude")
 BARRIER = "live-barrier-"
 #: files whose change may change what every path means to memfs or git (its ignore rules)
 FULL_NAMES = (".memfsignore", ".memfs.toml", ".gitignore")
@@ -110,12 +110,14 @@ class CachedProbeGit(gitcli.Git):
         probe listed of them, instead of one of the whole tree (an lstat of every tracked file:
         ~130 ms at 50k). Forgotten instead (the next probe is whole) when there is nothing kept,
         too many paths, HEAD differs, or git-ignored files are involved (git lists an ignored
-        folder whole, not its files). No paths (a barrier alone): the kept probe stands."""
+        folder whole, not its files), and for a memory root below the repository's top (a
+        ``.gitignore`` above it is not watched). No paths (a barrier alone): the kept probe stands."""
         with self._probe_lock:
             kept = self._probe
         if kept is not None and not paths:
             return
-        if kept is None or kept[0] != pathspec or kept[1] is None or len(paths) > REFRESH_PATHS:
+        if (kept is None or kept[0] != pathspec or kept[1] is None or len(paths) > REFRESH_PATHS
+                or pathspec != "."):
             self.forget_probe()
             return
         old = kept[1]
@@ -227,7 +229,7 @@ class LiveIndex:
         for absolute in event_paths(event):
             if absolute == git_dir or absolute.startswith(git_dir + os.sep):
                 rel_git = absolute[len(git_dir) + 1:].removesuffix(".lock")
-                if rel_git in GIT_NAMES or rel_git.startswith("refs/") or rel_git == "info/exclude":
+                if rel_git in GIT_NAMES or rel_git.startswith("refs/"):
                     self.touch_git()
                 continue
             if absolute == cache or absolute.startswith(cache + os.sep):
