@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -96,3 +97,22 @@ def test_threads_sharing_one_parsed_state_get_the_whole_counts() -> None:
             assert got == [expected] * 3 and state.average_lengths() == expected
     finally:
         sys.setswitchinterval(interval)
+
+
+def test_what_a_reader_holds_never_changes_under_a_writer(tmp_path: Path) -> None:
+    """The state a reader gets (``cached``) is a copy: the writer going on with its own object
+    (the live index's next update, or one that fails half-way) changes nothing the reader holds."""
+    from memfs.index import state as index_state
+
+    writer = State("ix-1", probe=["head", ["notes/a.md"]])
+    writer.files["notes/a.md"] = Entry(1, 2, "d", [3] * len(TEXT_FIELDS))
+    index_state.write(tmp_path, writer)
+    held = index_state.cached(tmp_path)
+    before = (dict(held.files), held.probe, held.average_lengths(), held.encode())
+    writer.files["notes/b.md"] = Entry(5, 6, "e", [9] * len(TEXT_FIELDS))
+    writer.files.pop("notes/a.md")
+    assert writer.probe is not None
+    writer.probe[1].append("notes/b.md")
+    writer.average_lengths()
+    assert (dict(held.files), held.probe, held.average_lengths(), held.encode()) == before
+    assert index_state.cached(tmp_path) is held
