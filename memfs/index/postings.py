@@ -91,7 +91,7 @@ class TermScores:
         self.size = reader.doc_count_all()
         self._cache: OrderedDict[Parts, Postings] = OrderedDict()
         self._lengths: dict[tuple[int, str], npt.NDArray[np.uint8]] = {}
-        self._live: dict[int, npt.NDArray[np.bool_] | None] = {}
+        self._live: npt.NDArray[np.bool_] | None = None
 
     def term(self, parts: Parts) -> Postings:
         """Each live document a query term matches and its score: the sum over ``parts``, one
@@ -143,11 +143,8 @@ class TermScores:
             if (field, btext) not in leaf:
                 continue
             local, weights = read_postings(leaf, field, btext)
-            keep = self._live_docs(number, leaf)
-            if keep is not None:
-                live = keep[local]
-                local, weights = local[live], weights[live]
-            tf = weights.astype(np.float64)
+            live = self.live()[local + offset]
+            local, tf = local[live], weights[live]
             scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
             ids.append((local + offset).astype(np.int32))
         if not ids:
@@ -160,15 +157,15 @@ class TermScores:
             found = self._lengths[(number, field)] = np.frombuffer(length_bytes(leaf, field), np.uint8)
         return found
 
-    def _live_docs(self, number: int, leaf: Any) -> npt.NDArray[np.bool_] | None:
-        """Which of a segment's local documents are not deleted (``None``: all of them)."""
-        if number not in self._live:
-            keep = None
-            if leaf.has_deletions():
-                keep = np.ones(leaf.doc_count_all(), np.bool_)
-                keep[sorted(leaf.deleted_docs_set)] = False
-            self._live[number] = keep
-        return self._live[number]
+    def live(self) -> npt.NDArray[np.bool_]:
+        """Which document numbers are not deleted (the flags Whoosh's filter over a segment's
+        postings would apply), computed once per open index."""
+        if self._live is None:
+            self._live = np.ones(self.size, np.bool_)
+            for leaf, offset in self.reader.leaf_readers():
+                if leaf.has_deletions():
+                    self._live[np.fromiter(leaf.deleted_docs_set, np.int64) + offset] = False
+        return self._live
 
 
 def holders(reader: Any, field: str, words: Iterable[str], size: int) -> npt.NDArray[np.bool_]:

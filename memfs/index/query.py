@@ -89,7 +89,7 @@ def _clauses(opened: Handle, term: str) -> list[Clause]:
     out: list[Clause] = []
     for name, boost in FIELD_BOOSTS.items():
         if len(term) == 1 and is_cjk(term):
-            words = tuple(w.decode() if isinstance(w, bytes) else w for w in stats.reader.expand_prefix(name, term))
+            words = opened.prefixed(name, term)
             if words:
                 out.append(Clause(name, words, max(stats.idf(name, w) for w in words) * gain * boost))
         elif stats.df(name, term) > 0:

@@ -169,13 +169,12 @@ class Handle:
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
         self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
-        self.size = reader.doc_count_all()
+        self.size = self.terms.size
         self._allowed: dict[Hashable, Mask] = {}
         self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
         self._expired_at: tuple[int, Mask] = (-1, np.zeros(self.size, np.bool_))
         self._records: dict[int, tuple[str, Stored]] = {}
-        self._live: Mask | None = None
         #: per segment id: each local document's expiry (epoch microseconds; ``None``: none)
         self.expiries: dict[str, dict[int, int | None]] = dict(expiries or {})
 
@@ -250,25 +249,18 @@ class Handle:
                 self._allowed.pop(next(iter(self._allowed)))
             found = self.live().copy()
             for clause in restriction:
-                found &= holders(self.stats.reader, clause.field, self._values(clause), self.size)
+                words = [*clause.values, *(self.prefixed(clause.field, clause.prefix) if clause.prefix else ())]
+                found &= holders(self.stats.reader, clause.field, words, self.size)
             self._allowed[key] = found
         return found
 
-    def _values(self, clause: Holds) -> list[str]:
-        if clause.prefix is None:
-            return list(clause.values)
-        more = (w.decode() if isinstance(w, bytes) else w
-                for w in self.stats.reader.expand_prefix(clause.field, clause.prefix))
-        return [*clause.values, *more]
+    def prefixed(self, field: str, prefix: str) -> tuple[str, ...]:
+        """The indexed words of ``field`` that start with ``prefix``."""
+        return tuple(w.decode() if isinstance(w, bytes) else w for w in self.stats.reader.expand_prefix(field, prefix))
 
     def live(self) -> Mask:
         """Which document numbers are not deleted."""
-        if self._live is None:
-            self._live = np.ones(self.size, np.bool_)
-            for leaf, offset in self.stats.reader.leaf_readers():
-                if leaf.has_deletions():
-                    self._live[np.fromiter(leaf.deleted_docs_set, np.int64) + offset] = False
-        return self._live
+        return self.terms.live()
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
