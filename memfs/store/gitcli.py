@@ -505,25 +505,21 @@ class Git:
         identity as it was just before, for the next commit (:meth:`_commit_private`)."""
         index = _file_identity(self.git_dir / "index") if pathspec == "." else None
         self._clean_index = None
-        try:
-            out = self._text(
-                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-                "--untracked-files=all", "--ignored=matching", "--", *_literal(pathspec),
-            )
-        except GitError:
-            return None
-        found = _parse_probe(out)
-        if index is not None and found.head is not None and not found.staged:
+        found = self._status(pathspec)
+        if found is not None and index is not None and found.head is not None and not found.staged:
             self._clean_index = (index, found.head)
         return found
 
     def probe_paths(self, paths: Sequence[str]) -> Probe | None:
         """:meth:`probe` of just ``paths`` (git paths, taken literally): what a whole-tree probe
         would list of them, for a caller that knows nothing else changed."""
+        return self._status(*paths)
+
+    def _status(self, *pathspecs: str) -> Probe | None:
         try:
             out = self._text(
                 "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-                "--untracked-files=all", "--ignored=matching", "--", *_literal(*paths),
+                "--untracked-files=all", "--ignored=matching", "--", *_literal(*pathspecs),
             )
         except GitError:
             return None
@@ -606,7 +602,7 @@ class Git:
             if self._has_head() and not whole_index:
                 proc = self._commit_only(paths, message, identity)
             else:
-                proc = _run(self.workdir, *_COMMIT, stdin=message.encode("utf-8"), identity=identity, check=False)
+                proc = self._commit(message, identity)
         crashpoint.reached("git-committed")
         if not _committed(proc):
             return None
@@ -655,8 +651,7 @@ class Git:
             crashpoint.reached("git-added")
             staged = self._stage_tracked([path for path in paths if path in tracked], private)
             named = () if staged else ("-i", "--", *_literal(*paths))
-            proc = _run(self.workdir, *_COMMIT, *named, stdin=message.encode("utf-8"),
-                        identity=identity, index=private, check=False)
+            proc = self._commit(message, identity, *named, index=private)
             crashpoint.reached("git-committed")
             if not _committed(proc):
                 return True, None
@@ -674,6 +669,7 @@ class Git:
             if not installed:
                 private.unlink(missing_ok=True)
                 lock.unlink(missing_ok=True)
+
     def _stage_tracked(self, paths: list[str], index: Path | None = None) -> bool:
         """Stage the work-tree state of ``paths``, each one git tracks, as ``git add -A`` of them
         does (edits and deletions), by exact names on stdin: ``update-index`` matches no pathspecs
@@ -690,8 +686,13 @@ class Git:
         return proc.returncode == 0
 
     def _commit_only(self, paths: list[str], message: str, identity: Identity) -> subprocess.CompletedProcess[bytes]:
-        args = [*_COMMIT, "--only", "--", *_literal(*paths)]
-        return _run(self.workdir, *args, stdin=message.encode("utf-8"), identity=identity, check=False)
+        return self._commit(message, identity, "--only", "--", *_literal(*paths))
+
+    def _commit(self, message: str, identity: Identity, *args: str,
+                index: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        """``git commit`` of ``message`` with ``args`` (unchecked: see :func:`_committed`)."""
+        return _run(self.workdir, *_COMMIT, *args, stdin=message.encode("utf-8"), identity=identity, check=False,
+                    index=index)
 
     def commit_empty(self, message: str, identity: Identity) -> str | None:
         """A commit that changes no file (an audit record), skipping hooks; leaves the index alone."""
