@@ -15,9 +15,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from memfs.ops.verbs.declare import Request
 from memfs.store.repo import CommitResult, Scan, Store
+
+R = TypeVar("R")
 
 if TYPE_CHECKING:
     from memfs.agents.context import Context
@@ -157,7 +160,7 @@ class MemoryRepo(Store):
         at: dt.datetime | None = None,
         type: str | None = None,
         limit: int = 10,
-        inherit: bool = False,
+        inherit: bool | None = False,
         explain: bool = False,
         policy: RankPolicy | None = None,
         catch_up: bool = True,
@@ -170,7 +173,7 @@ class MemoryRepo(Store):
         from memfs import index
 
         result = index.search(
-            self, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=inherit,
+            self, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=bool(inherit),
             explain=explain, policy=policy, catch_up=catch_up, descendants=descendants,
         )
         if record and result.hits:
@@ -226,21 +229,23 @@ class MemoryRepo(Store):
         version: str | None = None,
         budget: int = 4000,
         format: str = "markdown",
-        inherit: bool = False,
+        inherit: bool | None = False,
         system_share: float = 0.5,
         count: TokenCounter | None = None,
         at: dt.datetime | None = None,
         min_relevance: float = 0.2,
+        counter: str | None = None,
     ) -> Context:
         """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``.
         ``scope`` may list several scopes, each matched exactly; ``min_relevance`` drops hits below
-        that fraction of the best hit's relevance."""
+        that fraction of the best hit's relevance; ``counter`` names a token counter
+        (:func:`memfs.policy.tokens.counter`) when ``count`` is not given."""
         from memfs.agents.context import assemble
-        from memfs.policy.tokens import estimate_tokens
+        from memfs.policy import tokens
 
         return assemble(
-            self, task, scope=scope, version=version, budget=budget, format=format, inherit=inherit,
-            system_share=system_share, count=count or estimate_tokens, at=at, min_relevance=min_relevance,
+            self, task, scope=scope, version=version, budget=budget, format=format, inherit=bool(inherit),
+            system_share=system_share, count=count or tokens.counter(counter), at=at, min_relevance=min_relevance,
         )
 
     def eval(self, cases: str | os.PathLike[str], *, deletion: bool = True) -> EvalReport:
@@ -446,6 +451,17 @@ class MemoryRepo(Store):
         from memfs.ops.sync import propose
 
         return propose(self, branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+
+    # --- every verb as a typed request --------------------------------------------------------
+    def run(self, op: Request[R]) -> R:
+        """One verb given as its typed request (:mod:`memfs.ops.verbs`): the same call as the
+        method the request names, e.g. ``repo.run(Search("release notes", limit=3))``."""
+        result: R = getattr(self, type(op).method)(**op.arguments())
+        return result
+
+    def batch(self, ops: Iterable[Request[Any]]) -> list[Any]:
+        """Several requests in order, each as :meth:`run` does it; the results in the same order."""
+        return [self.run(op) for op in ops]
 
     def install_merge_driver(self, command: str | None = None) -> Installed:
         """``memfs install-merge-driver``: register the frontmatter-aware merge driver in this clone."""

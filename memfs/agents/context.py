@@ -48,10 +48,11 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal
 from xml.sax.saxutils import escape, quoteattr
 
 from memfs import index
+from memfs.agents.formats import FORMATS, Format, is_format
 from memfs.errors import InvalidMemory, UsageError
 from memfs.format.model import SYSTEM_DIR, Memory, utcnow
 from memfs.format.parse import parse
@@ -61,14 +62,6 @@ from memfs.policy import recall
 from memfs.policy.tokens import TokenCounter, estimate_tokens
 from memfs.store import usage
 from memfs.store.repo import Store
-
-Format = Literal["markdown", "xml", "json"]
-FORMATS: tuple[Format, ...] = ("markdown", "xml", "json")
-
-
-def is_format(value: object) -> TypeGuard[Format]:
-    return value in FORMATS
-
 
 DEFAULT_BUDGET = 4000
 SYSTEM_SHARE = 0.5

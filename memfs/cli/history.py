@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import click
-
-from memfs.cli import State, complete
-from memfs.cli.options import json_option, pass_state
+from memfs.cli import State
+from memfs.cli.derive import command
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line
+from memfs.ops.verbs.history import Diff, History, Log, Revert
 
 
-@click.command("log")
-@click.argument("path", required=False, shell_complete=complete.memory_paths)
-@click.option("--op", help="Only commits of this operation (Memfs-Op trailer), e.g. retract.")
-@click.option("-n", "limit", type=click.IntRange(min=1), help="At most this many commits.")
+@command(Log)
 @json_option
-@pass_state
-def log_cmd(state: State, path: str | None, op: str | None, limit: int | None, as_json: bool) -> None:
-    """History of the repository, or of one memory."""
-    entries = state.repo().log(path, op=op, limit=limit)
+def log_cmd(state: State, op: Log, as_json: bool) -> None:
+    entries = state.repo().run(op)
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -27,19 +22,10 @@ def log_cmd(state: State, path: str | None, op: str | None, limit: int | None, a
             line(f"           reason: {e.reason}")
 
 
-@click.command("diff")
-@click.argument("old", default="HEAD")
-@click.argument("new", required=False)
-@click.option("--path", help="Only this memory.")
+@command(Diff)
 @json_option
-@pass_state
-def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json: bool) -> None:
-    """What changed in memory from OLD (default HEAD) to NEW (default: the working tree).
-
-    OLD and NEW are commits or ISO times. Each file shows a summary of frontmatter changes
-    (status: active → retracted) above its textual diff.
-    """
-    files = state.repo().diff(old, new, path)
+def diff_cmd(state: State, op: Diff, as_json: bool) -> None:
+    files = state.repo().run(op)
     if as_json:
         emit_json([f.to_json() for f in files])
         return
@@ -55,27 +41,20 @@ def diff_cmd(state: State, old: str, new: str | None, path: str | None, as_json:
         line("no memory changed")
 
 
-@click.command("revert")
-@click.argument("commit")
-@click.option("--reason", help="Why (goes into the commit message).")
+@command(Revert)
 @json_option
-@pass_state
-def revert_cmd(state: State, commit: str, reason: str | None, as_json: bool) -> None:
-    """Undo COMMIT with a new commit; on conflict nothing changes."""
-    sha = state.repo().revert(commit, reason=reason)
+def revert_cmd(state: State, op: Revert, as_json: bool) -> None:
+    sha = state.repo().run(op)
     if as_json:
-        emit_json({"commit": sha, "reverted": commit})
+        emit_json({"commit": sha, "reverted": op.commit})
     else:
-        line(f"reverted {commit} in commit {sha[:10]}")
+        line(f"reverted {op.commit} in commit {sha[:10]}")
 
 
-@click.command("history")
-@click.argument("path", shell_complete=complete.memory_paths)
+@command(History)
 @json_option
-@pass_state
-def history_cmd(state: State, path: str, as_json: bool) -> None:
-    """Every revision of the memory at PATH, oldest first: value, time, source and commit."""
-    found = state.repo().history(path)
+def history_cmd(state: State, op: History, as_json: bool) -> None:
+    found = state.repo().run(op)
     if as_json:
         emit_json([r.to_json() for r in found])
         return

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memfs.cli import State, complete
-from memfs.cli.options import json_option, pass_state
+from memfs.cli import State
+from memfs.cli.derive import command
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line
+from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
 from memfs.policy.lineage import TreeNode
 
 if TYPE_CHECKING:
@@ -46,19 +48,10 @@ def _plan_lines(plan: Plan) -> list[str]:
     return out
 
 
-@click.command("retract")
-@click.argument("paths", nargs=-1, required=True, shell_complete=complete.memory_paths)
-@click.option("--reason", required=True, help="Why it is withdrawn (recorded on every flagged memory).")
+@command(Retract)
 @json_option
-@pass_state
-def retract_cmd(state: State, paths: tuple[str, ...], reason: str, as_json: bool) -> None:
-    """Retract PATH(s) and flag everything derived from them for review, in one commit.
-
-    Each PATH becomes status: retracted; every memory downstream along depends_on (transitively,
-    cycles included) becomes status: needs_review with an invalidated_by record. Undo it with
-    'memfs revert COMMIT' or plain 'git revert'.
-    """
-    result = state.repo().retract(paths, reason=reason)
+def retract_cmd(state: State, op: Retract, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
@@ -79,19 +72,10 @@ def _count(n: int) -> str:
     return f"{n} downstream memor{'y' if n == 1 else 'ies'}"
 
 
-@click.command("reinstate")
-@click.argument("path", shell_complete=complete.memory_paths)
-@click.option("--reason", required=True, help="What the review found (recorded on the memory and in the commit).")
+@command(Reinstate)
 @json_option
-@pass_state
-def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
-    """Return a needs_review memory to active, if it still has an independent active source.
-
-    Independent means a depends_on parent that is active and not downstream of the retracted root,
-    or its own source marked as primary evidence (source_primary: true). Otherwise it refuses and
-    says why.
-    """
-    result = state.repo().reinstate(path, reason=reason)
+def reinstate_cmd(state: State, op: Reinstate, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
@@ -100,13 +84,10 @@ def reinstate_cmd(state: State, path: str, reason: str, as_json: bool) -> None:
         line(f"commit {result.commit[:10]}")
 
 
-@click.command("impact")
-@click.argument("paths", nargs=-1, required=True, shell_complete=complete.memory_paths)
+@command(Impact)
 @json_option
-@pass_state
-def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
-    """Dry run of 'memfs retract PATH...': the tree of what it would flag. Changes nothing."""
-    plan = state.repo().impact(paths)
+def impact_cmd(state: State, op: Impact, as_json: bool) -> None:
+    plan = state.repo().run(op)
     if as_json:
         emit_json(plan.to_json())
         return
@@ -116,15 +97,11 @@ def impact_cmd(state: State, paths: tuple[str, ...], as_json: bool) -> None:
     line(f"{_count(len(plan.downstream))} would be flagged{rest}")
 
 
-@click.command("graph")
-@click.argument("path", shell_complete=complete.memory_paths)
+@command(Graph)
 @click.option("--dot", "as_dot", is_flag=True, help="Print Graphviz (dot) instead of text trees.")
-@click.option("--depth", type=click.IntRange(min=1), help="At most this many levels each way.")
 @json_option
-@pass_state
-def graph_cmd(state: State, path: str, as_dot: bool, depth: int | None, as_json: bool) -> None:
-    """What PATH was derived from (upstream) and what was derived from it (downstream)."""
-    view = state.repo().graph(path, depth=depth)
+def graph_cmd(state: State, op: Graph, as_dot: bool, as_json: bool) -> None:
+    view = state.repo().run(op)
     if as_json:
         emit_json(view.to_json())
         return

@@ -8,42 +8,55 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from typing import Any
 
 from memfs.errors import UsageError
 from memfs.format import names
+from memfs.format.declare import CLI, param, record
 from memfs.format.limits import Limits
+from memfs.format.model import SOURCE_KINDS, TYPES
 from memfs.format.validate import coerce_fields
 
 _ALIASES = {"value": "body", "text": "body", "idempotency": "idempotency_key", "expect_revision": "expected_revision"}
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """One proposed memory. ``body`` is its value; ``retract`` marks an explicit correction that
     withdraws the memory at (scope, key) instead of replacing it; ``one_off`` marks a request
-    meant for this time only."""
+    meant for this time only. The fields say how the doors offer them (:mod:`memfs.format.declare`):
+    ``memfs remember`` and MCP's ``memory_remember`` take them one by one."""
 
-    scope: str
-    body: str
-    type: str = "note"
-    key: str | None = None
-    source: str | None = None
-    source_kind: str | None = None
-    version: str | None = None
-    expires: dt.datetime | None = None
-    depends_on: tuple[str, ...] = ()
-    confidence: float | None = None
-    description: str | None = None
-    tags: tuple[str, ...] = ()
-    path: str | None = None
-    idempotency_key: str | None = None
-    expected_revision: int | None = None
-    one_off: bool = False
-    retract: bool = False
-    reason: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    scope: str = param(help="Whose memory, e.g. user:U5/project:P8 (a model's is its session's).", doors={CLI},
+                       kw_only=False)
+    body: str = param(help="The memory itself, in a sentence or a few (Markdown).", flags=("--body", "--value"),
+                      kw_only=False)
+    type: str = param(default="note", help="What kind of memory it is.", choices=TYPES)
+    key: str | None = param(default=None, help="The subject inside the scope (e.g. release_note_language): one "
+                                               "active memory per key, so a new value supersedes the old one.")
+    source: str | None = param(default=None, help="Where it came from, e.g. conversation:C1#msg-12 or tool:tracker.",
+                               model_required=True)
+    source_kind: str | None = param(default=None, help="Who asserted it: the user, a tool, an agent, a document or "
+                                                       "the system.", choices=SOURCE_KINDS)
+    version: str | None = param(default=None, help="The world version it applies to (product, API, config).")
+    expires: dt.datetime | None = param(default=None, help="When it stops being valid: ISO 8601 with a zone, or a "
+                                                           "date.", wire="text")
+    depends_on: tuple[str, ...] = param(default=(), help="Paths of the memories it was derived from.")
+    confidence: float | None = param(default=None, help="How sure, from 0 to 1.", minimum=0, maximum=1)
+    description: str | None = param(default=None, help="One line shown in listings and in the system tree.")
+    tags: tuple[str, ...] = param(default=(), help="Tags for finding it again.")
+    path: str | None = param(default=None, help="File for a new memory (default: <type dir>/<key>.md).", doors={CLI})
+    idempotency_key: str | None = param(default=None, help="A key for this statement: replaying it changes nothing "
+                                                           "(kept in the commit).")
+    expected_revision: int | None = param(default=None, help="Fail with a conflict unless the memory is at this "
+                                                             "revision.", doors={CLI})
+    one_off: bool = param(default=False, help="A request for this time only: never becomes a preference.",
+                          doors={CLI})
+    retract: bool = param(default=False, help="An explicit correction: withdraw the memory at (scope, key).",
+                          doors={CLI})
+    reason: str | None = param(default=None, help="Why this change is made; it goes into the git commit message.")
+    extra: Mapping[str, Any] = param(default_factory=dict, help="Any other frontmatter field.", doors=())
 
     def texts(self) -> dict[str, str]:
         """Every free-text field the gate scans for secrets, by field name."""

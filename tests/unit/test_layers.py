@@ -43,6 +43,7 @@ TOP_LEVEL = {
     "memfs": "api",
     "memfs.api": "api",
     "memfs.mcp_server": "api",
+    "memfs.mcp_tools": "api",
     "memfs.errors": "errors",
     "memfs.__main__": "cli",
 }

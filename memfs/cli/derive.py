@@ -1,0 +1,124 @@
+"""A verb's click command, derived from its declaration (:mod:`memfs.ops.verbs`).
+
+``@command(Search)`` over a handler ``def search_cmd(state, op: Search, as_json: bool)`` makes the
+``memfs search`` command: one option or argument per field the declaration offers at the CLI
+(its help, bounds, choices, completion and default come from the field), the verb's help from
+its summary, and a callback that builds the typed request and hands it to the handler. Click
+options the handler carries itself are the door's presentation (``--json``, ``--dot``), not
+the verb's parameters. Values are converted here, once: ISO times (a date alone is 00:00 UTC;
+a time without a zone is refused, as :func:`memfs.cli.options.parse_cli_time` says), words of a
+variadic text argument joined by spaces, repeated options as tuples.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from memfs.cli import State
+from memfs.format.declare import CLI, NOT_SET, Field, fields
+from memfs.ops.verbs.declare import Request, description
+
+Handler = Callable[..., None]
+
+
+def command(cls: type[Request[Any]], *, name: str | None = None) -> Callable[[Handler], click.Command]:
+    """Decorate a handler ``(state, op, **presentation)`` into the verb's click command."""
+
+    def build(handler: Handler) -> click.Command:
+        declared = fields(cls, CLI)
+        presentation = list(reversed(getattr(handler, "__click_params__", [])))
+
+        def callback(**values: Any) -> None:
+            state = click.get_current_context().find_object(State)
+            assert state is not None
+            given = {f.name: convert(f, values.pop(f.name)) for f in declared}
+            handler(state, cls(**given), **values)
+
+        callback.__doc__ = description(cls, CLI)
+        callback.__name__ = handler.__name__
+        return click.Command(name or cls.verb, callback=callback, help=callback.__doc__,
+                             params=[parameter(f) for f in declared] + presentation)
+
+    return build
+
+
+def flags(field: Field) -> tuple[str, ...]:
+    """The option's spellings (``--field-name`` unless declared)."""
+    return field.spec.flags or (f"--{field.name.replace('_', '-')}",)
+
+
+def parameter(field: Field) -> click.Parameter:
+    """The click argument or option for one declared field."""
+    spec = field.spec
+    options: dict[str, Any] = {"type": _click_type(field), "metavar": spec.metavar}
+    if spec.complete is not None:
+        from memfs.cli import complete
+
+        options["shell_complete"] = getattr(complete, spec.complete)
+    if spec.argument:
+        if spec.variadic:
+            return click.Argument([field.name], nargs=-1, required=field.required or bool(spec.minimum), **options)
+        return click.Argument([field.name], required=field.required,
+                              default=None if field.required else field.default, **options)
+    if field.base is bool and not field.sequence:
+        options.pop("type")
+        return click.Option([*flags(field), field.name], is_flag=True, help=spec.text(CLI), **options)
+    shown = field.default not in (NOT_SET, None) and not field.sequence
+    return click.Option(
+        [*flags(field), field.name], required=field.required and not field.sequence, multiple=field.sequence,
+        help=spec.text(CLI),
+        default=None if field.required or field.sequence else field.default, show_default=shown, **options,
+    )
+
+
+def _click_type(field: Field) -> click.ParamType[Any]:
+    spec = field.spec
+    if spec.choices:
+        return click.Choice(spec.choices)
+    if field.base is int:
+        if spec.minimum is None and spec.maximum is None:
+            return click.INT
+        return click.IntRange(min=_whole(spec.minimum), max=_whole(spec.maximum))
+    if field.base is float:
+        from memfs.cli.options import FINITE
+
+        return FINITE
+    return click.STRING
+
+
+def _whole(bound: int | float | None) -> int | None:
+    return None if bound is None else int(bound)
+
+
+def convert(field: Field, value: Any) -> Any:
+    """A parsed CLI value in the request's form."""
+    if value is None:
+        return None
+    if field.spec.variadic and field.base is str and not field.sequence:
+        return " ".join(value)
+    if field.sequence:
+        items = tuple(value)
+        if str in _union(field.type):
+            return None if not items else items[0] if len(items) == 1 else items
+        return items
+    if field.spec.wire == "time":
+        from memfs.cli.options import parse_cli_time
+
+        return parse_cli_time(value, flags(field)[0])
+    return value
+
+
+def _union(kind: Any) -> tuple[Any, ...]:
+    """The members of a union type (``()`` for any other type)."""
+    import types
+    import typing
+
+    return typing.get_args(kind) if typing.get_origin(kind) in (typing.Union, types.UnionType) else ()
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None

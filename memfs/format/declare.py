@@ -1,0 +1,174 @@
+"""Typed records whose fields say how each door offers them: the machinery under every verb's
+single declaration (:mod:`memfs.ops.verbs`).
+
+A field declared with :func:`param` carries a :class:`Param`: its help (one text for the CLI and
+MCP), which doors offer it (the library always has every field), its CLI spelling, bounds and
+the few places where a model's request is bounded tighter than a person's (``model_default``,
+``model_minimum``, ``model_maximum``). :func:`record` makes such a dataclass (frozen; fields
+keyword-only unless declared otherwise), and :func:`fields` reads the declaration back for a
+door. It sits in the format layer so that a policy record (a ``remember`` candidate) can be
+declared the same way as a verb's request. Pure data: nothing here does I/O or imports a door.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import sys
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, dataclass_transform, overload
+
+T = TypeVar("T")
+C = TypeVar("C", bound=type)
+
+CLI = "cli"
+MCP = "mcp"
+#: The doors a field may be offered at (the library always has every field).
+DOORS = frozenset({CLI, MCP})
+#: ``wire`` forms: ``time`` is ISO 8601 text at the doors, parsed there into a ``datetime``;
+#: ``text`` is text at the doors that the record's own builder parses (a candidate's ``expires``).
+Wire = Literal["value", "time", "text"]
+
+
+class _NotSet:
+    def __repr__(self) -> str:
+        return "NOT_SET"
+
+
+NOT_SET: Any = _NotSet()
+
+
+@dataclass(frozen=True)
+class Param:
+    """What the doors need to offer one request field.
+
+    ``flags`` are the CLI spellings (default ``--field-name``); ``argument`` makes it a CLI
+    positional (``variadic``: any number of words, joined by spaces for a text field); a
+    sequence field is a repeatable option or a list. ``choices`` become an enum where the door
+    has a schema (MCP) and completions on the command line. ``minimum``/``maximum`` bound a
+    number (or a list's length) at every door; ``model_default``, ``model_minimum`` and
+    ``model_maximum`` replace them for a model's request only (a person may ask for more), and
+    ``model_required`` makes a model give a field a person may leave out. A field holding a
+    ``record`` (a :func:`record` class) is offered as that record's fields, one by one."""
+
+    help: str
+    doors: frozenset[str] = DOORS
+    flags: tuple[str, ...] = ()
+    argument: bool = False
+    variadic: bool = False
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    complete: str | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    model_default: Any = NOT_SET
+    model_minimum: int | float | None = None
+    model_maximum: int | float | None = None
+    wire: Wire = "value"
+    model_note: str = ""
+    model_required: bool = False
+    record: type | None = None
+
+    def at(self, door: str) -> bool:
+        return door in self.doors
+
+    def text(self, door: str) -> str:
+        """The field's help at ``door``: a model is also told what only its door does."""
+        return f"{self.help} {self.model_note}" if door != CLI and self.model_note else self.help
+
+
+@overload
+def param(*, default: T, help: str, kw_only: bool = ..., **door: Any) -> T: ...
+@overload
+def param(*, default_factory: Callable[[], T], help: str, kw_only: bool = ..., **door: Any) -> T: ...
+@overload
+def param(*, help: str, kw_only: bool = ..., **door: Any) -> Any: ...
+def param(
+    *,
+    default: Any = dataclasses.MISSING,
+    default_factory: Any = dataclasses.MISSING,
+    help: str,
+    kw_only: bool = True,
+    **door: Any,
+) -> Any:
+    """A request field: its default and its :class:`Param` (``door`` are Param's other fields;
+    ``doors`` may be given as any iterable of door names)."""
+    if "doors" in door:
+        door["doors"] = frozenset(door["doors"])
+    spec = Param(help=help, **door)
+    return dataclasses.field(default=default, default_factory=default_factory, kw_only=kw_only,
+                             metadata={"memfs": spec})
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(param,))
+def record(cls: C) -> C:
+    """A frozen dataclass whose fields are declared with :func:`param`."""
+    dataclasses.dataclass(frozen=True)(cls)
+    return cls
+
+
+@dataclass(frozen=True)
+class Field:
+    """One request field as the doors see it: name, resolved type, default (or ``NOT_SET`` when
+    required) and its :class:`Param`."""
+
+    name: str
+    type: Any
+    default: Any
+    spec: Param
+
+    @property
+    def required(self) -> bool:
+        return self.default is NOT_SET
+
+    @property
+    def sequence(self) -> bool:
+        return any(typing.get_origin(kind) in _SEQUENCES for kind in (self.type, *typing.get_args(self.type)))
+
+    @property
+    def base(self) -> Any:
+        """The type without ``None`` (and a sequence's item type)."""
+        for kind in (self.type, *typing.get_args(self.type)):
+            if typing.get_origin(kind) in _SEQUENCES:
+                return typing.get_args(kind)[0]
+        return _without_none(self.type)
+
+    @property
+    def optional(self) -> bool:
+        return type(None) in typing.get_args(self.type)
+
+
+_SEQUENCES = (tuple, list, collections.abc.Sequence, collections.abc.Iterable)
+
+
+def fields(cls: type, door: str | None = None) -> list[Field]:
+    """The request's fields, in order; only those offered at ``door`` when given. Types are
+    resolved one field at a time, so a library-only field may name a type the door never loads."""
+    out = []
+    for f in dataclasses.fields(cls):
+        spec = f.metadata.get("memfs")
+        if not isinstance(spec, Param):
+            raise TypeError(f"{cls.__name__}.{f.name}: declare it with param()")
+        if door is not None and not spec.at(door):
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else NOT_SET
+        if f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        out.append(Field(f.name, _resolve(cls, f.type) if door is not None else f.type, default, spec))
+    return out
+
+
+def _resolve(cls: type, annotation: Any) -> Any:
+    if not isinstance(annotation, str):
+        return annotation
+    namespace = dict(vars(sys.modules[cls.__module__]))
+    return eval(annotation, namespace)
+
+
+def _without_none(kind: Any) -> Any:
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    if type(None) in typing.get_args(kind) and len(args) == 1:
+        return args[0]
+    return kind
