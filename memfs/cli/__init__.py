@@ -155,17 +155,20 @@ class State:
             progress.install(self._repo, click.get_current_context(), self.quiet)
         return self._repo
 
-    def ask_live(self, op: str, args: dict[str, Any]) -> dict[str, Any] | None:
-        """The answer of a live index running for this repository (``memfs serve``), or ``None``
-        to do the work in this process: none runs, it is busy, it failed, or ``MEMFS_NO_LIVE``
-        is set. Asked before the repository is opened, so an answered command loads neither the
-        store nor the index (:mod:`memfs.agents.live.wire`)."""
+    def ask_live(self, op: str, request: Any, as_json: bool = False) -> dict[str, Any] | None:
+        """The answer of a live index running for this repository (``memfs serve``) to ``request``
+        (a verb's typed request, sent in its wire form), or ``None`` to do the work in this
+        process: none runs, it is busy, it failed, or ``MEMFS_NO_LIVE`` is set. Asked before the
+        repository is opened, so an answered command loads neither the store nor the index
+        (:mod:`memfs.agents.live.wire`)."""
         import os
 
         if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None:
             return None
         from memfs.agents.live import wire
+        from memfs.format.declare import CLI, to_wire
 
+        args = {"request": to_wire(request, CLI), "actor": self.actor, "json": as_json}
         return wire.request(self.directory, op, args)
 
     def scoped(self, scope: str | None, inherit: bool = False) -> MemoryRepo:

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memfs.agents.verbs import Context
 from memfs.cli import State, exits
+from memfs.cli.derive import command
 from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
 from memfs.cli.output import emit_json, line, note
 from memfs.errors import UsageError
@@ -134,73 +136,16 @@ def hosted_live(repo: MemoryRepo) -> LiveIndex | None:
         return None
 
 
-@click.command("context")
-@click.argument("task")
-@click.option(
-    "--scope", "scopes", multiple=True,
-    help="Whose memory to recall, e.g. user:U5/project:P8 (exact unless --inherit); repeat for several scopes.",
-)
-@click.option("--version", "version_", help="World version the task is about; memories for other versions are skipped.")
-@click.option("--budget", type=int, default=4000, show_default=True, help="Token budget for the whole context.")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "xml", "json"]), default="markdown", show_default=True)
-@click.option(
-    "--inherit", is_flag=True, help="Also recall memories of the scope's ancestors (user:U5 inside user:U5/project:P8)."
-)
-@click.option(
-    "--system-share", type=float, default=0.5, show_default=True, help="Largest fraction of the budget system/ may use."
-)
-@click.option("--counter", "counter_name", help="Token counter: heuristic (default), bpe-openai:ENC or tiktoken:ENC.")
-@click.option(
-    "--min-relevance", type=float, default=0.2, show_default=True,
-    help="Drop hits below this fraction of the best hit's relevance (0 keeps every match).",
-)
-@click.option("--at", "at_text", help="Time to recall at (ISO 8601, default now): expiry and freshness.")
-@pass_state
-def context_cmd(
-    state: State,
-    task: str,
-    scopes: tuple[str, ...],
-    version_: str | None,
-    budget: int,
-    fmt: str,
-    inherit: bool,
-    system_share: float,
-    counter_name: str | None,
-    min_relevance: float,
-    at_text: str | None,
-) -> None:
-    """Print the memory to give a model for TASK: system/ files (as committed), then recalled
-    memories, labelled as reference material, within --budget tokens; says what was left out.
-    Several --scope are each matched exactly."""
-    from memfs.cli.options import parse_cli_time
-
-    at = parse_cli_time(at_text, "--at") if at_text else None
-    answered = state.ask_live("context", {
-        "task": task, "scopes": list(scopes), "inherit": inherit, "version": version_,
-        "at": at.isoformat() if at is not None else None, "budget": budget, "format": fmt,
-        "system_share": system_share, "counter": counter_name, "min_relevance": min_relevance, "actor": state.actor,
-    })
+@command(Context)
+def context_cmd(state: State, op: Context) -> None:
+    answered = state.ask_live("context", op)
     if answered is not None:
         for text in answered["notices"]:
             note(text)
         _print_context(answered["warnings"], answered["uncommitted_notice"], answered["text"])
         return
-    from memfs.policy.tokens import counter
-
-    scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (list(scopes) or None)
-    repo = state.scoped(scope, inherit) if not isinstance(scope, list) else state.repo()
-    built = repo.context(
-        task,
-        scope=scope,
-        at=at,
-        min_relevance=min_relevance,
-        version=version_,
-        budget=budget,
-        format=fmt,
-        inherit=inherit,
-        system_share=system_share,
-        count=counter(counter_name),
-    )
+    repo = state.scoped(op.scope, bool(op.inherit)) if isinstance(op.scope, str) else state.repo()
+    built = repo.run(op)
     _print_context(built.warnings, built.uncommitted_notice, built.render())
 
 

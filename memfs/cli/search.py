@@ -1,70 +1,38 @@
-"""``memfs search`` and ``memfs reindex``: thin wrappers over :meth:`memfs.api.MemoryRepo.search` / ``reindex``.
+"""``memfs search`` and ``memfs reindex``: the search command is derived from its declaration
+(:class:`memfs.ops.verbs.recall.Search`); this module prints its results.
 
 Imports stay inside the commands so that a one-shot ``memfs search`` loads only what it needs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import click
 
-from memfs.cli import State, complete
+from memfs.cli import State
+from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
+from memfs.ops.verbs.recall import Search
 
 
-@click.command("search")
-@click.argument("query", nargs=-1, required=True)
-@click.option("--scope", help="Only memories in exactly this scope, e.g. user:U5/project:P8.")
-@click.option(
-    "--inherit", is_flag=True, help="Also the scope's ancestors by whole segments (user:U5/project:P8 → user:U5)."
-)
-@click.option("--version", "version_", help="The world version asked about; memories for other versions are excluded.")
-@click.option("--at", help="Evaluate expiry and freshness at this ISO time with zone (default: now).")
-@click.option("--type", "type_", shell_complete=complete.types,
-              help="Only memories of this type (preference, fact, episode, ...).")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
-@click.option("--explain", is_flag=True, help="Show score factors, and matches that were filtered out and why.")
+@command(Search)
 @json_option
-@pass_state
-def search_cmd(
-    state: State,
-    query: tuple[str, ...],
-    scope: str | None,
-    inherit: bool,
-    version_: str | None,
-    at: str | None,
-    type_: str | None,
-    limit: int,
-    explain: bool,
-    as_json: bool,
-) -> None:
-    """Find eligible memories matching QUERY, best first (plain words; no query syntax).
-
-    With a live index running ('memfs serve'), it answers; the output is the same either way."""
-    from memfs.cli.options import parse_cli_time
-
-    when = parse_cli_time(at, "--at") if at is not None else None
-    text = " ".join(query)
-    args = {"query": text, "scope": scope, "inherit": inherit, "version": version_,
-            "at": when.isoformat() if when is not None else None, "type": type_, "limit": limit,
-            "explain": explain, "actor": state.actor, "json": as_json}
-    answered = _ask_live(state, args)
+def search_cmd(state: State, op: Search, as_json: bool) -> None:
+    answered = _ask_live(state, op, as_json)
     if answered is not None:
-        _print(*answered, as_json=as_json, explain=explain)
+        _print(*answered, as_json=as_json, explain=op.explain)
         return
     from memfs.agents.live.view import search_view
 
-    result = state.scoped(scope, inherit).search(
-        text, scope=scope, version=version_, at=when, type=type_, limit=limit, inherit=inherit, explain=explain,
-        record=True,
-    )
-    _print([], search_view(result, as_json=as_json), as_json=as_json, explain=explain)
+    result = state.scoped(op.scope, bool(op.inherit)).run(dataclasses.replace(op, record=True))
+    _print([], search_view(result, as_json=as_json), as_json=as_json, explain=op.explain)
 
 
-def _ask_live(state: State, args: dict[str, Any]) -> tuple[list[str], dict[str, Any]] | None:
+def _ask_live(state: State, op: Search, as_json: bool) -> tuple[list[str], dict[str, Any]] | None:
     """(notices of opening the repository, the view) from a live index, or ``None`` to search here."""
-    reply = state.ask_live("search", args)
+    reply = state.ask_live("search", op, as_json)
     if reply is None or not isinstance(reply.get("view"), dict) or not isinstance(reply.get("notices"), list):
         return None
     return reply["notices"], reply["view"]

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import datetime as dt
 import sys
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, dataclass_transform, overload
+
+from memfs.errors import UsageError
 
 T = TypeVar("T")
 C = TypeVar("C", bound=type)
@@ -172,3 +175,53 @@ def _without_none(kind: Any) -> Any:
     if type(None) in typing.get_args(kind) and len(args) == 1:
         return args[0]
     return kind
+
+
+def to_wire(value: Any, door: str) -> dict[str, Any]:
+    """A record's fields offered at ``door`` as JSON values (times as ISO text, sequences as
+    lists): what one process sends another (the CLI asking a running live index)."""
+    out: dict[str, Any] = {}
+    for field in fields(type(value), door):
+        item = getattr(value, field.name)
+        if isinstance(item, dt.datetime):
+            item = item.isoformat()
+        elif field.sequence and item is not None and not isinstance(item, str):
+            item = list(item)
+        out[field.name] = item
+    return out
+
+
+def from_wire(cls: type[T], data: Any, door: str) -> T:
+    """The record :func:`to_wire` sent: exactly the door's fields, each of its declared type, or
+    :class:`~memfs.errors.UsageError` naming the first that is not."""
+    declared = fields(cls, door)
+    if not isinstance(data, dict) or set(data) != {f.name for f in declared}:
+        raise UsageError(f"arguments must be exactly {sorted(f.name for f in declared)}")
+    values = {}
+    for field in declared:
+        item = data[field.name]
+        if not _fits(field, item):
+            raise UsageError(f"argument {field.name!r} has the wrong type")
+        if field.spec.wire == "time" and item is not None:
+            item = dt.datetime.fromisoformat(item)
+        elif field.sequence and isinstance(item, list):
+            item = tuple(item)
+        values[field.name] = item
+    return cls(**values)
+
+
+def _fits(field: Field, item: Any) -> bool:
+    if item is None:
+        return field.optional or field.default is None
+    if isinstance(item, list):
+        return field.sequence and all(_fits_one(field, i) for i in item)
+    return _fits_one(field, item)
+
+
+def _fits_one(field: Field, item: Any) -> bool:
+    base = str if field.spec.wire == "time" else field.base
+    if base is float:
+        return isinstance(item, int | float) and not isinstance(item, bool)
+    if base is int:
+        return isinstance(item, int) and not isinstance(item, bool)
+    return isinstance(base, type) and isinstance(item, base)

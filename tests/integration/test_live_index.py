@@ -41,9 +41,13 @@ def fact(body: str, scope: str = "user:U5", **fields: Any) -> str:
 
 
 def args(query: str, **over: Any) -> dict[str, Any]:
-    base = {"query": query, "scope": None, "inherit": False, "version": None, "at": AT, "type": None,
-            "limit": 10, "explain": True, "actor": None, "json": True}
-    return {**base, **over}
+    """A search request as the CLI sends it: the request's fields, the actor, whether JSON is wanted."""
+    request = {"query": query, "scope": None, "inherit": False, "version": None, "at": AT, "type": None,
+               "limit": 10, "explain": True}
+    top = {"actor": None, "json": True}
+    for name, value in over.items():
+        (top if name in top else request)[name] = value
+    return {"request": request, **top}
 
 
 def via_server(repo: MemoryRepo, query: str, **over: Any) -> dict[str, Any] | None:
@@ -52,7 +56,8 @@ def via_server(repo: MemoryRepo, query: str, **over: Any) -> dict[str, Any] | No
 
 
 def direct(repo: MemoryRepo, query: str, **over: Any) -> dict[str, Any]:
-    a = args(query, **over)
+    given = args(query, **over)
+    a = {**given["request"], "json": given["json"]}
     view = repo if a["scope"] is None else repo.session(a["scope"], inherit=a["inherit"])
     result = view.search(a["query"], scope=a["scope"], inherit=a["inherit"], version=a["version"],
                          at=dt.datetime.fromisoformat(a["at"]), type=a["type"], limit=a["limit"],
@@ -280,7 +285,8 @@ def test_anything_but_our_request_format_gets_an_error_and_the_server_goes_on(li
         wire.encode({**good, "memfs": "live/999"}),
         wire.encode({**good, "root": "/elsewhere"}),
         wire.encode({**good, "op": "rm -rf"}),
-        wire.encode({**good, "args": {**args("x"), "limit": "10"}}),
+        wire.encode({**good, "args": args("x", limit="10")}),
+        wire.encode({**good, "args": args("x", extra=1)}),
         wire.encode({**good, "args": {**args("x"), "extra": 1}}),
         wire.encode({**good, "args": args("")}),
     ]

@@ -27,6 +27,7 @@ same search.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -43,12 +44,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memfs import index
 from memfs.agents.live import wire
 from memfs.agents.live.view import search_view
+from memfs.agents.verbs import Context
 from memfs.agents.watch import event_paths, observe, stop_observing, watched_path
 from memfs.errors import MemfsError, UsageError
+from memfs.format.declare import CLI, from_wire
 from memfs.index import incremental
 from memfs.index import reader as index_reader
 from memfs.index.catchup import REBUILD_WAIT
 from memfs.index.state import ensure_cache
+from memfs.ops.verbs.declare import Request
+from memfs.ops.verbs.recall import Search
 from memfs.store import atomic, gitcli
 from memfs.store.repo import Store
 
@@ -72,6 +77,7 @@ log = logging.getLogger("memfs.live")
 Recall = tuple[Store, list[str], dt.datetime]
 Answer = tuple[dict[str, Any], Recall | None]
 T = TypeVar("T")
+Q = TypeVar("Q", bound=Request[Any])
 
 
 class AlreadyRunning(MemfsError):
@@ -521,33 +527,20 @@ WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify"
 
 
 # --- the search itself ---------------------------------------------------------------------------
-SEARCH_ARGS: dict[str, type | tuple[type, ...]] = {
-    "query": str, "scope": (str, type(None)), "inherit": bool, "version": (str, type(None)),
-    "at": (str, type(None)), "type": (str, type(None)), "limit": int, "explain": bool,
-    "actor": (str, type(None)), "json": bool,
-}
-
-
 def _search(repo: Store, args: dict[str, Any]) -> Answer:
     """Open the session the client asked for, search without the git scan; the data the CLI
-    prints, and the recall to record (as ``memfs search`` does)."""
+    prints, and the recall to record (as ``memfs search`` does). ``args`` is the request as the
+    CLI sends it (:func:`call_args`)."""
     from memfs.format.model import utcnow
 
-    store = type(repo)(repo.root, repo.git, args["actor"])
-    view = store if args["scope"] is None else store.session(args["scope"], inherit=args["inherit"])
-    at = dt.datetime.fromisoformat(args["at"]) if args["at"] is not None else None
-    result = index.search(view, args["query"], scope=args["scope"], version=args["version"], at=at,
-                          type=args["type"], limit=args["limit"], inherit=args["inherit"],
-                          explain=args["explain"], catch_up=False)
+    op, actor, as_json = call_args(Search, args)
+    store = type(repo)(repo.root, repo.git, actor)
+    view = store if op.scope is None else store.session(op.scope, inherit=bool(op.inherit))
+    asked = {**dataclasses.replace(op, inherit=bool(op.inherit), catch_up=False).arguments()}
+    asked.pop("record")
+    result = index.search(view, **asked)
     recall = (view, [hit.path for hit in result.hits], utcnow()) if result.hits else None
-    return {"notices": store.notices, "view": search_view(result, as_json=args["json"])}, recall
-
-
-CONTEXT_ARGS: dict[str, type | tuple[type, ...]] = {
-    "task": str, "scopes": list, "inherit": bool, "version": (str, type(None)), "at": (str, type(None)),
-    "budget": int, "format": str, "system_share": (float, int), "counter": (str, type(None)),
-    "min_relevance": (float, int), "actor": (str, type(None)),
-}
+    return {"notices": store.notices, "view": search_view(result, as_json=as_json)}, recall
 
 
 def _context(repo: Store, args: dict[str, Any]) -> Answer:
@@ -556,29 +549,25 @@ def _context(repo: Store, args: dict[str, Any]) -> Answer:
     from memfs.agents.context import assemble
     from memfs.policy.tokens import counter
 
-    if not all(isinstance(s, str) for s in args["scopes"]):
-        raise UsageError("context argument 'scopes' must be a list of strings")
-    store = type(repo)(repo.root, repo.git, args["actor"])
-    scopes: list[str] = args["scopes"]
-    scope: str | list[str] | None = scopes[0] if len(scopes) == 1 else (scopes or None)
-    view = store.session(scope, inherit=args["inherit"]) if isinstance(scope, str) else store
-    at = dt.datetime.fromisoformat(args["at"]) if args["at"] is not None else None
-    built = assemble(view, args["task"], scope=scope, version=args["version"], budget=args["budget"],
-                     format=args["format"], inherit=args["inherit"], system_share=float(args["system_share"]),
-                     count=counter(args["counter"]), at=at, min_relevance=float(args["min_relevance"]))
+    op, actor, _ = call_args(Context, args)
+    store = type(repo)(repo.root, repo.git, actor)
+    view = store.session(op.scope, inherit=bool(op.inherit)) if isinstance(op.scope, str) else store
+    built = assemble(view, op.task, scope=op.scope, version=op.version, budget=op.budget, format=op.format,
+                     inherit=bool(op.inherit), system_share=op.system_share, count=counter(op.counter), at=op.at,
+                     min_relevance=op.min_relevance)
     return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
             "text": built.render()}, None
 
 
-def check_args(args: Any, expected: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
-    """The request's arguments, exactly the expected names and types, else :class:`UsageError`."""
-    if not isinstance(args, dict) or set(args) != set(expected):
-        raise UsageError(f"arguments must be exactly {sorted(expected)}")
-    for name, kinds in expected.items():
-        value = args[name]
-        if not isinstance(value, kinds) or (kinds is int and isinstance(value, bool)):
-            raise UsageError(f"argument {name!r} has the wrong type")
-    return args
+def call_args(cls: type[Q], args: Any) -> tuple[Q, str | None, bool]:
+    """(the request, the actor, whether JSON is wanted) from a client's arguments: the request's
+    CLI fields as :func:`~memfs.format.declare.to_wire` sent them under ``request``, or
+    :class:`UsageError` naming what is wrong."""
+    if not isinstance(args, dict) or set(args) != {"request", "actor", "json"}:
+        raise UsageError("arguments must be exactly ['actor', 'json', 'request']")
+    if not isinstance(args["actor"], str | None) or not isinstance(args["json"], bool):
+        raise UsageError("argument 'actor' or 'json' has the wrong type")
+    return from_wire(cls, args["request"], CLI), args["actor"], args["json"]
 
 
 # --- the socket ----------------------------------------------------------------------------------
@@ -719,9 +708,9 @@ class SocketServer:
             raise UsageError("this live index serves another memory root")
         op = message.get("op")
         if op == "search":
-            return self.live.search(check_args(message.get("args"), SEARCH_ARGS))
+            return self.live.search(message.get("args", {}))
         if op == "context":
-            return self.live.context(check_args(message.get("args"), CONTEXT_ARGS))
+            return self.live.context(message.get("args", {}))
         if op == "status":
             return {**self.live.status(), "socket": str(self.path)}
         if op == "stop":

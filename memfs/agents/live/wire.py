@@ -28,7 +28,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-PROTOCOL = "live/1"
+PROTOCOL = "live/2"
 MAGIC = b"MFS1"
 MAX_REQUEST = 64 * 1024
 MAX_REPLY = 256 * 1024 * 1024
