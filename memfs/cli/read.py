@@ -6,20 +6,18 @@ from typing import Any
 
 import click
 
-from memfs.cli import State, complete
+from memfs.cli import State
+from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 from memfs.format.model import Memory
+from memfs.ops.verbs.history import Show
 
 
-@click.command("show")
-@click.argument("path", shell_complete=complete.memory_paths)
-@click.option("--at", help="A commit (sha, branch, HEAD~2) or an ISO time with zone.")
+@command(Show)
 @json_option
-@pass_state
-def show_cmd(state: State, path: str, at: str | None, as_json: bool) -> None:
-    """Print the memory at PATH (now, or as it was at a commit or time)."""
-    rel, data = state.repo().show(path, at)
+def show_cmd(state: State, op: Show, as_json: bool) -> None:
+    rel, data = state.repo().run(op)
     if as_json:
         from memfs.format.parse import parse
 
