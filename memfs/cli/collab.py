@@ -8,8 +8,10 @@ from pathlib import Path
 import click
 
 from memfs.cli import State
+from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
+from memfs.ops.verbs.collab import Propose
 
 
 @click.command("sync")
@@ -33,25 +35,10 @@ def sync_cmd(
             line(text)
 
 
-@click.command("propose")
-@click.option("--branch", help="Review branch name (default: memfs/<actor>/<UTC time>).")
-@click.option("--remote", help="Remote to push to (default: the branch's upstream, else origin).")
-@click.option("--base", help="Branch the review targets (default: the upstream branch).")
-@click.option("--keep-main", is_flag=True, help="Leave the local branch as it is (default: back to the remote tip).")
-@click.option("--reason", help="Reason recorded if uncommitted memory changes are committed first.")
+@command(Propose)
 @json_option
-@pass_state
-def propose_cmd(
-    state: State,
-    branch: str | None,
-    remote: str | None,
-    base: str | None,
-    keep_main: bool,
-    reason: str | None,
-    as_json: bool,
-) -> None:
-    """Put pending memory changes on a review branch and push it, ready for a pull request."""
-    result = state.repo().propose(branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+def propose_cmd(state: State, op: Propose, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return

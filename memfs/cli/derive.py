@@ -25,8 +25,11 @@ from memfs.ops.verbs.declare import Request, description
 Handler = Callable[..., None]
 
 
-def command(cls: type[Request[Any]], *, name: str | None = None) -> Callable[[Handler], click.Command]:
-    """Decorate a handler ``(state, op, **presentation)`` into the verb's click command."""
+def command(
+    cls: type[Request[Any]], *, name: str | None = None, summary: str | None = None
+) -> Callable[[Handler], click.Command]:
+    """Decorate a handler ``(state, op, **presentation)`` into the verb's click command; ``name``
+    and ``summary`` for a second command of the same verb (``tree`` shows what ``ls`` lists)."""
 
     def build(handler: Handler) -> click.Command:
         declared = fields(cls, CLI)
@@ -38,7 +41,7 @@ def command(cls: type[Request[Any]], *, name: str | None = None) -> Callable[[Ha
             given = {f.name: convert(f, values.pop(f.name)) for f in declared}
             handler(state, cls(**given), **values)
 
-        callback.__doc__ = description(cls, CLI)
+        callback.__doc__ = summary or description(cls, CLI)
         callback.__name__ = handler.__name__
         return click.Command(name or cls.verb, callback=callback, help=callback.__doc__,
                              params=[parameter(f) for f in declared] + presentation)
@@ -62,17 +65,22 @@ def parameter(field: Field) -> click.Parameter:
     if spec.argument:
         if spec.variadic:
             return click.Argument([field.name], nargs=-1, required=field.required or bool(spec.minimum), **options)
-        return click.Argument([field.name], required=field.required,
-                              default=None if field.required else field.default, **options)
+        return click.Argument([field.name], required=field.required, **_default(field), **options)
     if field.base is bool and not field.sequence:
         options.pop("type")
         return click.Option([*flags(field), field.name], is_flag=True, help=spec.text(CLI), **options)
     shown = field.default not in (NOT_SET, None) and not field.sequence
     return click.Option(
         [*flags(field), field.name], required=field.required and not field.sequence, multiple=field.sequence,
-        help=spec.text(CLI),
-        default=None if field.required or field.sequence else field.default, show_default=shown, **options,
+        help=spec.text(CLI), show_default=shown, **_default(field), **options,
     )
+
+
+def _default(field: Field) -> dict[str, Any]:
+    """The default click is given: none for a required field, a sequence or ``None`` (click's own)."""
+    if field.required or field.sequence or field.default is None:
+        return {}
+    return {"default": field.default}
 
 
 def _click_type(field: Field) -> click.ParamType[Any]:

@@ -8,11 +8,13 @@ from typing import Any
 
 import click
 
-from memfs.cli import State, complete, exits
+from memfs.cli import State, exits
+from memfs.cli.derive import command
 from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
 from memfs.cli.output import emit_json, error, line, note
 from memfs.errors import ConflictError, UsageError
 from memfs.format import limits
+from memfs.ops.verbs.lifecycle import Expire, Forget, Prune, Purge, Stats
 
 
 @click.command("remember")
@@ -108,22 +110,16 @@ def _read_candidate(where: str) -> dict[str, Any]:
     return data
 
 
-@click.command("expire")
-@click.option("--now", "now_text", metavar="TIME", help="Sweep as of this ISO time (default: now).")
-@click.option("--archive", is_flag=True, help="Also move expired memories under archive/.")
-@click.option("--dry-run", is_flag=True, help="Only list what would expire.")
+@command(Expire)
 @json_option
-@pass_state
-def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool, as_json: bool) -> None:
-    """Mark memories past their 'expires' time as status: expired, in one commit."""
-    now = parse_cli_time(now_text, "--now") if now_text else None
-    result = state.repo().expire(now=now, archive=archive, dry_run=dry_run)
+def expire_cmd(state: State, op: Expire, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
     for rel in result.expired:
         moved = result.archived.get(rel)
-        line(f"{'would expire' if dry_run else 'expired'} {rel}" + (f" -> {moved}" if moved else ""))
+        line(f"{'would expire' if op.dry_run else 'expired'} {rel}" + (f" -> {moved}" if moved else ""))
     for rel in result.kept_in_place:
         note(f"{rel}: kept in place (other memories depend on it)")
     if result.commit:
@@ -132,16 +128,10 @@ def expire_cmd(state: State, now_text: str | None, archive: bool, dry_run: bool,
         line("nothing has expired")
 
 
-@click.command("forget")
-@click.argument("path", shell_complete=complete.memory_paths)
-@click.option("--reason", help="Why (goes into the commit message).")
-@click.option("--expect-revision", type=int, help="Fail unless the memory is at this revision.")
+@command(Forget)
 @json_option
-@pass_state
-def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int | None, as_json: bool) -> None:
-    """Stop recalling PATH (status: retracted) and flag what was derived from it for review, in
-    one commit. The text stays in history; see 'purge'."""
-    result = state.repo().forget(path, reason=reason, expected_revision=expect_revision)
+def forget_cmd(state: State, op: Forget, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
@@ -150,21 +140,13 @@ def forget_cmd(state: State, path: str, reason: str | None, expect_revision: int
         line("flagged for review (derived from it): " + ", ".join(result.dependents))
 
 
-@click.command("purge")
-@click.argument("path", shell_complete=complete.memory_paths)
-@click.option("--reason", required=True, help="Why (recorded in the audit commit, without the content).")
+@command(Purge)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @json_option
-@pass_state
-def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) -> None:
-    """Erase PATH from the work tree, the index and EVERY commit in history (rewrites history).
-
-    Verifies afterwards that no object still contains the text, and says which remotes need a
-    force-push. Asks for confirmation unless --yes.
-    """
+def purge_cmd(state: State, op: Purge, yes: bool, as_json: bool) -> None:
     repo = state.repo()
     if not yes:
-        the_plan = repo.purge_plan(path)
+        the_plan = repo.purge_plan(op.path)
         note(
             f"purge {the_plan.path}: rewrites {len(the_plan.commits)} commit(s) touching "
             f"{', '.join(the_plan.git_paths)} and every branch after them; this cannot be undone."
@@ -172,7 +154,7 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
         if the_plan.remotes:
             note("remotes that will need a force-push: " + ", ".join(the_plan.remotes))
         click.confirm("Purge it?", abort=True, err=True)
-    report = repo.purge(path, reason=reason)
+    report = repo.run(op)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -182,20 +164,10 @@ def purge_cmd(state: State, path: str, reason: str, yes: bool, as_json: bool) ->
         raise ConflictError("the purged text is still present (see above); remove those copies and purge them too")
 
 
-@click.command("prune")
-@click.option("--apply", is_flag=True, help="Make the proposed changes, in one commit (default: only list them).")
-@click.option("--now", "now_text", metavar="TIME", help="Apply the rules as of this ISO time (default: now).")
+@command(Prune)
 @json_option
-@pass_state
-def prune_cmd(state: State, apply: bool, now_text: str | None, as_json: bool) -> None:
-    """Forget by policy: what the [prune] rules of .memfs.toml propose to expire, archive or retract.
-
-    A dry run unless --apply; applied, it is one commit ('git revert' undoes it). Rules: per-type
-    quotas, days without use (recall statistics), superseded/expired/retracted for N days, reviews
-    left waiting for N days.
-    """
-    now = parse_cli_time(now_text, "--now") if now_text else None
-    result = state.repo().prune(now=now, apply=apply)
+def prune_cmd(state: State, op: Prune, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
@@ -204,7 +176,7 @@ def prune_cmd(state: State, apply: bool, now_text: str | None, as_json: bool) ->
         return
     verbs = {"expire": "expired", "archive": "archived", "retract": "retracted"}
     for p in result.proposals:
-        done = verbs[p.action] if apply else f"would {p.action}"
+        done = verbs[p.action] if op.apply else f"would {p.action}"
         moved = result.archived.get(p.path)
         line(f"{done} {p.path}" + (f" -> {moved}" if moved else "") + f" ({p.rule}): {p.why}")
     for rel in result.flagged:
@@ -213,7 +185,7 @@ def prune_cmd(state: State, apply: bool, now_text: str | None, as_json: bool) ->
         line("nothing to forget under the rules")
     elif result.commit:
         line(f"commit {result.commit[:10]} (undo: memfs revert {result.commit[:10]})")
-    elif not apply:
+    elif not op.apply:
         line(f"dry run: nothing changed; 'memfs prune --apply' makes these {len(result.proposals)} change(s) "
              "in one commit")
 
@@ -274,13 +246,11 @@ def _summariser(spec: str) -> Any:
     return found
 
 
-@click.command("stats")
-@click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="Top memories shown.")
+@command(Stats)
+@click.option("-n", "top", type=click.IntRange(min=1), default=20, show_default=True, help="Top memories shown.")
 @json_option
-@pass_state
-def stats_cmd(state: State, limit: int, as_json: bool) -> None:
-    """Counts by status and type, and how often each memory was recalled (kept in .memfs/, not git)."""
-    result = state.repo().stats()
+def stats_cmd(state: State, op: Stats, top: int, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
@@ -288,7 +258,7 @@ def stats_cmd(state: State, limit: int, as_json: bool) -> None:
     line(f"{total} memories" + (f", {result.broken} broken" if result.broken else ""))
     line("by status: " + ", ".join(f"{k} {v}" for k, v in sorted(result.by_status.items())))
     line("by type: " + ", ".join(f"{k} {v}" for k, v in sorted(result.by_type.items())))
-    ranked = sorted(result.usage.items(), key=lambda kv: (-kv[1].recalls, kv[0]))[:limit]
+    ranked = sorted(result.usage.items(), key=lambda kv: (-kv[1].recalls, kv[0]))[:top]
     if not ranked:
         line("no recalls recorded yet")
     for rel, use in ranked:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
-
 from memfs.cli import State
 from memfs.cli.derive import command
-from memfs.cli.options import json_option, pass_state
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line, note
 from memfs.format.model import Memory
-from memfs.ops.verbs.history import Show
+from memfs.ops.verbs.history import Ls, Show
 
 
 @command(Show)
@@ -39,8 +37,8 @@ def _summary(memory: Memory) -> dict[str, Any]:
     }
 
 
-def _listing(state: State, include_all: bool, as_json: bool) -> list[Memory] | None:
-    scan = state.repo().ls(include_all=include_all)
+def _listing(state: State, op: Ls, as_json: bool) -> list[Memory] | None:
+    scan = state.repo().run(op)
     if as_json:
         emit_json({"memories": [_summary(m) for m in scan.memories], "unreadable": [p.to_json() for p in scan.broken]})
         return None
@@ -49,26 +47,20 @@ def _listing(state: State, include_all: bool, as_json: bool) -> list[Memory] | N
     return scan.memories
 
 
-@click.command("ls")
-@click.option("-a", "--all", "include_all", is_flag=True, help="Include superseded, retracted, expired... memories.")
+@command(Ls)
 @json_option
-@pass_state
-def ls_cmd(state: State, include_all: bool, as_json: bool) -> None:
-    """List memories: path, status, scope and description."""
-    for m in _listing(state, include_all, as_json) or []:
+def ls_cmd(state: State, op: Ls, as_json: bool) -> None:
+    for m in _listing(state, op, as_json) or []:
         status = "" if m.status == "active" else f" [{m.status or 'no status'}]"
         scope = f" ({m.scope})" if m.scope else ""
         line(f"{m.path}{status}{scope}  {m.description or ''}".rstrip())
 
 
-@click.command("tree")
-@click.option("-a", "--all", "include_all", is_flag=True, help="Include inactive memories.")
+@command(Ls, name="tree", summary="Show memories as a folder tree with their descriptions (system/ first).")
 @json_option
-@pass_state
-def tree_cmd(state: State, include_all: bool, as_json: bool) -> None:
-    """Show memories as a folder tree with their descriptions (system/ first)."""
+def tree_cmd(state: State, op: Ls, as_json: bool) -> None:
     shown: set[str] = set()
-    for m in _listing(state, include_all, as_json) or []:
+    for m in _listing(state, op, as_json) or []:
         parts = m.path.split("/")
         for depth in range(len(parts) - 1):
             folder = "/".join(parts[: depth + 1])

@@ -9,12 +9,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import click
-
 from memfs.cli import State
 from memfs.cli.derive import command
-from memfs.cli.options import json_option, pass_state
-from memfs.ops.verbs.recall import Search
+from memfs.cli.options import json_option
+from memfs.ops.verbs.recall import Reindex, Search
 
 
 @command(Search)
@@ -79,11 +77,9 @@ def _print_text(view: dict[str, Any], explain: bool) -> None:
                 line(f"   {path}  relevance {relevance:.3f}  — {reason}")
 
 
-@click.command("reindex")
+@command(Reindex)
 @json_option
-@pass_state
-def reindex_cmd(state: State, as_json: bool) -> None:
-    """Rebuild the search index from the memory files (it is a cache; this is always safe)."""
+def reindex_cmd(state: State, op: Reindex, as_json: bool) -> None:
     from memfs.cli.output import emit_json, line, note
 
     repo = state.repo()
@@ -91,7 +87,7 @@ def reindex_cmd(state: State, as_json: bool) -> None:
         from memfs.cli.progress import silence
 
         silence(repo)
-    report = repo.reindex()
+    report = repo.run(op)
     if as_json:
         emit_json(report.to_json())
         return

@@ -33,8 +33,9 @@ from memfs.ops.verbs.declare import VERBS, Request, request
 
 assert memfs.agents.verbs and memfs.ops.verbs  # every declaration module is loaded
 DECLARED = sorted(VERBS)
-#: Options a command may carry besides its verb's parameters: how it prints, not what it asks.
-PRESENTATION = {"as_json", "as_dot"}
+#: Options a command may carry besides its verb's parameters: how it prints or asks a person (--yes), not
+#: what the verb does.
+PRESENTATION = {"as_json", "as_dot", "yes", "top"}
 #: Verbs whose CLI command is not yet derived from the declaration (their options are hand-written).
 HAND_WRITTEN_CLI = {"remember"}
 

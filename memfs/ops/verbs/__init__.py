@@ -2,7 +2,7 @@
 (the library, the CLI, MCP) are derived from these declarations."""
 
 from memfs.format.declare import Field, Param, fields
-from memfs.ops.verbs import history, lifecycle, lineage, recall
+from memfs.ops.verbs import collab, history, lifecycle, lineage, recall
 from memfs.ops.verbs.declare import VERBS, Request
 
-__all__ = ["VERBS", "Field", "Param", "Request", "fields", "history", "lifecycle", "lineage", "recall"]
+__all__ = ["VERBS", "Field", "Param", "Request", "collab", "fields", "history", "lifecycle", "lineage", "recall"]

@@ -1,4 +1,4 @@
-"""Memory through git history: ``show``, ``log``, ``diff``, ``revert`` and ``history``."""
+"""Reading memory and its git history: ``show``, ``ls``, ``log``, ``diff``, ``revert`` and ``history``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
     from memfs.store.history import FileDiff, LogEntry, Revision  # noqa: F401 - results named in Request["..."]
+    from memfs.store.repo import Scan  # noqa: F401
 
 _PATH = "Memory file path relative to the memory root, e.g. facts/b17.md ('/memories/facts/b17.md' also works)."
 
@@ -65,4 +66,14 @@ class History(Request["list[Revision]"]):
     path: str = param(help=_PATH, argument=True, complete="memory_paths", kw_only=False)
 
 
-__all__ = ["CLI", "Diff", "History", "Log", "Revert", "Show"]
+
+
+@request("ls")
+class Ls(Request["Scan"]):
+    """List memories: path, status, scope and description."""
+
+    include_all: bool = param(default=False, help="Include superseded, retracted, expired... memories.",
+                              flags=("-a", "--all"))
+
+
+__all__ = ["CLI", "Diff", "History", "Log", "Ls", "Revert", "Show"]

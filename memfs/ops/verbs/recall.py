@@ -1,8 +1,9 @@
-"""Search and recall: ``search`` and ``context``."""
+"""Search: ``search`` and ``reindex`` (``context`` is declared with the agents, who do it)."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memfs.format.declare import CLI, param
@@ -10,7 +11,7 @@ from memfs.format.model import TYPES
 from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
-    from memfs.index.results import SearchResult  # noqa: F401 - the result named in Request["..."] below
+    from memfs.index.results import ReindexReport, SearchResult  # noqa: F401 - results named in Request["..."]
     from memfs.policy.recall import RankPolicy
 
 VERSION = ("The world version the request is about (product, API, config); memories for other versions are left "
@@ -50,4 +51,14 @@ class Search(Request["SearchResult"]):
                               doors=())
 
 
-__all__ = ["ADMIN_SCOPE", "AT", "INHERIT", "MODEL_INHERIT", "VERSION", "Search"]
+
+
+@request("reindex")
+class Reindex(Request["ReindexReport"]):
+    """Rebuild the search index from the memory files (it is a cache; this is always safe)."""
+
+    progress: Callable[[int, int], None] | None = param(default=None, help="Called with (done, total) as it goes.",
+                                                       doors=())
+
+
+__all__ = ["ADMIN_SCOPE", "AT", "INHERIT", "MODEL_INHERIT", "VERSION", "Reindex", "Search"]
