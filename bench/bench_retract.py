@@ -195,9 +195,9 @@ def main() -> None:
         revisions.marks(repo.git, repo.pathspec)
 
     grep = median_run("graph: load_graph (write-path cache, validated)", args.runs, lambda: load_graph(repo))
-    repo.use_facts = False
+    repo.use_catalog = False
     median_run("graph: load_graph without the cache (git grep + depends_on)", args.runs, lambda: load_graph(repo))
-    repo.use_facts = True
+    repo.use_catalog = True
     scan = median_run(
         "graph: parse every file (repo.scan + build)",
         max(1, args.runs // 2),

@@ -72,13 +72,13 @@ def count_git_commands(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     from memfs.store import gitcli
 
     started: Counter[str] = Counter()
-    real = gitcli._run
+    real = gitcli.process.run
 
     def counting(cwd: Path, *args: str, **kwargs: Any) -> Any:
         started[next(a for a in args if not a.startswith("-"))] += 1
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", counting)
+    monkeypatch.setattr(gitcli.process, "run", counting)
     return started
 
 

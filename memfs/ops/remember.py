@@ -266,10 +266,10 @@ def _related_memories(
 ) -> list[Memory]:
     """Memories with the candidate's key (any scope), or in its scope when it has no key.
 
-    The write-path cache (:meth:`Transaction.facts`) names the files, else ``git grep`` does; each is
+    The write-path cache (:meth:`Transaction.catalog`) names the files, else ``git grep`` does; each is
     then parsed, so quoting and comments do not matter. ``staged`` adds files written earlier in
     the same transaction (not on disk yet). Broken files are skipped here (validation reports them)."""
-    known = tx.facts()
+    known = tx.catalog()
     if known is not None:
         rels = known.with_key(candidate.key) if candidate.key else known.in_scope(candidate.scope)
     elif candidate.key:

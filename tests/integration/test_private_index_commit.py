@@ -1,4 +1,4 @@
-"""A commit made from a private copy of the index (#17, :meth:`memfs.store.gitcli.Git._commit_private`)
+"""A commit made from a private copy of the index (#17, :meth:`memfs.store.gitcli.commit.Committing._commit_private`)
 must be as exact as ``git commit --only``: only the operation's paths are committed, and the index
 (unstaged edits, untracked and intent-to-add files) is left as it was but for those paths. It is
 only taken while the index equals HEAD: a file staged, or HEAD moved by hand (even without
@@ -32,14 +32,14 @@ def _committed_paths(root: Path) -> set[str]:
 def _private_commits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     """The git commands run with a private index file, recorded as they start."""
     seen: list[tuple[str, ...]] = []
-    real = gitcli._run
+    real = gitcli.process.run
 
     def recording(cwd: Path, *args: str, **kwargs: Any) -> Any:
         if kwargs.get("index") is not None:
             seen.append(args)
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", recording)
+    monkeypatch.setattr(gitcli.process, "run", recording)
     return seen
 
 
@@ -127,7 +127,7 @@ def test_a_commit_made_on_a_head_moved_after_the_check_is_taken_back(
     repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _remember(repo, "warm", "Warm-up.")
-    real = gitcli._run
+    real = gitcli.process.run
     moved: list[str] = []
 
     def move_first(cwd: Path, *args: str, **kwargs: Any) -> Any:
@@ -135,7 +135,7 @@ def test_a_commit_made_on_a_head_moved_after_the_check_is_taken_back(
             moved.append(_commit_by_plumbing(repo.root, "facts/by-tool.md", "by a tool\n"))
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", move_first)
+    monkeypatch.setattr(gitcli.process, "run", move_first)
     outcome = _remember(repo, "colour", "The colour is blue.")
     assert moved and git(repo.root, "rev-parse", "HEAD^").strip() == moved[0]
     assert _committed_paths(repo.root) == set(outcome.paths)
@@ -171,7 +171,7 @@ def test_a_refused_private_commit_leaves_no_lock_and_no_copy(repo: MemoryRepo) -
     ],
 )
 def test_the_probe_says_whether_anything_is_staged(record: str, staged: bool) -> None:
-    assert gitcli._parse_probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
+    assert gitcli.parse.probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
 
 
 @pytest.mark.parametrize("setting", [("core.splitIndex", "true"), ("index.version", "4"),

@@ -14,7 +14,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.ops import idempotency
-from memfs.store import facts, gitcli, revisions
+from memfs.store import catalog, gitcli, revisions
 from tests.helpers import PERSON, commit_all, count_git_commands, git, put
 
 FACT: dict[str, Any] = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
@@ -89,16 +89,16 @@ def test_the_caches_moved_by_commits_equal_a_full_reread(repo: MemoryRepo) -> No
         _remember(repo, f"k{n}", f"Value {n} changed.", idempotency_key=f"change-{n}")
     head = git(repo.root, "rev-parse", "HEAD").strip()
     marks = revisions.marks(repo.git, repo.pathspec)
-    cached = facts.current(repo)
+    cached = catalog.current(repo)
     assert marks[0] == head and cached is not None and cached.head == head
     files = {rel: (f.id, f.scope, f.key, f.version, f.deps) for rel, f in cached.files.items()}
 
     revisions.cache_path(repo.git.git_dir, repo.pathspec).unlink()
     revisions._memo.clear()
     revisions._ahead.clear()
-    facts.drop(repo)
+    catalog.drop(repo)
     assert revisions.marks(repo.git, repo.pathspec) == marks
-    rebuilt = facts.current(repo)
+    rebuilt = catalog.current(repo)
     assert rebuilt is not None
     assert {rel: (f.id, f.scope, f.key, f.version, f.deps) for rel, f in rebuilt.files.items()} == files
 
