@@ -206,7 +206,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
         """The session a read goes through: the server's, or (``inherit=False`` on a server that
         reads ancestors) the same scope alone. Never wider than the server's own."""
         if inherit is False and binding is not None and binding.inherit:
-            return base.session(binding.scope, inherit=False, grants=repo.grants, actor=actor)
+            return base.session(binding.scope, inherit=False, grants=repo.store.grants, actor=actor)
         return base
 
     wrote = [False]
@@ -220,9 +220,9 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
             live.settle()
 
         def through(store: Store) -> _R:
-            assert isinstance(store, MemoryRepo)
             scope, inherits = (binding.scope, binding.inherit) if binding is not None else (None, False)
-            return read(reader(inherit, store.session(scope, inherit=inherits, grants=repo.grants, actor=actor)))
+            view = MemoryRepo(store).session(scope, inherit=inherits, grants=repo.store.grants, actor=actor)
+            return read(reader(inherit, view))
 
         try:
             return live.read(through)
@@ -235,7 +235,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
         the answer through it."""
         found = recall(session_inherit, lambda view: call(view.search, query, record=live is None, **options))
         if live is not None:
-            live.note_recalls(repo, [hit.path for hit in found.hits], utcnow())
+            live.note_recalls(repo.store, [hit.path for hit in found.hits], utcnow())
         return found
 
     def wrote_after(fn: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -427,7 +427,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
             """Return a memory flagged needs_review to active, after a person reviewed it: refused
             unless it still has an independent active source (a parent not downstream of what was
             retracted, or a first-hand source)."""
-            call(repo.read_file, path)
+            call(repo.store.read_file, path)
             return call(repo.reinstate, path, reason=reason, actor=actor).to_json()
 
         add(wrote_after(memory_reinstate), writing, "memory_reinstate")
@@ -442,7 +442,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
 
     def fetch(id: FetchId) -> dict[str, Any]:
         """Fetch one memory by the id a search returned: its full text and metadata."""
-        rel, data = call(repo.read_file, id)
+        rel, data = call(repo.store.read_file, id)
         memory = call(parse, rel, data)
         meta = {k: v for k, v in memory.to_json(body=False).items() if k != "path"}
         return {"id": rel, "title": _title(memory.description, memory.body, rel), "text": memory.body,
@@ -454,15 +454,15 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     # --- resources and prompts ----------------------------------------------------------
     def read_memory(path: str) -> str:
         try:
-            return repo.read_file(path)[1].decode("utf-8")
+            return repo.store.read_file(path)[1].decode("utf-8")
         except MemfsError as exc:
             raise ResourceError(str(exc)) from None
         except UnicodeDecodeError:
             raise ResourceError(f"{path}: is not UTF-8 text") from None
 
-    for rel in repo.memory_paths():
+    for rel in repo.store.memory_paths():
         if rel.startswith("system/"):
-            loaded = repo.load(rel)[1]
+            loaded = repo.store.load(rel)[1]
             server.resource(
                 URI_PREFIX + quote(rel), name=rel, mime_type="text/markdown",
                 description=(loaded.description if loaded is not None else None)

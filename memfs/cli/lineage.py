@@ -13,7 +13,7 @@ from memfs.cli.output import emit_json, line
 from memfs.policy.lineage import TreeNode
 
 if TYPE_CHECKING:
-    from memfs.ops.retraction import Plan
+    from memfs.ops.retract import Plan
 
 
 def render_tree(root: TreeNode, label: Callable[[str], str]) -> list[str]:

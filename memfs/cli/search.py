@@ -122,7 +122,7 @@ def reindex_cmd(state: State, as_json: bool) -> None:
     if as_json:
         from memfs.cli.progress import silence
 
-        silence(repo)
+        silence(repo.store)
     report = repo.reindex()
     if as_json:
         emit_json(report.to_json())

@@ -25,7 +25,7 @@ from memfs.format.model import Memory
 from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
-from memfs.ops.retraction import retract
+from memfs.ops.retract import retract
 from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.reconcile import Decision, Op, reconcile
