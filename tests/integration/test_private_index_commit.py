@@ -171,7 +171,7 @@ def test_a_refused_private_commit_leaves_no_lock_and_no_copy(repo: MemoryRepo) -
     ],
 )
 def test_the_probe_says_whether_anything_is_staged(record: str, staged: bool) -> None:
-    assert gitcli.parse.probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
+    assert gitcli.status.parse_probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
 
 
 @pytest.mark.parametrize("setting", [("core.splitIndex", "true"), ("index.version", "4"),

@@ -9,8 +9,9 @@ Command lines live only here: other modules ask for what they need (``git.remote
 ``git.status_paths()``), never for ``git.run("…")``, so each git invocation has one owner, one
 parser for its output and one place to fix when git changes. A layer test checks it.
 
-The package by section: :mod:`.process` starts git (the only module that starts processes),
-:mod:`.parse` reads its output, and :class:`Git` is made of :mod:`.refs` (HEAD, refs, config),
+The package by section: :mod:`.process` starts git (the only module that starts processes; its
+:class:`~.process.Base` is what every section runs git through), and :class:`Git` is made of
+the sections, each with the parser of its own output: :mod:`.refs` (HEAD, refs, config),
 :mod:`.trees` (blobs, trees, grep), :mod:`.status` (the work tree and index), :mod:`.commit`
 (exact commits), :mod:`.history` (log) and :mod:`.remotes` (fetch, push, maintenance).
 """
@@ -23,13 +24,12 @@ from pathlib import Path
 
 from memfs.errors import GitError, NotAMemoryRepo
 from memfs.store.gitcli import process
-from memfs.store.gitcli.base import refuse_secrets
-from memfs.store.gitcli.commit import PRIVATE_INDEX, Committing
-from memfs.store.gitcli.history import History
-from memfs.store.gitcli.parse import Commit, Committed, Probe, Untracked, blob_id
+from memfs.store.gitcli.commit import PRIVATE_INDEX, Committed, Committing, refuse_secrets
+from memfs.store.gitcli.history import Commit, History
 from memfs.store.gitcli.process import Identity
 from memfs.store.gitcli.remotes import Remotes
-from memfs.store.gitcli.trees import Trees
+from memfs.store.gitcli.status import Probe, Untracked
+from memfs.store.gitcli.trees import Trees, blob_id
 
 __all__ = [
     "PRIVATE_INDEX", "Commit", "Committed", "Git", "Identity", "Probe", "Untracked", "blob_id", "create",

@@ -1,25 +1,34 @@
 """Committing: exactly the given paths (from a private copy of the index when that is exact), empty
-audit commits, reverts. Every message passes :func:`~memfs.store.gitcli.base.refuse_secrets`."""
+audit commits, reverts. Every message passes :func:`refuse_secrets`."""
 
 from __future__ import annotations
 
 import os
 import shutil
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from memfs.errors import GitError
+from memfs.errors import GitError, WriteRefused
 from memfs.store import crashpoint
-from memfs.store.gitcli import parse, process
-from memfs.store.gitcli.base import refuse_secrets
-from memfs.store.gitcli.parse import Committed
+from memfs.store.gitcli import process
 from memfs.store.gitcli.process import Identity
 from memfs.store.gitcli.refs import Refs
-from memfs.store.gitcli.status import WorkTree
+from memfs.store.gitcli.status import WorkTree, file_identity
 
 _COMMIT = ("commit", "-q", "--no-edit", "-F", "-")
 #: The private copy of the index an exact commit is made from (see :meth:`Committing.commit_exact`).
 PRIVATE_INDEX = "memfs-index"
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A commit memfs made: its id, its parents, and the paths it may have changed against them
+    (``None``: git committed the whole index, so other staged paths may be in it too)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    paths: tuple[str, ...] | None
 
 
 class Committing(WorkTree, Refs):
@@ -64,11 +73,11 @@ class Committing(WorkTree, Refs):
         proc = self._commit_only(paths, message, identity) if direct else None
         if proc is None or b"did not match any file(s) known to git" in proc.stderr:
             tracked = whole_index and untracked is not None and not untracked and self._stage_tracked(paths)
-            if not tracked and not self._ok("add", "-A", "--", *parse.literal(*paths)):
+            if not tracked and not self._ok("add", "-A", "--", *process.literal(*paths)):
                 paths = self.changed(paths)
                 if not paths:
                     return None
-                self._text("add", "-A", "--", *parse.literal(*paths))
+                self._text("add", "-A", "--", *process.literal(*paths))
             crashpoint.reached("git-added")
             if self._has_head() and not whole_index:
                 proc = self._commit_only(paths, message, identity)
@@ -111,17 +120,17 @@ class Committing(WorkTree, Refs):
             return False, None
         installed = False
         try:
-            if parse.file_identity(index) != clean[0] or self.head_quick() != head:
+            if file_identity(index) != clean[0] or self.head_quick() != head:
                 return False, None
             Path(f"{private}.lock").unlink(missing_ok=True)
             shutil.copy2(index, private)  # its mtime too: git's racy-file check compares against it
             crashpoint.reached("index-copied")
             new = [path for path in paths if path not in tracked]
-            if new and self._run("add", "-A", "--", *parse.literal(*new), index=private, check=False).returncode:
+            if new and self._run("add", "-A", "--", *process.literal(*new), index=private, check=False).returncode:
                 return False, None
             crashpoint.reached("git-added")
             staged = self._stage_tracked([path for path in paths if path in tracked], private)
-            named = () if staged else ("-i", "--", *parse.literal(*paths))
+            named = () if staged else ("-i", "--", *process.literal(*paths))
             proc = self._commit(message, identity, *named, index=private)
             crashpoint.reached("git-committed")
             if not committed(proc):
@@ -157,7 +166,7 @@ class Committing(WorkTree, Refs):
         return proc.returncode == 0
 
     def _commit_only(self, paths: list[str], message: str, identity: Identity) -> process.Completed:
-        return self._commit(message, identity, "--only", "--", *parse.literal(*paths))
+        return self._commit(message, identity, "--only", "--", *process.literal(*paths))
 
     def _commit(self, message: str, identity: Identity, *args: str,
                 index: Path | None = None) -> process.Completed:
@@ -205,3 +214,14 @@ def committed(proc: process.Completed) -> bool:
     if "nothing to commit" in output or "nothing added to commit" in output or "no changes added" in output:
         return False
     raise GitError(f"git commit failed: {output.strip()}")
+
+
+def refuse_secrets(message: str) -> None:
+    """:class:`WriteRefused` if a commit message carries a secret (a ``--reason``, a trailer): every
+    message memfs hands to git passes here, whichever verb wrote it (the core guard's rule for
+    commit messages, :func:`memfs.policy.guard.check_message`)."""
+    from memfs.policy.guard import check_message
+
+    refusals = check_message(message)
+    if refusals:
+        raise WriteRefused(refusals)

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from memfs.store.gitcli import parse
-from memfs.store.gitcli.base import Base
-from memfs.store.gitcli.parse import Commit
+from memfs.store.gitcli import process
+from memfs.store.gitcli.process import Base
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    author: str
+    email: str
+    time: str
+    subject: str
+    body: str
+    files: tuple[str, ...]
 
 
 class History(Base):
@@ -17,7 +28,7 @@ class History(Base):
         ``rev_range`` wrote or replaced (merges against each parent; renames not followed)."""
         out = self._text(
             "log", "-m", "--raw", "-z", "--no-renames", "--no-abbrev", "--format=%x1e", rev_range,
-            "--", *parse.literal(pathspec),
+            "--", *process.literal(pathspec),
         )
         found: list[tuple[str, str]] = []
         tokens = out.split("\0")
@@ -52,8 +63,8 @@ class History(Base):
             args += ["-E", f"--grep={grep}"]
         args.append(rev)
         if path is not None:
-            args += (["--follow"] if follow else []) + ["--", *parse.literal(path)]
-        return parse.log(self._text(*args))
+            args += (["--follow"] if follow else []) + ["--", *process.literal(path)]
+        return _parse_log(self._text(*args))
 
     def messages(self, rev_range: str, grep: str) -> list[tuple[str, str]]:
         """(commit, full message) of every commit in ``rev_range`` whose message matches the
@@ -67,11 +78,11 @@ class History(Base):
         """Every commit on any ref that touches one of ``paths``, newest first."""
         if self.head() is None:
             return []
-        return self._text("log", "--all", "--format=%H", "--", *parse.literal(*paths)).split()
+        return self._text("log", "--all", "--format=%H", "--", *process.literal(*paths)).split()
 
     def last_commit_writing(self, path: str) -> str | None:
         """The newest commit on any ref that added or modified ``path``."""
-        out = self._text("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", *parse.literal(path))
+        out = self._text("log", "--all", "-n1", "--format=%H", "--diff-filter=AM", "--", *process.literal(path))
         return out.strip() or None
 
     def renames(self) -> list[tuple[str, str, str]]:
@@ -92,3 +103,12 @@ class History(Base):
                 else:
                     i += 1 if not status else 2
         return found
+
+
+def _parse_log(out: str) -> list[Commit]:
+    commits = []
+    for record in out.split("\x1e")[1:]:
+        sha, author, email, time, subject, body, files = record.split("\x1f", 6)
+        names = tuple(f for f in files.strip("\n\0").split("\0") if f.strip("\n"))
+        commits.append(Commit(sha, author, email, time, subject, body.strip(), tuple(n.strip("\n") for n in names)))
+    return commits

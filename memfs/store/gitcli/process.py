@@ -2,8 +2,9 @@
 
 Every git process gets the same environment (:func:`env`): the caller's, without the variables
 that would send it to another repository, with no editor or prompt, and the actor as author and
-committer when one is given. Nothing here knows a git command; the other modules of
-:mod:`memfs.store.gitcli` do.
+committer when one is given. Paths go to git as ``:(literal)`` pathspecs (:func:`literal`) and
+come back NUL-separated (:func:`nul_list`). :class:`Base` is what every section of
+:class:`memfs.store.gitcli.Git` runs git through; the sections know the commands.
 """
 
 from __future__ import annotations
@@ -147,3 +148,52 @@ def stream(cwd: Path, *args: str) -> Iterator[tuple[bytes, bytes]]:
     finally:
         proc.stdout.close()
         proc.wait()
+
+
+def nul_list(out: str) -> list[str]:
+    return [entry for entry in out.split("\0") if entry]
+
+
+def literal(*paths: str) -> list[str]:
+    """Paths as pathspecs that match exactly those paths: without ``:(literal)`` git reads
+    ``notes/a[1].md`` as a pattern that also matches ``notes/a1.md``, and ``:x.md`` as ``x.md``."""
+    return [f":(literal){path}" for path in paths]
+
+
+class Base:
+    """The git repository a memory root lives in. Paths given to it are work-tree-relative and
+    match only themselves (``:(literal)``), except the ``pathspec`` of the grep methods, a glob
+    such as ``*.md``. Paths git lists are read NUL-separated, never C-quoted."""
+
+    def __init__(self, workdir: Path, git_dir: Path) -> None:
+        self.workdir = workdir
+        self.git_dir = git_dir
+        self._head_seen = False
+        #: (identity of the index file, HEAD) when the last whole-tree probe found nothing staged
+        #: and the index had that identity just before it: see :meth:`_commit_private`.
+        self._clean_index: tuple[tuple[int, ...], str] | None = None
+
+    def _run(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None,
+        index: Path | None = None,
+    ) -> Completed:
+        """``git ARGS`` in the work tree (:func:`run`)."""
+        return run(self.workdir, *args, stdin=stdin, check=check, identity=identity, index=index)
+
+    def _text(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None
+    ) -> str:
+        proc = self._run(*args, stdin=stdin, check=check, identity=identity)
+        return proc.stdout.decode("utf-8", "replace")
+
+    def _ok(self, *args: str, identity: Identity | None = None) -> bool:
+        return self._run(*args, check=False, identity=identity).returncode == 0
+
+    def head(self) -> str | None:
+        proc = self._run("rev-parse", "--verify", "-q", "HEAD", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def _has_head(self) -> bool:
+        if not self._head_seen:
+            self._head_seen = self.head() is not None
+        return self._head_seen

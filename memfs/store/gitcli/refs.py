@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memfs.errors import GitError
-from memfs.store.gitcli import parse
-from memfs.store.gitcli.base import Base
-from memfs.store.gitcli.process import Identity
+from memfs.store.gitcli import process
+from memfs.store.gitcli.process import Base, Identity
 
 
 class Refs(Base):
@@ -22,13 +21,13 @@ class Refs(Base):
         try:
             text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
             if not text.startswith("ref: "):
-                return text if parse.is_sha(text) else self.head()
+                return text if _is_sha(text) else self.head()
             ref = text[len("ref: "):]
             for base in dict.fromkeys((self.git_dir, self._common_dir())):
                 found = base / ref
                 if found.is_file():
                     sha = found.read_text(encoding="ascii").strip()
-                    return sha if parse.is_sha(sha) else self.head()
+                    return sha if _is_sha(sha) else self.head()
         except (OSError, UnicodeDecodeError):
             pass
         return self.head()
@@ -48,7 +47,7 @@ class Refs(Base):
         if head is not None:
             try:
                 data = (self._common_dir() / "objects" / head[:2] / head[2:]).read_bytes()
-                return head, parse.commit_parents(zlib.decompress(data))
+                return head, _commit_parents(zlib.decompress(data))
             except (OSError, zlib.error, ValueError):
                 pass
         sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
@@ -120,7 +119,7 @@ class Refs(Base):
         """(mode, type, sha, path) of every file in ``rev``'s tree, recursively."""
         out = self._text("ls-tree", "-r", "-z", rev)
         entries = []
-        for item in parse.nul_list(out):
+        for item in process.nul_list(out):
             meta, _, path = item.partition("\t")
             mode, kind, sha = meta.split()
             entries.append((mode, kind, sha, path))
@@ -163,3 +162,24 @@ class Refs(Base):
 
     def remote_url(self, name: str) -> str | None:
         return self._text("remote", "get-url", name, check=False).strip() or None
+
+
+def _commit_parents(raw: bytes) -> tuple[str, ...]:
+    """The parents named by a loose commit object (header, NUL, then ``tree``/``parent`` lines);
+    :class:`ValueError` if it is not a commit."""
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        raise ValueError("not a commit")
+    parents = []
+    for line in body.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[len(b"parent "):].decode("ascii"))
+        elif not line.startswith(b"tree "):
+            break
+    if not all(_is_sha(p) for p in parents):
+        raise ValueError("bad parent")
+    return tuple(parents)
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)

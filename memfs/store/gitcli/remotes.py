@@ -8,7 +8,7 @@ from typing import Literal
 
 from memfs.errors import GitError
 from memfs.store.gitcli import process
-from memfs.store.gitcli.base import refuse_secrets
+from memfs.store.gitcli.commit import refuse_secrets
 from memfs.store.gitcli.process import Identity
 from memfs.store.gitcli.refs import Refs
 

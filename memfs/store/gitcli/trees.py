@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from memfs.store.gitcli import parse
-from memfs.store.gitcli.base import Base
+from memfs.store.gitcli import process
+from memfs.store.gitcli.process import Base
 
 
 class Trees(Base):
@@ -16,7 +17,7 @@ class Trees(Base):
         if not paths:
             return {}
         request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
-        return parse.blobs(paths, self._run("cat-file", "--batch", stdin=request).stdout)
+        return _blobs(paths, self._run("cat-file", "--batch", stdin=request).stdout)
 
     def read_objects(self, shas: Sequence[str]) -> dict[str, bytes]:
         """The contents of the blobs ``shas`` in one ``git cat-file --batch`` (missing ones left out)."""
@@ -24,7 +25,7 @@ class Trees(Base):
         if not wanted:
             return {}
         out = self._run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode()).stdout
-        return parse.blobs(wanted, out)
+        return _blobs(wanted, out)
 
     def blob_ids(self, rev: str, folders: Sequence[str]) -> dict[str, str]:
         """Path -> blob id of every file at ``rev`` in ``folders`` and below, one ``git ls-tree``
@@ -32,9 +33,9 @@ class Trees(Base):
         its bytes (:func:`blob_id`), before it reads the others."""
         if not folders:
             return {}
-        out = self._text("ls-tree", "-r", "-z", rev, "--", *parse.literal(*folders))
+        out = self._text("ls-tree", "-r", "-z", rev, "--", *process.literal(*folders))
         ids = {}
-        for item in parse.nul_list(out):
+        for item in process.nul_list(out):
             meta, _, path = item.partition("\t")
             _, kind, sha = meta.split(" ")
             if kind == "blob":
@@ -51,14 +52,14 @@ class Trees(Base):
 
     def tree_files(self, rev: str, pathspec: str) -> list[str]:
         """Every file under ``pathspec`` at ``rev`` (``ls-tree -r``)."""
-        return parse.nul_list(self._text("ls-tree", "-r", "-z", "--name-only", rev, "--", *parse.literal(pathspec)))
+        return process.nul_list(self._text("ls-tree", "-r", "-z", "--name-only", rev, "--", *process.literal(pathspec)))
 
     def grep_files(self, pattern: str, pathspec: str, *, fixed: bool) -> list[str]:
         """Files under ``pathspec`` (working tree, untracked too) with a line matching ``pattern``
         (a fixed string, or a POSIX extended regex)."""
         mode = "-F" if fixed else "-E"
         out = self._text("grep", "-l", "-z", "--untracked", mode, "-e", pattern, "--", pathspec, check=False)
-        return parse.nul_list(out)
+        return process.nul_list(out)
 
     def grep_files_at(self, rev: str, patterns: Sequence[str], pathspec: str) -> list[str]:
         """Files committed at ``rev`` under ``pathspec`` that contain any of the fixed strings
@@ -67,7 +68,7 @@ class Trees(Base):
             return []
         args = [arg for p in patterns for arg in ("-e", p)]
         out = self._text("grep", "-l", "-z", "-F", *args, rev, "--", pathspec, check=False)
-        return [name.split(":", 1)[1] if name.startswith(rev + ":") else name for name in parse.nul_list(out)]
+        return [name.split(":", 1)[1] if name.startswith(rev + ":") else name for name in process.nul_list(out)]
 
     def grep_lines(self, patterns: Sequence[str], pathspec: str, *, fixed: bool) -> list[tuple[str, str]]:
         """(file, line) for each line matching any of ``patterns`` (working tree, untracked too)."""
@@ -80,3 +81,30 @@ class Trees(Base):
             if sep:
                 found.append((name, text))
         return found
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The id git gives a blob of ``data``, in the hash of the id ``like`` (SHA-1, or SHA-256 in a
+    repository made with ``--object-format=sha256``)."""
+    digest = hashlib.sha256() if len(like) == 64 else hashlib.sha1(usedforsecurity=False)
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _blobs(keys: Sequence[str], out: bytes) -> dict[str, bytes]:
+    """``git cat-file --batch`` output for the requests ``keys``, in order: the blobs' contents by
+    key. Every object's content is stepped over, whatever its type (a tree or commit answering a
+    request is skipped, not read as the next header); missing objects have no content."""
+    found: dict[str, bytes] = {}
+    pos = 0
+    for key in keys:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[key] = out[pos : pos + size]
+            pos += size + 1
+    return found
