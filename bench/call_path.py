@@ -24,7 +24,11 @@ first (a search, a retraction of another memory), so imports are done and the ca
 index, catalog, revision marks) are current, as for a command run in a repository in use; the
 second run is the one measured.
 
-    .venv/bin/python bench/call_path.py [--memories 40] [--path]
+    .venv/bin/python bench/call_path.py [--memories 40] [--path] [--by module|layer]
+
+``--by layer`` counts the same way with the layers (``memfs.store``, ``memfs.ops``, ``memfs.api``...)
+as the places a path passes through instead of modules: whether a verb goes down through the
+layers or keeps coming back up to one it left.
 
 Run it with ``PYTHONPATH`` set to another checkout to measure that code (the figures in
 ``bench/README.md`` compare this branch with the code before issue #24).
@@ -65,9 +69,16 @@ class Trail:
         return sum(1 for i, name in enumerate(self.modules) if name in self.modules[:i])
 
 
+#: How many dotted parts of a module's name say where it is: 0 for the module itself; 2 for its
+#: layer (``memfs.store.gitcli.status`` -> ``memfs.store``), with ``--by layer``.
+_DEPTH = [0]
+
+
 def _module(frame: FrameType) -> str | None:
     name = frame.f_globals.get("__name__")
-    return name if isinstance(name, str) and (name == "memfs" or name.startswith("memfs.")) else None
+    if not isinstance(name, str) or not (name == "memfs" or name.startswith("memfs.")):
+        return None
+    return ".".join(name.split(".")[: _DEPTH[0]]) if _DEPTH[0] else name
 
 
 #: Code that is part of the function it is written in: comprehensions (their own code objects).
@@ -174,12 +185,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--memories", type=int, default=40, help="unrelated facts besides the two chains")
     parser.add_argument("--path", action="store_true", help="also print each path, module by module")
+    parser.add_argument("--by", choices=["module", "layer"], default="module",
+                        help="what counts as a place on the path: a module, or a layer (memfs.store, memfs.ops...)")
     args = parser.parse_args()
+    _DEPTH[0] = 2 if args.by == "layer" else 0
     import memfs
 
     print(f"memfs from {Path(memfs.__file__).parent}")
     for verb, found in measure(args.memories).items():
-        print(f"{verb:8} steps {found.steps:4}  modules {len(set(found.modules)):3}  returns {found.returns:4}")
+        places = "modules" if args.by == "module" else "layers"
+        print(f"{verb:8} steps {found.steps:4}  {places} {len(set(found.modules)):3}  returns {found.returns:4}")
         if args.path:
             print("    " + " > ".join(name.removeprefix("memfs.") for name in found.modules))
 

@@ -48,12 +48,8 @@ class Store(Protocol):
     root: Path
     prefix: str
     git: gitcli.Git
-
-    @property
-    def pathspec(self) -> str: ...
-
-    @property
-    def cache_dir(self) -> Path: ...
+    pathspec: str
+    cache_dir: Path
 
     def limits(self) -> Limits: ...
 

@@ -50,6 +50,13 @@ class Repository:
         self.actor = actor or default_actor()
         rel = os.path.relpath(root, git.workdir)
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        #: The git pathspec of the whole memory root.
+        self.pathspec = self.prefix.rstrip("/") or "."
+        #: The caches' folder (search index, catalog, usage): rebuilt from the files at will.
+        self.cache_dir = root / paths.CACHE_DIR
+        #: The write lock (:mod:`memfs.store.locking`) and the journal of the write in progress.
+        self.lock_path = git.git_dir / "memfs.lock"
+        self.journal_path = git.git_dir / "memfs-journal.json"
         self.notices: list[str] = []
         self.binding: ScopeRule | None = None
         self.grants = guard.Grants()
@@ -81,18 +88,6 @@ class Repository:
         return cls(Path(os.path.normpath(root)), gitcli.Git(top, git_dir), actor)
 
     # --- paths ---------------------------------------------------------------------------
-    @property
-    def cache_dir(self) -> Path:
-        return self.root / paths.CACHE_DIR
-
-    @property
-    def lock_path(self) -> Path:
-        return self.git.git_dir / "memfs.lock"
-
-    @property
-    def journal_path(self) -> Path:
-        return self.git.git_dir / "memfs-journal.json"
-
     def refuse_secrets(self, message: str, *, verb: str, actor: str | None = None) -> None:
         """Refuse (:class:`WriteRefused`) a commit message or reason carrying a secret, before a
         verb that commits outside a :class:`Transaction` (revert, purge); the refusal is counted
@@ -125,11 +120,6 @@ class Repository:
     def from_git_path(self, name: str) -> str | None:
         """The root-relative form of a work-tree path, or ``None`` if it lies outside the root."""
         return name[len(self.prefix) :] if name.startswith(self.prefix) else None
-
-    @property
-    def pathspec(self) -> str:
-        """The git pathspec of the whole memory root."""
-        return self.prefix.rstrip("/") or "."
 
     def exists(self, rel: str) -> bool:
         """Whether a plain file is at ``rel`` (a symlink, even to a file, is not one)."""
