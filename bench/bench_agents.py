@@ -75,15 +75,15 @@ def make_repo(root: Path, count: int) -> MemoryRepo:
 def bench_context(repo: MemoryRepo, rounds: int, budget: int) -> None:
     rng = random.Random(11)
     t0 = time.perf_counter()
-    index.sync(repo)
+    index.sync(repo.store)
     print(f"index build: {time.perf_counter() - t0:.1f} s wall")
-    assemble(repo, "warm up release", scope="project:P1", budget=budget)
+    assemble(repo.store, "warm up release", scope="project:P1", budget=budget)
     enc = _real_encoding()
     walls, cpus, tokens, labels, blocks, left, real_share, real_tokens, real_label = [], [], [], [], [], [], [], [], []
     for _ in range(rounds):
         task = " ".join(rng.choice(WORDS) for _ in range(6))
         w, c = time.perf_counter(), cpu()
-        ctx = assemble(repo, task, scope="project:P1", budget=budget)
+        ctx = assemble(repo.store, task, scope="project:P1", budget=budget)
         walls.append(time.perf_counter() - w)
         cpus.append(cpu() - c)
         tokens.append(ctx.tokens)
@@ -145,7 +145,7 @@ def bench_watch(repo: MemoryRepo, rounds: int) -> None:
                 committed[event.path] = time.perf_counter()
                 ready.notify_all()
 
-    watcher = Watcher(repo, actor="user:bench", report=report, index=True)
+    watcher = Watcher(repo.store, actor="user:bench", report=report, index=True)
     watcher.start()
     to_commit, to_search = [], []
     try:
@@ -165,7 +165,7 @@ def bench_watch(repo: MemoryRepo, rounds: int) -> None:
             with ready:
                 ready.wait_for(lambda rel=rel: rel in committed, timeout=60)
             to_commit.append(committed[rel] - start)
-            while not index.search(repo, word, scope="project:P1").hits:
+            while not index.search(repo.store, word, scope="project:P1").hits:
                 time.sleep(0.005)
             to_search.append(time.perf_counter() - start)
     finally:

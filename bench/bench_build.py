@@ -50,7 +50,7 @@ def build_corpus(root: Path, size: int) -> None:
 
 def memfs_build(root: Path) -> None:
     shutil.rmtree(root / ".memfs", ignore_errors=True)
-    catchup.rebuild(MemoryRepo.open(root, actor="bench:build"))
+    catchup.rebuild(MemoryRepo.open(root, actor="bench:build").store)
 
 
 def bare_build(root: Path, where: Path) -> None:
@@ -65,7 +65,7 @@ def whoosh_floor(root: Path, where: Path) -> tuple[float, float]:
     from memfs.index.documents import document, make_schema
 
     repo = MemoryRepo.open(root, actor="bench:build")
-    docs = [document(m) for rel in sorted(repo.memory_paths()) if (m := repo.load(rel)[1]) is not None]
+    docs = [document(m) for rel in sorted(repo.store.memory_paths()) if (m := repo.store.load(rel)[1]) is not None]
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
 

@@ -91,7 +91,7 @@ def run_single(root: Path, cands: list[Candidate]) -> tuple[float, float, dict[s
     ops: dict[str, int] = {}
     wall, used = time.perf_counter(), cpu()
     for c in cands:
-        op = remember(repo, c).op.value
+        op = remember(repo.store, c).op.value
         ops[op] = ops.get(op, 0) + 1
     return time.perf_counter() - wall, cpu() - used, ops
 
@@ -99,7 +99,7 @@ def run_single(root: Path, cands: list[Candidate]) -> tuple[float, float, dict[s
 def run_batch(root: Path, cands: list[Candidate]) -> tuple[float, float]:
     repo = MemoryRepo.open(root, actor="bench:memfs")
     wall, used = time.perf_counter(), cpu()
-    remember_batch(repo, cands)
+    remember_batch(repo.store, cands)
     return time.perf_counter() - wall, cpu() - used
 
 
@@ -133,7 +133,7 @@ def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
     cands = candidates(size, count + 3)
     command = [sys.executable, "-m", "memfs", "remember", "--json", "-"]
     for c in cands[:3]:  # warm-up (builds the write-path cache once, as the first write of a session does)
-        remember(repo, c)
+        remember(repo.store, c)
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     for n, c in enumerate(cands[3:]):
@@ -143,7 +143,7 @@ def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
             spent = timed(lambda d=data: subprocess.run(command, cwd=mem, input=d, text=True, check=True,  # type: ignore[misc]
                                                         capture_output=True, env=ENV))
         else:
-            spent = timed(lambda c=c: remember(repo, c))  # type: ignore[misc]
+            spent = timed(lambda c=c: remember(repo.store, c))  # type: ignore[misc]
         if git_out(mem, "rev-parse", "HEAD") == before:
             continue  # a NOOP commits nothing: there is no bare counterpart
         ours.append(spent)
@@ -176,14 +176,14 @@ def report_pair(label: str, ours: list[tuple[float, float]], other: str, theirs:
 
 def idempotency_lookup(root: Path) -> tuple[float, float, int]:
     repo = MemoryRepo.open(root, actor="bench:memfs")
-    idempotency.drop_cache(repo)
+    idempotency.drop_cache(repo.store)
     t = time.perf_counter()
-    keys = idempotency.applied_keys(repo)
+    keys = idempotency.applied_keys(repo.store)
     cold = time.perf_counter() - t
     warm = []
     for _ in range(20):
         t = time.perf_counter()
-        idempotency.applied_in(repo, "bench-5")
+        idempotency.applied_in(repo.store, "bench-5")
         warm.append(time.perf_counter() - t)
     return cold, sorted(warm)[len(warm) // 2], len(keys)
 

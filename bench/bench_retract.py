@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from memfs import MemoryRepo
 from memfs.format import yamlio
 from memfs.format.model import FIELDS
-from memfs.ops.retraction import load_graph, retract
+from memfs.ops.retract import load_graph, retract
 from memfs.policy import lineage
 from memfs.store import atomic, revisions
 
@@ -169,12 +169,12 @@ def main() -> None:
         initial = git(workdir, "log", "--format=%H", "--grep=^bench: initial memories$", "-n1").strip()
         git(workdir, "reset", "-q", "--hard", initial)
         repo = MemoryRepo.open(workdir, actor="agent:bench")
-        expected = len(lineage.invalidation_closure([ROOT], load_graph(repo).children))
+        expected = len(lineage.invalidation_closure([ROOT], load_graph(repo.store).children))
     else:
         if workdir.exists() and any(workdir.iterdir()):
             shutil.rmtree(workdir)
         repo, expected = build_repo(workdir, args.memories)
-    base = repo.git.head()
+    base = repo.store.git.head()
     print(
         f"repository: {args.memories} memories, root {ROOT} has {expected} descendants "
         f"(built in {time.perf_counter() - start:.1f} s); load average {os.getloadavg()[0]:.2f}, "
@@ -183,7 +183,7 @@ def main() -> None:
     )
 
     def reset() -> None:
-        repo.git.reset_hard(base)
+        repo.store.git.reset_hard(base)
 
     def at_head() -> None:
         """The repository at rest, as a retraction usually finds it: the revision cache at HEAD
@@ -192,16 +192,16 @@ def main() -> None:
         write-path cache re-reads files changed within the second it last looked). Printed once
         without, below."""
         time.sleep(1.1)
-        revisions.marks(repo.git, repo.pathspec)
+        revisions.marks(repo.store.git, repo.store.pathspec)
 
-    grep = median_run("graph: load_graph (write-path cache, validated)", args.runs, lambda: load_graph(repo))
-    repo.use_facts = False
-    median_run("graph: load_graph without the cache (git grep + depends_on)", args.runs, lambda: load_graph(repo))
-    repo.use_facts = True
+    grep = median_run("graph: load_graph (write-path cache, validated)", args.runs, lambda: load_graph(repo.store))
+    repo.store.use_catalog = False
+    median_run("graph: load_graph without the cache (git grep + depends_on)", args.runs, lambda: load_graph(repo.store))
+    repo.store.use_catalog = True
     scan = median_run(
         "graph: parse every file (repo.scan + build)",
         max(1, args.runs // 2),
-        lambda: lineage.build(repo.scan().memories),
+        lambda: lineage.build(repo.store.scan().memories),
     )
     graph = grep["result"]
     assert graph.children == scan["result"].children
@@ -219,7 +219,7 @@ def main() -> None:
     whole = median_run(
         "retract, in-process (graph+closure+edits+commit)",
         args.runs,
-        lambda: retract(repo, [ROOT], reason="bench"),
+        lambda: retract(repo.store, [ROOT], reason="bench"),
         reset,
         prepare=at_head,
     )
@@ -232,7 +232,7 @@ def main() -> None:
     nosync = median_run(
         "retract, in-process, fsync disabled (bench only)",
         args.runs,
-        lambda: retract(repo, [ROOT], reason="b"),
+        lambda: retract(repo.store, [ROOT], reason="b"),
         reset,
         prepare=at_head,
     )
@@ -240,7 +240,7 @@ def main() -> None:
     median_run(
         "retract, in-process, just after the reset (caches behind)",
         args.runs,
-        lambda: retract(repo, [ROOT], reason="bench"),
+        lambda: retract(repo.store, [ROOT], reason="bench"),
         reset,
     )
 
@@ -253,8 +253,8 @@ def main() -> None:
         prepare=at_head,
     )
 
-    retract(repo, [ROOT], reason="bench")
-    changed = repo.git.diff_names("HEAD~1", "HEAD", ".")
+    retract(repo.store, [ROOT], reason="bench")
+    changed = repo.store.git.diff_names("HEAD~1", "HEAD", ".")
     new_bytes = {p: (workdir / p).read_bytes() for p in changed}
     reset()
 
@@ -292,7 +292,7 @@ def main() -> None:
     from memfs.store import gitcli
 
     def as_memfs_commits() -> None:
-        repo.git.commit_paths(changed, "memfs: bench\n", gitcli.Identity.for_actor("agent:bench"))
+        repo.store.git.commit_paths(changed, "memfs: bench\n", gitcli.Identity.for_actor("agent:bench"))
 
     label = "  memfs gitcli.commit_paths (add -A + commit --only, pathspecs)"
     median_run(label, args.runs, as_memfs_commits, reset, prepare=write_all)

@@ -72,7 +72,7 @@ def clone(tmp: Path, bare: Path, name: str) -> MemoryRepo:
     path = tmp / name
     git(tmp, "clone", "-q", str(bare), str(path))
     repo = MemoryRepo.open(path, actor=f"agent:{name}")
-    configure_merge_driver(repo.git)
+    configure_merge_driver(repo.store.git)
     return repo
 
 
@@ -87,16 +87,16 @@ def bench_sync(tmp: Path, memories: int, pending: list[int], rounds: int) -> Non
         for case in ("push-only", "rebase"):
             walls, cpus = [], []
             for _ in range(rounds):
-                sync(b)
-                sync(a)
+                sync(b.store)
+                sync(a.store)
                 for _ in range(n):
                     serial += 1
                     a.write(f"new/a{serial}.md", fields=fields(serial), body=f"pending {serial}\n")
                 if case == "rebase":
                     serial += 1
                     b.write(f"new/b{serial}.md", fields=fields(serial), body=f"other {serial}\n")
-                    sync(b)
-                w, c = timed(lambda: sync(a))
+                    sync(b.store)
+                w, c = timed(lambda: sync(a.store))
                 walls.append(w)
                 cpus.append(c)
             print(f"{n:>8} {case:<10} {statistics.median(walls) * 1000:>10.0f} {statistics.median(cpus) * 1000:>10.0f}")

@@ -42,7 +42,7 @@ def main() -> None:
         write(root, generate(args.size, seed=1))
         packed(root)
     repo = MemoryRepo.open(root, actor="bench:validate")
-    texts = [(root / rel).read_text(encoding="utf-8") for rel in repo.memory_paths()]
+    texts = [(root / rel).read_text(encoding="utf-8") for rel in repo.store.memory_paths()]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {len(texts)} files")
     scans, validates = [], []
     for _ in range(args.runs):

@@ -16,7 +16,7 @@ from memfs.policy import recall
 
 def factory(ctx: dict):
     repo = MemoryRepo.open(ctx["conv_dir"])
-    index.reindex(repo)
+    index.reindex(repo.store)
     policy = None
     for name, value in ctx["opts"].items():  # experiments: boost_<field>=x, k1=x, b=x
         if name.startswith("boost_"):
@@ -27,7 +27,7 @@ def factory(ctx: dict):
         policy = recall.RankPolicy({})
 
     def search(query: str, limit: int) -> list[dict]:
-        result = index.search(repo, query, scope=ctx["scope"], limit=limit, policy=policy)
+        result = index.search(repo.store, query, scope=ctx["scope"], limit=limit, policy=policy)
         return [{"source": h.memory.source, "path": h.path} for h in result.hits]
 
     return search

@@ -25,7 +25,7 @@ _EXPORTS = {
     "SearchResult": "memfs.index.results",
     "Hit": "memfs.index.results",
     "Outcome": "memfs.ops.remember",
-    "RetractResult": "memfs.ops.retraction",
+    "RetractResult": "memfs.ops.retract",
     "Context": "memfs.agents.context",
     "ToolContext": "memfs.agents.tools",
     "ToolResult": "memfs.agents.tools",

@@ -1,4 +1,4 @@
-"""The public library: :class:`MemoryRepo` is the store plus every verb, one method each.
+"""The public library: :class:`MemoryRepo` is every verb, one method each, over a store.
 
 Every ``memfs`` command and every MCP tool is one call on a :class:`MemoryRepo` (sqlite-utils'
 library/CLI parity), so agents and scripts get exactly the power of the shell. Each method is a
@@ -8,6 +8,10 @@ thin call into the module that does the job; those modules are imported inside t
 >>> import memfs
 >>> repo = memfs.MemoryRepo.open("path/to/memory", actor="agent:release-bot")  # doctest: +SKIP
 >>> repo.search("release notes", scope="user:U5/project:P8").hits                # doctest: +SKIP
+
+A :class:`MemoryRepo` *holds* its :class:`~memfs.store.repo.Store` (``repo.store``): the lower
+level (reads by path, transactions, validation scans, the git plumbing) that integrations,
+tests and power users reach through it, kept out of the verbs' namespace.
 """
 
 from __future__ import annotations
@@ -23,67 +27,98 @@ from memfs.store.repo import CommitResult, Scan, Store
 R = TypeVar("R")
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memfs.agents.context import Context
     from memfs.agents.evaluate import EvalReport
     from memfs.agents.live.server import LiveIndex, SocketServer
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
+    from memfs.format.model import Problem
     from memfs.index.results import ReindexReport, SearchResult
     from memfs.ops.branch_review import ReviewSummary
-    from memfs.ops.consolidation import AnySummariser, ConsolidateResult
+    from memfs.ops.consolidate import AnySummariser, ConsolidateResult
     from memfs.ops.demo import DemoResult
-    from memfs.ops.forgetting import ForgetResult, SweepResult
+    from memfs.ops.forget import ForgetResult, SweepResult
     from memfs.ops.interop import ExportReport, ImportReport
     from memfs.ops.mergedriver import Installed
-    from memfs.ops.pruning import PruneResult
+    from memfs.ops.prune import PruneResult
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
-    from memfs.ops.retraction import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
+    from memfs.ops.retract import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
     from memfs.ops.stats import Stats
     from memfs.ops.sync import ProposeResult, SyncResult
     from memfs.policy.candidate import Candidate
-    from memfs.policy.recall import RankPolicy
+    from memfs.policy.guard import Grants
+    from memfs.policy.recall import RankPolicy, ScopeRule
     from memfs.policy.tokens import TokenCounter
     from memfs.store.history import FileDiff, LogEntry, Revision
 
 
-class MemoryRepo(Store):
-    """A memory repository: reading and writing files (:class:`~memfs.store.repo.Store`) and
-    every memfs verb. Open one with :meth:`open` or create one with :meth:`init`."""
+class MemoryRepo:
+    """A memory repository: every memfs verb, over the store it holds (:attr:`store`). Open one
+    with :meth:`open` or create one with :meth:`init`."""
 
-    # --- creating ------------------------------------------------------------------------
+    def __init__(self, store: Store) -> None:
+        #: The lower-level interface: reads by path, transactions, scans, git (:class:`Store`).
+        self.store = store
+
+    def __repr__(self) -> str:
+        return f"MemoryRepo({str(self.root)!r}, actor={self.actor!r})"
+
+    # --- opening and creating --------------------------------------------------------------
+    @classmethod
+    def open(cls, start: str | os.PathLike[str] = ".", actor: str | None = None) -> MemoryRepo:
+        """The memory repository containing ``start`` (:meth:`~memfs.store.upkeep.Repository.open`)."""
+        return cls(Store.open(start, actor))
+
     @classmethod
     def init(
         cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None
     ) -> MemoryRepo:
         """``memfs init``: make ``directory`` a memory repository (see
         :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"``) also the workflow that
-        validates memory and posts ``memfs review BASE..HEAD`` on every pull request."""
-        repo = super().init(directory, actor)
+        validates memory and posts ``memfs review BASE..HEAD`` on every pull request
+        (:func:`memfs.store.init.add_ci`)."""
+        store = Store.init(directory, actor)
         if ci is not None:
-            repo.add_ci(ci)
-        return repo
+            from memfs.store.init import add_ci
 
-    def add_ci(self, kind: str) -> CommitResult:
-        """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``) in one
-        commit, unless the repository has one there already. GitHub reads workflows only from
-        the top of the repository, so a memory root in a sub-folder gets a refusal saying what
-        to copy where."""
-        from memfs.errors import Refused
-        from memfs.store.init import ci_file
+            add_ci(store, ci)
+        return cls(store)
 
-        dest, data = ci_file(kind)
-        if self.prefix:
-            raise Refused(
-                f"the memory root is the sub-folder {self.prefix.rstrip('/')} of the repository; copy memfs's "
-                f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
-                f"{self.prefix.rstrip('/')} in it", param="ci",
-            )
-        if (self.root / dest).exists():
-            return CommitResult(None, (), "init")
-        with self.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
-            tx.write_file(dest, data)
-        return tx.result
+    def session(
+        self,
+        scope: str | None,
+        *,
+        inherit: bool = False,
+        grants: Grants | None = None,
+        actor: str | None = None,
+    ) -> MemoryRepo:
+        """This repository as one agent session sees it (:meth:`~memfs.store.reading.Reader.session`):
+        bound to ``scope``, with the host's ``grants``, acting as ``actor``."""
+        return MemoryRepo(self.store.session(scope, inherit=inherit, grants=grants, actor=actor))
+
+    # --- what it is --------------------------------------------------------------------------
+    @property
+    def root(self) -> Path:
+        """The memory root (a folder of a git work tree)."""
+        return self.store.root
+
+    @property
+    def actor(self) -> str:
+        """Who this repository's changes are by, unless a verb is given another ``actor``."""
+        return self.store.actor
+
+    @property
+    def binding(self) -> ScopeRule | None:
+        """The scope a session is bound to (``None``: unbound, every scope)."""
+        return self.store.binding
+
+    @property
+    def notices(self) -> list[str]:
+        """What opening the repository had to say (a crashed write finished, a cache repaired)."""
+        return self.store.notices
 
     @staticmethod
     def demo(directory: str | os.PathLike[str]) -> DemoResult:
@@ -91,6 +126,39 @@ class MemoryRepo(Store):
         from memfs.ops.demo import build_demo
 
         return build_demo(directory)
+
+    def write(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        expected_revision: int | None = None,
+        create_only: bool = False,
+        reason: str | None = None,
+        actor: str | None = None,
+        force: bool = False,
+    ) -> CommitResult:
+        """``memfs write``/``add``: create or update one memory in one commit (:meth:`Store.write`)."""
+        return self.store.write(path, fields=fields, body=body, expected_revision=expected_revision,
+                                create_only=create_only, reason=reason, actor=actor, force=force)
+
+    def delete(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        expected_revision: int | None = None,
+        reason: str | None = None,
+        actor: str | None = None,
+        force: bool = False,
+    ) -> CommitResult:
+        """``memfs rm``: delete one memory in one commit (:meth:`Store.delete`)."""
+        return self.store.delete(path, expected_revision=expected_revision, reason=reason, actor=actor, force=force)
+
+    def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
+        """``memfs validate``: every finding in the repository, or in just the files ``only``
+        (:meth:`~memfs.store.reading.Reader.validate`)."""
+        return self.store.validate(scan, only)
 
     def new(
         self,
@@ -112,15 +180,15 @@ class MemoryRepo(Store):
     def show(self, path: str, at: str | None = None) -> tuple[str, bytes]:
         """``memfs show``: (path, exact bytes) of a memory now, or at a commit or ISO time."""
         if at is None:
-            return self.read_file(path)
+            return self.store.read_file(path)
         from memfs.store.history import file_at
 
-        return file_at(self, path, at)
+        return file_at(self.store, path, at)
 
     def ls(self, *, include_all: bool = False) -> Scan:
         """``memfs ls``/``tree``: the memories (only active ones unless ``include_all``), ``system/``
         first, and the files that do not parse."""
-        scan = self.scan()
+        scan = self.store.scan()
         if not include_all:
             scan.memories = [m for m in scan.memories if m.status in ("active", None)]
         return scan
@@ -130,25 +198,25 @@ class MemoryRepo(Store):
         """``memfs log``: commits touching memory (or one memory), newest first."""
         from memfs.store.history import log
 
-        return log(self, path, op=op, limit=limit)
+        return log(self.store, path, op=op, limit=limit)
 
     def diff(self, old: str = "HEAD", new: str | None = None, path: str | None = None) -> list[FileDiff]:
         """``memfs diff``: per-memory changes from ``old`` to ``new`` (``None``: the working tree)."""
         from memfs.store.history import diff
 
-        return diff(self, old, new, path)
+        return diff(self.store, old, new, path)
 
     def revert(self, commit: str, *, reason: str | None = None, actor: str | None = None) -> str:
         """``memfs revert``: undo ``commit`` with one new commit (nothing changes on a conflict)."""
         from memfs.store.history import revert
 
-        return revert(self, commit, reason=reason, actor=actor)
+        return revert(self.store, commit, reason=reason, actor=actor)
 
     def history(self, path: str) -> list[Revision]:
         """``memfs history``: every committed revision of one memory, oldest first."""
         from memfs.store.history import revisions
 
-        return revisions(self, path)
+        return revisions(self.store, path)
 
     # --- search and recall ---------------------------------------------------------------
     def search(
@@ -173,13 +241,13 @@ class MemoryRepo(Store):
         from memfs import index
 
         result = index.search(
-            self, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=bool(inherit),
+            self.store, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=bool(inherit),
             explain=explain, policy=policy, catch_up=catch_up, descendants=descendants,
         )
         if record and result.hits:
             from memfs.store import usage
 
-            usage.record_recall(self, [hit.path for hit in result.hits])
+            usage.record_recall(self.store, [hit.path for hit in result.hits])
         return result
 
     def live_server(self, *, debounce: float | None = None, polling: bool = False) -> SocketServer:
@@ -187,7 +255,7 @@ class MemoryRepo(Store):
         (:mod:`memfs.agents.live.server`; run it with ``serve_forever`` or as a context manager)."""
         from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex, SocketServer
 
-        return SocketServer(LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
+        return SocketServer(LiveIndex(self.store, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
                                       polling=polling))
 
     def live_index(self, *, debounce: float | None = None, polling: bool = False) -> LiveIndex:
@@ -195,7 +263,7 @@ class MemoryRepo(Store):
         that reads through it itself (``memfs mcp``): ``live.read(fn)``; ``live.stop()`` when done."""
         from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex
 
-        live = LiveIndex(self, debounce=DEBOUNCE_SECONDS if debounce is None else debounce, polling=polling)
+        live = LiveIndex(self.store, debounce=DEBOUNCE_SECONDS if debounce is None else debounce, polling=polling)
         try:
             live.start()
         except BaseException:
@@ -219,7 +287,7 @@ class MemoryRepo(Store):
         """``memfs reindex``: rebuild the search index from the files."""
         from memfs import index
 
-        return index.reindex(self, progress=progress)
+        return index.reindex(self.store, progress=progress)
 
     def context(
         self,
@@ -244,7 +312,7 @@ class MemoryRepo(Store):
         from memfs.policy import tokens
 
         return assemble(
-            self, task, scope=scope, version=version, budget=budget, format=format, inherit=bool(inherit),
+            self.store, task, scope=scope, version=version, budget=budget, format=format, inherit=bool(inherit),
             system_share=system_share, count=count or tokens.counter(counter), at=at, min_relevance=min_relevance,
         )
 
@@ -255,45 +323,45 @@ class MemoryRepo(Store):
 
         from memfs.agents.evaluate import evaluate, load_cases
 
-        return evaluate(self, load_cases(Path(cases), self), deletion=deletion)
+        return evaluate(self.store, load_cases(Path(cases), self.store), deletion=deletion)
 
     # --- lineage -------------------------------------------------------------------------
     def retract(self, paths: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
         """``memfs retract``: retract ``paths`` and flag everything derived from them, one commit."""
-        from memfs.ops.retraction import retract
+        from memfs.ops.retract import retract
 
-        return retract(self, paths, reason=reason, actor=actor)
+        return retract(self.store, paths, reason=reason, actor=actor)
 
     def reinstate(self, path: str, *, reason: str, actor: str | None = None) -> ReinstateResult:
         """``memfs reinstate``: a reviewed ``needs_review`` memory back to active, if it still has
         an independent active source."""
-        from memfs.ops.retraction import reinstate
+        from memfs.ops.retract import reinstate
 
-        return reinstate(self, path, reason=reason, actor=actor)
+        return reinstate(self.store, path, reason=reason, actor=actor)
 
     def impact(self, paths: Iterable[str]) -> Plan:
         """``memfs impact``: what retracting ``paths`` would flag (changes nothing)."""
-        from memfs.ops.retraction import impact
+        from memfs.ops.retract import impact
 
-        return impact(self, paths)
+        return impact(self.store, paths)
 
     def graph(self, path: str, *, depth: int | None = None) -> GraphView:
         """``memfs graph``: what ``path`` was derived from and what was derived from it."""
-        from memfs.ops.retraction import graph_view
+        from memfs.ops.retract import graph_view
 
-        return graph_view(self, path, max_depth=depth)
+        return graph_view(self.store, path, max_depth=depth)
 
     def review_queue(self) -> list[ReviewGroup]:
         """``memfs review``: every memory awaiting review, grouped by the retraction that flagged it."""
-        from memfs.ops.retraction import review_queue
+        from memfs.ops.retract import review_queue
 
-        return review_queue(self)
+        return review_queue(self.store)
 
     def review(self, base: str, head: str = "HEAD") -> ReviewSummary:
         """``memfs review BASE..HEAD``: what a branch changes in memory, for a pull request."""
         from memfs.ops.branch_review import summarize
 
-        return summarize(self, base, head)
+        return summarize(self.store, base, head)
 
     # --- lifecycle -----------------------------------------------------------------------
     def remember(
@@ -305,7 +373,7 @@ class MemoryRepo(Store):
         from memfs.policy.candidate import Candidate, from_mapping
 
         built = candidate if isinstance(candidate, Candidate) else from_mapping(candidate)
-        return remember(self, built, force=force, actor=actor)
+        return remember(self.store, built, force=force, actor=actor)
 
     def remember_batch(
         self, candidates: Iterable[Candidate | Mapping[str, Any]], *, force: bool = False, actor: str | None = None
@@ -315,46 +383,46 @@ class MemoryRepo(Store):
         from memfs.policy.candidate import Candidate, from_mapping
 
         built = [c if isinstance(c, Candidate) else from_mapping(c) for c in candidates]
-        return remember_batch(self, built, force=force, actor=actor)
+        return remember_batch(self.store, built, force=force, actor=actor)
 
     def expire(
         self, *, now: dt.datetime | None = None, archive: bool = False, dry_run: bool = False,
         actor: str | None = None,
     ) -> SweepResult:
         """``memfs expire``: mark memories past their ``expires`` as expired, in one commit."""
-        from memfs.ops.forgetting import expire
+        from memfs.ops.forget import expire
 
-        return expire(self, now=now, archive=archive, dry_run=dry_run, actor=actor)
+        return expire(self.store, now=now, archive=archive, dry_run=dry_run, actor=actor)
 
     def forget(
         self, path: str, *, reason: str | None = None, expected_revision: int | None = None,
         actor: str | None = None,
     ) -> ForgetResult:
         """``memfs forget``: stop recalling one memory (its text stays in history)."""
-        from memfs.ops.forgetting import forget
+        from memfs.ops.forget import forget
 
-        return forget(self, path, reason=reason, expected_revision=expected_revision, actor=actor)
+        return forget(self.store, path, reason=reason, expected_revision=expected_revision, actor=actor)
 
     def purge_plan(self, path: str) -> PurgePlan:
         """What ``purge`` of ``path`` would rewrite (for a confirmation prompt); reads only."""
         from memfs.ops.purge import plan
 
-        return plan(self, path)
+        return plan(self.store, path)
 
     def purge(self, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
         """``memfs purge``: erase a memory from the work tree, the caches and every commit."""
         from memfs.ops.purge import purge
 
-        return purge(self, path, reason=reason, actor=actor)
+        return purge(self.store, path, reason=reason, actor=actor)
 
     def prune(
         self, *, now: dt.datetime | None = None, apply: bool = False, actor: str | None = None
     ) -> PruneResult:
         """``memfs prune``: what the forgetting policy in ``.memfs.toml`` proposes to expire, archive
         or retract (a dry run), or with ``apply`` all of it in one commit."""
-        from memfs.ops.pruning import prune
+        from memfs.ops.prune import prune
 
-        return prune(self, now=now, apply=apply, actor=actor)
+        return prune(self.store, now=now, apply=apply, actor=actor)
 
     def consolidate(
         self, *, now: dt.datetime | None = None, apply: bool = False, scope: str | None = None,
@@ -362,15 +430,15 @@ class MemoryRepo(Store):
     ) -> ConsolidateResult:
         """``memfs consolidate``: groups of related episodes and their summaries (a dry run), or with
         ``apply`` one summary memory per group, the episodes superseded, in one commit."""
-        from memfs.ops.consolidation import consolidate
+        from memfs.ops.consolidate import consolidate
 
-        return consolidate(self, now=now, apply=apply, scope=scope, summariser=summariser, actor=actor)
+        return consolidate(self.store, now=now, apply=apply, scope=scope, summariser=summariser, actor=actor)
 
     def stats(self) -> Stats:
         """``memfs stats``: counts by status and type, and recall statistics."""
         from memfs.ops.stats import stats
 
-        return stats(self)
+        return stats(self.store)
 
     # --- other systems -------------------------------------------------------------------
     def import_(
@@ -394,7 +462,7 @@ class MemoryRepo(Store):
         from memfs.ops.interop import import_
 
         return import_(
-            self, format, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type,
+            self.store, format, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type,
             prefix=prefix, apply=apply, force=force, reason=reason, actor=actor,
         )
 
@@ -414,7 +482,7 @@ class MemoryRepo(Store):
         (``letta``) with memfs's fields in a sidecar; only when ``apply`` (else a dry run)."""
         from memfs.ops.interop import export
 
-        return export(self, format, dest, scope=scope, inherit=inherit, version=version, apply=apply, force=force,
+        return export(self.store, format, dest, scope=scope, inherit=inherit, version=version, apply=apply, force=force,
                       now=now)
 
     # --- agents --------------------------------------------------------------------------
@@ -423,7 +491,7 @@ class MemoryRepo(Store):
         rename, update_description); never raises for a bad request."""
         from memfs.agents.tools import handle
 
-        return handle(self, request, context)
+        return handle(self.store, request, context)
 
     def watcher(
         self, *, debounce: float = 0.25, report: Callable[[WatchEvent], None] | None = None,
@@ -432,7 +500,7 @@ class MemoryRepo(Store):
         """``memfs watch``: a watcher that commits direct edits; call ``start()``/``stop()``."""
         from memfs.agents.watch import Watcher
 
-        return Watcher(self, actor=actor, debounce=debounce, report=report, index=index, polling=polling)
+        return Watcher(self.store, actor=actor, debounce=debounce, report=report, index=index, polling=polling)
 
     # --- collaboration -------------------------------------------------------------------
     def sync(
@@ -441,7 +509,7 @@ class MemoryRepo(Store):
         """``memfs sync``: fetch, integrate and push; never force-pushes."""
         from memfs.ops.sync import sync
 
-        return sync(self, remote=remote, branch=branch, mode=mode, push=push)
+        return sync(self.store, remote=remote, branch=branch, mode=mode, push=push)
 
     def propose(
         self, *, branch: str | None = None, remote: str | None = None, base: str | None = None,
@@ -450,7 +518,7 @@ class MemoryRepo(Store):
         """``memfs propose``: put pending memory changes on a review branch and push it."""
         from memfs.ops.sync import propose
 
-        return propose(self, branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+        return propose(self.store, branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
 
     # --- every verb as a typed request --------------------------------------------------------
     def run(self, op: Request[R]) -> R:
@@ -467,5 +535,5 @@ class MemoryRepo(Store):
         """``memfs install-merge-driver``: register the frontmatter-aware merge driver in this clone."""
         from memfs.ops.mergedriver import install
 
-        return install(self, command)
+        return install(self.store, command)
 

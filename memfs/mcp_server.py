@@ -145,7 +145,7 @@ class _Session:
         reads ancestors) the same scope alone. Never wider than the server's own."""
         base = base or self.repo
         if inherit is False and self.binding is not None and self.binding.inherit:
-            return base.session(self.binding.scope, inherit=False, grants=self.repo.grants, actor=self.actor)
+            return base.session(self.binding.scope, inherit=False, grants=self.repo.store.grants, actor=self.actor)
         return base
 
     def recall(self, inherit: bool | None, read: Callable[[MemoryRepo], _R]) -> _R:
@@ -157,9 +157,8 @@ class _Session:
             self.live.settle()
 
         def through(store: Store) -> _R:
-            assert isinstance(store, MemoryRepo)
             scope, inherits = (self.binding.scope, self.binding.inherit) if self.binding is not None else (None, False)
-            bound = store.session(scope, inherit=inherits, grants=self.repo.grants, actor=self.actor)
+            bound = MemoryRepo(store).session(scope, inherit=inherits, grants=self.repo.store.grants, actor=self.actor)
             return read(self.reader(inherit, bound))
 
         try:
@@ -173,7 +172,7 @@ class _Session:
         asked = dataclasses.replace(op, inherit=bool(op.inherit), record=self.live is None)
         found = self.recall(op.inherit, lambda view: _call(view.run, asked))
         if self.live is not None:
-            self.live.note_recalls(self.repo, [hit.path for hit in found.hits], utcnow())
+            self.live.note_recalls(self.repo.store, [hit.path for hit in found.hits], utcnow())
         return found
 
     def writes(self, fn: Callable[[dict[str, Any]], _R]) -> Callable[[dict[str, Any]], _R]:
@@ -303,7 +302,7 @@ def _remember(session: _Session, given: dict[str, Any]) -> dict[str, Any]:
 
 def _reinstate(session: _Session, given: dict[str, Any]) -> dict[str, Any]:
     op = request_from(Reinstate, given, actor=session.actor)
-    _call(session.repo.read_file, op.path)
+    _call(session.repo.store.read_file, op.path)
     return _call(session.repo.run, op).to_json()
 
 
@@ -322,7 +321,7 @@ def _connector_tools(session: _Session) -> None:
 
     def fetch(id: FetchId) -> dict[str, Any]:
         """Fetch one memory by the id a search returned: its full text and metadata."""
-        rel, data = _call(repo.read_file, id)
+        rel, data = _call(repo.store.read_file, id)
         memory = _call(parse, rel, data)
         meta = {k: v for k, v in memory.to_json(body=False).items() if k != "path"}
         return {"id": rel, "title": _title(memory.description, memory.body, rel), "text": memory.body,
@@ -340,15 +339,15 @@ def _resources(session: _Session) -> None:
 
     def read_memory(path: str) -> str:
         try:
-            return repo.read_file(path)[1].decode("utf-8")
+            return repo.store.read_file(path)[1].decode("utf-8")
         except MemfsError as exc:
             raise ResourceError(str(exc)) from None
         except UnicodeDecodeError:
             raise ResourceError(f"{path}: is not UTF-8 text") from None
 
-    for rel in repo.memory_paths():
+    for rel in repo.store.memory_paths():
         if rel.startswith("system/"):
-            loaded = repo.load(rel)[1]
+            loaded = repo.store.load(rel)[1]
             server.resource(
                 URI_PREFIX + quote(rel), name=rel, mime_type="text/markdown",
                 description=(loaded.description if loaded is not None else None)

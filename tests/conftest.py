@@ -223,10 +223,10 @@ def _branch(repo: MemoryRepo) -> None:
     repo.write("facts/tweak.md", fields={**FACT, "tags": ["a"]}, body="tweak\n")
     git(repo.root, "checkout", "-q", "-b", "review")
     repo.write("facts/new.md", fields={**FACT, "description": "a new fact"}, body="new\n")
-    with repo.transaction("supersede", reason="U5 changed their mind", verb="remember") as tx:
+    with repo.store.transaction("supersede", reason="U5 changed their mind", verb="remember") as tx:
         tx.write("prefs/lang.md", fields={"status": "superseded"})
         tx.write("prefs/lang-2.md", fields={**FACT, "key": "lang", "description": "notes in Chinese"}, body="中文\n")
-    with repo.transaction("retract", reason="release was rolled back") as tx:
+    with repo.store.transaction("retract", reason="release was rolled back") as tx:
         tx.write("facts/b17.md", fields={"status": "retracted"})
         record = [{"root": "facts/b17.md", "reason": "release was rolled back", "actor": ACTOR}]
         tx.write("notes/derived.md", fields={"status": "needs_review", "invalidated_by": record})

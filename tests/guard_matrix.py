@@ -236,9 +236,9 @@ def prepare(repo: MemoryRepo, outside: Path) -> None:
     ``.git`` and ``out`` to a folder outside the root (untracked, as an attacker would leave them)."""
     repo.write(BASE, fields={**FIELDS, "source": "tool:ci"}, body="B17 is open.\n", reason="setup")
     repo.write(FOREIGN, fields={**FIELDS, "scope": OTHER_SCOPE}, body=FOREIGN_TEXT + "\n", reason="setup")
-    (repo.git.git_dir / "description.md").write_text("---\nscope: user:U5\n---\nthe git dir\n")
+    (repo.store.git.git_dir / "description.md").write_text("---\nscope: user:U5\n---\nthe git dir\n")
     outside.mkdir(exist_ok=True)
-    os.symlink(repo.git.git_dir, repo.root / "g")
+    os.symlink(repo.store.git.git_dir, repo.root / "g")
     os.symlink(outside, repo.root / "out")
 
 
@@ -254,8 +254,8 @@ class Snapshot:
 def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
                             capture_output=True, text=True, check=True).stdout
-    git_files = frozenset(str(p.relative_to(repo.git.git_dir)) for p in repo.git.git_dir.glob("*.md"))
-    log = repo.cache_dir / refusal_log.LOG_FILE
+    git_files = frozenset(str(p.relative_to(repo.store.git.git_dir)) for p in repo.store.git.git_dir.glob("*.md"))
+    log = repo.store.cache_dir / refusal_log.LOG_FILE
     return Snapshot(git(repo.root, "rev-parse", "HEAD").strip(), status, git_files,
                     frozenset(p.name for p in outside.iterdir()), log.read_text() if log.exists() else "")
 

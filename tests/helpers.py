@@ -72,13 +72,13 @@ def count_git_commands(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     from memfs.store import gitcli
 
     started: Counter[str] = Counter()
-    real = gitcli._run
+    real = gitcli.process.run
 
     def counting(cwd: Path, *args: str, **kwargs: Any) -> Any:
         started[next(a for a in args if not a.startswith("-"))] += 1
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", counting)
+    monkeypatch.setattr(gitcli.process, "run", counting)
     return started
 
 
@@ -155,7 +155,7 @@ def clone_repo(url: str, path: Path, actor: str, merge_driver: bool = True) -> M
     git(path.parent, "clone", "-q", url, str(path))
     repo = MemoryRepo.open(path, actor=actor)
     if merge_driver:
-        configure_merge_driver(repo.git)
+        configure_merge_driver(repo.store.git)
     return repo
 
 
@@ -234,7 +234,7 @@ def candidate(
 
 def user_memories(repo: MemoryRepo) -> list[str]:
     """Memory files other than the ones ``memfs init`` creates under system/."""
-    return [p for p in repo.memory_paths() if not p.startswith("system/")]
+    return [p for p in repo.store.memory_paths() if not p.startswith("system/")]
 
 
 def hit_paths(result: SearchResult) -> list[str]:
@@ -297,7 +297,7 @@ def crash(repo: MemoryRepo, mode: str) -> None:
         [sys.executable, "-c", textwrap.dedent(_CRASH_SCRIPT), str(repo.root)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 9, done.stderr
-    assert (repo.git.git_dir / "memfs-journal.json").exists()
+    assert (repo.store.git.git_dir / "memfs-journal.json").exists()
 
 
 # --- the CLI --------------------------------------------------------------------------------

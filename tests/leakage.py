@@ -43,7 +43,7 @@ def path(scope: str, n: int) -> str:
 def build(repo: MemoryRepo) -> None:
     """PER_SCOPE memories in every scope, one commit."""
     rng = random.Random(5)
-    with repo.transaction("setup", reason="leakage corpus") as tx:
+    with repo.store.transaction("setup", reason="leakage corpus") as tx:
         for scope in SCOPES:
             for n in range(PER_SCOPE):
                 body = " ".join(rng.sample(WORDS, 6)) + f" {token(scope)} memory {n}\n"

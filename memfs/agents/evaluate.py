@@ -333,7 +333,7 @@ def deletion_propagation(repo: Store, case: Case) -> dict[str, Any]:
     """Forget the case's first expected memory in a scratch clone, then ask search, context and the
     index straight away; which of them still return it, and the seconds it all took."""
     from memfs import index
-    from memfs.ops.forgetting import forget
+    from memfs.ops.forget import forget
 
     rel = case.expect[0]
     workdir = repo.git.workdir

@@ -152,7 +152,7 @@ class State:
             self._repo = MemoryRepo.open(self.directory, self.actor)
             for text in self._repo.notices:
                 note(text)
-            progress.install(self._repo, click.get_current_context(), self.quiet)
+            progress.install(self._repo.store, click.get_current_context(), self.quiet)
         return self._repo
 
     def ask_live(self, op: str, request: Any, as_json: bool = False) -> dict[str, Any] | None:

@@ -46,7 +46,7 @@ def import_cmd(
     """
     repo = state.repo()
     if quiet or as_json:
-        silence(repo)
+        silence(repo.store)
     report = repo.import_(
         format_, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type_,
         prefix=prefix, apply=apply, force=force, reason=reason,
@@ -113,7 +113,7 @@ def export_cmd(
     """
     repo = state.repo()
     if quiet or as_json:
-        silence(repo)
+        silence(repo.store)
     report = repo.export(format_, dest, scope=scope, inherit=inherit, version=version_, apply=apply, force=force)
     if as_json:
         emit_json(report.to_json())

@@ -15,7 +15,7 @@ from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
 from memfs.policy.lineage import TreeNode
 
 if TYPE_CHECKING:
-    from memfs.ops.retraction import Plan
+    from memfs.ops.retract import Plan
 
 
 def render_tree(root: TreeNode, label: Callable[[str], str]) -> list[str]:

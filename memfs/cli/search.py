@@ -86,7 +86,7 @@ def reindex_cmd(state: State, op: Reindex, as_json: bool) -> None:
     if as_json:
         from memfs.cli.progress import silence
 
-        silence(repo)
+        silence(repo.store)
     report = repo.run(op)
     if as_json:
         emit_json(report.to_json())

@@ -45,9 +45,9 @@ def validate_cmd(state: State, files: tuple[str, ...], strict: bool, quiet: bool
     """Validate memory files: frontmatter, fields, ids, depends_on."""
     repo = state.repo()
     if quiet or as_json:
-        silence(repo)
+        silence(repo.store)
     if files:
-        memories = [rel for f in files if (rel := _memory_path(repo, f))]
+        memories = [rel for f in files if (rel := _memory_path(repo.store, f))]
         found = repo.validate(only=memories)
     else:
         found = repo.validate()

@@ -68,7 +68,7 @@ def open_tool(
     """The memory tool over a session of ``repo`` bound to ``scope``, acting as ``actor``."""
     base = repo if isinstance(repo, MemoryRepo) else MemoryRepo.open(repo)
     session = base.session(scope, inherit=inherit, grants=grants, actor=actor)
-    return MemoryTool(session, source=source, defaults=defaults, reason=reason, on_call=on_call)
+    return MemoryTool(session.store, source=source, defaults=defaults, reason=reason, on_call=on_call)
 
 
 def _run(fn: Callable[..., _T], *args: Any) -> _T:
@@ -86,9 +86,7 @@ class _Session:
     @property
     def repo(self) -> MemoryRepo:
         """The session the tool works in."""
-        repo = self.memory.repo
-        assert isinstance(repo, MemoryRepo)
-        return repo
+        return MemoryRepo(self.memory.repo)
 
     @property
     def last_call(self) -> Call | None:

@@ -310,7 +310,7 @@ class MemfsStore(BaseStore):
             refreshed = self._load_refreshed()
             expired = [s for s in self._items("") if self._expired(s, now, refreshed)]
             if expired:
-                with self.repo.transaction("langgraph", reason=f"TTL sweep: {len(expired)} expired item(s)",
+                with self.repo.store.transaction("langgraph", reason=f"TTL sweep: {len(expired)} expired item(s)",
                                            when=self._when()) as tx:
                     for stored in expired:
                         tx.delete(stored.path)
@@ -379,7 +379,7 @@ class MemfsStore(BaseStore):
         prefix = folder.rstrip("/") + "/" if folder else ""
         self.broken = [p for p in self.broken if not p.path.startswith(prefix)]
         found = []
-        for rel in self.repo.memory_paths():
+        for rel in self.repo.store.memory_paths():
             if rel.startswith(prefix) and rel.startswith(BASE + "/"):
                 stored = self._read(rel)
                 if stored is not None:
@@ -387,7 +387,7 @@ class MemfsStore(BaseStore):
         return found
 
     def _read(self, rel: str, *, strict: bool = False) -> _Stored | None:
-        _, memory, why = self.repo.load(rel)
+        _, memory, why = self.repo.store.load(rel)
         if memory is None:
             if why is not None:
                 if strict:
@@ -418,7 +418,7 @@ class MemfsStore(BaseStore):
     def _apply(self, puts: list[PutOp]) -> None:
         changes = sum(op.value is not None for op in puts)
         reason = f"LangGraph store: {changes} put(s), {len(puts) - changes} delete(s)"
-        with self.repo.transaction("langgraph", reason=reason, when=self._when()) as tx:
+        with self.repo.store.transaction("langgraph", reason=reason, when=self._when()) as tx:
             for op in puts:
                 namespace = tuple(op.namespace)
                 rel = _path(namespace, op.key)
@@ -460,7 +460,7 @@ class MemfsStore(BaseStore):
 
     @property
     def _ttl_path(self) -> str:
-        return os.path.join(self.repo.cache_dir, TTL_FILE)
+        return os.path.join(self.repo.store.cache_dir, TTL_FILE)
 
     def _load_refreshed(self) -> dict[str, dt.datetime]:
         try:
@@ -484,8 +484,8 @@ class MemfsStore(BaseStore):
             else:
                 known[path] = when
         data = json.dumps({p: t.isoformat() for p, t in sorted(known.items())}, indent=0).encode()
-        ensure_cache(self.repo.cache_dir)
-        atomic.write_bytes(self.repo.cache_dir / TTL_FILE, data)
+        ensure_cache(self.repo.store.cache_dir)
+        atomic.write_bytes(self.repo.store.cache_dir / TTL_FILE, data)
 
     def _forget_refreshed(self, paths: set[str]) -> None:
         known = self._load_refreshed()

@@ -38,7 +38,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageErro
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
-from memfs.ops.retraction import derived, flag
+from memfs.ops.retract import derived, flag
 from memfs.store import atomic, gitcli, paths, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store

@@ -25,7 +25,7 @@ from memfs.format.model import Memory
 from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
-from memfs.ops.retraction import retract
+from memfs.ops.retract import retract
 from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.reconcile import Decision, Op, reconcile
@@ -266,10 +266,10 @@ def _related_memories(
 ) -> list[Memory]:
     """Memories with the candidate's key (any scope), or in its scope when it has no key.
 
-    The write-path cache (:meth:`Transaction.facts`) names the files, else ``git grep`` does; each is
+    The write-path cache (:meth:`Transaction.catalog`) names the files, else ``git grep`` does; each is
     then parsed, so quoting and comments do not matter. ``staged`` adds files written earlier in
     the same transaction (not on disk yet). Broken files are skipped here (validation reports them)."""
-    known = tx.facts()
+    known = tx.catalog()
     if known is not None:
         rels = known.with_key(candidate.key) if candidate.key else known.in_scope(candidate.scope)
     elif candidate.key:

@@ -1,7 +1,7 @@
 """Consolidation: which episodes belong together, and the default summary of a group (pure).
 
 ``memfs consolidate`` turns a group of related episodes into one ``type: summary`` memory that
-``depends_on`` them, and marks them ``superseded`` (:mod:`memfs.ops.consolidation`). This module
+``depends_on`` them, and marks them ``superseded`` (:mod:`memfs.ops.consolidate`). This module
 decides the groups and writes the default summary:
 
 * **Related**: two active episodes of the same scope and version whose times (``created``, else

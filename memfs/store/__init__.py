@@ -1,4 +1,6 @@
-"""Files and git: the one module that runs git (:mod:`.gitcli`), confinement of paths, atomic
-writes, the write lock, the journal, and :class:`.repo.Store` with its :class:`.repo.Transaction`,
-the one path by which anything is committed. Applies the policy of :mod:`memfs.policy` (the
-core guard) to every change; decides none itself."""
+"""Files and git: the one package that runs git (:mod:`.gitcli`, whose :mod:`.gitcli.process` alone
+starts processes), confinement of paths, atomic writes, the write lock, the journal, and
+:class:`.repo.Store`: repository upkeep (:mod:`.upkeep`), reading and validation
+(:mod:`.reading`) and the commit protocol (:mod:`.staging`, :mod:`.transaction`), the one path by
+which anything is committed. Applies the policy of :mod:`memfs.policy` (the core guard) to every
+change; decides none itself."""

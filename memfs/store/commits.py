@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
+Action = Literal["create", "update", "delete"]
 MAX_PATH_TRAILERS = 50
 _TRAILER = re.compile(r"^(Memfs-[A-Za-z-]+): ?(.*)$")
 
@@ -67,3 +69,29 @@ def subject_for(paths: list[str]) -> str:
     if len(paths) == 1:
         return paths[0]
     return f"{len(paths)} memories"
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    action: Action
+    revision: int | None = None
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What one operation did: its commit (``None`` if nothing changed) and the file changes."""
+
+    commit: str | None
+    changes: tuple[Change, ...] = ()
+    op: str = ""
+    #: The commit's parent when it has exactly one (what HEAD was just before it).
+    parent: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "op": self.op,
+            "changes": [{"path": c.path, "action": c.action, "revision": c.revision} for c in self.changes],
+        }
+

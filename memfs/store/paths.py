@@ -453,4 +453,4 @@ def ensure_cache(cache: Path) -> None:
     ignore = cache / ".gitignore"
     if not ignore.exists():
         with contextlib.suppress(OSError):
-            ignore.write_text("# memfs caches (search index, write-path facts): rebuilt from the files at will\n*\n")
+            ignore.write_text("# memfs caches (search index, write-path catalog): rebuilt from the files at will\n*\n")

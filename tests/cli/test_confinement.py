@@ -239,7 +239,7 @@ def snapshot(repo: MemoryRepo, tmp_path: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for folder, dirs, files in os.walk(tmp_path):
         here = Path(folder)
-        if here == repo.cache_dir:
+        if here == repo.store.cache_dir:
             dirs[:] = []
             continue
         for name in [*files, *(d for d in dirs if os.path.islink(here / d))]:
@@ -286,12 +286,12 @@ def guarded(door: Door, repo: MemoryRepo, path: str) -> Said:
 def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, door: str, layout: str) -> None:
     case = LAYOUTS[layout]
     case.build(base, tmp_path / "outside")
-    head, before = base.git.head(), snapshot(base, tmp_path)
+    head, before = base.store.git.head(), snapshot(base, tmp_path)
     said = guarded(ON_THE_PATH[door], base, case.path(tmp_path / "outside"))
     assert not said.ok, said.text
     assert case.says.lower() in said.text.lower(), said.text
     assert SECRET not in said.text
-    assert base.git.head() == head
+    assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
 
 
@@ -300,7 +300,7 @@ def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, doo
 def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, door: str, layout: str) -> None:
     case = LAYOUTS[layout]
     case.build(base, tmp_path / "outside")
-    head, before = base.git.head(), snapshot(base, tmp_path)
+    head, before = base.store.git.head(), snapshot(base, tmp_path)
     said = guarded(OVER_EVERYTHING[door], base, "")
     assert said.ok, said.text
     assert SECRET not in said.text
@@ -308,7 +308,7 @@ def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, d
         assert case.entry[0] in said.text, said.text
     if door != "cli validate":
         assert KNOWN in said.text or "zebra crossing" in said.text, said.text
-    assert base.git.head() == head
+    assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
 
 
@@ -397,11 +397,11 @@ def test_every_door_refuses_a_dependency_outside_the_memories(
     base: MemoryRepo, tmp_path: Path, door: str, dependency: str
 ) -> None:
     _hostile_targets(base, tmp_path / "outside")
-    head, before = base.git.head(), snapshot(base, tmp_path)
+    head, before = base.store.git.head(), snapshot(base, tmp_path)
     said = guarded(WITH_DEPENDENCY[door], base, DEPENDENCIES[dependency](tmp_path / "outside"))
     assert not said.ok, said.text
     assert "depends_on" in said.text, said.text
-    assert base.git.head() == head
+    assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
 
 

@@ -17,4 +17,4 @@ def test_crash_before_commit_is_finished_by_the_next_command(repo: MemoryRepo) -
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").split() == ["a.md", "b.md"]
     assert "Memfs-Recovered: yes" in git(repo.root, "log", "-1", "--format=%B")
     assert git(repo.root, "status", "--porcelain") == ""
-    assert not (repo.git.git_dir / "memfs-journal.json").exists()
+    assert not (repo.store.git.git_dir / "memfs-journal.json").exists()

@@ -95,7 +95,7 @@ def test_an_operating_system_error_exits_3(
 
 
 def test_operating_system_errors_are_one_line(repo: MemoryRepo) -> None:
-    lock = repo.git.git_dir / "memfs.lock"
+    lock = repo.store.git.git_dir / "memfs.lock"
     lock.unlink()
     lock.mkdir()
     done = cli(repo, "write", "a.md", *options(NOTE))

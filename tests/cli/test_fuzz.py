@@ -49,7 +49,7 @@ def _still_valid(repo: MemoryRepo) -> None:
     """Every committed memory is valid (the fuzzed doors commit through the transaction)."""
     found = [p for p in repo.validate() if p.severity == "error"]
     assert not found, found
-    assert not repo.git.git_dir.joinpath("index.lock").exists()
+    assert not repo.store.git.git_dir.joinpath("index.lock").exists()
 
 
 @pytest.fixture

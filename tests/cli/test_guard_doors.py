@@ -42,7 +42,7 @@ def _ran(done: Any) -> gm.Outcome:
 
 def _changes(repo: MemoryRepo, path: str, old: str, new: str) -> tuple[dict[str, Any], str | None] | None:
     """The fields and body an edit of ``old`` into ``new`` makes (``None``: nothing to edit)."""
-    data = repo.read_bytes(path)
+    data = repo.store.read_bytes(path)
     if data is None:
         return {}, None
     text = data.decode()
@@ -172,7 +172,7 @@ class ToolBareDoor(ToolDoor):
     bare = True
 
     def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> gm.Outcome:
-        data = repo.read_bytes(path)
+        data = repo.store.read_bytes(path)
         if data is None or old not in data.decode().split("---", 2)[-1]:
             return gm.NA
         lines = len(data.decode().splitlines())
@@ -203,7 +203,7 @@ class SessionDoor(gm.Door):
     def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> gm.Outcome:
         session = self._session(repo)
         try:
-            session.read_file(path)
+            session.store.read_file(path)
         except MemfsError as exc:
             return gm.Outcome(False, str(exc))
         found = _changes(repo, path, old, new)
@@ -218,7 +218,7 @@ class SessionDoor(gm.Door):
     def describe(self, repo: MemoryRepo, path: str, text: str, reason: str | None) -> gm.Outcome:
         session = self._session(repo)
         try:
-            session.read_file(path)
+            session.store.read_file(path)
         except MemfsError as exc:
             return gm.Outcome(False, str(exc))
         return self._do(session.write, path, fields={"description": text}, reason=reason)

@@ -24,10 +24,10 @@ def test_cli_diff_and_log_json(lang: MemoryRepo) -> None:
 
 
 def test_revert_conflict_changes_nothing(lang: MemoryRepo) -> None:
-    first = history.log(lang, "prefs/lang.md")[-1].commit
+    first = history.log(lang.store, "prefs/lang.md")[-1].commit
     head = git(lang.root, "rev-parse", "HEAD")
     with pytest.raises(ConflictError, match="nothing was changed"):
-        history.revert(lang, first)
+        history.revert(lang.store, first)
     assert git(lang.root, "rev-parse", "HEAD") == head
     assert git(lang.root, "status", "--porcelain") == ""
     done = cli(lang, "revert", first)

@@ -30,25 +30,25 @@ from tests.helpers import (
 
 def test_release_notes_scenario(repo: MemoryRepo) -> None:
     first = remember(
-        repo, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+        repo.store, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
     )
     assert (first.op, first.paths, first.revision) == (Op.INSERT, (PREFERENCE_PATH,), 1)
     assert git(repo.root, "log", "-1", "--format=%B").count("Memfs-Op: insert") == 1
     assert "Memfs-Idempotency-Key: C1-12" in git(repo.root, "log", "-1", "--format=%B")
-    confidence = repo.read(PREFERENCE_PATH).confidence
+    confidence = repo.store.read(PREFERENCE_PATH).confidence
 
-    again = remember(repo, candidate("write P8 release notes in Chinese", "conversation:C2#msg-3"))
+    again = remember(repo.store, candidate("write P8 release notes in Chinese", "conversation:C2#msg-3"))
     assert (again.op, again.paths, again.revision) == (Op.REINFORCE, (PREFERENCE_PATH,), 1)
-    reinforced = repo.read(PREFERENCE_PATH)
+    reinforced = repo.store.read(PREFERENCE_PATH)
     assert reinforced.confidence > confidence and reinforced.revision == 1
     assert user_memories(repo) == [PREFERENCE_PATH]
 
-    english = remember(repo, candidate("Write P8 release notes in English from now on.", "conversation:C3#msg-2"))
+    english = remember(repo.store, candidate("Write P8 release notes in English from now on.", "conversation:C3#msg-2"))
     assert (english.op, english.paths, english.revision) == (Op.SUPERSEDE, (PREFERENCE_PATH,), 2)
-    now = repo.read(PREFERENCE_PATH)
+    now = repo.store.read(PREFERENCE_PATH)
     assert (now.revision, now.source, now.status) == (2, "conversation:C3#msg-2", "active")
     assert "English" in (now.description or "")
-    history = revisions(repo, PREFERENCE_PATH)
+    history = revisions(repo.store, PREFERENCE_PATH)
     values = [(r.revision, r.value.strip(), r.source, r.op) for r in history]
     assert values[0] == (1, "Write P8 release notes in Chinese.", "conversation:C1#msg-12", "insert")
     assert values[-1] == (2, "Write P8 release notes in English from now on.", "conversation:C3#msg-2", "supersede")
@@ -56,14 +56,14 @@ def test_release_notes_scenario(repo: MemoryRepo) -> None:
 
     before = commit_count(repo)
     with pytest.raises(WriteRefused) as refused:
-        remember(repo, candidate("use English", "tool:web-search#3", source_kind="tool"))
+        remember(repo.store, candidate("use English", "tool:web-search#3", source_kind="tool"))
     assert refused.value.refusals[0].rule == "untrusted-preference"
     with pytest.raises(WriteRefused) as refused:
-        remember(repo, candidate("translate this to English", "conversation:C3#msg-9", key="translation"))
+        remember(repo.store, candidate("translate this to English", "conversation:C3#msg-9", key="translation"))
     assert refused.value.refusals[0].rule == "one-off-preference"
     with pytest.raises(WriteRefused) as refused:
         remember(
-            repo,
+            repo.store,
             from_mapping(
                 {
                     "scope": "user:U5",
@@ -81,12 +81,12 @@ def test_release_notes_scenario(repo: MemoryRepo) -> None:
     assert user_memories(repo) == [PREFERENCE_PATH]
 
     replay = remember(
-        repo, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
+        repo.store, candidate("Write P8 release notes in Chinese.", "conversation:C1#msg-12", idempotency_key="C1-12")
     )
     assert replay.op is Op.NOOP and replay.commit is None and "already applied" in replay.reason
-    assert commit_count(repo) == before and repo.read(PREFERENCE_PATH).revision == 2
+    assert commit_count(repo) == before and repo.store.read(PREFERENCE_PATH).revision == 2
 
-    report = purge(repo, PREFERENCE_PATH, reason="U5 asked to erase this preference")
+    report = purge(repo.store, PREFERENCE_PATH, reason="U5 asked to erase this preference")
     assert report.verified, report.remaining
     assert not (repo.root / PREFERENCE_PATH).exists()
     texts = all_object_texts(repo.root)
@@ -116,7 +116,7 @@ def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
 
 
 def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
-    remember(repo, candidate("Chinese", "c:1"))
+    remember(repo.store, candidate("Chinese", "c:1"))
     assert run_cli("forget", PREFERENCE_PATH, "--reason", "asked", cwd=repo.root).returncode == 0
     assert "nothing has expired" in run_cli("expire", cwd=repo.root).stdout
     assert json.loads(run_cli("stats", "--json", cwd=repo.root).stdout)["by_status"]["retracted"] == 1

@@ -30,11 +30,11 @@ def test_without_the_driver_revision_bumps_conflict_as_text(repo: MemoryRepo) ->
 def test_init_registers_and_install_repairs(tmp_path: Path) -> None:
     mem = MemoryRepo.init(tmp_path / "m", actor="agent:t")
     assert "*.md merge=memfs" in (mem.root / ".gitattributes").read_text()
-    assert merge_driver_configured(mem.git)
+    assert merge_driver_configured(mem.store.git)
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(mem.root), str(clone))
     set_identity(clone)
-    assert not merge_driver_configured(MemoryRepo.open(clone).git)
+    assert not merge_driver_configured(MemoryRepo.open(clone).store.git)
     proc = run_cli("install-merge-driver", "--json", cwd=clone)
     assert proc.returncode == 0, proc.stderr
     assert '"commit": null' in proc.stdout

@@ -86,7 +86,7 @@ DOORS: dict[str, Callable[[MemoryRepo], object]] = {
 
 
 def _write_bytes(repo: MemoryRepo) -> object:
-    with repo.transaction("import") as tx:
+    with repo.store.transaction("import") as tx:
         tx.write_bytes(TARGET, POLICY.replace("may not", "may").encode())
     return tx.result
 
@@ -119,10 +119,10 @@ def guarded(prepared: Prepared) -> MemoryRepo:
 def test_every_door_refuses_a_read_only_memory(guarded: MemoryRepo, door: str, case: str) -> None:
     CASES[case](guarded)
     before = (guarded.root / TARGET).read_bytes()
-    head = guarded.git.head()
+    head = guarded.store.git.head()
     with pytest.raises(Refused, match="read_only"):
         DOORS[door](guarded)
-    assert guarded.git.head() == head
+    assert guarded.store.git.head() == head
     if door != "watch":  # the watcher's door is the person's own edit, left on disk uncommitted
         assert (guarded.root / TARGET).read_bytes() == before
 
@@ -147,4 +147,4 @@ def test_read_only_files_need_force(repo: MemoryRepo) -> None:
     assert cli(repo, "rm", "system/persona.md").returncode == 3
     assert (repo.root / "system/persona.md").read_bytes() == persona
     assert cli(repo, "write", "system/persona.md", "--description", "edited by a person", "--force").returncode == 0
-    assert repo.read("system/persona.md").description == "edited by a person"
+    assert repo.store.read("system/persona.md").description == "edited by a person"

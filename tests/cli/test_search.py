@@ -13,7 +13,7 @@ from tests.helpers import cli, git, hit_paths, put, run_cli, write_file
 def test_broken_file_is_reported_not_dropped(repo: MemoryRepo) -> None:
     put(repo, "facts/ok.md", "kiwi fruit")
     write_file(repo.root / "facts/broken.md", "---\nid: [unclosed\n---\nkiwi\n")
-    result = index.search(repo, "kiwi", scope="user:U5")
+    result = index.search(repo.store, "kiwi", scope="user:U5")
     assert hit_paths(result) == ["facts/ok.md"]
     assert [p.path for p in result.broken] == ["facts/broken.md"]
     proc = run_cli("search", "kiwi", cwd=repo.root)

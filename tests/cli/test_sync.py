@@ -16,22 +16,22 @@ from tests.helpers import FACT, Clone, git, remote_head, run_cli
 def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/x.md", fields=FACT, body="one\n")
-    sync(a)
-    sync(b)
+    sync(a.store)
+    sync(b.store)
     a.write("facts/x.md", body="uno\n")
     b.write("facts/x.md", body="eins\n")
-    sync(a)
-    before, remote_before = b.git.head(), remote_head(remote)
+    sync(a.store)
+    before, remote_before = b.store.git.head(), remote_head(remote)
     with pytest.raises(ConflictError) as caught:
-        sync(b)
+        sync(b.store)
     message = str(caught.value)
     assert "facts/x.md" in message and "Nothing was lost and nothing was pushed" in message
     assert "git pull --rebase origin main" in message and "git rebase --continue" in message
-    assert b.git.head() == before and remote_head(remote) == remote_before
+    assert b.store.git.head() == before and remote_head(remote) == remote_before
     assert git(b.root, "status", "--porcelain") == ""
-    assert not (b.git.git_dir / "rebase-merge").exists()
-    assert b.read("facts/x.md").body == "eins\n"
-    assert [sha for _, sha in backups(b)] == [before]
+    assert not (b.store.git.git_dir / "rebase-merge").exists()
+    assert b.store.read("facts/x.md").body == "eins\n"
+    assert [sha for _, sha in backups(b.store)] == [before]
     proc = run_cli("sync", cwd=b.root)
     assert proc.returncode == 3 and "memfs: error: sync stopped" in proc.stderr
 

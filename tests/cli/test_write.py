@@ -15,10 +15,10 @@ def test_new_from_every_template(repo: MemoryRepo) -> None:
     for name in ("preference", "fact", "episode", "procedure", "summary", "note"):
         done = cli(repo, "new", name, f"{name}s/example.md", "--scope", "user:U5", "--source", "test:cli")
         assert done.returncode == 0, done.stderr
-        assert repo.read(f"{name}s/example.md").type == name
+        assert repo.store.read(f"{name}s/example.md").type == name
     done = cli(repo, "new", "system", "system/policy.md", "--source", "operator:setup")
     assert done.returncode == 0, done.stderr
-    policy = repo.read("system/policy.md")
+    policy = repo.store.read("system/policy.md")
     assert policy.read_only and policy.limit == 2000
     assert cli(repo, "validate").returncode == 0
     done = cli(repo, "new", "nonsense", "x.md", "--scope", "user:U5", "--source", "t")
@@ -32,7 +32,7 @@ def test_write_with_body_from_stdin_and_fields(repo: MemoryRepo) -> None:
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["changes"] == [{"path": "prefs/lang.md", "action": "create", "revision": 1}]
-    memory = repo.read("prefs/lang.md")
+    memory = repo.store.read("prefs/lang.md")
     assert memory.body == "以后P8的发布说明请用中文\n" and memory.tags == ("writing", "zh")
     assert memory.meta["ticket"] == "B17" and memory.expires.year == 2026
 
@@ -42,7 +42,7 @@ def test_write_update_and_expect_revision(repo: MemoryRepo) -> None:
     assert cli(repo, "write", "prefs/lang.md", "--body", "English", "--expect-revision", "1").returncode == 0
     stale = cli(repo, "write", "prefs/lang.md", "--body", "French", "--expect-revision", "1")
     assert stale.returncode == 3 and "changed since you read it" in stale.stderr
-    assert repo.read("prefs/lang.md").body == "English\n"
+    assert repo.store.read("prefs/lang.md").body == "English\n"
     assert "nothing changed" in cli(repo, "write", "prefs/lang.md", "--body", "English").stdout
 
 
@@ -94,6 +94,6 @@ def test_names_in_any_script_through_the_cli(repo: MemoryRepo) -> None:
     preference = {**PREFERENCE, "key": "发布说明语言"}
     remembered = cli(repo, "remember", *options(preference), "--body", "用中文写发布说明")
     assert remembered.returncode == 0, remembered.stderr
-    assert repo.read("prefs/发布说明语言.md").key == "发布说明语言"
+    assert repo.store.read("prefs/发布说明语言.md").key == "发布说明语言"
     refused = cli(repo, "write", "笔记/会议\x07.md", *options(FACT), "--body", "x")
     assert refused.returncode == 3 and "control character U+0007" in refused.stderr

@@ -41,7 +41,7 @@ def _retract(repo: MemoryRepo, rel: str) -> None:
 
 
 def _operate(repo: MemoryRepo, me: int, n: int, rng: random.Random, world: World) -> None:
-    memories = repo.scan().memories
+    memories = repo.store.scan().memories
     mine = [m for m in memories if m.path.startswith(f"c{me}/") and m.status == "active"]
     others = [m for m in memories if not m.is_system and m.status != "retracted"]
     roll = rng.random()
@@ -57,7 +57,7 @@ def _operate(repo: MemoryRepo, me: int, n: int, rng: random.Random, world: World
     elif roll < 0.5 and mine:
         old = rng.choice(mine)
         new = f"c{me}/m{n}.md"
-        with repo.transaction("remember", reason="changed value") as tx:
+        with repo.store.transaction("remember", reason="changed value") as tx:
             tx.write(old.path, fields={"status": "superseded"})
             tx.write(new, fields={**_fields(me, n), "key": old.key or old.id}, body=f"value {n}\n")
         world.created.add(new)
@@ -82,7 +82,7 @@ def _fields(me: int, n: int) -> dict[str, object]:
 
 
 def _sync(repo: MemoryRepo, world: World) -> None:
-    result = sync(repo)
+    result = sync(repo.store)
     world.syncs += 1
     world.rebases += result.integrated == "rebase"
 
@@ -102,10 +102,10 @@ def run_clones(tmp_path: Path, url: str, seed: int, ops: int = OPS) -> World:
     for _ in range(2):
         for repo in repos:
             _sync(repo, world)
-    heads = {repo.git.head() for repo in repos}
+    heads = {repo.store.git.head() for repo in repos}
     assert len(heads) == 1, "clones did not converge"
     for repo in repos:
-        final = {m.path: m for m in repo.scan().memories}
+        final = {m.path: m for m in repo.store.scan().memories}
         assert world.created <= set(final), f"lost: {sorted(world.created - set(final))}"
         for rel in world.retracted:
             assert final[rel].status == "retracted", rel
@@ -198,12 +198,12 @@ def test_git_protocol_push_is_fast_forward_only(
     path = tmp_path / "c"
     repo = clone_repo(base_url + "memory.git", path, actor="agent:c", merge_driver=False)
     repo.write("facts/a.md", fields=_fields(0, 0), body="a\n")
-    assert sync(repo).pushed == 1
+    assert sync(repo.store).pushed == 1
     git(path, "reset", "-q", "--hard", "HEAD~1")
     git(path, *PERSON, "commit", "-q", "--allow-empty", "-m", "diverge")
-    result = sync(repo)
-    assert result.integrated == "rebase" and "facts/a.md" in repo.memory_paths()
+    result = sync(repo.store)
+    assert result.integrated == "rebase" and "facts/a.md" in repo.store.memory_paths()
     with pytest.raises(MemfsError, match="share no history"):
         other = MemoryRepo.init(tmp_path / "other", actor="agent:o")
         git(other.root, "remote", "add", "origin", base_url + "memory.git")
-        sync(other)
+        sync(other.store)

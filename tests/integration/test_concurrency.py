@@ -45,11 +45,11 @@ def test_two_processes_fifty_writes_each(repo: MemoryRepo) -> None:
     assert len([s for s in titles if s == "memfs: update shared.md"]) == 100
     assert git(repo.root, "status", "--porcelain") == ""
     git(repo.root, "fsck", "--strict")
-    scan = repo.scan()
+    scan = repo.store.scan()
     assert scan.broken == [] and repo.validate() == []
     assert len([m for m in scan.memories if m.path.startswith(("alpha/", "beta/"))]) == 100
     for memory in scan.memories:
         if memory.path.startswith(("alpha/", "beta/")):
             name, number = memory.path.split("/")[0], int(memory.path[-6:-3])
             assert memory.body == f"{name} note {number}\n" * 20
-    assert repo.read("shared.md").revision == 101  # no update was lost
+    assert repo.store.read("shared.md").revision == 101  # no update was lost

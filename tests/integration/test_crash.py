@@ -19,7 +19,7 @@ def test_crash_half_way_through_the_files_is_completed(repo: MemoryRepo) -> None
     crash(repo, "mid-write")
     assert (repo.root / "a.md").exists() and not (repo.root / "b.md").exists()
     reopened = MemoryRepo.open(repo.root)
-    assert reopened.read("b.md").body == "second\n" and reopened.read("a.md").body == "first\n"
+    assert reopened.store.read("b.md").body == "second\n" and reopened.store.read("a.md").body == "first\n"
     assert git(repo.root, "status", "--porcelain") == ""
     assert reopened.notices
 
@@ -36,19 +36,19 @@ def test_files_edited_after_the_crash_are_left_alone(repo: MemoryRepo) -> None:
 
 
 def test_a_commit_git_refuses_leaves_everything_as_it_was(repo: MemoryRepo) -> None:
-    hook = repo.git.git_dir / "hooks/pre-commit"
+    hook = repo.store.git.git_dir / "hooks/pre-commit"
     hook.parent.mkdir(exist_ok=True)
     hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
     hook.chmod(0o755)
     persona = (repo.root / "system/persona.md").read_bytes()
     refused = pytest.raises(MemfsError, match=r"nothing was changed.*no commits today")
-    with refused, repo.transaction("import", force=True) as tx:
+    with refused, repo.store.transaction("import", force=True) as tx:
         tx.write("a.md", fields=FACT, body="new")
         tx.write("system/persona.md", fields={"description": "changed"})
     assert not (repo.root / "a.md").exists()
     assert (repo.root / "system/persona.md").read_bytes() == persona
     assert git(repo.root, "status", "--porcelain") == ""
-    assert not (repo.git.git_dir / "memfs-journal.json").exists()
+    assert not (repo.store.git.git_dir / "memfs-journal.json").exists()
 
 
 @pytest.mark.slow
@@ -64,19 +64,19 @@ def test_temporaries_of_a_killed_write_are_removed(repo: MemoryRepo) -> None:
 @pytest.mark.slow
 def test_a_stale_index_lock_of_a_killed_commit_is_removed(repo: MemoryRepo) -> None:
     crash(repo, "before-commit")
-    lock = repo.git.git_dir / "index.lock"
+    lock = repo.store.git.git_dir / "index.lock"
     lock.write_bytes(b"")  # git killed with its memfs, mid-commit
     reopened = MemoryRepo.open(repo.root)
     assert not lock.exists()
     assert any("index.lock, left by a memfs commit that was killed" in n for n in reopened.notices)
-    assert reopened.read("b.md").body == "second\n"
+    assert reopened.store.read("b.md").body == "second\n"
     assert git(repo.root, "status", "--porcelain") == ""
 
 
 @pytest.mark.slow
 def test_an_index_lock_a_live_process_holds_is_left_alone(repo: MemoryRepo) -> None:
     crash(repo, "before-commit")
-    lock = repo.git.git_dir / "index.lock"
+    lock = repo.store.git.git_dir / "index.lock"
     with lock.open("wb"):  # a git run by hand, still running
         reopened = MemoryRepo.open(repo.root)
         assert lock.exists()
@@ -86,7 +86,7 @@ def test_an_index_lock_a_live_process_holds_is_left_alone(repo: MemoryRepo) -> N
 
 
 def test_the_journals_own_temporary_is_removed(repo: MemoryRepo) -> None:
-    debris = repo.git.git_dir / ".memfs-journal.json.0123abcd.memfs-tmp"
+    debris = repo.store.git.git_dir / ".memfs-journal.json.0123abcd.memfs-tmp"
     debris.write_text("{")
     MemoryRepo.open(repo.root)
     assert not debris.exists()

@@ -110,8 +110,8 @@ def test_killed_at_every_step_the_next_command_finishes(
         reopened = MemoryRepo.open(root, ACTOR)
         leftovers = list(root.rglob("*.memfs-tmp"))
         assert leftovers == [], (point, leftovers)
-        assert not (reopened.git.git_dir / "memfs-journal.json").exists(), point
-        assert not (reopened.git.git_dir / "index.lock").exists(), point
+        assert not (reopened.store.git.git_dir / "memfs-journal.json").exists(), point
+        assert not (reopened.store.git.git_dir / "index.lock").exists(), point
         assert git(root, "status", "--porcelain") == "", point
         head = git(root, "rev-parse", "HEAD").strip()
         if head != old_head:

@@ -27,12 +27,12 @@ def test_forget_flags_the_closure_in_the_same_commit(repo: MemoryRepo) -> None:
     result = repo.forget("facts/a.md", reason="U5 asked")
     assert commit_count(repo) == before + 1 and result.commit
     assert result.dependents == ("notes/b.md", "notes/c.md")
-    assert repo.read("facts/a.md").status == "retracted"
+    assert repo.store.read("facts/a.md").status == "retracted"
     for rel in ("notes/b.md", "notes/c.md"):
-        memory = repo.read(rel)
+        memory = repo.store.read(rel)
         assert memory.status == "needs_review"
         assert [(r.root, r.reason) for r in lineage.invalidations(memory)] == [("facts/a.md", "U5 asked")]
-    assert repo.read("notes/old.md").status == "retracted"  # already out of recall: left alone
+    assert repo.store.read("notes/old.md").status == "retracted"  # already out of recall: left alone
     message = git(repo.root, "log", "-1", "--format=%B")
     assert message.startswith("memfs: forget facts/a.md (+2 downstream)") and "Memfs-Op: forget" in message
     assert repo.validate() == []
@@ -44,7 +44,7 @@ def test_purge_flags_the_closure_and_leaves_no_dangling_depends_on(repo: MemoryR
     report = repo.purge("facts/a.md", reason="privacy request")
     assert report.verified and report.audit_commit
     assert report.flagged == ["notes/b.md", "notes/c.md"] and report.unlinked == ["notes/b.md", "notes/old.md"]
-    b, c, old = repo.read("notes/b.md"), repo.read("notes/c.md"), repo.read("notes/old.md")
+    b, c, old = repo.store.read("notes/b.md"), repo.store.read("notes/c.md"), repo.store.read("notes/old.md")
     assert b.depends_on == ("facts/other.md",) and old.depends_on == () and "depends_on" not in old.meta
     assert (b.status, c.status, old.status) == ("needs_review", "needs_review", "retracted")
     digest = hashlib.sha256(b"facts/a.md").hexdigest()

@@ -26,7 +26,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
 def test_history_has_one_commit_per_event_with_trailers(built: DemoResult) -> None:
     result = built
     repo = MemoryRepo.open(result.root)
-    entries = log(repo)
+    entries = log(repo.store)
     assert len(entries) == len(result.commits) >= 6
     assert [e.commit for e in reversed(entries)] == [c.commit for c in result.commits]
     for entry, done in zip(reversed(entries), result.commits, strict=True):
@@ -51,14 +51,14 @@ def test_final_state_is_the_example_byte_for_byte(built: DemoResult) -> None:
 def test_preference_has_two_revisions_in_history(built: DemoResult) -> None:
     result = built
     repo = MemoryRepo.open(result.root)
-    entries = log(repo, PREFERENCE)
+    entries = log(repo.store, PREFERENCE)
     assert [e.op for e in entries] == ["update", "create"]
-    assert repo.read(PREFERENCE).revision == 2
-    before = show_at(repo, PREFERENCE, entries[1].commit)
+    assert repo.store.read(PREFERENCE).revision == 2
+    before = show_at(repo.store, PREFERENCE, entries[1].commit)
     assert before.revision == 1 and "Chinese" in (before.description or "")
     assert "以后P8的发布说明请用中文" in before.body
-    assert show_at(repo, PREFERENCE, "2026-09-21T00:00:00Z").revision == 1
-    (changed,) = diff(repo, entries[1].commit, entries[0].commit, PREFERENCE)
+    assert show_at(repo.store, PREFERENCE, "2026-09-21T00:00:00Z").revision == 1
+    (changed,) = diff(repo.store, entries[1].commit, entries[0].commit, PREFERENCE)
     summary = [str(f) for f in changed.fields]
     assert "revision: 1 → 2" in summary
     assert any(s.startswith("description:") and s.endswith("English") for s in summary)
@@ -71,7 +71,7 @@ def test_rerun_replaces_an_earlier_demo(tmp_path: Path) -> None:
     second = build_demo(target)
     assert second.replaced and not first.replaced
     assert not (target / "scratch.md").exists()
-    assert len(log(MemoryRepo.open(target))) == len(second.commits)
+    assert len(log(MemoryRepo.open(target).store)) == len(second.commits)
     assert not [p for p in tmp_path.iterdir() if p.name != "demo"]
 
 

@@ -20,7 +20,7 @@ TEXTS = (
 
 
 def _expected(repo: MemoryRepo, rel: str) -> list[int]:
-    memory = repo.load(rel)[1]
+    memory = repo.store.load(rel)[1]
     assert memory is not None
     texts = _texts(memory)
     return [len(tokens(texts[name])) for name in TEXT_FIELDS]
@@ -31,12 +31,12 @@ def test_rebuilt_and_updated_lengths_are_the_analyzers_token_counts(repo: Memory
         put(repo, f"notes/n{i}.md", body=body or "x", type="fact", scope="user:U5", source="test:1",
             description=TEXTS[(i + 1) % len(TEXTS)], tags=["alpha", "beta_gamma"], key=f"k{i}", ticket="T-1 两个")
     commit_all(repo.root, "notes")
-    built = catchup.rebuild(repo)
+    built = catchup.rebuild(repo.store)
     rels = [f"notes/n{i}.md" for i in range(len(TEXTS))]
     assert [built.files[rel].lengths for rel in rels] == [_expected(repo, rel) for rel in rels]
     put(repo, "notes/n0.md", body=TEXTS[1] + " " + TEXTS[2], type="fact", scope="user:U5", source="test:2")
-    catchup.sync(repo)
-    after = index_state.read(repo.cache_dir)
+    catchup.sync(repo.store)
+    after = index_state.read(repo.store.cache_dir)
     assert after.files["notes/n0.md"].lengths == _expected(repo, "notes/n0.md")
     assert [after.files[rel].lengths for rel in rels[1:]] == [_expected(repo, rel) for rel in rels[1:]]
 
@@ -52,9 +52,9 @@ def test_index_updates_survive_a_program_that_reseeds_random(repo: MemoryRepo) -
         for i in range(4):
             put(repo, f"notes/r{i}.md", body=f"reseeded update {i}", type="fact", scope="user:U5", source="test:1")
             random.seed(0)
-            report = catchup.sync(repo)
+            report = catchup.sync(repo.store)
             assert report.added == 1 or report.rebuilt
     finally:
         random.setstate(saved)
-    state = index_state.read(repo.cache_dir)
+    state = index_state.read(repo.store.cache_dir)
     assert {f"notes/r{i}.md" for i in range(4)} <= set(state.files)

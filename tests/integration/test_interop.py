@@ -54,20 +54,20 @@ def test_each_format_imports_validates_is_found_and_imports_once(
 
 def test_letta_keeps_labels_and_its_fields(repo: MemoryRepo) -> None:
     repo.import_("letta", FIXTURES / "letta", scope="user:U5", apply=True, force=True)
-    human = repo.read("system/human.md")
+    human = repo.store.read("system/human.md")
     assert (human.id, human.read_only) == ("system/human", True)
     assert human.description == "What I know about the user I work with"
     assert human.source == "letta:system/human" and human.source_kind == "agent"
-    persona = repo.read("system/persona.md")
+    persona = repo.store.read("system/persona.md")
     assert persona.limit == 20000 and persona.body.startswith("I am a coding assistant")
-    assert repo.read("skills/release-notes/SKILL.md").type == "procedure"
+    assert repo.store.read("skills/release-notes/SKILL.md").type == "procedure"
     scratch = (repo.root / "notes/scratch.md").read_bytes()
     assert scratch.endswith(b"---\nScratch notes kept before frontmatter existed: B17 needs a second review.\n")
 
 
 def test_basic_memory_mapping(repo: MemoryRepo) -> None:
     report = repo.import_("basic-memory", FIXTURES / "basic-memory", scope="user:U5", apply=True)
-    paul = repo.read("people/paul-graham.md")
+    paul = repo.store.read("people/paul-graham.md")
     assert (paul.id, paul.description, paul.type) == ("people/paul-graham", "Paul Graham", "note")
     assert paul.tags == ("startups", "essays", "Person")
     assert paul.depends_on == ("coffee/coffee-brewing-methods.md",)
@@ -76,8 +76,8 @@ def test_basic_memory_mapping(repo: MemoryRepo) -> None:
     for kept in ("title: Paul Graham\n", "permalink: people/paul-graham\n", "- [role] Co-founded Y Combinator\n"):
         assert kept in source and kept in written
     assert written.endswith(source.split("---\n", 2)[2])
-    assert repo.read("meetings/2026-01-15-standup.md").type == "episode"
-    brewing = repo.read("coffee/coffee-brewing-methods.md")
+    assert repo.store.read("meetings/2026-01-15-standup.md").type == "episode"
+    brewing = repo.store.read("coffee/coffee-brewing-methods.md")
     assert brewing.depends_on == ("coffee/coffee-bean-origins.md",)
     standup = next(i for i in report.items if i.path == "meetings/2026-01-15-standup.md")
     assert any("Release Plan" in str(step) for step in standup.kept)
@@ -95,9 +95,9 @@ def test_obsidian_vault_in_place(repo: MemoryRepo) -> None:
     assert "created: 2026-09-21T10:30:00\n" in draft and "aliases:\n  - P8 notes\n" in draft
     daily = (repo.root / "daily/2026-09-22.md").read_text()
     assert 'depends_on: ["[[facts/b17-status]]"]' in daily and "date: 2026-09-22\n" in daily
-    assert repo.read("drafts/release-notes.md").depends_on == ("facts/b17-status.md",)
-    assert repo.read("drafts/release-notes.md").tags == ("release", "p8")
-    assert sorted(repo.dependents("facts/b17-status.md")) == ["daily/2026-09-22.md", "drafts/release-notes.md"]
+    assert repo.store.read("drafts/release-notes.md").depends_on == ("facts/b17-status.md",)
+    assert repo.store.read("drafts/release-notes.md").tags == ("release", "p8")
+    assert sorted(repo.store.dependents("facts/b17-status.md")) == ["daily/2026-09-22.md", "drafts/release-notes.md"]
     assert errors(repo) == []
     assert (repo.root / ".obsidian/app.json").read_bytes() == app
     assert ".obsidian" not in git(repo.root, "show", "--stat", "HEAD")
@@ -139,7 +139,7 @@ def test_agents_cannot_launder_statuses_user_statements_or_core_memory(repo: Mem
     assert user_memories(repo) == ["plain.md"]
     person = repo.import_("markdown", folder, scope="user:U5", apply=True)
     assert person.counts["refused"] == 0
-    assert repo.read("old.md").status == "retracted" and repo.read("said.md").source_kind == "user"
+    assert repo.store.read("old.md").status == "retracted" and repo.store.read("said.md").source_kind == "user"
 
 
 def test_an_update_raises_the_revision_and_an_id_clash_is_refused(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_an_update_raises_the_revision_and_an_id_clash_is_refused(repo: MemoryRe
     write_file(folder / "b.md", "---\nid: taken\n---\nclash\n")
     add(repo, "other.md", id="taken")
     report = repo.import_("markdown", folder, scope="user:U5", apply=True)
-    a = repo.read("a.md")
+    a = repo.store.read("a.md")
     assert (a.revision, a.body) == (2, "second\n") and a.updated is not None
     clash = next(i for i in report.items if i.origin == "b.md")
     assert clash.action == "refused" and "already used by other.md" in (clash.reason or "")
@@ -206,7 +206,7 @@ def test_letta_side_edits_come_back_and_are_never_overwritten(repo: MemoryRepo, 
     assert "fixed twice" in page.read_text()
     back = repo.import_("letta", out, apply=True)
     assert [i.path for i in back.of("update")] == ["facts/b17.md"]
-    b17 = repo.read("facts/b17.md")
+    b17 = repo.store.read("facts/b17.md")
     assert (b17.description, b17.body, b17.revision) == ("B17 status, checked", "B17 is fixed twice.\n", 2)
     assert b17.scope == "user:U5" and b17.source == "test:facts/b17.md"
     assert repo.export("letta", out, apply=True).counts["conflict"] == 0

@@ -318,7 +318,7 @@ def test_a_batch_of_100_puts_is_one_commit(repo: MemoryRepo) -> None:
 def test_items_are_memories_every_door_sees(repo: MemoryRepo) -> None:
     store = MemfsStore(repo, source="graph:G1", defaults={"type": "fact", "tags": ["graph"]})
     store.put(("memories", "user 5"), "coffee", {"text": "U5 takes oat milk"})
-    memory = repo.read("langgraph/memories/user 5/coffee.md")
+    memory = repo.store.read("langgraph/memories/user 5/coffee.md")
     assert (memory.scope, memory.key, memory.type, memory.source, memory.tags) == (
         "memories/user=205", "coffee", "fact", "graph:G1", ("graph",))
     assert namespace_of(memory.scope) == ("memories", "user 5") and scope_of(("memories", "user 5")) == memory.scope
@@ -340,7 +340,7 @@ def test_refreshed_reads_stay_out_of_git(repo: MemoryRepo) -> None:
     assert commit_count(repo) == start
     assert git(repo.root, "status", "--porcelain").strip() == ""
     assert (repo.root / ".memfs" / "langgraph-ttl.json").exists()
-    memory = repo.read("langgraph/t/k.md")
+    memory = repo.store.read("langgraph/t/k.md")
     assert memory.expires == T0 + dt.timedelta(minutes=10)  # what git has: the last write plus the TTL
 
 

@@ -52,11 +52,11 @@ class World:
         return f"facts/k{i}.md"
 
     def existing(self) -> list[str]:
-        return [p for p in self.repo.memory_paths() if not p.startswith("system/")]
+        return [p for p in self.repo.store.memory_paths() if not p.startswith("system/")]
 
     # --- the verbs -------------------------------------------------------------------------
     def write(self, i: int, deps: list[int]) -> None:
-        parents = [self.path(j) for j in deps if j != i and self.repo.exists(self.path(j))]
+        parents = [self.path(j) for j in deps if j != i and self.repo.store.exists(self.path(j))]
         fields = {"type": "fact", "scope": "user:U5", "key": f"k{i}", "source": f"test:{self.step}",
                   "depends_on": parents or None}
         self.repo.write(self.path(i), fields=fields, body=f"value {self.step} of k{i}\n", force=True)
@@ -95,7 +95,7 @@ class World:
 
     def _any(self, i: int) -> str:
         """Memory ``i``, or the i-th existing memory when it is gone (archived, purged)."""
-        if self.repo.exists(self.path(i)):
+        if self.repo.store.exists(self.path(i)):
             return self.path(i)
         existing = self.existing()
         if not existing:
@@ -109,7 +109,7 @@ class World:
         for rel in self.existing():
             numbers: list[int] = []
             for sha in reversed(git(self.repo.root, "log", "--format=%H", "--", rel).split()):
-                data = self.repo.git.show_file(sha, rel)
+                data = self.repo.store.git.show_file(sha, rel)
                 number = None if data is None else revision_in(data)
                 if number is not None and (not numbers or numbers[-1] != number):
                     numbers.append(number)

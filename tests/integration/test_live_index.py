@@ -106,7 +106,7 @@ def live(repo: MemoryRepo) -> Iterator[Live]:
     finally:
         running.server.stop()
     assert not running.server.path.exists(), "the socket outlived the server"
-    assert not (repo.cache_dir / wire.RECORD).exists(), "the record outlived the server"
+    assert not (repo.store.cache_dir / wire.RECORD).exists(), "the record outlived the server"
 
 
 def write(repo: MemoryRepo, rel: str, text: str) -> None:
@@ -210,7 +210,7 @@ def test_the_server_survives_a_deleted_cache_folder(live: Live) -> None:
     write(repo, "facts/mirror.md", fact("The mirror is in the hall."))
     live.wait_path(since, "facts/mirror.md")
     since = live.mark()
-    shutil.rmtree(repo.cache_dir)
+    shutil.rmtree(repo.store.cache_dir)
     live.wait(since, lambda b: b.full is not None)
     assert wait_for(lambda: wire.read_record(Path(os.path.realpath(repo.root))) is not None)
     assert paths_of(via_server(repo, "mirror")) == ["facts/mirror.md"]
@@ -226,10 +226,10 @@ def test_a_stale_socket_of_a_killed_server_is_detected_and_removed(repo: MemoryR
     left.bind(str(sock_path))
     left.close()  # the file stays, nobody listens: what a killed server leaves
     record = {"protocol": wire.PROTOCOL, "socket": str(sock_path), "root": str(root), "pid": dead.pid}
-    repo.cache_dir.mkdir(exist_ok=True)
-    (repo.cache_dir / wire.RECORD).write_text(__import__("json").dumps(record))
+    repo.store.cache_dir.mkdir(exist_ok=True)
+    (repo.store.cache_dir / wire.RECORD).write_text(__import__("json").dumps(record))
     assert wire.request(repo.root, "search", args("x")) is None
-    assert not sock_path.exists() and not (repo.cache_dir / wire.RECORD).exists()
+    assert not sock_path.exists() and not (repo.store.cache_dir / wire.RECORD).exists()
     with repo.live_server() as server:  # and a new server starts where the dead one was
         assert wire.request(repo.root, "status", {}) is not None
         assert stat.S_IMODE(os.stat(server.path).st_mode) == 0o600
@@ -428,7 +428,7 @@ def test_recalls_answered_by_the_server_are_counted_off_the_request_path(
     live.settle()
     for _ in range(3):
         assert paths_of(via_server(repo, "kayak")) == ["facts/kayak.md"]
-    assert wait_for(lambda: usage.load(repo).get("facts/kayak.md", usage.Usage()).recalls == 3)
+    assert wait_for(lambda: usage.load(repo.store).get("facts/kayak.md", usage.Usage()).recalls == 3)
     assert threads == {"memfs-live-clock"}
 
 
@@ -465,7 +465,7 @@ def test_the_kept_git_status_equals_a_fresh_one_after_random_changes(live: Live)
             (repo.root / ".gitignore").write_text(rules)
         live.settle()
         fresh = MemoryRepo.open(repo.root, ACTOR)
-        assert index_state.read(repo.cache_dir).probe == _probe(fresh), (step, action)
+        assert index_state.read(repo.store.cache_dir).probe == _probe(fresh.store), (step, action)
         served = via_server(repo, "coffee", limit=50)
         assert served is not None
         assert served["json"] == direct(fresh, "coffee", limit=50)["json"], (step, action)
@@ -495,7 +495,7 @@ def test_the_kept_git_status_follows_changes_the_watcher_hears_nothing_of(live: 
     live.settle()
     write(repo, "m/a.md", fact("Coffee at ten."))
     live.settle()
-    assert index_state.read(repo.cache_dir).probe == _probe(MemoryRepo.open(repo.root, ACTOR))
+    assert index_state.read(repo.store.cache_dir).probe == _probe(MemoryRepo.open(repo.root, ACTOR).store)
 
 
 def test_a_memory_root_below_the_repository_top_refreshes_the_whole_status(tmp_path: Path) -> None:
@@ -517,10 +517,10 @@ def test_a_memory_root_below_the_repository_top_refreshes_the_whole_status(tmp_p
     write(repo, "drafts/x.md", fact("X."))
     git(top, "add", "mem/notes")
     git(top, "commit", "-qm", "a")
-    kept = CachedProbeGit(repo.git.workdir, repo.git.git_dir)
-    view = type(repo)(repo.root, kept, repo.actor)
+    kept = CachedProbeGit(repo.store.git.workdir, repo.store.git.git_dir)
+    view = type(repo.store)(repo.root, kept, repo.actor)
     _probe(view)
     (top / ".gitignore").write_text("mem/drafts/\n")
     write(repo, "notes/a.md", fact("A, edited."))
-    kept.refresh_probe(repo.pathspec, [repo.git_path("notes/a.md")])
-    assert _probe(view) == _probe(repo)
+    kept.refresh_probe(repo.store.pathspec, [repo.store.git_path("notes/a.md")])
+    assert _probe(view) == _probe(repo.store)

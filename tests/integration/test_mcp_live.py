@@ -135,7 +135,7 @@ def test_recalls_through_the_live_index_are_counted_after_the_answer(repo: Memor
     for _ in range(2):
         assert hits(call(through, "memory_search", query="invoice", at=AT)) == ["facts/invoice.md"]
     assert call(through, "search", query="invoice")["results"][0]["id"] == "facts/invoice.md"
-    assert wait_for(lambda: usage.load(repo).get("facts/invoice.md", usage.Usage()).recalls == 3)
+    assert wait_for(lambda: usage.load(repo.store).get("facts/invoice.md", usage.Usage()).recalls == 3)
 
 
 def test_readers_on_any_thread_share_one_open_index(repo: MemoryRepo, live: LiveIndex) -> None:

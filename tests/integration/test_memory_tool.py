@@ -41,14 +41,14 @@ def test_non_markdown_files_are_memories_under_the_model_names(repo: MemoryRepo)
     memory.create("/memories/progress.xml", "<p>1</p>")
     memory.create("/memories/README.md", "read me\n")
     memory.create("/memories/笔记/a b.txt", "中文\n")
-    assert {"progress.xml.md", "README.md.md", "笔记/a b.txt.md"} <= set(repo.memory_paths())
-    stored = repo.read("progress.xml.md")
+    assert {"progress.xml.md", "README.md.md", "笔记/a b.txt.md"} <= set(repo.store.memory_paths())
+    stored = repo.store.read("progress.xml.md")
     assert stored.body == "<p>1</p>" and stored.meta["file_name"] == "progress.xml"
     assert stored.scope == SCOPE and stored.source == "agent:claude" and stored.source_kind == "agent"
     assert set(memory.files()) >= {"/memories/progress.xml", "/memories/README.md", "/memories/笔记/a b.txt"}
     assert not [p for p in repo.validate() if p.path.endswith(".md.md") or "file_name" in str(p)]
     memory.rename("/memories/progress.xml", "/memories/progress.md")
-    assert repo.read("progress.md").meta.get("file_name") is None
+    assert repo.store.read("progress.md").meta.get("file_name") is None
     assert memory.view("/memories/progress.md").endswith("     1\t<p>1</p>")
 
 
@@ -56,17 +56,17 @@ def test_the_models_own_frontmatter_is_merged_and_shown_back(repo: MemoryRepo) -
     memory = tool(repo, defaults={"type": "fact", "tags": ["host"]}, source="conversation:C9")
     text = "---\ntitle: Coffee\ntags: [drinks]\n---\nOat milk.\n"
     memory.create("/memories/coffee.md", text)
-    stored = repo.read("coffee.md")
+    stored = repo.store.read("coffee.md")
     assert stored.tags == ("drinks",) and stored.type == "fact" and stored.source == "conversation:C9"
     assert stored.meta["title"] == "Coffee" and stored.meta["agent_fields"] == ["title", "tags"]
     assert stored.body == "Oat milk.\n"
     assert memory.files()["/memories/coffee.md"] == text
     # the model edits its own keys like any other line; memfs's lines change only revision/updated
     memory.str_replace("/memories/coffee.md", "tags: [drinks]", "tags: [drinks, morning]")
-    assert repo.read("coffee.md").tags == ("drinks", "morning") and repo.read("coffee.md").revision == 2
+    assert repo.store.read("coffee.md").tags == ("drinks", "morning") and repo.store.read("coffee.md").revision == 2
     # removing the block gives the keys back to the host's defaults' absence: the text is the body
     memory.str_replace("/memories/coffee.md", "---\ntitle: Coffee\ntags: [drinks, morning]\n---\n", "")
-    stored = repo.read("coffee.md")
+    stored = repo.store.read("coffee.md")
     assert "title" not in stored.meta and "agent_fields" not in stored.meta and stored.body == "Oat milk.\n"
     assert [p for p in repo.validate() if p.path == "coffee.md"] == []
 
@@ -94,7 +94,7 @@ def test_a_block_that_is_not_plainly_frontmatter_stays_text(repo: MemoryRepo) ->
     memory = tool(repo)
     text = "---\n# a comment\ntitle: x\n---\nbody\n"
     memory.create("/memories/doc.md", text)
-    assert repo.read("doc.md").body == text and "title" not in repo.read("doc.md").meta
+    assert repo.store.read("doc.md").body == text and "title" not in repo.store.read("doc.md").meta
     assert memory.files()["/memories/doc.md"] == text
 
 
@@ -109,7 +109,7 @@ def test_files_written_by_other_doors_show_their_body(repo: MemoryRepo) -> None:
     after = (repo.root / "facts/b17.md").read_text()
     changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=False) if a != b]
     assert {a.split(":")[0] for a, _ in changed} <= {"revision", "updated"}
-    assert repo.read("facts/b17.md").body == "B17 shipped.\nOn Monday.\n"
+    assert repo.store.read("facts/b17.md").body == "B17 shipped.\nOn Monday.\n"
 
 
 def test_each_call_is_one_commit_with_the_actor_and_folders_move_whole(repo: MemoryRepo) -> None:
@@ -177,9 +177,9 @@ def test_a_write_is_found_by_search_at_once(repo: MemoryRepo) -> None:
 
 def test_the_tool_needs_a_bound_session(repo: MemoryRepo) -> None:
     with pytest.raises(UsageError, match="bound to one scope"):
-        MemoryTool(repo)
+        MemoryTool(repo.store)
     with pytest.raises(UsageError, match="scope"):
-        MemoryTool(repo.session(SCOPE), defaults={"scope": "user:U6"})
+        MemoryTool(repo.session(SCOPE).store, defaults={"scope": "user:U6"})
 
 
 def test_the_stored_file_is_what_the_model_wrote(repo: MemoryRepo) -> None:

@@ -15,7 +15,7 @@ def test_git_merge_uses_the_driver(repo: MemoryRepo) -> None:
         {"fields": {"description": "edited", "tags": ["x", "theirs"]}, "body": "para ONE\n\npara two\n"},
     )
     assert "CONFLICT" not in out
-    memory = repo.read("facts/a.md")
+    memory = repo.store.read("facts/a.md")
     assert memory.status == "retracted" and memory.description == "edited"
     assert memory.tags == ("x", "ours", "theirs")
     assert memory.body == "para ONE\n\npara TWO\n"
@@ -26,19 +26,19 @@ def test_git_merge_uses_the_driver(repo: MemoryRepo) -> None:
 def test_a_clone_without_the_driver_configured_uses_gits_text_merge(repo: MemoryRepo) -> None:
     git(repo.root, "config", "--unset", "merge.memfs.driver")
     git(repo.root, "config", "--unset", "merge.memfs.name")
-    assert not merge_driver_configured(repo.git)
+    assert not merge_driver_configured(repo.store.git)
     out = branch_and_merge(repo, {"body": "para ONE\n\npara two\n"}, {"body": "para one\n\npara TWO\n"})
     assert "Auto-merging facts/a.md" in out and "CONFLICT" not in out
-    assert repo.read("facts/a.md").body == "para ONE\n\npara TWO\n"
+    assert repo.store.read("facts/a.md").body == "para ONE\n\npara TWO\n"
 
 
 def test_install_adds_the_attribute_line_once(repo: MemoryRepo) -> None:
     (repo.root / ".gitattributes").write_text("*.md text\n")
     git(repo.root, "commit", "-qam", "plain attributes")
-    first = mergedriver.install(repo)
+    first = mergedriver.install(repo.store)
     assert first.commit is not None
     assert (repo.root / ".gitattributes").read_text() == "*.md text\n*.md merge=memfs\n"
-    assert mergedriver.install(repo).commit is None
+    assert mergedriver.install(repo.store).commit is None
     assert attributes_text("*.md text diff=markdown merge=memfs\n") is None
 
 

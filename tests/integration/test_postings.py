@@ -38,19 +38,19 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
         put(mem, f"notes/n{i:03d}-{WORDS[i % len(WORDS)]}.md", _text(rng, rng.randint(1, 60)) + "\n",
             description=_text(rng, 3), tags=[WORDS[rng.randrange(len(WORDS))]])
     commit_all(mem.root, "memories")
-    index.rebuild(mem)
+    index.rebuild(mem.store)
     for i in range(0, COUNT, 7):
         put(mem, f"notes/n{i:03d}-{WORDS[i % len(WORDS)]}.md", _text(rng, 5) + "\n", description=_text(rng, 2))
     for i in range(3, COUNT, 11):
         next((mem.root / "notes").glob(f"n{i:03d}-*.md")).unlink()
     commit_all(mem.root, "edits and deletions")
-    index.sync(mem)
+    index.sync(mem.store)
     return mem
 
 
 @pytest.fixture
 def opened(repo: MemoryRepo) -> Handle:
-    found = handle(repo)
+    found = handle(repo.store)
     leaves = found.stats.reader.leaf_readers()
     assert len(leaves) > 1 and any(leaf.has_deletions() for leaf, _offset in leaves)
     return found
@@ -118,10 +118,10 @@ def test_a_term_sums_its_fields_and_a_small_budget_keeps_less(opened: Handle) ->
 
 def test_search_is_the_same_whatever_is_kept(repo: MemoryRepo, opened: Handle, monkeypatch: pytest.MonkeyPatch) -> None:
     queries = ["w00 w07", "w12", "w03 w30 w31", "w39 w01 w02 w05"]
-    before = [[(h.path, h.score) for h in index.search(repo, q, catch_up=False, at=NOW).hits] for q in queries]
+    before = [[(h.path, h.score) for h in index.search(repo.store, q, catch_up=False, at=NOW).hits] for q in queries]
     stats = opened.stats
     monkeypatch.setattr(opened, "terms", TermScores(stats.reader, stats.idf, stats.avgfl, FIELD_BOOSTS, budget=0))
-    after = [[(h.path, h.score) for h in index.search(repo, q, catch_up=False, at=NOW).hits] for q in queries]
+    after = [[(h.path, h.score) for h in index.search(repo.store, q, catch_up=False, at=NOW).hits] for q in queries]
     assert after == before and all(before)
 
 
@@ -142,7 +142,7 @@ def test_memories_holding_only_a_common_word_come_after_and_are_found(tmp_path: 
         put(mem, f"notes/c{i}.md", f"ubiquitous word {i}\n" + ("with the scarce one\n" if i < 2 else ""))
     put(mem, "notes/other.md", "nothing shared\n")
     commit_all(mem.root, "memories")
-    hits = [h.path for h in index.search(mem, "ubiquitous scarce", limit=limit, at=NOW).hits]
+    hits = [h.path for h in index.search(mem.store, "ubiquitous scarce", limit=limit, at=NOW).hits]
     assert sorted(hits[:2]) == ["notes/c0.md", "notes/c1.md"][:limit]
     assert len(hits) == min(limit, 6) and set(hits) <= {f"notes/c{i}.md" for i in range(6)}
 
@@ -159,8 +159,8 @@ def test_a_lone_cjk_character_scores_its_best_bigram_per_field(tmp_path: Path) -
     for i, text in enumerate(texts):
         put(mem, f"notes/z{i}.md", text + "\n", description=texts[(i + 1) % len(texts)], tags=["发票"])
     commit_all(mem.root, "memories")
-    index.rebuild(mem)
-    opened = handle(mem)
+    index.rebuild(mem.store)
+    opened = handle(mem.store)
     reader = opened.stats.reader
     parts = tuple((f, words) for f in FIELD_BOOSTS
                   if (words := tuple(w.decode() for w in reader.expand_prefix(f, "发"))))
@@ -218,14 +218,14 @@ def test_the_eligibility_flags_are_what_whooshs_query_matches(tmp_path: Path) ->
     for i in range(150):
         spread(i)
     commit_all(mem.root, "memories")
-    index.rebuild(mem)
+    index.rebuild(mem.store)
     for i in range(0, 150, 4):
         spread(i)
     for i in range(1, 150, 9):
         (mem.root / f"notes/r{i:03d}.md").unlink()
     commit_all(mem.root, "edits and deletions")
-    index.sync(mem)
-    opened = handle(mem)
+    index.sync(mem.store)
+    opened = handle(mem.store)
     assert len(opened.stats.reader.leaf_readers()) > 1 and opened.stats.deleted
     deleted = {offset + doc for leaf, offset in opened.stats.reader.leaf_readers() if leaf.has_deletions()
                for doc in leaf.deleted_docs_set}

@@ -1,4 +1,4 @@
-"""A commit made from a private copy of the index (#17, :meth:`memfs.store.gitcli.Git._commit_private`)
+"""A commit made from a private copy of the index (#17, :meth:`memfs.store.gitcli.commit.Committing._commit_private`)
 must be as exact as ``git commit --only``: only the operation's paths are committed, and the index
 (unstaged edits, untracked and intent-to-add files) is left as it was but for those paths. It is
 only taken while the index equals HEAD: a file staged, or HEAD moved by hand (even without
@@ -32,14 +32,14 @@ def _committed_paths(root: Path) -> set[str]:
 def _private_commits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     """The git commands run with a private index file, recorded as they start."""
     seen: list[tuple[str, ...]] = []
-    real = gitcli._run
+    real = gitcli.process.run
 
     def recording(cwd: Path, *args: str, **kwargs: Any) -> Any:
         if kwargs.get("index") is not None:
             seen.append(args)
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", recording)
+    monkeypatch.setattr(gitcli.process, "run", recording)
     return seen
 
 
@@ -80,22 +80,22 @@ def test_the_private_index_commits_only_the_operations_paths(repo: MemoryRepo, m
     status = git(repo.root, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert sorted(status) == [" A notes/intended.md", " M facts/tracked.md", "?? notes/untracked.md"]
     assert git(repo.root, "diff", "--cached", "--name-only") == ""
-    assert not (repo.git.git_dir / "index.lock").exists()
-    assert not (repo.git.git_dir / gitcli.PRIVATE_INDEX).exists()
+    assert not (repo.store.git.git_dir / "index.lock").exists()
+    assert not (repo.store.git.git_dir / gitcli.PRIVATE_INDEX).exists()
     assert git(repo.root, "reflog", "-1", "--format=%gs").strip() == "commit: memfs: supersede facts/colour.md"
 
 
 def test_a_file_staged_after_the_probe_is_not_committed(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     _remember(repo, "warm", "Warm-up.")
     put(repo, "facts/staged.md", "staged\n", **FACT)
-    real = repo.git.probe
+    real = repo.store.git.probe
 
     def probe_then_stage(pathspec: str) -> gitcli.Probe | None:
         found = real(pathspec)
         git(repo.root, "add", "facts/staged.md")
         return found
 
-    monkeypatch.setattr(repo.git, "probe", probe_then_stage)
+    monkeypatch.setattr(repo.store.git, "probe", probe_then_stage)
     private = _private_commits(monkeypatch)
     outcome = _remember(repo, "colour", "The colour is blue.")
     assert private == []
@@ -105,7 +105,7 @@ def test_a_file_staged_after_the_probe_is_not_committed(repo: MemoryRepo, monkey
 
 def test_head_moved_by_a_tool_after_the_probe_is_kept(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     _remember(repo, "warm", "Warm-up.")
-    real = repo.git.probe
+    real = repo.store.git.probe
     moved: list[str] = []
 
     def probe_then_move(pathspec: str) -> gitcli.Probe | None:
@@ -114,7 +114,7 @@ def test_head_moved_by_a_tool_after_the_probe_is_kept(repo: MemoryRepo, monkeypa
             moved.append(_commit_by_plumbing(repo.root, "facts/by-tool.md", "by a tool\n"))
         return found
 
-    monkeypatch.setattr(repo.git, "probe", probe_then_move)
+    monkeypatch.setattr(repo.store.git, "probe", probe_then_move)
     private = _private_commits(monkeypatch)
     outcome = _remember(repo, "colour", "The colour is blue.")
     assert private == []
@@ -127,7 +127,7 @@ def test_a_commit_made_on_a_head_moved_after_the_check_is_taken_back(
     repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _remember(repo, "warm", "Warm-up.")
-    real = gitcli._run
+    real = gitcli.process.run
     moved: list[str] = []
 
     def move_first(cwd: Path, *args: str, **kwargs: Any) -> Any:
@@ -135,28 +135,28 @@ def test_a_commit_made_on_a_head_moved_after_the_check_is_taken_back(
             moved.append(_commit_by_plumbing(repo.root, "facts/by-tool.md", "by a tool\n"))
         return real(cwd, *args, **kwargs)
 
-    monkeypatch.setattr(gitcli, "_run", move_first)
+    monkeypatch.setattr(gitcli.process, "run", move_first)
     outcome = _remember(repo, "colour", "The colour is blue.")
     assert moved and git(repo.root, "rev-parse", "HEAD^").strip() == moved[0]
     assert _committed_paths(repo.root) == set(outcome.paths)
     tree = git(repo.root, "ls-tree", "-r", "--name-only", "HEAD").split()
     assert "facts/by-tool.md" in tree and set(outcome.paths) <= set(tree)
     assert "take back a commit made on a moved HEAD" in git(repo.root, "reflog", "-3", "--format=%gs")
-    assert not (repo.git.git_dir / "index.lock").exists()
+    assert not (repo.store.git.git_dir / "index.lock").exists()
 
 
 def test_a_refused_private_commit_leaves_no_lock_and_no_copy(repo: MemoryRepo) -> None:
     _remember(repo, "warm", "Warm-up.")
-    index = (repo.git.git_dir / "index").read_bytes()
-    hook = repo.git.git_dir / "hooks/pre-commit"
+    index = (repo.store.git.git_dir / "index").read_bytes()
+    hook = repo.store.git.git_dir / "hooks/pre-commit"
     hook.parent.mkdir(exist_ok=True)
     hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
     hook.chmod(0o755)
     with pytest.raises(MemfsError, match="no commits today"):
         _remember(repo, "colour", "The colour is blue.")
-    assert not (repo.git.git_dir / "index.lock").exists()
-    assert not (repo.git.git_dir / gitcli.PRIVATE_INDEX).exists()
-    assert (repo.git.git_dir / "index").read_bytes() == index
+    assert not (repo.store.git.git_dir / "index.lock").exists()
+    assert not (repo.store.git.git_dir / gitcli.PRIVATE_INDEX).exists()
+    assert (repo.store.git.git_dir / "index").read_bytes() == index
     assert git(repo.root, "status", "--porcelain") == ""
 
 
@@ -171,7 +171,7 @@ def test_a_refused_private_commit_leaves_no_lock_and_no_copy(repo: MemoryRepo) -
     ],
 )
 def test_the_probe_says_whether_anything_is_staged(record: str, staged: bool) -> None:
-    assert gitcli._parse_probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
+    assert gitcli.status.parse_probe(f"# branch.oid {'a' * 40}\0{record}\0").staged is staged
 
 
 @pytest.mark.parametrize("setting", [("core.splitIndex", "true"), ("index.version", "4"),

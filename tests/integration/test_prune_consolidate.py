@@ -62,7 +62,7 @@ def _generated(repo: MemoryRepo) -> None:
     put(repo, "notes/downstream.md", "Built on the stale one.\n", type="note", depends_on=["notes/stale-review.md"],
         created=RECENT, updated=RECENT)
     commit_all(repo.root, "generated memories")
-    usage.record_recall(repo, ["notes/used.md", "episodes/e0.md"], when=dt.datetime(2026, 9, 28, tzinfo=dt.UTC))
+    usage.record_recall(repo.store, ["notes/used.md", "episodes/e0.md"], when=dt.datetime(2026, 9, 28, tzinfo=dt.UTC))
 
 
 def test_prune_dry_run_then_one_commit_then_revert(repo: MemoryRepo) -> None:
@@ -85,9 +85,10 @@ def test_prune_dry_run_then_one_commit_then_revert(repo: MemoryRepo) -> None:
     assert applied.commit and commit_count(repo) == head + 1
     assert applied.archived == {"facts/old-value.md": "archive/facts/old-value.md"}
     assert applied.flagged == ["notes/downstream.md"]
-    assert repo.read("notes/idle.md").status == "expired" and repo.read("episodes/e2.md").status == "expired"
-    assert repo.read("notes/stale-review.md").status == "retracted"
-    downstream = repo.read("notes/downstream.md")
+    read = repo.store.read
+    assert read("notes/idle.md").status == "expired" and read("episodes/e2.md").status == "expired"
+    assert repo.store.read("notes/stale-review.md").status == "retracted"
+    downstream = repo.store.read("notes/downstream.md")
     assert downstream.status == "needs_review"
     assert [r.root for r in lineage.invalidations(downstream)] == ["notes/stale-review.md"]
     message = git(repo.root, "log", "-1", "--format=%B")
@@ -141,12 +142,13 @@ def test_consolidate_dry_run_then_one_commit_then_revert(repo: MemoryRepo) -> No
 
     applied = repo.consolidate(now=NOW, apply=True)
     assert applied.commit and commit_count(repo) == head + 1
-    summary = repo.read(group.path)
+    summary = repo.store.read(group.path)
     assert (summary.type, summary.scope, summary.status) == ("summary", "project:P8", "active")
     assert summary.depends_on == group.sources and summary.expires == dt.datetime(2027, 3, 1, tzinfo=dt.UTC)
     assert summary.meta["evidence"] == ["ci:P8/pipelines/4800", "ci:P8/pipelines/4801", "ci:P8/pipelines/4802"]
-    assert all(repo.read(rel).status == "superseded" for rel in group.sources)
-    assert repo.read("episodes/later.md").status == "active" and repo.read("episodes/login.md").status == "active"
+    assert all(repo.store.read(rel).status == "superseded" for rel in group.sources)
+    read = repo.store.read
+    assert read("episodes/later.md").status == "active" and read("episodes/login.md").status == "active"
     assert git(repo.root, "log", "-1", "--format=%s").strip() == "memfs: consolidate 3 episodes into 1 summary"
     assert repo.validate() == []
     found = hit_paths(repo.search("font cache", scope="project:P8", at=NOW))
@@ -168,7 +170,7 @@ def loud(group: Sequence[Memory]) -> str:
 def test_the_summariser_is_pluggable(repo: MemoryRepo) -> None:
     _episodes(repo)
     [group] = repo.consolidate(now=NOW, apply=True, summariser=loud).groups
-    memory = repo.read(group.path)
+    memory = repo.store.read(group.path)
     assert memory.body.startswith("# EPISODES/PDF-0.MD") and memory.description == group.summary.description
 
 

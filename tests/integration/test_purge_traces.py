@@ -20,7 +20,7 @@ QUOTE = "takes forty milligrams of frobnazol every morning"
 
 def _traces(repo: MemoryRepo) -> None:
     repo.write("prefs/p.md", fields=FACT, body=BODY)
-    with repo.transaction("edit", reason=f"the user said she {QUOTE}, so note it", force=True) as tx:
+    with repo.store.transaction("edit", reason=f"the user said she {QUOTE}, so note it", force=True) as tx:
         tx.write("prefs/p.md", fields={**FACT, "tags": ["health"]}, body=BODY)
         tx.write("other.md", fields=FACT, body="an unrelated memory")
     git(repo.root, "tag", "-a", "v1", "-m", f"release: {QUOTE}")
@@ -38,8 +38,8 @@ def test_fragments_are_six_word_runs() -> None:
 @pytest.mark.slow
 def test_purge_rewrites_messages_tags_notes_and_stashes(repo: MemoryRepo) -> None:
     _traces(repo)
-    assert verify(repo, [BODY], ["prefs/p.md"])  # found before, in several places
-    report = purge(repo, "prefs/p.md", reason="privacy request")
+    assert verify(repo.store, [BODY], ["prefs/p.md"])  # found before, in several places
+    report = purge(repo.store, "prefs/p.md", reason="privacy request")
     assert report.remaining == [] and report.unrewritable == [] and report.verified, report
     every = git(repo.root, "log", "--all", "--format=%B") + git(repo.root, "cat-file", "tag", "v1")
     assert "frobnazol" not in every and "prefs/p.md" not in every
@@ -59,7 +59,7 @@ def test_a_signed_tag_is_reported_not_verified(repo: MemoryRepo) -> None:
     made = subprocess.run(["git", "mktag"], cwd=repo.root, input=fake, capture_output=True, text=True, check=True)
     sha = made.stdout.strip()
     git(repo.root, "update-ref", "refs/tags/v2", sha)
-    report = purge(repo, "prefs/p.md", reason="privacy request")
+    report = purge(repo.store, "prefs/p.md", reason="privacy request")
     assert not report.verified and report.unrewritable == [
         "signed tag v2 (its signature cannot survive the rewrite)"
     ]

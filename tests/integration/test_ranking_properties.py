@@ -126,7 +126,7 @@ def test_ranking_rules_hold_on_generated_corpora(template_repo: Path, corpus: tu
     repo, made = _build(template_repo, specs, padding)
     query = " ".join(words)
     scope = "user:U5" if scoped else None
-    result = index.search(repo, query, scope=scope, at=NOW, limit=50)
+    result = index.search(repo.store, query, scope=scope, at=NOW, limit=50)
     paths = hit_paths(result)
     counted = _counted(made, words, len(made) + padding)
     terms = {t for w in words for t in tokens(w)}
@@ -145,7 +145,7 @@ def test_ranking_rules_hold_on_generated_corpora(template_repo: Path, corpus: tu
                 "freshness/confidence reordered relevances more than a factor of 2 apart")
 
     for n in (1, 3):
-        assert hit_paths(index.search(repo, query, scope=scope, at=NOW, limit=n)) == paths[:n]
+        assert hit_paths(index.search(repo.store, query, scope=scope, at=NOW, limit=n)) == paths[:n]
 
 
 def test_all_words_in_an_old_body_beat_one_word_in_fresh_paths_titles_and_tags(repo: MemoryRepo) -> None:
@@ -160,7 +160,7 @@ def test_all_words_in_an_old_body_beat_one_word_in_fresh_paths_titles_and_tags(r
             created=NOW.isoformat(), type="preference")
     for i in range(30):
         put(repo, f"notes/other{i}.md", "the garden needs water")
-    assert hit_paths(index.search(repo, "tabbouleh tallinn", scope="user:U5", at=NOW))[0] == "facts/trip.md"
+    assert hit_paths(index.search(repo.store, "tabbouleh tallinn", scope="user:U5", at=NOW))[0] == "facts/trip.md"
 
 
 def test_a_term_in_most_memories_neither_rewards_nor_punishes(repo: MemoryRepo) -> None:
@@ -171,7 +171,7 @@ def test_a_term_in_most_memories_neither_rewards_nor_punishes(repo: MemoryRepo) 
         put(repo, f"facts/c{i}.md", "caroline talked about the weather")
     put(repo, "facts/race.md", "the charity race was on sunday")
     put(repo, "facts/lots.md", "caroline caroline caroline caroline said caroline")
-    ranked = hit_paths(index.search(repo, "what did caroline do after the race?", scope="user:U5", at=NOW))
+    ranked = hit_paths(index.search(repo.store, "what did caroline do after the race?", scope="user:U5", at=NOW))
     assert ranked[0] == "facts/race.md"
 
 
@@ -195,12 +195,13 @@ def test_the_top_n_is_the_first_n_of_the_whole_ranking(repo: MemoryRepo) -> None
         title = " ".join(rng.sample(FILLER, rng.randint(0, 2))) or None
         put(repo, f"facts/{'-'.join(rng.sample(FILLER, rng.randint(0, 1)))}m{i}.md", body or "x",
             description=title, tags=rng.sample(FILLER, rng.randint(0, 1)))
-    index.search(repo, "garden", scope="user:U5", at=NOW)
+    index.search(repo.store, "garden", scope="user:U5", at=NOW)
     for _ in range(10):
         query = " ".join(rng.sample(FILLER, rng.randint(2, 5)))
-        whole = hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=120, catch_up=False))
+        whole = hit_paths(index.search(repo.store, query, scope="user:U5", at=NOW, limit=120, catch_up=False))
         for n in (1, 3, 10):
-            assert hit_paths(index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)) == whole[:n]
+            found = index.search(repo.store, query, scope="user:U5", at=NOW, limit=n, catch_up=False)
+            assert hit_paths(found) == whole[:n]
 
 
 def test_hits_come_in_rank_order_when_age_and_confidence_reorder(repo: MemoryRepo) -> None:
@@ -218,15 +219,15 @@ def test_hits_come_in_rank_order_when_age_and_confidence_reorder(repo: MemoryRep
         updated = NOW - dt.timedelta(days=rng.choice([0, 3, 40, 400, 3000]))
         put(repo, f"episodes/e{i:03d}.md", " ".join(words), type=rng.choice(TYPES),
             updated=updated.isoformat().replace("+00:00", "Z"), confidence=rng.choice([1.0, 0.9, 0.5, 0.1]))
-    index.search(repo, "garden", scope="user:U5", at=NOW)
+    index.search(repo.store, "garden", scope="user:U5", at=NOW)
     for query in ("garden ledger", "violin harbor garden", "ledger", "harbor violin"):
-        hits = index.search(repo, query, scope="user:U5", at=NOW, limit=200, catch_up=False).hits
+        hits = index.search(repo.store, query, scope="user:U5", at=NOW, limit=200, catch_up=False).hits
         keys = [(recall.rank_key(int(h.score), h.relevance, h.freshness, h.confidence), h.path) for h in hits]
         assert len(hits) > 40 and len({h.freshness * h.confidence for h in hits}) > 5
         assert keys == sorted(keys, key=lambda k: (-k[0][0], -k[0][1], k[1])), query
         for n in (1, 2, 5, 17, 40):
-            handle(repo)._records.clear()
-            short = index.search(repo, query, scope="user:U5", at=NOW, limit=n, catch_up=False)
+            handle(repo.store)._records.clear()
+            short = index.search(repo.store, query, scope="user:U5", at=NOW, limit=n, catch_up=False)
             assert hit_paths(short) == [h.path for h in hits[:n]]
 
 
@@ -235,7 +236,7 @@ def test_tied_memories_come_once_each_in_path_order_however_deep_the_list(repo: 
     in several rounds must still hold each once, in path order."""
     for i in range(90):
         put(repo, f"facts/t{(i * 37) % 90:03d}.md", "quince marmalade")
-    index.search(repo, "quince", scope="user:U5", at=NOW)
+    index.search(repo.store, "quince", scope="user:U5", at=NOW)
     for limit in (1, 15, 16, 17, 40, 64, 65, 90):
-        paths = hit_paths(index.search(repo, "quince", scope="user:U5", at=NOW, limit=limit, catch_up=False))
+        paths = hit_paths(index.search(repo.store, "quince", scope="user:U5", at=NOW, limit=limit, catch_up=False))
         assert paths == [f"facts/t{i:03d}.md" for i in range(limit)], limit

@@ -48,10 +48,10 @@ def test_the_size_limit_is_exact(repo: MemoryRepo) -> None:
     head = memory_text("padding\n", id="big")
     write_file(repo.root / "facts/limit.md", head + "x" * (paths.MAX_READ_BYTES - len(head)))
     write_file(repo.root / "facts/over.md", head + "x" * (paths.MAX_READ_BYTES + 1 - len(head)))
-    assert len(repo.read_bytes("facts/limit.md") or b"") == paths.MAX_READ_BYTES
+    assert len(repo.store.read_bytes("facts/limit.md") or b"") == paths.MAX_READ_BYTES
     with pytest.raises(PathError, match=r"1,000,001 bytes, over the 1,000,000-byte limit"):
-        repo.read_bytes("facts/over.md")
-    broken = {p.path: p for p in repo.scan().broken}
+        repo.store.read_bytes("facts/over.md")
+    broken = {p.path: p for p in repo.store.scan().broken}
     assert "facts/limit.md" not in broken and "split it" in broken["facts/over.md"].fix
 
 
@@ -59,26 +59,26 @@ def test_a_symlink_is_refused_even_to_a_memory_inside_the_root(repo: MemoryRepo)
     add(repo, "facts/a.md")
     os.symlink("a.md", repo.root / "facts/alias.md")
     with pytest.raises(PathError, match="is a symlink"):
-        repo.read("facts/alias.md")
+        repo.store.read("facts/alias.md")
     with pytest.raises(PathError, match="is a symlink"):
         repo.write("facts/alias.md", fields={"description": "through the link"})
     assert os.path.islink(repo.root / "facts/alias.md")
-    assert [p.path for p in repo.scan().broken] == ["facts/alias.md"]
-    assert not repo.exists("facts/alias.md") and repo.exists("facts/a.md")
+    assert [p.path for p in repo.store.scan().broken] == ["facts/alias.md"]
+    assert not repo.store.exists("facts/alias.md") and repo.store.exists("facts/a.md")
 
 
 def test_a_fifo_is_reported_without_waiting_for_a_writer(repo: MemoryRepo) -> None:
     os.mkfifo(repo.root / "facts.md")
     found = finishes(repo.validate)
     assert [(p.path, p.severity) for p in found] == [("facts.md", "error")] and "FIFO" in found[0].message
-    assert finishes(lambda: repo.load("facts.md"))[2] is not None
+    assert finishes(lambda: repo.store.load("facts.md"))[2] is not None
 
 
 def test_a_git_dir_inside_the_root_under_another_name_is_refused(repo: MemoryRepo) -> None:
     shutil.move(repo.root / ".git", repo.root / "store")
     (repo.root / ".git").write_text("gitdir: store\n")
     moved = MemoryRepo.open(repo.root)
-    assert moved.git.git_dir == repo.root / "store"
+    assert moved.store.git.git_dir == repo.root / "store"
     for path in ("store/hooks/x.md", "store/../store/x.md", str(repo.root / "store/x.md")):
         with pytest.raises(PathError, match="git directory"):
             moved.write(path, fields=FACT, body="x")
@@ -121,10 +121,10 @@ def test_lineage_and_diff_skip_what_they_do_not_read(repo: MemoryRepo, tmp_path:
 def test_the_watcher_reports_a_symlinked_memory_and_commits_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
     (tmp_path / "outside.md").write_text(memory_text(id="outside"))
     os.symlink(tmp_path / "outside.md", repo.root / "facts.md")
-    head = repo.git.head()
+    head = repo.store.git.head()
     events = repo.watcher(index=False).process(["facts.md"])
     assert [(e.path, e.outcome) for e in events] == [("facts.md", "invalid")] and "symlink" in str(events[0])
-    assert repo.git.head() == head and "facts.md" not in git(repo.root, "ls-files")
+    assert repo.store.git.head() == head and "facts.md" not in git(repo.root, "ls-files")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero"])
@@ -136,7 +136,7 @@ def test_a_config_file_that_is_not_a_plain_file_is_an_error_not_a_hang(repo: Mem
     else:
         os.symlink("/dev/zero", config)
     with pytest.raises(InvalidConfig, match=r"\.memfs\.toml: is "):
-        finishes(repo.config)
+        finishes(repo.store.config)
 
 
 def test_purge_verification_reads_no_device(repo: MemoryRepo) -> None:
@@ -144,4 +144,4 @@ def test_purge_verification_reads_no_device(repo: MemoryRepo) -> None:
 
     add(repo, "facts/a.md", body="okapi secret\n")
     os.symlink("/dev/zero", repo.root / "zero.md")
-    assert "work tree file facts/a.md" in finishes(lambda: verify(repo, ["okapi secret"]))
+    assert "work tree file facts/a.md" in finishes(lambda: verify(repo.store, ["okapi secret"]))

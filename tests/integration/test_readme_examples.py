@@ -29,7 +29,7 @@ def test_the_langgraph_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[s
     code = example("langgraph").replace('"path/to/memory"', repr(str(repo.root)))
     exec(compile(code, "README.md:langgraph", "exec"), {"__name__": "readme_example"})
     assert capsys.readouterr().out.strip() == "['U5 takes oat milk']"
-    assert repo.read("langgraph/memories/u5/coffee.md").scope == "memories/u5"
+    assert repo.store.read("langgraph/memories/u5/coffee.md").scope == "memories/u5"
 
 
 def test_the_anthropic_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[str],
@@ -46,5 +46,5 @@ def test_the_anthropic_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[s
     exec(compile(code, "README.md:anthropic", "exec"), {"__name__": "readme_example"})
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "Done." and printed[1].startswith("Call(command='create', path='/memories/pr-review.md'")
-    assert repo.read("pr-review.md").body == "U5 reviews PRs on Fridays.\n"
+    assert repo.store.read("pr-review.md").body == "U5 reviews PRs on Fridays.\n"
     assert [s.is_error for s in model.steps] == [False]

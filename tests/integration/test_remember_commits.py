@@ -14,7 +14,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.ops import idempotency
-from memfs.store import facts, gitcli, revisions
+from memfs.store import catalog, gitcli, revisions
 from tests.helpers import PERSON, commit_all, count_git_commands, git, put
 
 FACT: dict[str, Any] = {"type": "fact", "scope": "user:U5", "source": "conversation:C1"}
@@ -77,9 +77,9 @@ def test_a_key_applied_by_a_hand_commit_between_two_remembers_is_seen(repo: Memo
     again = _remember(repo, "size", "The size is large.", idempotency_key="two")
     assert again.op.value == "NOOP" and again.commit is None
     assert _remember(repo, "size", "The size is large.", idempotency_key="three").op.value == "INSERT"
-    cached = idempotency.applied_keys(repo)
-    idempotency.drop_cache(repo)
-    assert idempotency.applied_keys(repo) == cached and set(cached) == {"one", "two", "three"}
+    cached = idempotency.applied_keys(repo.store)
+    idempotency.drop_cache(repo.store)
+    assert idempotency.applied_keys(repo.store) == cached and set(cached) == {"one", "two", "three"}
 
 
 def test_the_caches_moved_by_commits_equal_a_full_reread(repo: MemoryRepo) -> None:
@@ -88,17 +88,17 @@ def test_the_caches_moved_by_commits_equal_a_full_reread(repo: MemoryRepo) -> No
         _remember(repo, f"k{n}", f"Value {n}.", source="conversation:C2", idempotency_key=f"again-{n}")  # REINFORCE
         _remember(repo, f"k{n}", f"Value {n} changed.", idempotency_key=f"change-{n}")
     head = git(repo.root, "rev-parse", "HEAD").strip()
-    marks = revisions.marks(repo.git, repo.pathspec)
-    cached = facts.current(repo)
+    marks = revisions.marks(repo.store.git, repo.store.pathspec)
+    cached = catalog.current(repo.store)
     assert marks[0] == head and cached is not None and cached.head == head
     files = {rel: (f.id, f.scope, f.key, f.version, f.deps) for rel, f in cached.files.items()}
 
-    revisions.cache_path(repo.git.git_dir, repo.pathspec).unlink()
+    revisions.cache_path(repo.store.git.git_dir, repo.store.pathspec).unlink()
     revisions._memo.clear()
     revisions._ahead.clear()
-    facts.drop(repo)
-    assert revisions.marks(repo.git, repo.pathspec) == marks
-    rebuilt = facts.current(repo)
+    catalog.drop(repo.store)
+    assert revisions.marks(repo.store.git, repo.store.pathspec) == marks
+    rebuilt = catalog.current(repo.store)
     assert rebuilt is not None
     assert {rel: (f.id, f.scope, f.key, f.version, f.deps) for rel, f in rebuilt.files.items()} == files
 

@@ -47,7 +47,7 @@ def test_update_bumps_revision_and_changes_only_its_lines(repo: MemoryRepo) -> N
         "+revision: 2", "+status: superseded", "-revision: 1", "-status: active"
     }
     assert len([ln for ln in changed if "updated:" in ln]) in (0, 2)
-    assert repo.read("facts/b17.md").revision == 2
+    assert repo.store.read("facts/b17.md").revision == 2
 
 
 def test_writing_the_same_content_makes_no_commit(repo: MemoryRepo) -> None:
@@ -96,13 +96,13 @@ def test_create_only_refuses_existing(repo: MemoryRepo) -> None:
 
 
 def test_transaction_is_one_commit_or_nothing(repo: MemoryRepo) -> None:
-    with repo.transaction("import", reason="bulk") as tx:
+    with repo.store.transaction("import", reason="bulk") as tx:
         tx.write("a.md", fields=FACT, body="a")
         tx.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
         assert tx.read("b.md").depends_on == ("a.md",)
     assert tx.result.commit and sorted(c.path for c in tx.result.changes) == ["a.md", "b.md"]
     assert len(subjects(repo.root)) == 2
-    with pytest.raises(RuntimeError), repo.transaction("import") as tx:
+    with pytest.raises(RuntimeError), repo.store.transaction("import") as tx:
         tx.write("c.md", fields=FACT, body="c")
         raise RuntimeError("caller failed half way")
     assert not (repo.root / "c.md").exists() and len(subjects(repo.root)) == 2
@@ -150,7 +150,7 @@ def test_memory_root_inside_a_larger_repo(tmp_path: Path) -> None:
     assert git(project, "show", "--name-only", "--format=", "HEAD").split() == ["memory/facts/a.md"]
     (project / "memory/facts/deeper").mkdir()
     opened = MemoryRepo.open(project / "memory/facts/deeper")
-    assert opened.root == mem.root and opened.read("facts/a.md").body == "a\n"
+    assert opened.root == mem.root and opened.store.read("facts/a.md").body == "a\n"
     assert MemoryRepo.open(project / "src").root == project  # outside the marker: the top level
 
 
@@ -162,20 +162,20 @@ def test_open_outside_git_is_a_clear_error(tmp_path: Path) -> None:
 def test_scan_reports_broken_files_and_orders_system_first(repo: MemoryRepo) -> None:
     repo.write("a.md", fields=FACT, body="a")
     write_file(repo.root / "broken.md", "no frontmatter\n")
-    scan = repo.scan()
+    scan = repo.store.scan()
     assert [m.path for m in scan.memories] == ["system/persona.md", "a.md"]
     assert [p.path for p in scan.broken] == ["broken.md"]
 
 
 def test_memfsignore_edits_take_effect_in_the_same_process(repo: MemoryRepo) -> None:
     write_file(repo.root / "drafts/x.md", "---\nid: x\n---\n")
-    assert "drafts/x.md" in repo.memory_paths()
+    assert "drafts/x.md" in repo.store.memory_paths()
     write_file(repo.root / ".memfsignore", "drafts/\n")
-    assert "drafts/x.md" not in repo.memory_paths()
+    assert "drafts/x.md" not in repo.store.memory_paths()
     with pytest.raises(PathError, match="memfsignore"):
-        repo.rel("drafts/x.md")
+        repo.store.rel("drafts/x.md")
     write_file(repo.root / ".memfsignore", "# nothing ignored any more\n")
-    assert "drafts/x.md" in repo.memory_paths() and repo.rel("drafts/x.md") == "drafts/x.md"
+    assert "drafts/x.md" in repo.store.memory_paths() and repo.store.rel("drafts/x.md") == "drafts/x.md"
 
 
 # --- names in any script ----------------------------------------------------------------------
@@ -184,15 +184,15 @@ def test_names_in_any_script_go_through_every_verb(repo: MemoryRepo, rel: str) -
     created = repo.write(rel, fields=FACT, body="会议纪要: the release is on Friday")
     assert [c.path for c in created.changes] == [rel]
     assert git(repo.root, "show", "--name-only", "-z", "--format=", "HEAD").strip("\0\n") == rel
-    memory = repo.read(rel)
-    assert memory.id == rel[:-3] and rel in repo.memory_paths() and repo.validate() == []
+    memory = repo.store.read(rel)
+    assert memory.id == rel[:-3] and rel in repo.store.memory_paths() and repo.validate() == []
     assert [h.path for h in repo.search("会议纪要", scope="user:U5").hits] == [rel]
     repo.retract([rel], reason="wrong day")
-    assert repo.read(rel).status == "retracted" and repo.search("会议纪要", scope="user:U5").hits == []
+    assert repo.store.read(rel).status == "retracted" and repo.search("会议纪要", scope="user:U5").hits == []
     assert [entry.commit for entry in repo.log(rel)][1] == created.commit
     assert len(repo.history(rel)) == 2
     repo.revert("HEAD", reason="it was right")
-    assert repo.read(rel).status == "active"
+    assert repo.store.read(rel).status == "active"
     repo.delete(rel)
     assert not (repo.root / rel).exists() and git(repo.root, "status", "--porcelain") == ""
 
@@ -201,15 +201,15 @@ def test_one_name_typed_two_ways_is_one_file(repo: MemoryRepo) -> None:
     composed = "notes/über.md"
     decomposed = unicodedata.normalize("NFD", composed)
     repo.write(decomposed, fields=FACT, body="first")
-    assert os.listdir(repo.root / "notes") == ["über.md"] and repo.read(composed).body == "first\n"
+    assert os.listdir(repo.root / "notes") == ["über.md"] and repo.store.read(composed).body == "first\n"
     repo.write(composed, fields=FACT, body="second")
-    assert repo.read(decomposed).body == "second\n" and os.listdir(repo.root / "notes") == ["über.md"]
+    assert repo.store.read(decomposed).body == "second\n" and os.listdir(repo.root / "notes") == ["über.md"]
 
 
 def test_a_decomposed_name_someone_else_saved_can_still_be_addressed(repo: MemoryRepo) -> None:
     decomposed = unicodedata.normalize("NFD", "über.md")
     put(repo, decomposed, "saved on a Mac", id="uber")
-    assert repo.read(decomposed).body == "saved on a Mac\n"
+    assert repo.store.read(decomposed).body == "saved on a Mac\n"
     warnings = [p for p in repo.validate() if p.path == decomposed]
     assert [(p.severity, p.field) for p in warnings] == [("warning", None)] and "NFC" in warnings[0].message
 
@@ -235,7 +235,7 @@ def test_names_no_file_system_or_git_can_hold_are_refused(repo: MemoryRepo, bad:
 
 def test_a_hand_written_file_without_id_has_its_path_as_id(repo: MemoryRepo) -> None:
     write_file(repo.root / "笔记/手写.md", raw_memory("type: note\nscope: user:U5\nsource: user:me\nstatus: active\n"))
-    assert repo.validate() == [] and repo.read("笔记/手写.md").id == "笔记/手写"
+    assert repo.validate() == [] and repo.store.read("笔记/手写.md").id == "笔记/手写"
     with pytest.raises(InvalidMemory, match=r"already used by 笔记/手写\.md"):
         repo.write("other.md", fields={**FACT, "id": "笔记/手写"}, body="x")
     write_file(repo.root / "copy.md", raw_memory(VALID.format(id="笔记/手写")))
@@ -270,7 +270,7 @@ def test_git_environment_cannot_redirect_memfs(repo: MemoryRepo, tmp_path: Path,
     monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(other / ".git/objects"))
     opened = MemoryRepo.open(repo.root)
     result = opened.write("notes/x.md", fields=FACT, body="x")
-    assert opened.root == repo.root and opened.read("notes/x.md").body == "x\n"
+    assert opened.root == repo.root and opened.store.read("notes/x.md").body == "x\n"
     assert opened.search("x", scope="user:U5") is not None
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
         monkeypatch.delenv(name)
@@ -300,7 +300,7 @@ def test_batch_reads_step_over_objects_that_are_not_blobs(repo: MemoryRepo) -> N
     tree = git(repo.root, "rev-parse", "HEAD:facts").strip()
     commit = git(repo.root, "rev-parse", "HEAD").strip()
     blob = git(repo.root, "rev-parse", "HEAD:facts/b.md").strip()
-    found = repo.git.read_objects([tree, commit, blob, "0" * 40])
+    found = repo.store.git.read_objects([tree, commit, blob, "0" * 40])
     assert list(found) == [blob] and found[blob].endswith(b"beta\n")
-    by_path = repo.git.read_blobs("HEAD", ["facts", "facts/b.md", "facts/none.md"])
+    by_path = repo.store.git.read_blobs("HEAD", ["facts", "facts/b.md", "facts/none.md"])
     assert list(by_path) == ["facts/b.md"] and by_path["facts/b.md"].endswith(b"beta\n")

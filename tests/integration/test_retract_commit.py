@@ -14,7 +14,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import PathError, WriteRefused
-from memfs.ops.retraction import retract
+from memfs.ops.retract import retract
 from memfs.store import gitcli, revisions
 from tests.helpers import add, commit_all, count_git_commands, git, put, set_identity
 
@@ -30,7 +30,7 @@ def test_a_large_retraction_stages_by_name_and_commits_only_its_files(
     put(repo, "notes/other.md", "edited by hand, not staged\n")
     put(repo, "notes/untracked.md", "written by hand\n")
     started = count_git_commands(monkeypatch)
-    result = retract(repo, ["facts/root.md"], reason="the source was wrong")
+    result = retract(repo.store, ["facts/root.md"], reason="the source was wrong")
     assert result.commit is not None
     assert started["add"] == 0 and started["update-index"] == 1, started
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
@@ -65,13 +65,13 @@ def test_a_transaction_checks_each_folder_once_and_still_refuses_a_symlinked_one
     add(repo, "notes/a.md")
     add(repo, "notes/b.md")
     os.symlink("notes", repo.root / "linked")
-    with repo.transaction("write", reason="test") as tx:
+    with repo.store.transaction("write", reason="test") as tx:
         tx.write("notes/a.md", fields={"description": "checked the folder"})
-        assert repo.checked is not None and str(repo.root / "notes") in repo.checked.folders
+        assert repo.store.checked is not None and str(repo.root / "notes") in repo.store.checked.folders
         with pytest.raises(PathError, match="goes through the symlink linked"):
             tx.write("linked/b.md", fields={"description": "through the link"})
         tx.write("notes/b.md", fields={"description": "same folder, already checked"})
-    assert repo.checked is None
+    assert repo.store.checked is None
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(committed) == ["notes/a.md", "notes/b.md"]
 
@@ -90,9 +90,9 @@ def test_the_committed_copies_a_large_commit_holds_are_not_read_again(
     repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     flagged = _wide(repo, 70)
-    revisions.marks(repo.git, repo.pathspec)  # at rest: the revision cache read after the hand commit
+    revisions.marks(repo.store.git, repo.store.pathspec)  # at rest: the revision cache read after the hand commit
     started = count_git_commands(monkeypatch)
-    result = retract(repo, ["facts/root.md"], reason="the source was wrong")
+    result = retract(repo.store, ["facts/root.md"], reason="the source was wrong")
     assert len(result.plan.flagged) == 70
     assert started["ls-tree"] == 1 and started["cat-file"] == 0, started
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
@@ -107,5 +107,5 @@ def test_a_file_changed_by_hand_is_still_judged_against_the_committed_copy(repo:
     edited.write_text(edited.read_text() + "token ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6\n")
     head = git(repo.root, "rev-parse", "HEAD")
     with pytest.raises(WriteRefused, match=f"{flagged[5]}: .*GitHub"):
-        retract(repo, ["facts/root.md"], reason="the source was wrong")
+        retract(repo.store, ["facts/root.md"], reason="the source was wrong")
     assert git(repo.root, "rev-parse", "HEAD") == head

@@ -15,7 +15,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.format import edit, yamlio
 from memfs.format.parse import parse
-from memfs.ops.retraction import retract
+from memfs.ops.retract import retract
 from memfs.policy.lineage import INVALIDATED_BY, Invalidation
 from tests.helpers import ACTOR, commit_all, git, memory_text, write_file
 
@@ -87,7 +87,7 @@ def _downstream(deps: dict[str, list[str]]) -> set[str]:
 def test_retraction_writes_what_a_fresh_edit_of_each_file_writes(repo: MemoryRepo, seed: int) -> None:
     deps = _build(repo.root, seed)
     before = {rel: (repo.root / rel).read_bytes() for rel in deps}
-    result = retract(repo, [ROOT], reason=REASON)
+    result = retract(repo.store, [ROOT], reason=REASON)
     assert result.commit
     now = parse(ROOT, (repo.root / ROOT).read_bytes()).updated
     assert now is not None
@@ -128,12 +128,12 @@ def test_an_edit_starts_from_the_bytes_as_they_are_not_as_first_parsed(repo: Mem
     for name in ("a", "b"):
         write_file(repo.root / f"notes/{name}.md", memory_text(description="first", id=name))
     commit_all(repo.root, "two memories")
-    with repo.transaction("write") as tx:
+    with repo.store.transaction("write") as tx:
         assert tx.memory("notes/a.md") is not None and tx.memory("notes/b.md") is not None
         hand = (repo.root / "notes/b.md").read_text().replace("description: first", "description: by hand")
         write_file(repo.root / "notes/b.md", hand)
         tx.write("notes/a.md", fields={"tags": ["x"]})
         tx.write("notes/b.md", fields={"tags": ["y"]})
-    a, b = repo.read("notes/a.md"), repo.read("notes/b.md")
+    a, b = repo.store.read("notes/a.md"), repo.store.read("notes/b.md")
     assert (a.description, a.tags) == ("first", ("x",))
     assert (b.description, b.tags) == ("by hand", ("y",))

@@ -20,14 +20,14 @@ PATH = "prefs/lang.md"
 
 def _english_then_reverted(repo: MemoryRepo, how: str) -> None:
     """``lang``'s preference went Chinese (1) -> English (2); undo the English."""
-    assert repo.read(PATH).revision == 2
+    assert repo.store.read(PATH).revision == 2
     if how == "memfs":
         repo.revert("HEAD", reason="the English was a mistake")
-        assert repo.read(PATH).revision == 3  # a revert is a new revision
+        assert repo.store.read(PATH).revision == 3  # a revert is a new revision
     else:
         git(repo.root, "revert", "--no-edit", "HEAD")
-        assert repo.read(PATH).revision == 1  # git restores the old bytes; memfs counts on from history
-    assert "Chinese" in repo.read(PATH).body
+        assert repo.store.read(PATH).revision == 1  # git restores the old bytes; memfs counts on from history
+    assert "Chinese" in repo.store.read(PATH).body
 
 
 def _write(repo: MemoryRepo) -> None:
@@ -72,7 +72,7 @@ def _numbers(repo: MemoryRepo, path: str) -> list[int | None]:
     state collapsed (a reinforcement keeps its revision)."""
     out: list[int | None] = []
     for sha in reversed(git(repo.root, "log", "--format=%H", "--", path).split()):
-        data = repo.git.show_file(sha, path)
+        data = repo.store.git.show_file(sha, path)
         number = None if data is None else revisions.revision_in(data)
         if number is not None and (not out or out[-1] != number):
             out.append(number)
@@ -83,9 +83,9 @@ def _numbers(repo: MemoryRepo, path: str) -> list[int | None]:
 @pytest.mark.parametrize("verb", sorted(VERBS))
 def test_after_a_revert_every_verb_writes_above_history(lang: MemoryRepo, how: str, verb: str) -> None:
     _english_then_reverted(lang, how)
-    highest = lang.read(PATH).revision if how == "memfs" else 2
+    highest = lang.store.read(PATH).revision if how == "memfs" else 2
     VERBS[verb](lang)
-    new = lang.read(PATH).revision
+    new = lang.store.read(PATH).revision
     assert new > highest, f"{verb} after a {how} revert wrote revision {new}"
     with pytest.raises(ConflictError, match="you had revision 2"):
         lang.write(PATH, body="a writer who only saw the English\n", expected_revision=2, force=True)
@@ -101,13 +101,13 @@ def test_the_demo_revert_then_remember_never_repeats_revision_two(tmp_path) -> N
     demo = MemoryRepo.demo(tmp_path / "demo")
     repo = MemoryRepo.open(demo.root, actor="user:U5")
     rel = "prefs/p8-release-note-language.md"
-    english = repo.git.log(rev="HEAD", path=repo.git_path(rel), limit=1)[0].sha
+    english = repo.store.git.log(rev="HEAD", path=repo.store.git_path(rel), limit=1)[0].sha
     repo.revert(english, reason="back to Chinese")
-    memory = repo.read(rel)
+    memory = repo.store.read(rel)
     assert memory.revision == 3 and "中文" in memory.body
     repo.remember({"scope": memory.scope, "key": memory.key, "type": "preference", "source_kind": "user",
                    "source": "conversation:C5#msg-1", "body": "Write P8 release notes in English from now on."})
-    assert repo.read(rel).revision == 4
+    assert repo.store.read(rel).revision == 4
     with pytest.raises(ConflictError):
         repo.write(rel, body="stale\n", expected_revision=2)
     assert [r.revision for r in repo.history(rel)] == [1, 2, 3, 4]
@@ -117,9 +117,9 @@ def test_a_deleted_memory_written_again_continues_above_its_history(repo: Memory
     repo.write("facts/a.md", fields=FACT, body="one\n")
     repo.write("facts/a.md", body="two\n")
     repo.delete("facts/a.md")
-    assert not repo.exists("facts/a.md")
+    assert not repo.store.exists("facts/a.md")
     repo.write("facts/a.md", fields=FACT, body="three\n")
-    assert repo.read("facts/a.md").revision == 3
+    assert repo.store.read("facts/a.md").revision == 3
     assert [r.revision for r in repo.history("facts/a.md")] == [1, 2, 3]
 
 
@@ -127,13 +127,13 @@ def test_the_cache_is_derived_state(repo: MemoryRepo) -> None:
     repo.write("facts/a.md", fields=FACT, body="one\n")
     repo.write("facts/a.md", body="two\n")
     git(repo.root, "revert", "--no-edit", "HEAD")
-    cache = revisions.cache_path(repo.git.git_dir, repo.pathspec)
+    cache = revisions.cache_path(repo.store.git.git_dir, repo.store.pathspec)
     cache.unlink(missing_ok=True)
     repo.write("facts/a.md", body="three\n")
-    assert repo.read("facts/a.md").revision == 3 and cache.exists()
+    assert repo.store.read("facts/a.md").revision == 3 and cache.exists()
     cache.write_text("{not json")
     repo.write("facts/a.md", body="four\n")
-    assert repo.read("facts/a.md").revision == 4
+    assert repo.store.read("facts/a.md").revision == 4
 
 
 def test_revision_in_reads_the_frontmatter_only() -> None:
@@ -145,10 +145,10 @@ def test_revision_in_reads_the_frontmatter_only() -> None:
 
 def test_head_is_read_from_loose_refs_packed_refs_and_detached_heads(repo: MemoryRepo) -> None:
     repo.write("facts/a.md", fields=FACT, body="one\n")
-    assert repo.git.head_quick() == repo.git.head()
+    assert repo.store.git.head_quick() == repo.store.git.head()
     git(repo.root, "pack-refs", "--all")
-    assert repo.git.head_quick() == repo.git.head()
+    assert repo.store.git.head_quick() == repo.store.git.head()
     git(repo.root, "checkout", "-q", "--detach")
-    assert repo.git.head_quick() == repo.git.head()
+    assert repo.store.git.head_quick() == repo.store.git.head()
     repo.write("facts/a.md", body="two\n")
-    assert repo.read("facts/a.md").revision == 2 and repo.git.head_quick() == repo.git.head()
+    assert repo.store.read("facts/a.md").revision == 2 and repo.store.git.head_quick() == repo.store.git.head()

@@ -21,8 +21,8 @@ def test_append_adds_to_the_body_in_one_commit(repo: MemoryRepo) -> None:
     start = commit_count(repo)
     done = session.tool({"command": "append", "path": "notes/plan.md", "text": "- one more thing", "reason": "log"})
     assert done.ok, done.output
-    assert repo.read("notes/plan.md").body == PLAN + "- one more thing\n"
-    assert commit_count(repo) == start + 1 and repo.read("notes/plan.md").revision == 2
+    assert repo.store.read("notes/plan.md").body == PLAN + "- one more thing\n"
+    assert commit_count(repo) == start + 1 and repo.store.read("notes/plan.md").revision == 2
     changed = {a.split(":")[0] for a, b in zip(before.splitlines(), (repo.root / "notes/plan.md").read_text()
                                                 .splitlines(), strict=False) if a != b}
     assert "revision" in changed <= {"revision", "updated"}
@@ -33,7 +33,7 @@ def test_a_section_is_replaced_up_to_the_next_heading_of_its_level(repo: MemoryR
     done = session.tool({"command": "replace_section", "path": "notes/plan.md", "heading": "## Steps",
                          "content": "Ship on Monday."})
     assert done.ok, done.output
-    assert repo.read("notes/plan.md").body == "# Plan\n\n## Steps\nShip on Monday.\n\n## Risks\n\nNone.\n"
+    assert repo.store.read("notes/plan.md").body == "# Plan\n\n## Steps\nShip on Monday.\n\n## Risks\n\nNone.\n"
 
 
 def test_a_heading_is_found_by_its_text_and_fenced_code_is_not_a_heading(repo: MemoryRepo) -> None:
@@ -41,14 +41,14 @@ def test_a_heading_is_found_by_its_text_and_fenced_code_is_not_a_heading(repo: M
     session = repo.session("user:U5", actor="agent:writer")
     assert session.tool({"command": "replace_section", "path": "notes/code.md", "heading": "Risks",
                          "content": "None left."}).ok
-    assert repo.read("notes/code.md").body == "## Usage\n\n```\n## Risks\n```\n\n## Risks\nNone left.\n"
+    assert repo.store.read("notes/code.md").body == "## Usage\n\n```\n## Risks\n```\n\n## Risks\nNone left.\n"
 
 
 def test_a_missing_section_is_added_at_the_end(repo: MemoryRepo) -> None:
     session = _plan(repo)
     assert session.tool({"command": "replace_section", "path": "notes/plan.md", "heading": "Decisions",
                          "content": "Ship B17 first."}).ok
-    assert repo.read("notes/plan.md").body == PLAN + "\n## Decisions\nShip B17 first.\n"
+    assert repo.store.read("notes/plan.md").body == PLAN + "\n## Decisions\nShip B17 first.\n"
 
 
 def test_bad_requests_change_nothing(repo: MemoryRepo) -> None:

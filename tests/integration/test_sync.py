@@ -16,63 +16,63 @@ from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, remot
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/one.md", fields=FACT, body="one\n")
-    result = sync(a)
+    result = sync(a.store)
     assert (result.pushed, result.pulled, result.integrated) == (1, 0, "none")
-    assert remote_head(remote) == a.git.head()
-    result = sync(b)
+    assert remote_head(remote) == a.store.git.head()
+    result = sync(b.store)
     assert (result.pushed, result.pulled, result.integrated) == (0, 1, "fast-forward")
-    assert b.read("facts/one.md").body == "one\n"
+    assert b.store.read("facts/one.md").body == "one\n"
     assert result.backups == ()
-    assert sync(b).summary()[0].startswith("up to date with origin/main")
+    assert sync(b.store).summary()[0].startswith("up to date with origin/main")
 
 
 def test_diverged_clones_rebase_with_a_backup_and_keep_authors(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/a.md", fields=FACT, body="a\n")
     b.write("facts/b.md", fields=FACT, body="b\n")
-    old_b = b.git.head()
-    sync(a)
-    result = sync(b)
+    old_b = b.store.git.head()
+    sync(a.store)
+    result = sync(b.store)
     assert result.integrated == "rebase" and result.pulled == 1 and result.pushed == 1
     (backup,) = result.backups
-    assert backup.startswith(BACKUP_PREFIX) and b.git.rev(backup) == old_b
-    assert backups(b) == [(backup, old_b)]
+    assert backup.startswith(BACKUP_PREFIX) and b.store.git.rev(backup) == old_b
+    assert backups(b.store) == [(backup, old_b)]
     assert git(b.root, "log", "--format=%an", "-2").split() == ["agent:b", "agent:a"]
-    assert b.git.head() == remote_head(remote)
-    sync(a)
-    assert a.read("facts/b.md").body == "b\n"
+    assert b.store.git.head() == remote_head(remote)
+    sync(a.store)
+    assert a.store.read("facts/b.md").body == "b\n"
 
 
 def test_merge_mode_from_config_and_flag(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/a.md", fields=FACT, body="a\n")
-    sync(a)
+    sync(a.store)
     b.write("facts/b.md", fields=FACT, body="b\n")
     (b.root / ".memfs.toml").write_text('format = 1\n[sync]\nmode = "merge"\n')
     commit_all(b.root, "merge mode")
-    result = sync(b)
+    result = sync(b.store)
     assert result.integrated == "merge" and result.mode == "merge"
     parents = git(b.root, "log", "-1", "--format=%P").split()
     assert len(parents) == 2
     assert "Memfs-Op: sync" in git(b.root, "log", "-1", "--format=%B")
     a.write("facts/a2.md", fields=FACT, body="a2\n")
-    sync(a)
+    sync(a.store)
     b.write("facts/b2.md", fields=FACT, body="b2\n")
-    assert sync(b, mode="rebase").integrated == "rebase"
+    assert sync(b.store, mode="rebase").integrated == "rebase"
 
 
 def test_concurrent_edits_of_one_memory_merge_through_the_driver(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/x.md", fields={**FACT, "tags": ["t"]}, body="one\n\ntwo\n")
-    sync(a)
-    sync(b)
+    sync(a.store)
+    sync(b.store)
     a.write("facts/x.md", fields={"status": "retracted", "tags": ["t", "a"]}, body="ONE\n\ntwo\n",
             actor="user:ops", force=True)
     b.write("facts/x.md", fields={"description": "edited", "tags": ["t", "b"]}, body="one\n\nTWO\n")
-    sync(a)
-    result = sync(b)
+    sync(a.store)
+    result = sync(b.store)
     assert result.integrated == "rebase"
-    memory = b.read("facts/x.md")
+    memory = b.store.read("facts/x.md")
     assert (memory.status, memory.description, memory.tags) == ("retracted", "edited", ("t", "a", "b"))
     assert memory.body == "ONE\n\nTWO\n" and memory.revision == 3
     assert b.validate() == []
@@ -83,35 +83,35 @@ def test_unrelated_histories_are_refused(tmp_path: Path, remote: Path) -> None:
     git(other.root, "remote", "add", "origin", str(remote))
     before = remote_head(remote)
     with pytest.raises(SyncRefused, match="share no history"):
-        sync(other)
+        sync(other.store)
     assert remote_head(remote) == before
 
 
 def test_rewritten_local_history_is_never_force_pushed(clone: Clone, remote: Path) -> None:
     a = clone("a")
     a.write("facts/x.md", fields=FACT, body="one\n")
-    sync(a)
+    sync(a.store)
     published = remote_head(remote)
     git(a.root, *PERSON, "commit", "-q", "--amend", "-m", "rewritten")
-    result = sync(a)
+    result = sync(a.store)
     assert result.integrated == "rebase" and result.backups
     assert git(remote, "merge-base", "--is-ancestor", published, "main") == ""
-    assert remote_head(remote) == a.git.head()
+    assert remote_head(remote) == a.store.git.head()
 
 
 def test_a_rejected_push_fetches_and_integrates_again(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     b.write("facts/b.md", fields=FACT, body="b\n")
     marker = a.root.parent / "raced"
-    hook = a.git.git_dir / "hooks" / "pre-push"
+    hook = a.store.git.git_dir / "hooks" / "pre-push"
     race = f'if [ ! -e "{marker}" ]; then touch "{marker}"; git -C "{b.root}" push -q origin main; fi'
     hook.write_text(f"#!/bin/sh\n{race}\n")
     hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
     a.write("facts/a.md", fields=FACT, body="a\n")
-    result = sync(a)
+    result = sync(a.store)
     assert result.attempts == 2 and result.integrated == "rebase"
-    assert {"facts/a.md", "facts/b.md"} <= set(a.memory_paths())
-    assert remote_head(remote) == a.git.head()
+    assert {"facts/a.md", "facts/b.md"} <= set(a.store.memory_paths())
+    assert remote_head(remote) == a.store.git.head()
 
 
 def test_uncommitted_tracked_changes_refuse_and_untracked_memories_are_reported(clone: Clone) -> None:
@@ -119,10 +119,10 @@ def test_uncommitted_tracked_changes_refuse_and_untracked_memories_are_reported(
     a.write("facts/x.md", fields=FACT, body="one\n")
     (a.root / "facts/x.md").write_text((a.root / "facts/x.md").read_text() + "more\n")
     with pytest.raises(MemfsError, match=r"uncommitted changes in facts/x\.md"):
-        sync(a)
+        sync(a.store)
     git(a.root, "checkout", "--", "facts/x.md")
     (a.root / "facts/new.md").write_text("---\nid: n\n---\n")
-    result = sync(a)
+    result = sync(a.store)
     assert result.uncommitted == ("facts/new.md",)
     assert any("not committed yet: facts/new.md" in ln for ln in result.summary())
 
@@ -131,10 +131,10 @@ def test_first_push_to_an_empty_remote_sets_the_upstream(tmp_path: Path) -> None
     bare = bare_repo(tmp_path / "empty.git", branch=None)
     mem = MemoryRepo.init(tmp_path / "m", actor="agent:t")
     git(mem.root, "remote", "add", "hub", str(bare))
-    result = sync(mem)
+    result = sync(mem.store)
     assert result.pushed == 1 and result.remote == "hub"
     assert git(mem.root, "config", "branch.main.remote").strip() == "hub"
-    assert git(bare, "rev-parse", "main").strip() == mem.git.head()
+    assert git(bare, "rev-parse", "main").strip() == mem.store.git.head()
 
 
 def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
@@ -142,8 +142,8 @@ def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
     for repo in (a, b):
         git(repo.root, "config", "--remove-section", "merge.memfs")
     a.write("facts/x.md", fields={**FACT, "description": "d"}, body="one\n")
-    sync(a)
-    sync(b)
+    sync(a.store)
+    sync(b.store)
 
     def add_line(repo: MemoryRepo, after: str, new: str) -> None:
         path = repo.root / "facts/x.md"
@@ -152,48 +152,48 @@ def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
 
     add_line(a, "scope: user:U5", "confidence: 0.5")
     add_line(b, "description: d", "confidence: 0.7")
-    sync(a)
-    before = b.git.head()
+    sync(a.store)
+    before = b.store.git.head()
     with pytest.raises(ConflictError, match=r"produced invalid memory files.*duplicate key"):
-        sync(b)
-    assert b.git.head() == before and git(b.root, "status", "--porcelain") == ""
+        sync(b.store)
+    assert b.store.git.head() == before and git(b.root, "status", "--porcelain") == ""
 
 
 def test_detached_head_and_missing_remote_are_explained(repo: MemoryRepo) -> None:
     with pytest.raises(MemfsError, match="no remote to sync with"):
-        sync(repo)
+        sync(repo.store)
     git(repo.root, "checkout", "-q", "--detach")
     with pytest.raises(MemfsError, match="HEAD is detached"):
-        sync(repo)
+        sync(repo.store)
 
 
 def test_bad_sync_config_is_named(clone: Clone) -> None:
     a = clone("a")
     (a.root / ".memfs.toml").write_text('[sync]\nmode = "squash"\n')
     with pytest.raises(MemfsError, match=r"\.memfs\.toml: \[sync\] mode = 'squash'"):
-        sync(a)
+        sync(a.store)
 
 
 # --- propose -------------------------------------------------------------------------------------
 def test_propose_pushes_a_review_branch_and_resets_main(clone: Clone, remote: Path) -> None:
     a = clone("a")
-    upstream = a.git.head()
+    upstream = a.store.git.head()
     a.write("facts/one.md", fields=FACT, body="one\n")
     two = "---\nid: two\ntype: fact\nscope: user:U5\nstatus: active\nsource: s\n---\ntwo\n"
     (a.root / "facts/two.md").write_text(two)
-    result = propose(a, branch="review/a-1", reason="new facts")
+    result = propose(a.store, branch="review/a-1", reason="new facts")
     assert result.committed is not None
     assert len(result.commits) == 2 and result.main_reset
     assert git(remote, "rev-parse", "review/a-1").strip() == result.commits[0][0]
-    assert remote_head(remote) == upstream == a.git.head()
+    assert remote_head(remote) == upstream == a.store.git.head()
     assert not (a.root / "facts/one.md").exists()
-    assert a.git.rev(result.backups[0]) == result.commits[0][0]
+    assert a.store.git.rev(result.backups[0]) == result.commits[0][0]
     assert result.review_command == "memfs review origin/main..review/a-1"
     assert "Reason: new facts" in git(a.root, "log", "-1", "--format=%B", "review/a-1")
     with pytest.raises(MemfsError, match="nothing to propose"):
-        propose(a, branch="review/a-2")
+        propose(a.store, branch="review/a-2")
     with pytest.raises(MemfsError, match="already exists"):
-        propose(a, branch="review/a-1")
+        propose(a.store, branch="review/a-1")
 
 
 def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
@@ -201,9 +201,9 @@ def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
     (a.root / "facts").mkdir()
     (a.root / "facts/bad.md").write_text("---\nid: [\n---\n")
     with pytest.raises(MemfsError, match=r"facts/bad\.md"):
-        propose(a, branch="r1")
+        propose(a.store, branch="r1")
     (a.root / "facts/bad.md").unlink()
     a.write("facts/ok.md", fields=FACT, body="ok\n")
-    head = a.git.head()
-    result = propose(a, branch="r1", keep_main=True)
-    assert not result.main_reset and a.git.head() == head
+    head = a.store.git.head()
+    result = propose(a.store, branch="r1", keep_main=True)
+    assert not result.main_reset and a.store.git.head() == head

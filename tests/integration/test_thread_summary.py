@@ -17,24 +17,24 @@ UNTIL = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
 
 def test_summary_stored_as_memory_with_versions(repo: MemoryRepo):
     one = first_summary()
-    save_summary(repo, one, scope="user:U5", expires=UNTIL, reason="first summary")
-    memory = repo.read(summary_path("T1"))
+    save_summary(repo.store, one, scope="user:U5", expires=UNTIL, reason="first summary")
+    memory = repo.store.read(summary_path("T1"))
     assert memory.type == "summary" and memory.source == "thread:T1#m3" and not memory.errors
     assert memory.expires == UNTIL
-    assert load_summary(repo, "T1") == one
+    assert load_summary(repo.store, "T1") == one
     with pytest.raises(ConflictError, match="must be version 2"):
-        save_summary(repo, one, scope="user:U5", expires=UNTIL)
+        save_summary(repo.store, one, scope="user:U5", expires=UNTIL)
     two = next_summary(one, covered_until_message_id="m4", source_message_ids=["m4"])
-    result = save_summary(repo, two, scope="user:U5", expires=UNTIL)
-    assert result.commit and load_summary(repo, "T1") == two
-    assert repo.read(summary_path("T1")).revision == 2
-    assert load_summary(repo, "T2") is None
+    result = save_summary(repo.store, two, scope="user:U5", expires=UNTIL)
+    assert result.commit and load_summary(repo.store, "T1") == two
+    assert repo.store.read(summary_path("T1")).revision == 2
+    assert load_summary(repo.store, "T2") is None
 
 
 def test_a_summary_needs_expires_unless_a_person_forces_it(repo: MemoryRepo):
     with pytest.raises(WriteRefused) as refused:
-        save_summary(repo, first_summary(), scope="user:U5", actor="agent:summarizer", force=True)
+        save_summary(repo.store, first_summary(), scope="user:U5", actor="agent:summarizer", force=True)
     [rule] = refused.value.refusals
     assert rule.rule == "summary-without-expiry" and rule.forceable and "--force" in rule.fix
-    assert save_summary(repo, first_summary(), scope="user:U5", force=True).commit  # the person's call
-    assert repo.read(summary_path("T1")).expires is None
+    assert save_summary(repo.store, first_summary(), scope="user:U5", force=True).commit  # the person's call
+    assert repo.store.read(summary_path("T1")).expires is None

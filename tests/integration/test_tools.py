@@ -27,7 +27,7 @@ It was tested twice.
 
 
 def call(repo: MemoryRepo, **request):
-    return handle(repo, request, CTX)
+    return handle(repo.store, request, CTX)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -102,7 +102,7 @@ def test_escape_attempts_are_refused_and_change_nothing(trap: MemoryRepo, tmp_pa
             "insert_text": "pwned",
             "description": "pwned",
         }
-        result = handle(trap, request, CTX)
+        result = handle(trap.store, request, CTX)
         assert not result.ok, (path, result.output)
         assert result.error and result.output.startswith("Error: "), path
         assert snapshot(trap.root) == before_inside, path
@@ -138,7 +138,7 @@ def test_create_commits_with_reason_and_agent_author(fact: MemoryRepo):
 def test_create_from_bare_body_uses_host_defaults(repo: MemoryRepo):
     result = call(repo, command="create", path="notes/idea.md", file_text="Try BM25F.", description="an idea")
     assert result.ok, result.output
-    memory = repo.read("notes/idea.md")
+    memory = repo.store.read("notes/idea.md")
     assert (memory.scope, memory.source, memory.type, memory.description) == (
         "user:U5",
         "agent:writer",
@@ -148,7 +148,8 @@ def test_create_from_bare_body_uses_host_defaults(repo: MemoryRepo):
 
 
 def test_create_without_scope_says_how(repo: MemoryRepo):
-    result = handle(repo, {"command": "create", "path": "notes/x.md", "file_text": "hi"}, ToolContext(actor="agent:a"))
+    request = {"command": "create", "path": "notes/x.md", "file_text": "hi"}
+    result = handle(repo.store, request, ToolContext(actor="agent:a"))
     assert not result.ok and "scope" in result.output
     assert not (repo.root / "notes/x.md").exists()
 
@@ -158,7 +159,7 @@ def test_create_refuses_to_overwrite_unless_asked(fact: MemoryRepo):
     assert not result.ok and "already exists" in result.output
     result = call(fact, command="create", path="facts/b17.md", file_text="new body\n", overwrite=True)
     assert result.ok and result.revision == 2
-    memory = fact.read("facts/b17.md")
+    memory = fact.store.read("facts/b17.md")
     assert memory.body == "new body\n" and memory.description == "B17 status"
 
 
@@ -186,9 +187,9 @@ def test_a_listing_reads_only_its_folder_and_parses_only_what_it_shows(
         (fact.root / f"notes/n{i}.md").write_text((fact.root / "facts/b17.md").read_text().replace("b17", f"n{i}"))
     read: list[str] = []
     parsed: list[str] = []
-    reading, loading = paths.read_file, type(fact).load
+    reading, loading = paths.read_file, type(fact.store).load
     monkeypatch.setattr(paths, "read_file", lambda root, rel: read.append(rel) or reading(root, rel))
-    monkeypatch.setattr(type(fact), "load", lambda self, rel: parsed.append(rel) or loading(self, rel))
+    monkeypatch.setattr(type(fact.store), "load", lambda self, rel: parsed.append(rel) or loading(self, rel))
     monkeypatch.setattr(tools, "MAX_LISTING", 2)
     listing = call(fact, command="view", path="notes")
     assert "(5 memories)" in listing.output and "... and 3 more" in listing.output
@@ -232,7 +233,7 @@ def test_frontmatter_text_edit_is_validated(fact: MemoryRepo):
 
 def test_insert_at_top_of_body_and_end(fact: MemoryRepo):
     assert call(fact, command="insert", path="facts/b17.md", insert_line=13, insert_text="Line three.").ok
-    assert fact.read("facts/b17.md").body.endswith("It was tested twice.\nLine three.\n")
+    assert fact.store.read("facts/b17.md").body.endswith("It was tested twice.\nLine three.\n")
     bad = call(fact, command="insert", path="facts/b17.md", insert_line=99, insert_text="x")
     assert not bad.ok and "outside" in bad.output
 
@@ -251,7 +252,7 @@ def test_delete_and_rename(fact: MemoryRepo):
 def test_names_in_any_script_through_the_tools(repo: MemoryRepo, rel: str):
     created = call(repo, command="create", path=f"/memories/{rel}", file_text="会议纪要: ship on Friday", reason="n")
     assert created.ok and created.path == rel, created.output
-    memory = repo.read(rel)
+    memory = repo.store.read(rel)
     assert memory.id == rel[:-3] and memory.scope == "user:U5" and repo.validate() == []
     assert f"- {rel}: 会议纪要: ship on Friday" in call(repo, command="view", path="/memories").output
     assert call(repo, command="str_replace", path=rel, old_str="Friday", new_str="Monday").ok
@@ -262,7 +263,7 @@ def test_names_in_any_script_through_the_tools(repo: MemoryRepo, rel: str):
     assert "R100" in git(repo.root, "show", "-M", "--name-status", "--format=", "HEAD")
     assert [h.path for h in repo.search("会议纪要", scope="user:U5").hits] == [moved]
     repo.revert("HEAD", reason="the old name was fine")
-    assert repo.read(rel).body.startswith("会议纪要: ship on Monday") and not (repo.root / moved).exists()
+    assert repo.store.read(rel).body.startswith("会议纪要: ship on Monday") and not (repo.root / moved).exists()
     assert call(repo, command="delete", path=rel).ok and not (repo.root / rel).exists()
 
 
@@ -283,7 +284,7 @@ def test_rename_refused_while_others_depend(fact: MemoryRepo):
 
 def test_update_description(fact: MemoryRepo):
     result = call(fact, command="update_description", path="facts/b17.md", description="B17 shipped")
-    assert result.ok and fact.read("facts/b17.md").description == "B17 shipped"
+    assert result.ok and fact.store.read("facts/b17.md").description == "B17 shipped"
     assert not call(fact, command="update_description", path="facts/b17.md", description="a\nb").ok
 
 
@@ -299,7 +300,7 @@ def test_read_only_files_are_refused(repo: MemoryRepo):
         {"command": "update_description", "path": "system/persona.md", "description": "x"},
         {"command": "create", "path": "system/persona.md", "file_text": "x", "overwrite": True},
     ):
-        result = handle(repo, request, CTX)
+        result = handle(repo.store, request, CTX)
         assert not result.ok and "read_only" in result.output, request
     assert target.read_bytes() == before and commit_count(repo) == head
 
@@ -338,7 +339,7 @@ def test_oversized_binary_and_surrogate_content_is_refused(fact: MemoryRepo):
         {"command": "str_replace", "path": "facts/b17.md", "old_str": "", "new_str": "x"},
     ]
     for request in cases:
-        result = handle(fact, request, CTX)
+        result = handle(fact.store, request, CTX)
         assert not result.ok, request["command"]
     assert snapshot(fact.root) == before and commit_count(fact) == head
 
@@ -355,5 +356,5 @@ def test_invalid_utf8_file_on_disk_is_refused_not_rewritten(fact: MemoryRepo):
 
 def test_bad_requests(repo: MemoryRepo):
     assert not handle(repo, ["view"], CTX).ok  # type: ignore[arg-type]
-    assert "'path' is required" in handle(repo, {"command": "create"}, CTX).output
-    assert not handle(repo, {"command": "view", "path": "system/persona.md", "view_range": [5]}, CTX).ok
+    assert "'path' is required" in handle(repo.store, {"command": "create"}, CTX).output
+    assert not handle(repo.store, {"command": "view", "path": "system/persona.md", "view_range": [5]}, CTX).ok

@@ -70,7 +70,7 @@ def test_unknown_keys_are_warnings_and_kept(repo: MemoryRepo) -> None:
     write_file(repo.root / "a.md", raw_memory(VALID.format(id="a") + "ticket: B17\n"))
     [problem] = [p for p in repo.validate() if p.path == "a.md"]
     assert problem.severity == "warning" and problem.field == "ticket"
-    assert repo.read("a.md").meta["ticket"] == "B17"
+    assert repo.store.read("a.md").meta["ticket"] == "B17"
 
 
 def test_readme_and_ignored_files_are_not_memories(repo: MemoryRepo) -> None:

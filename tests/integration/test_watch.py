@@ -40,7 +40,7 @@ def is_clean(repo: MemoryRepo, rel: str) -> bool:
 @pytest.fixture
 def watching(repo: MemoryRepo):
     recorder = Recorder()
-    watcher = Watcher(repo, actor="user:editor", debounce=0.05, report=recorder, index=False)
+    watcher = Watcher(repo.store, actor="user:editor", debounce=0.05, report=recorder, index=False)
     watcher.start()
     try:
         yield repo, watcher, recorder
@@ -50,10 +50,10 @@ def watching(repo: MemoryRepo):
 
 def test_watched_path(repo: MemoryRepo):
     root = str(repo.root)
-    assert watched_path(repo, f"{root}/facts/a.md") == "facts/a.md"
+    assert watched_path(repo.store, f"{root}/facts/a.md") == "facts/a.md"
     for other in (".git/index", ".memfs/x.md", "facts/.a.md.swp", "facts/a.md~", "4913", "README.md", "a.txt"):
-        assert watched_path(repo, f"{root}/{other}") is None
-    assert watched_path(repo, "/elsewhere/a.md") is None
+        assert watched_path(repo.store, f"{root}/{other}") is None
+    assert watched_path(repo.store, "/elsewhere/a.md") is None
 
 
 def test_in_place_save_is_committed(watching):
@@ -130,7 +130,7 @@ def test_git_operations_do_not_trigger_commits(watching):
 
 
 def test_expected_host_write_is_skipped(repo: MemoryRepo):
-    watcher = Watcher(repo, debounce=0.05, index=False)
+    watcher = Watcher(repo.store, debounce=0.05, index=False)
     data = memory_text("host", id="g").encode()
     watcher.expect("g.md", data)
     (repo.root / "g.md").write_bytes(data)
@@ -140,7 +140,7 @@ def test_expected_host_write_is_skipped(repo: MemoryRepo):
 def test_reconcile_on_start_and_flush_on_stop(repo: MemoryRepo):
     (repo.root / "offline.md").write_text(memory_text("made while not watching", id="offline"))
     recorder = Recorder()
-    watcher = Watcher(repo, debounce=30.0, report=recorder, index=False)
+    watcher = Watcher(repo.store, debounce=30.0, report=recorder, index=False)
     done = watcher.start()
     try:
         assert [(e.path, e.outcome) for e in done] == [("offline.md", "committed")]

@@ -1,4 +1,4 @@
-"""The write-path cache (``.memfs/facts.json``) answers exactly as ``git grep`` does.
+"""The write-path cache (``.memfs/catalog.json``) answers exactly as ``git grep`` does.
 
 Random sequences of hand edits (valid memories, broken YAML, an unreadable ``depends_on``, a
 body line that looks like a key), deletions, memfs writes, commits, resets, checkouts of older
@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.remember import _related_memories
-from memfs.ops.retraction import load_graph
+from memfs.ops.retract import load_graph
 from memfs.policy.candidate import from_mapping
-from memfs.store import facts, gitcli
+from memfs.store import catalog, gitcli
 from tests.helpers import ACTOR, PERSON, commit_all, copy_repo, git, write_file
 
 FILES = 5
@@ -56,17 +56,17 @@ def _text(i: int, variant: int) -> str:
 
 def _answers(repo: MemoryRepo) -> dict[str, Any]:
     """Everything the cache replaces ``git grep`` for, as the callers use it."""
-    ids = {mid: repo.id_users(mid) for mid in IDS}
+    ids = {mid: repo.store.id_users(mid) for mid in IDS}
     related: dict[str, list[str]] = {}
-    with repo.transaction("probe") as tx:
+    with repo.store.transaction("probe") as tx:
         for key in KEYS:
-            found = _related_memories(repo, tx, from_mapping({"scope": "user:U5", "key": key, "body": "x"}))
+            found = _related_memories(repo.store, tx, from_mapping({"scope": "user:U5", "key": key, "body": "x"}))
             related["key " + key] = sorted(m.path for m in found if m.key == key)
         for scope in SCOPES:
-            found = _related_memories(repo, tx, from_mapping({"scope": scope, "body": "x"}))
+            found = _related_memories(repo.store, tx, from_mapping({"scope": scope, "body": "x"}))
             related["scope " + scope] = sorted(m.path for m in found if m.scope == scope)
-    graph = load_graph(repo)
-    dependents = {f"facts/f{i}.md": repo.dependents(f"facts/f{i}.md") for i in range(FILES)}
+    graph = load_graph(repo.store)
+    dependents = {f"facts/f{i}.md": repo.store.dependents(f"facts/f{i}.md") for i in range(FILES)}
     return {
         "dependents": dependents,
         "ids": ids,
@@ -79,9 +79,9 @@ def _answers(repo: MemoryRepo) -> dict[str, Any]:
 
 
 def _same_with_and_without(repo: MemoryRepo) -> None:
-    repo.use_facts = False
+    repo.store.use_catalog = False
     expected = _answers(repo)
-    repo.use_facts = True
+    repo.store.use_catalog = True
     assert _answers(repo) == expected
 
 
@@ -112,11 +112,11 @@ def _step(repo: MemoryRepo, op: str, i: int, variant: int) -> None:
     elif op == "memfsignore":
         write_file(root / ".memfsignore", f"facts/f{i}.md\n" if variant % 2 else "")
     elif op == "corrupt":
-        write_file(root / ".memfs" / facts.CACHE_FILE, "{not json" if variant % 2 else '{"format": "facts1"}')
+        write_file(root / ".memfs" / catalog.CACHE_FILE, "{not json" if variant % 2 else '{"format": "catalog1"}')
     elif op == "drop":
         shutil.rmtree(root / ".memfs", ignore_errors=True)
     elif op == "process":
-        facts._memo.clear()
+        catalog._memo.clear()
 
 
 OPS = ("hand", "hand", "hand", "rm", "commit", "commit", "memfs", "reset", "checkout", "gitignore",
@@ -141,7 +141,7 @@ def _put(repo: MemoryRepo, rel: str, text: str) -> None:
 
 
 def _users(repo: MemoryRepo, mid: str) -> list[str]:
-    return repo.id_users(mid)
+    return repo.store.id_users(mid)
 
 
 def test_a_same_size_edit_right_after_the_cache_read_it_is_seen(repo: MemoryRepo) -> None:
@@ -170,12 +170,12 @@ def test_a_checkout_of_another_branch_is_seen(repo: MemoryRepo) -> None:
 def test_a_corrupt_or_foreign_cache_file_is_rebuilt_never_trusted(repo: MemoryRepo) -> None:
     _put(repo, "facts/a.md", _text(0, 0))
     assert _users(repo, "alpha") == ["facts/a.md"]
-    cache = repo.cache_dir / facts.CACHE_FILE
+    cache = repo.store.cache_dir / catalog.CACHE_FILE
     raw = cache.read_text(encoding="utf-8").replace("alpha", "beta")
-    facts._memo.clear()
-    cache.write_text(raw.replace('"facts1"', '"facts0"'), encoding="utf-8")
+    catalog._memo.clear()
+    cache.write_text(raw.replace('"catalog1"', '"catalog0"'), encoding="utf-8")
     assert _users(repo, "beta") == []
-    facts._memo.clear()
+    catalog._memo.clear()
     cache.write_text("\0garbage", encoding="utf-8")
     assert _users(repo, "alpha") == ["facts/a.md"]
 
@@ -212,21 +212,21 @@ def test_remember_and_retract_run_no_git_grep_when_the_cache_answers(
 def test_without_an_answer_from_git_status_the_callers_grep(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     _put(repo, "facts/a.md", _text(0, 0))
     monkeypatch.setattr(gitcli.Git, "probe", lambda self, pathspec: None)
-    assert repo.facts() is None
+    assert repo.store.catalog() is None
     assert _users(repo, "alpha") == ["facts/a.md"]
 
 
 def test_a_refresh_that_rechecked_many_files_is_saved_for_the_next_process(repo: MemoryRepo) -> None:
-    many = facts.SAVE_AFTER_RECHECKS + 1
+    many = catalog.SAVE_AFTER_RECHECKS + 1
     for i in range(many):
         _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"m{i}"))
     commit_all(repo.root, "many")
     assert _users(repo, "m0") == ["facts/m0.md"]
-    saved = (repo.cache_dir / facts.CACHE_FILE).read_bytes()
+    saved = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
     for i in range(many):
         _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"n{i}"))
     commit_all(repo.root, "renamed ids")
-    facts._memo.clear()
+    catalog._memo.clear()
     assert _users(repo, "n0") == ["facts/m0.md"]
-    again = (repo.cache_dir / facts.CACHE_FILE).read_bytes()
+    again = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
     assert again != saved and git(repo.root, "rev-parse", "HEAD").strip() in again.decode()

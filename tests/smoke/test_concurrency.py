@@ -25,7 +25,7 @@ def _remember_script(root: Path, body: str, expected: int | None) -> list[str]:
 
 
 def test_concurrent_supersedes_one_winner_per_revision(repo: MemoryRepo) -> None:
-    remember(repo, candidate("v0", "c:0"))
+    remember(repo.store, candidate("v0", "c:0"))
     procs = []
     for i in range(4):
         args, data = _remember_script(repo.root, f"with-expectation-{i}", 1)
@@ -41,7 +41,7 @@ def test_concurrent_supersedes_one_winner_per_revision(repo: MemoryRepo) -> None
     codes = [p.returncode for p, _ in procs]
     assert sorted(codes) == [0, 3, 3, 3], results
     assert all("changed since you read it" in err for (_, err), code in zip(results, codes, strict=True) if code)
-    assert repo.read(PREFERENCE_PATH).revision == 2
+    assert repo.store.read(PREFERENCE_PATH).revision == 2
 
     procs = []
     for i in range(4):
@@ -56,5 +56,5 @@ def test_concurrent_supersedes_one_winner_per_revision(repo: MemoryRepo) -> None
         )
     outs = [json.loads(p.communicate(d)[0]) for p, d in procs]
     assert sorted(o["revision"] for o in outs) == [3, 4, 5, 6]
-    values = [r.value.strip() for r in revisions(repo, PREFERENCE_PATH)]
+    values = [r.value.strip() for r in revisions(repo.store, PREFERENCE_PATH)]
     assert all(f"free-{i}" in values for i in range(4))

@@ -64,7 +64,7 @@ def test_tool_reads_its_request_from_stdin_as_bytes(repo: MemoryRepo) -> None:
     data = json.dumps(request, ensure_ascii=False).encode("utf-8")
     done = run_process("-C", str(repo.root), "tool", "--scope", "user:U5", input=data)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["ok"] and repo.read("notes/zh.md").body == "发布说明用中文\n"
+    assert json.loads(done.stdout)["ok"] and repo.store.read("notes/zh.md").body == "发布说明用中文\n"
     request = b'{"command":"create","path":"n.md","file_text":"\xff"}'
     refused = run_process("-C", str(repo.root), "tool", "--all-scopes", input=request)
     assert refused.returncode == 2 and "not UTF-8" in refused.stderr
@@ -89,7 +89,7 @@ def test_exported_git_environment_does_not_redirect_the_command(repo: MemoryRepo
 
 
 def test_validate_as_a_pre_commit_hook(repo: MemoryRepo) -> None:
-    hook = repo.git.git_dir / "hooks/pre-commit"
+    hook = repo.store.git.git_dir / "hooks/pre-commit"
     hook.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m memfs validate\n")
     hook.chmod(0o755)
     write_file(repo.root / "notes/bad.md", raw_memory(VALID.format(id="bad") + "expires: next week\n"))

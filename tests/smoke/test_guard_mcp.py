@@ -71,7 +71,7 @@ class McpBareDoor(McpDoor):
         return self.call("memory_create", {"path": path, "file_text": body, "fields": fields, "reason": reason})
 
     def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> gm.Outcome:
-        data = repo.read_bytes(path)
+        data = repo.store.read_bytes(path)
         if data is None or old not in data.decode().split("---", 2)[-1]:
             return gm.NA
         lines = len(data.decode().splitlines())

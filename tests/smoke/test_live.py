@@ -43,7 +43,7 @@ def test_memfs_serve_stops_on_a_signal_and_leaves_nothing_behind(repo: MemoryRep
         status = repo.live_status()
         assert status is not None and status["pid"] == server.pid
         socket_file = Path(status["socket"])
-        assert socket_file.exists() and (repo.cache_dir / wire.RECORD).exists()
+        assert socket_file.exists() and (repo.store.cache_dir / wire.RECORD).exists()
         assert run_process("serve", "--status", cwd=repo.root).returncode == 0
         server.send_signal(signum)
         _, err = server.communicate(timeout=TIMEOUT)
@@ -52,5 +52,5 @@ def test_memfs_serve_stops_on_a_signal_and_leaves_nothing_behind(repo: MemoryRep
             server.kill()
             server.communicate()
     assert server.returncode == 0 and "stopped serving" in err, err
-    assert not socket_file.exists() and not (repo.cache_dir / wire.RECORD).exists()
+    assert not socket_file.exists() and not (repo.store.cache_dir / wire.RECORD).exists()
     assert run_process("serve", "--status", cwd=repo.root).returncode == 3

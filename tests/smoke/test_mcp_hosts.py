@@ -166,7 +166,7 @@ def _as_a_host(portal: BlockingPortal, client: Any, repo: MemoryRepo) -> None:
     document = json.loads(text_of(fetched))
     assert document["id"] == "facts/b17.md" and document["title"] == "B17 status"
     assert document["text"] == "B17 shipped on Monday.\n" and document["metadata"]["scope"] == SCOPE
-    assert "Ship on Monday." in repo.read("notes/plan.md").body
+    assert "Ship on Monday." in repo.store.read("notes/plan.md").body
     # reinstated by the person, then flagged again when its other source was retracted
     assert [e.op for e in repo.log("notes/plan.md", limit=2)] == ["retract", "reinstate"]
     assert git(repo.root, "status", "--porcelain", "--untracked-files=no").strip() == ""

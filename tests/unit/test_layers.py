@@ -48,7 +48,7 @@ TOP_LEVEL = {
     "memfs.__main__": "cli",
 }
 #: The one module allowed to start processes.
-PROCESS_MODULE = "memfs.store.gitcli"
+PROCESS_MODULE = "memfs.store.gitcli.process"
 PROCESS_IMPORTS = {"subprocess", "multiprocessing", "pty"}
 
 

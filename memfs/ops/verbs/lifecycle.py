@@ -12,8 +12,8 @@ from memfs.ops.verbs.declare import Request, request
 from memfs.policy.candidate import Candidate
 
 if TYPE_CHECKING:
-    from memfs.ops.forgetting import ForgetResult, SweepResult  # noqa: F401 - results named in Request["..."]
-    from memfs.ops.pruning import PruneResult  # noqa: F401
+    from memfs.ops.forget import ForgetResult, SweepResult  # noqa: F401 - results named in Request["..."]
+    from memfs.ops.prune import PruneResult  # noqa: F401
     from memfs.ops.purge import PurgeReport  # noqa: F401
     from memfs.ops.remember import Outcome  # noqa: F401
     from memfs.ops.stats import Stats as StatsResult  # noqa: F401

@@ -9,7 +9,7 @@ from memfs.format.declare import CLI, param
 from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
-    from memfs.ops.retraction import GraphView, Plan, ReinstateResult, RetractResult  # noqa: F401 - results named in Request["..."]
+    from memfs.ops.retract import GraphView, Plan, ReinstateResult, RetractResult  # noqa: F401 - results named in Request["..."]
 
 _ACTOR = "Who acts (default: the repository's actor); the author of the commit."
 

@@ -15,9 +15,9 @@ from typing import Any
 from memfs.format.config import PruneConfig
 from memfs.format.model import Memory, jsonable, utcnow
 from memfs.format.validate import parse_time
-from memfs.ops.forgetting import archive_path
-from memfs.ops.retraction import Reviewer, closure_members, flag, load_graph
-from memfs.ops.retraction import plan as retraction_plan
+from memfs.ops.forget import archive_path
+from memfs.ops.retract import Reviewer, closure_members, flag, load_graph
+from memfs.ops.retract import plan as retraction_plan
 from memfs.policy import prune as policy
 from memfs.store import usage
 from memfs.store.repo import Store, Transaction

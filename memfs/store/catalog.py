@@ -1,4 +1,4 @@
-"""What every memory file says about itself that writes look up: ``.memfs/facts.json``.
+"""The catalog: what every memory file says about itself that writes look up (``.memfs/catalog.json``).
 
 ``remember`` needs the memories with a key (or in a scope), a new memory needs an id nobody
 uses, a retraction needs the ``depends_on`` graph. Without this cache each is a ``git grep`` over
@@ -48,19 +48,15 @@ class Store(Protocol):
     root: Path
     prefix: str
     git: gitcli.Git
-
-    @property
-    def pathspec(self) -> str: ...
-
-    @property
-    def cache_dir(self) -> Path: ...
+    pathspec: str
+    cache_dir: Path
 
     def limits(self) -> Limits: ...
 
     def from_git_path(self, name: str) -> str | None: ...
 
-FORMAT = "facts1"
-CACHE_FILE = "facts.json"
+FORMAT = "catalog1"
+CACHE_FILE = "catalog.json"
 RACY_NS = 2_000_000_000
 SAVE_EVERY = 16
 #: a refresh that re-checks at least this many files is saved at once: the next process would
@@ -69,7 +65,7 @@ SAVE_AFTER_RECHECKS = 64
 
 
 @dataclass
-class Fact:
+class Entry:
     mtime_ns: int
     size: int
     id: str | None
@@ -78,7 +74,7 @@ class Fact:
     version: str | None
     deps: tuple[str, ...] | None
     #: A digest of the bytes this process read them from (``None`` when loaded from the file): a
-    #: racy file read again with the same bytes keeps its fact instead of being parsed again.
+    #: racy file read again with the same bytes keeps its entry instead of being parsed again.
     digest: bytes | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> list[Any]:
@@ -86,7 +82,7 @@ class Fact:
                 None if self.deps is None else list(self.deps)]
 
     @classmethod
-    def from_json(cls, raw: list[Any]) -> Fact:
+    def from_json(cls, raw: list[Any]) -> Entry:
         mtime, size, mid, scope, key, version, deps = raw
         if not isinstance(mtime, int) or not isinstance(size, int):
             raise TypeError("stat")
@@ -99,37 +95,37 @@ class Fact:
 
 
 @dataclass
-class Facts:
-    """The validated cache: ``files`` maps each memory path to its :class:`Fact`."""
+class Catalog:
+    """The validated cache: ``files`` maps each memory path to its :class:`Entry`."""
 
     config: str
     head: str | None
     listed: list[str]
     snapshot_ns: int
-    files: dict[str, Fact] = field(default_factory=dict)
+    files: dict[str, Entry] = field(default_factory=dict)
     #: Refreshes since the copy on disk (not saved).
     unsaved: int = 0
     #: Paths by id, scope and key, built on first lookup and kept up to date by :meth:`put`
     #: (shared, like ``files``, with the refreshed copies made from this one).
     index: Index | None = field(default=None, repr=False, compare=False)
 
-    def put(self, rel: str, fact: Fact | None) -> None:
-        """Record ``rel``'s fact (``None``: no memory file there any more)."""
-        old = self.files.pop(rel, None) if fact is None else self.files.get(rel)
-        if fact is not None:
-            self.files[rel] = fact
+    def put(self, rel: str, entry: Entry | None) -> None:
+        """Record ``rel``'s entry (``None``: no memory file there any more)."""
+        old = self.files.pop(rel, None) if entry is None else self.files.get(rel)
+        if entry is not None:
+            self.files[rel] = entry
         if self.index is not None:
-            self.index.move(rel, old, fact)
+            self.index.move(rel, old, entry)
 
     def _lookup(self) -> Index:
         if self.index is None:
             self.index = Index()
-            for rel, fact in self.files.items():
-                self.index.move(rel, None, fact)
+            for rel, entry in self.files.items():
+                self.index.move(rel, None, entry)
         return self.index
 
     def racy(self, before: int) -> list[str]:
-        """Paths whose fact was read from a file with an mtime at or after ``before`` (the ones a
+        """Paths whose entry was read from a file with an mtime at or after ``before`` (the ones a
         stat comparison cannot vouch for), from the index's set of recent files: a full scan only
         the first time, or if ``before`` went back (a clock set back)."""
         index = self._lookup()
@@ -155,7 +151,7 @@ class Facts:
 
     def depends_on(self) -> dict[str, tuple[str, ...]]:
         """Each file's non-empty ``depends_on`` (files that mention it and whose key reads)."""
-        return {rel: fact.deps for rel, fact in sorted(self.files.items()) if fact.deps}
+        return {rel: entry.deps for rel, entry in sorted(self.files.items()) if entry.deps}
 
     def unreadable_depends_on(self) -> list[str]:
         """Files that mention ``depends_on`` but whose key cannot be read (the graph reports them)."""
@@ -169,17 +165,17 @@ class Facts:
 
 
 class Index:
-    """Paths by the id, scope and key their facts say (so a lookup need not scan every fact)."""
+    """Paths by the id, scope and key their entries say (so a lookup need not scan every entry)."""
 
     def __init__(self) -> None:
         self.id: dict[str, set[str]] = {}
         self.scope: dict[str, set[str]] = {}
         self.key: dict[str, set[str]] = {}
-        #: Paths whose fact's mtime is at or after ``recent_since`` (``None``: not kept yet).
+        #: Paths whose entry's mtime is at or after ``recent_since`` (``None``: not kept yet).
         self.recent: dict[str, int] = {}
         self.recent_since: int | None = None
 
-    def move(self, rel: str, old: Fact | None, new: Fact | None) -> None:
+    def move(self, rel: str, old: Entry | None, new: Entry | None) -> None:
         if self.recent_since is not None:
             if new is not None and new.mtime_ns >= self.recent_since:
                 self.recent[rel] = new.mtime_ns
@@ -197,10 +193,10 @@ class Index:
 
 
 _lock = threading.Lock()
-_memo: dict[str, tuple[tuple[int, int, int], Facts]] = {}
+_memo: dict[str, tuple[tuple[int, int, int], Catalog]] = {}
 
 
-def current(repo: Store) -> Facts | None:
+def current(repo: Store) -> Catalog | None:
     """The cache, validated against the working tree now (refreshed or rebuilt as needed);
     ``None`` when git cannot say what changed (callers then grep).
 
@@ -218,16 +214,16 @@ def current(repo: Store) -> Facts | None:
     path = repo.cache_dir / CACHE_FILE
     with _lock:
         ident, cached = _load(path)
-        facts = None if cached is None or cached.config != config else _refreshed(repo, cached, probe, snapshot)
-        if facts is not None and facts is cached:
-            return facts
-        if facts is None:
-            facts = _rebuilt(repo, config, probe, snapshot)
-        if ident is None or cached is None or facts.unsaved == 0 or facts.unsaved >= SAVE_EVERY:
-            _save(path, facts)
+        catalog = None if cached is None or cached.config != config else _refreshed(repo, cached, probe, snapshot)
+        if catalog is not None and catalog is cached:
+            return catalog
+        if catalog is None:
+            catalog = _rebuilt(repo, config, probe, snapshot)
+        if ident is None or cached is None or catalog.unsaved == 0 or catalog.unsaved >= SAVE_EVERY:
+            _save(path, catalog)
         else:
-            _memo[str(path)] = (ident, facts)
-        return facts
+            _memo[str(path)] = (ident, catalog)
+        return catalog
 
 
 def note(repo: Store, parent: str, commit: str, names: Iterable[str]) -> None:
@@ -240,9 +236,9 @@ def note(repo: Store, parent: str, commit: str, names: Iterable[str]) -> None:
         found = _memo.get(path)
         if found is None or found[1].head != parent:
             return
-        facts = found[1]
-        facts.head = commit
-        facts.listed = sorted(set(facts.listed).union(names))
+        catalog = found[1]
+        catalog.head = commit
+        catalog.listed = sorted(set(catalog.listed).union(names))
 
 
 def drop(repo: Store) -> None:
@@ -253,7 +249,7 @@ def drop(repo: Store) -> None:
 
 
 def _config(repo: Store) -> str:
-    """What the facts depend on besides the files: ``.memfsignore``, the size limits, the root."""
+    """What the catalog depends on besides the files: ``.memfsignore``, the size limits, the root."""
     try:
         ignore = (repo.root / paths.IGNORE_FILE).read_bytes()
     except OSError:
@@ -262,8 +258,8 @@ def _config(repo: Store) -> str:
     return hashlib.blake2b(text, digest_size=12).hexdigest()
 
 
-def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
-    """(identity of the file, its facts): the parsed copy kept in memory while the file is the
+def _load(path: Path) -> tuple[tuple[int, int, int] | None, Catalog | None]:
+    """(identity of the file, the catalog in it): the parsed copy kept in memory while the file is the
     same, else the file parsed; ``(None, None)`` when it is missing, ``(identity, None)`` when it
     is unusable."""
     try:
@@ -280,24 +276,24 @@ def _load(path: Path) -> tuple[tuple[int, int, int] | None, Facts | None]:
         head, listed = raw["head"], raw["listed"]
         if not (head is None or isinstance(head, str)) or not all(isinstance(p, str) for p in listed):
             return ident, None
-        files = {str(rel): Fact.from_json(values) for rel, values in raw["files"].items()}
-        facts = Facts(str(raw["config"]), head, list(listed), int(raw["snapshot_ns"]), files)
+        files = {str(rel): Entry.from_json(values) for rel, values in raw["files"].items()}
+        catalog = Catalog(str(raw["config"]), head, list(listed), int(raw["snapshot_ns"]), files)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ident, None
-    _memo[str(path)] = (ident, facts)
-    return ident, facts
+    _memo[str(path)] = (ident, catalog)
+    return ident, catalog
 
 
-def _save(path: Path, facts: Facts) -> None:
+def _save(path: Path, catalog: Catalog) -> None:
     try:
         paths.ensure_cache(path.parent)
-        atomic.replace_cache(path, json.dumps(facts.to_json(), separators=(",", ":")).encode())
+        atomic.replace_cache(path, json.dumps(catalog.to_json(), separators=(",", ":")).encode())
         ident = paths.file_identity(path)
     except OSError:
         _memo.pop(str(path), None)
         return
-    facts.unsaved = 0
-    _memo[str(path)] = (ident, facts)
+    catalog.unsaved = 0
+    _memo[str(path)] = (ident, catalog)
 
 
 def _memory_rels(repo: Store, names: Iterable[str]) -> set[str]:
@@ -311,34 +307,34 @@ def _memory_rels(repo: Store, names: Iterable[str]) -> set[str]:
     return found
 
 
-def _refreshed(repo: Store, facts: Facts, probe: Any, snapshot: int) -> Facts | None:
-    """``facts`` brought up to date (the same object if nothing moved), or ``None`` to rebuild."""
+def _refreshed(repo: Store, catalog: Catalog, probe: Any, snapshot: int) -> Catalog | None:
+    """``catalog`` brought up to date (the same object if nothing moved), or ``None`` to rebuild."""
     listed = sorted(probe.listed)
-    recheck = set(facts.listed) | set(listed)
-    if probe.head != facts.head:
-        if facts.head is None or probe.head is None:
+    recheck = set(catalog.listed) | set(listed)
+    if probe.head != catalog.head:
+        if catalog.head is None or probe.head is None:
             return None
         try:
-            recheck.update(repo.git.diff_names(facts.head, probe.head, repo.pathspec))
+            recheck.update(repo.git.diff_names(catalog.head, probe.head, repo.pathspec))
         except GitError:
             return None
     rels = _memory_rels(repo, recheck)
-    racy_before = facts.snapshot_ns - RACY_NS
-    rels.update(facts.racy(racy_before))
+    racy_before = catalog.snapshot_ns - RACY_NS
+    rels.update(catalog.racy(racy_before))
     ignored = _ignored(repo, probe)
     changed = 0
     for rel in sorted(rels):
-        fact = None if ignored(rel) else _read(repo, rel, facts.files.get(rel), racy_before)
-        if fact is None:
-            changed += rel in facts.files
-            facts.put(rel, None)
-        elif fact is not facts.files.get(rel):
-            facts.put(rel, fact)
+        entry = None if ignored(rel) else _read(repo, rel, catalog.files.get(rel), racy_before)
+        if entry is None:
+            changed += rel in catalog.files
+            catalog.put(rel, None)
+        elif entry is not catalog.files.get(rel):
+            catalog.put(rel, entry)
             changed += 1
-    if not changed and probe.head == facts.head and listed == facts.listed:
-        return facts
-    unsaved = SAVE_EVERY if len(rels) >= SAVE_AFTER_RECHECKS else facts.unsaved + 1
-    return Facts(facts.config, probe.head, listed, snapshot, facts.files, unsaved, facts.index)
+    if not changed and probe.head == catalog.head and listed == catalog.listed:
+        return catalog
+    unsaved = SAVE_EVERY if len(rels) >= SAVE_AFTER_RECHECKS else catalog.unsaved + 1
+    return Catalog(catalog.config, probe.head, listed, snapshot, catalog.files, unsaved, catalog.index)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:
@@ -356,18 +352,18 @@ def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:
     return test
 
 
-def _rebuilt(repo: Store, config: str, probe: Any, snapshot: int) -> Facts:
+def _rebuilt(repo: Store, config: str, probe: Any, snapshot: int) -> Catalog:
     """Read every memory file git would search (tracked, or untracked and not ignored)."""
-    facts = Facts(config, probe.head, sorted(probe.listed), snapshot)
+    catalog = Catalog(config, probe.head, sorted(probe.listed), snapshot)
     for rel in sorted(_memory_rels(repo, repo.git.listed_files())):
-        fact = _read(repo, rel, None, 0)
-        if fact is not None:
-            facts.files[rel] = fact
-    return facts
+        entry = _read(repo, rel, None, 0)
+        if entry is not None:
+            catalog.files[rel] = entry
+    return catalog
 
 
-def _read(repo: Store, rel: str, old: Fact | None, racy_before: int) -> Fact | None:
-    """The fact of ``rel`` now: ``old`` if its stat is unchanged and was not racy, else read
+def _read(repo: Store, rel: str, old: Entry | None, racy_before: int) -> Entry | None:
+    """The entry of ``rel`` now: ``old`` if its stat is unchanged and was not racy, else read
     again; ``None`` when there is no file memfs reads there."""
     try:
         st = os.lstat(repo.root / rel)
@@ -381,14 +377,14 @@ def _read(repo: Store, rel: str, old: Fact | None, racy_before: int) -> Fact | N
     if old is not None and old.digest is not None and old.digest == _digest(data):
         same = old.mtime_ns == st.st_mtime_ns and old.size == st.st_size
         return old if same else replace(old, mtime_ns=st.st_mtime_ns, size=st.st_size)
-    return fact_of(rel, data, st.st_mtime_ns, st.st_size, repo)
+    return entry_of(rel, data, st.st_mtime_ns, st.st_size, repo)
 
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fact:
+def entry_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Entry:
     """What one file's bytes say (pure but for the repository's size limits)."""
     try:
         memory = parse(rel, data, repo.limits())
@@ -402,4 +398,4 @@ def fact_of(rel: str, data: bytes, mtime_ns: int, size: int, repo: Store) -> Fac
             deps = read_depends_on(rel, data)
         except InvalidMemory:
             deps = None
-    return Fact(mtime_ns, size, mid, scope, key, version, deps, _digest(data))
+    return Entry(mtime_ns, size, mid, scope, key, version, deps, _digest(data))

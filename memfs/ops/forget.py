@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.format.model import Memory, jsonable, utcnow
-from memfs.ops.retraction import retract
+from memfs.ops.retract import retract
 from memfs.store.repo import Store, Transaction
 
 
@@ -118,7 +118,7 @@ def forget(
     actor: str | None = None,
 ) -> ForgetResult:
     """Stop recalling a memory: ``status: retracted``, and everything derived from it (the same
-    closure along reverse ``depends_on`` as :func:`memfs.ops.retraction.retract`) ``needs_review``
+    closure along reverse ``depends_on`` as :func:`memfs.ops.retract.retract`) ``needs_review``
     with an ``invalidated_by`` record, in one commit. The content stays in the file and in history
     (use :func:`memfs.ops.purge.purge` to erase it)."""
     rel = repo.rel(path)

@@ -29,13 +29,13 @@ _LEFT_ALONE = ("retracted", "superseded", "expired")
 def load_graph(repo: Store) -> Graph:
     """The ``depends_on`` graph of the working tree as it is now (never stale).
 
-    From the write-path cache (:meth:`Store.facts`, validated against the working tree), which
+    From the write-path cache (:meth:`Store.catalog`, validated against the working tree), which
     re-reads only files that changed; only the files whose ``depends_on`` cannot be read are read
     here, for their problems. Without the cache, the files that mention ``depends_on`` are found
     with one ``git grep`` (working tree, untracked files included) and only that key is read. A
     file memfs does not read (a symlink, a FIFO, one too big) has no edges.
     """
-    known = repo.facts()
+    known = repo.catalog()
     if known is not None:
         unreadable = ((rel, repo.peek(rel)) for rel in known.unreadable_depends_on())
         return lineage.from_parents(known.depends_on(), unreadable)

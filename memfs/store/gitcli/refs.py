@@ -1,0 +1,185 @@
+"""Refs, commits and configuration: HEAD (read from files where it can be), names resolved, branches
+and refs moved, the repository's config and remotes."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from memfs.errors import GitError
+from memfs.store.gitcli import process
+from memfs.store.gitcli.process import Base, Identity
+
+
+class Refs(Base):
+    """HEAD, refs, branches and configuration."""
+
+    def head_quick(self) -> str | None:
+        """HEAD read from the git directory's files when it is a loose ref or detached (no process),
+        else from git: for caches keyed by HEAD, read on every write."""
+        try:
+            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
+            if not text.startswith("ref: "):
+                return text if _is_sha(text) else self.head()
+            ref = text[len("ref: "):]
+            for base in dict.fromkeys((self.git_dir, self._common_dir())):
+                found = base / ref
+                if found.is_file():
+                    sha = found.read_text(encoding="ascii").strip()
+                    return sha if _is_sha(sha) else self.head()
+        except (OSError, UnicodeDecodeError):
+            pass
+        return self.head()
+
+    def _common_dir(self) -> Path:
+        """Where refs and objects shared by every work tree live (the git directory itself unless
+        this is a linked work tree). Raises :class:`OSError`."""
+        if (self.git_dir / "commondir").is_file():
+            return self.git_dir / (self.git_dir / "commondir").read_text(encoding="ascii").strip()
+        return self.git_dir
+
+    def head_and_parents(self) -> tuple[str, tuple[str, ...]]:
+        """HEAD and its parents, right after a commit: read from the files when HEAD is a loose ref
+        and the commit a loose object (as ``git commit`` leaves them; no process), else from one
+        ``rev-parse``. Raises :class:`GitError` without HEAD."""
+        head = self.head_quick()
+        if head is not None:
+            try:
+                data = (self._common_dir() / "objects" / head[:2] / head[2:]).read_bytes()
+                return head, _commit_parents(zlib.decompress(data))
+            except (OSError, zlib.error, ValueError):
+                pass
+        sha, *parents = self._text("rev-parse", "HEAD", "HEAD^@").split()
+        return sha, tuple(parents)
+
+    def rev(self, name: str) -> str | None:
+        """The commit ``name`` points to, or ``None`` if there is no such ref/commit."""
+        proc = self._run("rev-parse", "--verify", "-q", "--end-of-options", name + "^{commit}", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def resolve(self, rev: str) -> str:
+        """The commit ``rev`` names; :class:`GitError` if there is none."""
+        sha = self.rev(rev)
+        if not sha:
+            raise GitError(f"{rev!r} is not a commit in this repository")
+        return sha
+
+    def rev_before(self, epoch: float) -> str | None:
+        """The commit HEAD pointed to at Unix time ``epoch`` (first-parent history), if any.
+
+        Compared in Python rather than with ``--before``, whose date parser misreads small and
+        far-future timestamps.
+        """
+        if self.head() is None:
+            return None
+        for entry in self._text("log", "--first-parent", "--format=%H %ct", "HEAD").splitlines():
+            sha, _, seconds = entry.partition(" ")
+            if int(seconds) <= epoch:
+                return sha
+        return None
+
+    def branch(self) -> str | None:
+        """The checked-out branch's short name; ``None`` on a detached HEAD."""
+        proc = self._run("symbolic-ref", "-q", "--short", "HEAD", check=False)
+        return proc.stdout.decode().strip() or None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return self._ok("merge-base", "--is-ancestor", older, newer)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        return self._text("merge-base", a, b, check=False).strip() or None
+
+    def count(self, revision_range: str) -> int:
+        return int(self._text("rev-list", "--count", revision_range).strip() or 0)
+
+    def count_all(self) -> int:
+        """Commits reachable from any ref."""
+        return int(self._text("rev-list", "--all", "--count").strip() or 0) if self.head() else 0
+
+    def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
+        self._text("update-ref", "-m", message, ref, sha)
+
+    def refs(self, prefix: str) -> list[tuple[str, str]]:
+        """(ref, commit) of every ref under ``prefix``, sorted by name."""
+        out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", prefix)
+        return [(ref, sha) for ref, _, sha in (line.partition(" ") for line in out.splitlines() if line)]
+
+    def read_tag(self, sha: str) -> bytes | None:
+        """The raw annotated tag object ``sha`` (``None`` for a lightweight tag's commit)."""
+        proc = self._run("cat-file", "tag", sha, check=False)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def blobs_reachable(self, rev: str) -> list[str]:
+        """Every blob in the history of ``rev``."""
+        out = self._text("rev-list", "--objects", "--filter=object:type=blob", rev)
+        return [line.split()[0] for line in out.splitlines() if len(line.split(maxsplit=1)) == 2]  # commits: no path
+
+    def tree_entries(self, rev: str) -> list[tuple[str, str, str, str]]:
+        """(mode, type, sha, path) of every file in ``rev``'s tree, recursively."""
+        out = self._text("ls-tree", "-r", "-z", rev)
+        entries = []
+        for item in process.nul_list(out):
+            meta, _, path = item.partition("\t")
+            mode, kind, sha = meta.split()
+            entries.append((mode, kind, sha, path))
+        return entries
+
+    def replace_ref_with_tree(
+        self, ref: str, entries: list[tuple[str, str, str, str]], message: str, identity: Identity
+    ) -> None:
+        """Point ``ref`` at a new parentless commit of a tree holding ``entries`` (its old history dropped)."""
+        listing = "".join(f"{mode} {kind} {sha}\t{path}\0" for mode, kind, sha, path in entries)
+        tree = self._run("mktree", "-z", "--missing", stdin=listing.encode("utf-8")).stdout.decode().strip()
+        commit = self._text("commit-tree", tree, "-F", "-", stdin=message.encode("utf-8"), identity=identity).strip()
+        self._text("update-ref", ref, commit)
+
+    def reaches_any(self, rev: str, commits: Sequence[str]) -> bool:
+        """Whether any of ``commits`` is ``rev`` or in its history."""
+        if not commits:
+            return False
+        proc = self._run("rev-list", rev, check=False)
+        return proc.returncode == 0 and not set(proc.stdout.decode().split()).isdisjoint(commits)
+
+    def valid_branch_name(self, name: str) -> bool:
+        return self._ok("check-ref-format", "--branch", name)
+
+    def create_branch(self, name: str, start: str) -> None:
+        self._text("branch", "--no-track", name, start)
+
+    def delete_branch(self, name: str) -> None:
+        self._text("branch", "-D", name)
+
+    def config_get(self, key: str) -> str | None:
+        proc = self._run("config", "--get", key, check=False)
+        return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
+
+    def config_set(self, key: str, value: str) -> None:
+        self._text("config", key, value)
+
+    def remotes(self) -> list[str]:
+        return self._text("remote").split()
+
+    def remote_url(self, name: str) -> str | None:
+        return self._text("remote", "get-url", name, check=False).strip() or None
+
+
+def _commit_parents(raw: bytes) -> tuple[str, ...]:
+    """The parents named by a loose commit object (header, NUL, then ``tree``/``parent`` lines);
+    :class:`ValueError` if it is not a commit."""
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"commit "):
+        raise ValueError("not a commit")
+    parents = []
+    for line in body.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[len(b"parent "):].decode("ascii"))
+        elif not line.startswith(b"tree "):
+            break
+    if not all(_is_sha(p) for p in parents):
+        raise ValueError("bad parent")
+    return tuple(parents)
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)

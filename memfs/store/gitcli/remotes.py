@@ -1,0 +1,81 @@
+"""Remotes and integration (fetch, push, rebase, merge) and maintenance (reflogs, gc, rewriting
+history, every object)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+from memfs.errors import GitError
+from memfs.store.gitcli import process
+from memfs.store.gitcli.commit import refuse_secrets
+from memfs.store.gitcli.process import Identity
+from memfs.store.gitcli.refs import Refs
+
+
+class Remotes(Refs):
+    """Other repositories, and upkeep of this one."""
+
+    def fetch_branch(self, remote: str, branch: str, tracking: str) -> str | None:
+        """Fetch ``remote``'s ``branch`` into ``tracking``; its tip, or ``None`` if it does not exist."""
+        refspec = f"+refs/heads/{branch}:{tracking}"
+        proc = self._run("fetch", "--quiet", "--no-tags", remote, refspec, check=False)
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip()
+            if "couldn't find remote ref" in message:
+                return None
+            raise GitError(f"fetching {remote}/{branch} failed, nothing was changed: {message}")
+        return self.rev(tracking)
+
+    def push(self, remote: str, source: str, branch: str) -> tuple[int, str, str]:
+        """``git push --porcelain REMOTE SOURCE:refs/heads/BRANCH`` (never forced):
+        (exit status, porcelain output, server messages)."""
+        proc = self._run("push", "--porcelain", remote, f"{source}:refs/heads/{branch}", check=False)
+        return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+    def fast_forward(self, rev: str) -> None:
+        self._text("merge", "--ff-only", "--quiet", rev)
+
+    def rebase(self, upstream: str, identity: Identity) -> tuple[bool, str]:
+        """Rebase the current branch onto ``upstream``: (succeeded, git's output). Leaves a
+        failed rebase in progress for the caller to inspect and :meth:`abort`."""
+        args = ("rebase", "--no-autostash", "--no-autosquash", "--quiet", upstream)
+        return self._attempt(args, identity)
+
+    def merge(self, upstream: str, message: str, identity: Identity) -> tuple[bool, str]:
+        """Merge ``upstream`` with a merge commit: (succeeded, git's output); see :meth:`rebase`."""
+        refuse_secrets(message)
+        return self._attempt(("merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream), identity)
+
+    def _attempt(self, args: tuple[str, ...], identity: Identity) -> tuple[bool, str]:
+        proc = self._run(*args, check=False, identity=identity)
+        return proc.returncode == 0, process.output(proc)
+
+    def abort(self, operation: Literal["rebase", "merge"]) -> None:
+        self._ok(operation, "--abort")
+
+    def expire_reflogs(self) -> None:
+        self._text("reflog", "expire", "--expire=now", "--all")
+
+    def prune(self) -> None:
+        """``git gc --prune=now``: unreachable objects are deleted now, not in two weeks."""
+        self._text("gc", "--quiet", "--prune=now")
+
+    def filter_repo(self, *args: str) -> None:
+        """Run git-filter-repo (the ``git-filter-repo`` PyPI package, under this Python) here.
+
+        It rewrites history: callers hold the write lock and have checked the work tree is clean.
+        """
+        proc = process.run_python_module(self.workdir, "git_filter_repo", *args)
+        if proc.returncode != 0:
+            message = process.output(proc)
+            if "No module named git_filter_repo" in message:
+                raise GitError("git-filter-repo is not installed; pip install git-filter-repo (a memfs dependency)")
+            raise GitError(f"git filter-repo failed: {message}")
+
+    def objects(self) -> Iterator[tuple[str, str, bytes]]:
+        """Every object in the repository, reachable or not, loose or packed: (sha, type, content)."""
+        batch = ("cat-file", "--batch-all-objects", "--batch", "--unordered")
+        for header, content in process.stream(self.workdir, *batch):
+            sha, kind, _ = header.decode().split()
+            yield sha, kind, content

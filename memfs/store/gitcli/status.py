@@ -1,0 +1,182 @@
+"""The work tree and the index: ``git status`` (the probe caches are validated against), what
+changed, and putting paths back."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from memfs.errors import GitError
+from memfs.store.gitcli import process
+from memfs.store.gitcli.process import Base
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What one ``git status`` says about a path: HEAD, and every changed, untracked or ignored
+    path under it (``ignored``: those git ignores, also in ``listed``). Equal probes plus equal
+    file stats mean nothing changed in between."""
+
+    head: str | None
+    listed: tuple[str, ...]
+    ignored: tuple[str, ...] = ()
+    #: Whether the index differs from HEAD for some path under it (staged or unmerged).
+    staged: bool = False
+
+
+Untracked = Literal["no", "all"]
+
+
+class WorkTree(Base):
+    """Status, the index, resets."""
+
+    def status_paths(self, pathspec: str | None = None, *, untracked: Untracked = "all") -> list[str]:
+        """Paths whose working-tree or index state differs from HEAD (both names of a rename)."""
+        args = ["status", "--porcelain=v1", "-z", f"--untracked-files={untracked}"]
+        out = self._text(*args, *(["--", *process.literal(pathspec)] if pathspec else []))
+        return _porcelain_paths(out)
+
+    def changed(self, paths: list[str]) -> list[str]:
+        """Those of ``paths`` whose work-tree state differs from HEAD (untracked included)."""
+        if not paths:
+            return []
+        return _porcelain_paths(
+            self._text("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *process.literal(*paths))
+        )
+
+    def probe(self, pathspec: str) -> Probe | None:
+        """HEAD and the paths git reports as changed, untracked or ignored under ``pathspec``, from
+        one ``git status`` (with ``--no-optional-locks``, so it never takes the lock a concurrent
+        commit needs, and ``--no-ahead-behind``: only HEAD is read of the branch header, so a branch
+        far from its upstream costs no history walk). ``None`` when git cannot answer.
+
+        A probe of the whole tree (``.``) that finds nothing staged also notes the index file's
+        identity as it was just before, for the next commit (:meth:`_commit_private`)."""
+        index = file_identity(self.git_dir / "index") if pathspec == "." else None
+        self._clean_index = None
+        found = self._status(pathspec)
+        if found is not None and index is not None and found.head is not None and not found.staged:
+            self._clean_index = (index, found.head)
+        return found
+
+    def probe_paths(self, paths: Sequence[str]) -> Probe | None:
+        """:meth:`probe` of just ``paths`` (git paths, taken literally): what a whole-tree probe
+        would list of them, for a caller that knows nothing else changed."""
+        return self._status(*paths)
+
+    def _status(self, *pathspecs: str) -> Probe | None:
+        try:
+            out = self._text(
+                "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+                "--untracked-files=all", "--ignored=matching", "--", *process.literal(*pathspecs),
+            )
+        except GitError:
+            return None
+        return parse_probe(out)
+
+    def untracked(self, pathspec: str) -> list[str]:
+        out = self._text("ls-files", "-z", "--others", "--exclude-standard", "--", *process.literal(pathspec))
+        return process.nul_list(out)
+
+    def listed_files(self) -> list[str]:
+        """Every tracked or untracked (not ignored) file of the work tree."""
+        return process.nul_list(self._text("ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+
+    def has_staged_changes(self) -> bool:
+        return bool(self._text("diff", "--cached", "--name-only").strip())
+
+    def conflicted(self) -> list[str]:
+        return process.nul_list(self._text("diff", "--name-only", "-z", "--diff-filter=U"))
+
+    def diff_names(self, old: str, new: str | None, pathspec: str) -> list[str]:
+        """Paths that differ between ``old`` and ``new`` (``None``: the working tree), no renames."""
+        args = ["diff", "--name-only", "-z", "--no-renames", old, *([new] if new else [])]
+        args += ["--", *process.literal(pathspec)]
+        return process.nul_list(self._text(*args))
+
+    def staged_paths(self) -> list[str]:
+        """Paths whose index state differs from HEAD (no rename detection)."""
+        return process.nul_list(self._text("diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD"))
+
+    def unstage(self, paths: list[str]) -> None:
+        self._ok("reset", "-q", "--", *process.literal(*paths))
+
+    def reset_hard(self, rev: str) -> None:
+        self._text("reset", "--hard", "--quiet", rev)
+
+    def reset_keep(self, rev: str) -> bool:
+        """Move the branch to ``rev`` keeping uncommitted changes; ``False`` if git refused."""
+        return self._ok("reset", "--keep", "--quiet", rev)
+
+    def restore_from_head(self, paths: list[str]) -> None:
+        """Put ``paths`` back as HEAD has them, in the index and the work tree; a path HEAD does not
+        have is unstaged and deleted. For undoing what :meth:`revert_apply` changed."""
+        if not paths:
+            return
+        self._ok("reset", "-q", "HEAD", "--", *process.literal(*paths))
+        listed = self._text("ls-tree", "-z", "--name-only", "HEAD", "--", *process.literal(*paths))
+        in_head = set(process.nul_list(listed))
+        if in_head:
+            self._text("checkout", "-q", "HEAD", "--", *process.literal(*sorted(in_head)))
+        for path in paths:
+            if path not in in_head:
+                (self.workdir / path).unlink(missing_ok=True)
+
+
+def _porcelain_paths(out: str) -> list[str]:
+    entries = out.split("\0")
+    paths: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if entry[0] in "RC":
+                paths.append(entries[i + 1])
+                i += 1
+        i += 1
+    return paths
+
+
+def parse_probe(out: str) -> Probe:
+    head = None
+    listed: list[str] = []
+    ignored: list[str] = []
+    staged = False
+    records = out.split("\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        if record.startswith("# branch.oid "):
+            oid = record[len("# branch.oid ") :]
+            head = None if oid == "(initial)" else oid
+        elif record[:2] in ("? ", "! "):
+            listed.append(record[2:])
+            if record[0] == "!":
+                ignored.append(record[2:])
+        elif record.startswith("1 "):
+            listed.append(record.split(" ", 8)[8])
+            staged = staged or record[2] != "."
+        elif record.startswith("2 "):
+            listed.append(record.split(" ", 9)[9])
+            listed.append(records[i])
+            staged = staged or record[2] != "."
+            i += 1
+        elif record.startswith("u "):
+            listed.append(record.split(" ", 10)[10])
+            staged = True
+    return Probe(head, tuple(listed), tuple(ignored), staged)
+
+
+def file_identity(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever git rewrites a file (it writes a new one and renames it over the old):
+    device, inode, size, mtime and ctime; ``None`` when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

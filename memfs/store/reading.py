@@ -1,0 +1,396 @@
+"""Reading and validation: memory files read (confined, capped, as one session sees them),
+every file scanned and validated, and the lookups writes need (ids in use, dependents, files
+containing a text), from the catalog (:mod:`memfs.store.catalog`) or one ``git grep``.
+
+:class:`Reader` adds these to :class:`~memfs.store.upkeep.Repository`; it changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
+
+from memfs.errors import InvalidMemory, MemoryNotFound, PathError, UsageError
+from memfs.format import names, validate, yamlio
+from memfs.format.model import Memory, Problem
+from memfs.format.parse import load_document, parse
+from memfs.policy import guard
+from memfs.policy.recall import ScopeRule, check_scope
+from memfs.store import paths, progress
+from memfs.store.upkeep import Repository
+
+S = TypeVar("S", bound="Reader")
+
+
+@dataclass
+class Scan:
+    """Every memory file under the root: the parsed ones (and the bytes they were parsed from, so
+    validation's secret scan reads no file twice) and the findings for broken ones."""
+
+    memories: list[Memory] = field(default_factory=list)
+    broken: list[Problem] = field(default_factory=list)
+    data: dict[str, bytes] = field(default_factory=dict)
+
+
+
+class Reader(Repository):
+    """Reading a memory root: files, scans, validation and lookups. Changes nothing."""
+
+    # --- sessions ------------------------------------------------------------------------
+    def session(
+        self: S,
+        scope: str | None,
+        *,
+        inherit: bool = False,
+        grants: guard.Grants | None = None,
+        actor: str | None = None,
+    ) -> S:
+        """This repository as one agent session sees it: bound to ``scope`` (and, with ``inherit``,
+        able to read its ancestors), with the host's ``grants``, acting as ``actor``.
+
+        Bound, every read (show, ls, log, history, diff, search, context, the file tools) sees only
+        that scope's memories and ``system/``; a memory of another scope is "no such memory" and no
+        message names it. Every write must stay in the scope (the core guard refuses the rest).
+        ``scope=None`` is administration: every scope, as an unbound repository."""
+        view = copy.copy(self)
+        view.binding = None if scope is None else ScopeRule(check_scope(scope), inherit)
+        view.grants = grants or guard.Grants()
+        view.actor = actor or self.actor
+        return view
+
+    def visible(self, rel: str, data: bytes | None = None) -> bool:
+        """Whether this session may see the memory at ``rel`` (its bytes ``data``, else read from
+        disk): always unbound and for ``system/``; bound, only if its scope can be read and is the
+        session's (fail closed: an unreadable scope is invisible)."""
+        if self.binding is None or guard.in_system(rel):
+            return True
+        data = self.peek(rel) if data is None else data
+        return data is not None and self.binding.allows(_scope_in(rel, data))
+
+    def recall_scope(self, scope: str | None, inherit: bool = False) -> tuple[str | None, bool]:
+        """The (scope, inherit) a search or context of this session reads: as asked when unbound;
+        bound, the session's own scope (``None`` means it), anything else refused, and ancestors
+        only if the session was opened with them."""
+        scope = check_scope(scope)
+        rule = self.binding
+        if rule is None:
+            return scope, inherit
+        if scope is not None and scope != rule.scope:
+            raise UsageError(f"this session is bound to scope {rule.scope}; it cannot read {scope}", param="scope")
+        if inherit and not rule.inherit:
+            raise UsageError(f"this session reads {rule.scope} only, not its ancestors", param="inherit")
+        return rule.scope, rule.inherit
+
+    def named(self, rels: Iterable[str]) -> str:
+        """``rels`` for a message: the visible ones by path, the rest only counted, so a bound
+        session's errors never name another scope's files."""
+        rels = list(rels)
+        shown = [rel for rel in rels if self.visible(rel)]
+        hidden = len(rels) - len(shown)
+        if hidden:
+            shown.append(f"{hidden} memor{'y' if hidden == 1 else 'ies'} outside this session's scope")
+        return ", ".join(shown)
+
+    # --- reading -------------------------------------------------------------------------
+    def read_bytes(self, rel: str) -> bytes | None:
+        """The exact bytes of the memory file at ``rel`` (``None`` if there is none): the one way
+        memory files are read from the working tree (:func:`memfs.store.paths.read_file`).
+        :class:`PathError` for a symlink, a FIFO, a device or a file over
+        :data:`~memfs.store.paths.MAX_READ_BYTES`; readers that go on with the other files use
+        :meth:`load`, which reports them instead."""
+        got = paths.read_file(self.root, rel)
+        if isinstance(got, paths.Unreadable):
+            raise got.error()
+        return got
+
+    def read(self, path: str | os.PathLike[str]) -> Memory:
+        return parse(*self.read_file(path), self.limits())
+
+    def read_file(self, path: str | os.PathLike[str]) -> tuple[str, bytes]:
+        """(root-relative path, exact bytes) of a memory file; :class:`MemoryNotFound` if absent."""
+        rel = self.rel(path)
+        data = self.read_bytes(rel)
+        if data is None or not self.visible(rel, data):
+            raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
+        return rel, data
+
+    def peek(self, rel: str) -> bytes | None:
+        """The bytes of a memory file, ``None`` if there is none or it is not a file memfs reads (a
+        symlink, a FIFO, one too big): for readers that skip such entries, without parsing."""
+        data = paths.read_file(self.root, rel)
+        return data if isinstance(data, bytes) else None
+
+    def load(self, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
+        """(bytes, memory, why it does not parse) of a memory file, never raising for a broken one:
+        for readers that go on with the other files. A file memfs does not read (a symlink, a FIFO,
+        one too big) is ``(None, None, why)``."""
+        data = paths.read_file(self.root, rel)
+        if isinstance(data, paths.Unreadable):
+            return None, None, str(data)
+        if data is None:
+            return None, None, None
+        try:
+            return data, parse(rel, data, self.limits()), None
+        except InvalidMemory as exc:
+            return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
+
+    def memory_paths(self, under: str = "") -> list[str]:
+        """Root-relative paths of the memory files in the work tree (under the folder ``under``),
+        sorted ``system/`` first (:func:`paths.iter_memory_paths`)."""
+        return list(paths.iter_memory_paths(self.root, under=under))
+
+    def memory_paths_at(self, rev: str, under: str = "") -> list[str]:
+        """Root-relative paths of the memory files committed at ``rev`` (under the folder
+        ``under``), sorted ``system/`` first."""
+        pathspec = self.git_path(under.rstrip("/") + "/") if under else self.pathspec
+        found = [rel for name in self.git.tree_files(rev, pathspec) if (rel := self.from_git_path(name))]
+        return sorted(self._memories_in(self.git_path(rel) for rel in found), key=paths.sort_key)
+
+    def files_containing_at(self, rev: str, texts: Iterable[str]) -> list[str]:
+        """Memory paths committed at ``rev`` whose file contains any of ``texts`` (one ``git grep``
+        over the tree): a prefilter, parse to be sure."""
+        return self._memories_in(self.git.grep_files_at(rev, sorted(set(texts)), f"{self.prefix}*.md"))
+
+    def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
+        """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree
+        (where a file memfs does not read counts as absent)."""
+        if rev is None:
+            return {rel: self.peek(rel) for rel in rels}
+        blobs = self.git.read_blobs(rev, [self.git_path(rel) for rel in rels])
+        return {rel: blobs.get(self.git_path(rel)) for rel in rels}
+
+    def scan(self) -> Scan:
+        """Parse every memory file; broken and unreadable files (symlinks, FIFOs, devices, files
+        over the size limit) become findings, and so do symlinked folders (not entered: warnings),
+        never silently skipped."""
+        result = Scan()
+        linked: list[str] = []
+        rels = list(paths.iter_memory_paths(self.root, linked))
+        limits = self.limits()
+        for rel in progress.counted(self.progress, "reading memories", rels, len(rels)):
+            data = paths.read_file(self.root, rel)
+            if isinstance(data, paths.Unreadable):
+                if self.binding is None:
+                    result.broken.append(data.problem())
+                continue
+            if data is None or not self.visible(rel, data):
+                continue
+            try:
+                result.memories.append(parse(rel, data, limits))
+                result.data[rel] = data
+            except InvalidMemory as exc:
+                result.broken.extend(exc.problems)
+        result.broken.extend(
+            Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it",
+                    paths.LINK_FIX, "warning")
+            for rel in linked
+        )
+        return result
+
+    def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
+        """Every finding in the repository: broken files, field problems, cross-file problems.
+
+        With ``only`` (root-relative paths, as a pre-commit hook passes them) just those files are
+        parsed; duplicate ids are still found repository-wide, by one ``git grep``.
+        """
+        if only is not None:
+            return self._validate_only(only)
+        scan = scan or self.scan()
+        found = list(scan.broken)
+        for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
+            found.extend(memory.problems)
+            found.extend(self._secrets_in(memory, scan.data.get(memory.path)))
+        found.extend(self.repo_problems(scan.memories, self.exists))
+        return _ordered(found)
+
+    def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool]) -> list[Problem]:
+        """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
+        ``depends_on`` entry is resolved like a path argument (:func:`paths.confine`): one that
+        lands in ``.git/`` or ``.memfs/``, outside the root or behind a symlink is a problem of its
+        own, and only the entries that pass are looked up with ``exists``."""
+        found: list[Problem] = []
+        kept: list[Memory] = []
+        why_not: dict[str, str | None] = {}
+        for memory in memories:
+            refused = set()
+            for dep in memory.depends_on:
+                if dep not in why_not:
+                    why_not[dep] = self._dependency_refusal(dep)
+                why = why_not[dep]
+                if why is not None:
+                    refused.add(dep)
+                    found.append(Problem(memory.path, "depends_on", f"{dep!r}: {why}",
+                                         "point it at a memory file inside the memory root"))
+            deps = tuple(d for d in memory.depends_on if d not in refused)
+            kept.append(memory if not refused else replace(memory, depends_on=deps))
+        found.extend(validate.check_repo(kept, exists))
+        return found
+
+    def _dependency_refusal(self, dep: str) -> str | None:
+        try:
+            paths.confine(self.root, dep, git_dir=self.git.git_dir, checked=self.checked)
+        except PathError as exc:
+            return exc.message.removeprefix(dep + ": ")
+        return None
+
+    def _validate_only(self, rels: list[str]) -> list[Problem]:
+        scan = Scan()
+        for rel in dict.fromkeys(rels):
+            data = paths.read_file(self.root, rel)
+            if isinstance(data, paths.Unreadable):
+                scan.broken.append(data.problem())
+                continue
+            try:
+                if data is not None:
+                    scan.memories.append(parse(rel, data))
+                    scan.data[rel] = data
+            except InvalidMemory as exc:
+                scan.broken.extend(exc.problems)
+        found = [p for p in self.validate(scan) if "is also used by" not in p.message]
+        in_use = self.ids_in_use(m.id for m in scan.memories if m.id)
+        for memory in scan.memories:
+            others = self.id_users(memory.id, exclude=[memory.path], candidates=in_use) if memory.id else []
+            if others:
+                found.append(Problem(memory.path, "id", f"{memory.id!r} is also used by {', '.join(others)}",
+                                     "give each memory its own id"))
+        return _ordered(found)
+
+    def _secrets_in(self, memory: Memory, data: bytes | None = None) -> list[Problem]:
+        data = self.peek(memory.path) if data is None else data
+        if data is None:
+            return []
+        return guard.secret_problems(memory.path, data.decode("utf-8", errors="replace"), memory.meta)
+
+    def is_read_only(self, rel: str, current: bytes | None = None) -> bool:
+        """Whether the working copy (``current``, else the file on disk) or the committed copy
+        says ``read_only: true``: core memory that only a person, forcing it, may change."""
+        data = self.read_bytes(rel) if current is None else current
+        return says_read_only(rel, data) or says_read_only(rel, self.git.head_file(self.git_path(rel)))
+
+    # --- finding files -------------------------------------------------------------------
+    def dependents(self, rel: str) -> list[str]:
+        """Memories whose ``depends_on`` names ``rel`` as a path or a ``[[wikilink]]``: the files
+        :meth:`catalog` says depend on it, else a ``git grep`` prefilter for the path without
+        ``.md``; either way each is then parsed to be sure."""
+        known = self.catalog()
+        if known is not None:
+            named = [other for other, deps in known.depends_on().items() if rel in deps]
+        else:
+            named = self.files_containing(rel.removesuffix(".md"))
+        found = []
+        for other in named:
+            if other == rel:
+                continue
+            _, memory, _ = self.load(other)
+            if memory is not None and rel in memory.depends_on:
+                found.append(other)
+        return found
+
+    def files_matching(self, regex: str) -> list[str]:
+        """Memory paths with a line matching the POSIX extended ``regex`` (one ``git grep``,
+        untracked files included): a prefilter, parse to be sure."""
+        return self._memories_in(self.git.grep_files(regex, f"{self.prefix}*.md", fixed=False))
+
+    def files_containing(self, text: str) -> list[str]:
+        """Memory paths whose file contains ``text`` anywhere (one ``git grep`` over the working
+        tree, untracked files included): a prefilter, parse to be sure."""
+        return self._memories_in(self.git.grep_files(text, f"{self.prefix}*.md", fixed=True))
+
+    def _memories_in(self, names: Iterable[str]) -> list[str]:
+        found = [rel for name in names if (rel := self.from_git_path(name)) and paths.is_memory_name(rel)]
+        spec = paths.ignore_spec(self.root)
+        return [rel for rel in found if spec is None or not spec.match_file(rel)]
+
+
+    def ids_in_use(self, only: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """{id: [paths]} of the memory files' ids, from :meth:`catalog`, else from their ``id:`` lines
+        by one ``git grep`` (with ``only``, for just those ids as fixed strings).
+
+        Either way a prefilter: :meth:`id_users` confirms by parsing the files it names.
+        """
+        wanted = None if only is None else set(only)
+        if wanted is not None and not wanted:
+            return {}
+        known = self.catalog()
+        if known is not None:
+            return known.ids(wanted)
+        patterns, fixed = (["^id:"], False) if wanted is None else (sorted(wanted), True)
+        found: dict[str, list[str]] = {}
+        for name, text in self.git.grep_lines(patterns, f"{self.prefix}*.md", fixed=fixed):
+            rel = self.from_git_path(name)
+            if not rel or not text.startswith("id:") or not paths.is_memory_name(rel):
+                continue
+            value = _id_value(text)
+            if value is not None and (wanted is None or value in wanted):
+                found.setdefault(value, []).append(rel)
+        return found
+
+    def id_users(self, memory_id: str, exclude: Iterable[str] = (),
+                 candidates: dict[str, list[str]] | None = None) -> list[str]:
+        """Memory files (other than ``exclude``) whose id is ``memory_id``: those whose frontmatter
+        says ``id: <memory_id>``, and ``<memory_id>.md`` if it names no id (its id is its path).
+
+        ``candidates`` is an :meth:`ids_in_use` answer the caller already has (saves the grep);
+        each candidate is confirmed by parsing its file.
+        """
+        if candidates is None:
+            candidates = self.ids_in_use([memory_id])
+        skip = set(exclude)
+        users = []
+        named = candidates.get(memory_id, [])
+        own = memory_id + ".md"
+        if own not in named and not names.path_problem(own) and paths.is_memory_name(own) and self.exists(own):
+            named = [*named, own]
+        for rel in named:
+            if rel in skip:
+                continue
+            _, memory, _ = self.load(rel)
+            if memory is not None and memory.id == memory_id:
+                users.append(rel)
+        return users
+
+
+def _scope_in(rel: str, data: bytes) -> str | None:
+    """The ``scope`` a memory file says, or ``None`` if it cannot be read as one."""
+    try:
+        _, meta = load_document(rel, data)
+    except InvalidMemory:
+        return None
+    scope = meta.get("scope")
+    return scope if isinstance(scope, str) else None
+
+
+
+def says_read_only(rel: str, data: bytes | None) -> bool:
+    """Whether the frontmatter says ``read_only: true`` (files that do not mention it are not parsed)."""
+    if data is None or b"read_only" not in data:
+        return False
+    try:
+        _, meta = load_document(rel, data)
+    except InvalidMemory:
+        return False
+    return meta.get("read_only") is True
+
+
+_PLAIN_ID = re.compile(r"id:[ \t]*([A-Za-z0-9_][A-Za-z0-9_./:@+-]*)[ \t]*(?:#.*)?")
+
+
+def _id_value(line: str) -> str | None:
+    """The id on an ``id: ...`` line: plain ones directly, anything quoted through YAML."""
+    plain = _PLAIN_ID.fullmatch(line.rstrip("\r"))
+    if plain:
+        return plain.group(1)
+    try:
+        value = yamlio.load(line)
+    except yamlio.YamlError:
+        return None
+    return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+
+
+def _ordered(found: list[Problem]) -> list[Problem]:
+    return sorted(found, key=lambda p: (paths.sort_key(p.path), p.severity != "error", p.field or ""))
+
