@@ -18,10 +18,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memfs.ops.verbs.declare import Request
+from memfs.agents.verbs import Context
+from memfs.ops.verbs.collab import Propose
+from memfs.ops.verbs.declare import Request, verb
+from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
+from memfs.ops.verbs.lifecycle import Expire, Forget, Prune, Purge, Remember, Stats
+from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
+from memfs.ops.verbs.recall import Reindex, Search
 from memfs.store.repo import CommitResult, Scan, Store
 
 R = TypeVar("R")
@@ -29,7 +35,7 @@ R = TypeVar("R")
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memfs.agents.context import Context
+    from memfs.agents.context import Context as ContextResult
     from memfs.agents.evaluate import EvalReport
     from memfs.agents.live.server import LiveIndex, SocketServer
     from memfs.agents.tools import ToolContext, ToolResult
@@ -46,12 +52,11 @@ if TYPE_CHECKING:
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
     from memfs.ops.retract import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
-    from memfs.ops.stats import Stats
+    from memfs.ops.stats import Stats as StatsResult
     from memfs.ops.sync import ProposeResult, SyncResult
     from memfs.policy.candidate import Candidate
     from memfs.policy.guard import Grants
-    from memfs.policy.recall import RankPolicy, ScopeRule
-    from memfs.policy.tokens import TokenCounter
+    from memfs.policy.recall import ScopeRule
     from memfs.store.history import FileDiff, LogEntry, Revision
 
 
@@ -177,78 +182,21 @@ class MemoryRepo:
         return self.write(path, fields=filled, body=text, create_only=True, reason=reason, actor=actor)
 
     # --- reading -------------------------------------------------------------------------
-    def show(self, path: str, at: str | None = None) -> tuple[str, bytes]:
-        """``memfs show``: (path, exact bytes) of a memory now, or at a commit or ISO time."""
-        if at is None:
-            return self.store.read_file(path)
-        from memfs.store.history import file_at
+    show = verb(Show)
 
-        return file_at(self.store, path, at)
-
-    def ls(self, *, include_all: bool = False) -> Scan:
-        """``memfs ls``/``tree``: the memories (only active ones unless ``include_all``), ``system/``
-        first, and the files that do not parse."""
-        scan = self.store.scan()
-        if not include_all:
-            scan.memories = [m for m in scan.memories if m.status in ("active", None)]
-        return scan
+    ls = verb(Ls)
 
     # --- history -------------------------------------------------------------------------
-    def log(self, path: str | None = None, *, op: str | None = None, limit: int | None = None) -> list[LogEntry]:
-        """``memfs log``: commits touching memory (or one memory), newest first."""
-        from memfs.store.history import log
+    log = verb(Log)
 
-        return log(self.store, path, op=op, limit=limit)
+    diff = verb(Diff)
 
-    def diff(self, old: str = "HEAD", new: str | None = None, path: str | None = None) -> list[FileDiff]:
-        """``memfs diff``: per-memory changes from ``old`` to ``new`` (``None``: the working tree)."""
-        from memfs.store.history import diff
+    revert = verb(Revert)
 
-        return diff(self.store, old, new, path)
-
-    def revert(self, commit: str, *, reason: str | None = None, actor: str | None = None) -> str:
-        """``memfs revert``: undo ``commit`` with one new commit (nothing changes on a conflict)."""
-        from memfs.store.history import revert
-
-        return revert(self.store, commit, reason=reason, actor=actor)
-
-    def history(self, path: str) -> list[Revision]:
-        """``memfs history``: every committed revision of one memory, oldest first."""
-        from memfs.store.history import revisions
-
-        return revisions(self.store, path)
+    history = verb(History)
 
     # --- search and recall ---------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        scope: str | None = None,
-        version: str | None = None,
-        at: dt.datetime | None = None,
-        type: str | None = None,
-        limit: int = 10,
-        inherit: bool | None = None,
-        explain: bool = False,
-        policy: RankPolicy | None = None,
-        catch_up: bool = True,
-        record: bool = False,
-        descendants: bool = False,
-    ) -> SearchResult:
-        """``memfs search``: eligible memories for ``query``, best first (:func:`memfs.index.search`).
-        ``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do);
-        ``descendants`` also searches the scopes below ``scope`` (not in a bound session)."""
-        from memfs import index
-
-        result = index.search(
-            self.store, query, scope=scope, version=version, at=at, type=type, limit=limit, inherit=bool(inherit),
-            explain=explain, policy=policy, catch_up=catch_up, descendants=descendants,
-        )
-        if record and result.hits:
-            from memfs.store import usage
-
-            usage.record_recall(self.store, [hit.path for hit in result.hits])
-        return result
+    search = verb(Search)
 
     def live_server(self, *, debounce: float | None = None, polling: bool = False) -> SocketServer:
         """``memfs serve``: the live index of this repository and its socket, not started yet
@@ -283,38 +231,9 @@ class MemoryRepo:
 
         return request_stop(self.root)
 
-    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
-        """``memfs reindex``: rebuild the search index from the files."""
-        from memfs import index
+    reindex = verb(Reindex)
 
-        return index.reindex(self.store, progress=progress)
-
-    def context(
-        self,
-        task: str,
-        *,
-        scope: str | Sequence[str] | None,
-        version: str | None = None,
-        budget: int = 4000,
-        format: str = "markdown",
-        inherit: bool | None = None,
-        system_share: float = 0.5,
-        count: TokenCounter | None = None,
-        at: dt.datetime | None = None,
-        min_relevance: float = 0.2,
-        counter: str | None = None,
-    ) -> Context:
-        """``memfs context``: the memory to put in front of a model for ``task``, within ``budget``.
-        ``scope`` may list several scopes, each matched exactly; ``min_relevance`` drops hits below
-        that fraction of the best hit's relevance; ``counter`` names a token counter
-        (:func:`memfs.policy.tokens.counter`) when ``count`` is not given."""
-        from memfs.agents.context import assemble
-        from memfs.policy import tokens
-
-        return assemble(
-            self.store, task, scope=scope, version=version, budget=budget, format=format, inherit=bool(inherit),
-            system_share=system_share, count=count or tokens.counter(counter), at=at, min_relevance=min_relevance,
-        )
+    context = verb(Context)
 
     def eval(self, cases: str | os.PathLike[str], *, deletion: bool = True) -> EvalReport:
         """``memfs eval CASES``: context metrics (hit rate, wrong injections by cause, leakage,
@@ -326,30 +245,13 @@ class MemoryRepo:
         return evaluate(self.store, load_cases(Path(cases), self.store), deletion=deletion)
 
     # --- lineage -------------------------------------------------------------------------
-    def retract(self, paths: Iterable[str], *, reason: str, actor: str | None = None) -> RetractResult:
-        """``memfs retract``: retract ``paths`` and flag everything derived from them, one commit."""
-        from memfs.ops.retract import retract
+    retract = verb(Retract)
 
-        return retract(self.store, paths, reason=reason, actor=actor)
+    reinstate = verb(Reinstate)
 
-    def reinstate(self, path: str, *, reason: str, actor: str | None = None) -> ReinstateResult:
-        """``memfs reinstate``: a reviewed ``needs_review`` memory back to active, if it still has
-        an independent active source."""
-        from memfs.ops.retract import reinstate
+    impact = verb(Impact)
 
-        return reinstate(self.store, path, reason=reason, actor=actor)
-
-    def impact(self, paths: Iterable[str]) -> Plan:
-        """``memfs impact``: what retracting ``paths`` would flag (changes nothing)."""
-        from memfs.ops.retract import impact
-
-        return impact(self.store, paths)
-
-    def graph(self, path: str, *, depth: int | None = None) -> GraphView:
-        """``memfs graph``: what ``path`` was derived from and what was derived from it."""
-        from memfs.ops.retract import graph_view
-
-        return graph_view(self.store, path, max_depth=depth)
+    graph = verb(Graph)
 
     def review_queue(self) -> list[ReviewGroup]:
         """``memfs review``: every memory awaiting review, grouped by the retraction that flagged it."""
@@ -364,16 +266,7 @@ class MemoryRepo:
         return summarize(self.store, base, head)
 
     # --- lifecycle -----------------------------------------------------------------------
-    def remember(
-        self, candidate: Candidate | Mapping[str, Any], *, force: bool = False, actor: str | None = None
-    ) -> Outcome:
-        """``memfs remember``: gate, reconcile and store one candidate (a
-        :class:`~memfs.policy.candidate.Candidate` or the mapping ``--json`` takes), one commit."""
-        from memfs.ops.remember import remember
-        from memfs.policy.candidate import Candidate, from_mapping
-
-        built = candidate if isinstance(candidate, Candidate) else from_mapping(candidate)
-        return remember(self.store, built, force=force, actor=actor)
+    remember = verb(Remember)
 
     def remember_batch(
         self, candidates: Iterable[Candidate | Mapping[str, Any]], *, force: bool = False, actor: str | None = None
@@ -385,23 +278,9 @@ class MemoryRepo:
         built = [c if isinstance(c, Candidate) else from_mapping(c) for c in candidates]
         return remember_batch(self.store, built, force=force, actor=actor)
 
-    def expire(
-        self, *, now: dt.datetime | None = None, archive: bool = False, dry_run: bool = False,
-        actor: str | None = None,
-    ) -> SweepResult:
-        """``memfs expire``: mark memories past their ``expires`` as expired, in one commit."""
-        from memfs.ops.forget import expire
+    expire = verb(Expire)
 
-        return expire(self.store, now=now, archive=archive, dry_run=dry_run, actor=actor)
-
-    def forget(
-        self, path: str, *, reason: str | None = None, expected_revision: int | None = None,
-        actor: str | None = None,
-    ) -> ForgetResult:
-        """``memfs forget``: stop recalling one memory (its text stays in history)."""
-        from memfs.ops.forget import forget
-
-        return forget(self.store, path, reason=reason, expected_revision=expected_revision, actor=actor)
+    forget = verb(Forget)
 
     def purge_plan(self, path: str) -> PurgePlan:
         """What ``purge`` of ``path`` would rewrite (for a confirmation prompt); reads only."""
@@ -409,20 +288,9 @@ class MemoryRepo:
 
         return plan(self.store, path)
 
-    def purge(self, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
-        """``memfs purge``: erase a memory from the work tree, the caches and every commit."""
-        from memfs.ops.purge import purge
+    purge = verb(Purge)
 
-        return purge(self.store, path, reason=reason, actor=actor)
-
-    def prune(
-        self, *, now: dt.datetime | None = None, apply: bool = False, actor: str | None = None
-    ) -> PruneResult:
-        """``memfs prune``: what the forgetting policy in ``.memfs.toml`` proposes to expire, archive
-        or retract (a dry run), or with ``apply`` all of it in one commit."""
-        from memfs.ops.prune import prune
-
-        return prune(self.store, now=now, apply=apply, actor=actor)
+    prune = verb(Prune)
 
     def consolidate(
         self, *, now: dt.datetime | None = None, apply: bool = False, scope: str | None = None,
@@ -434,11 +302,7 @@ class MemoryRepo:
 
         return consolidate(self.store, now=now, apply=apply, scope=scope, summariser=summariser, actor=actor)
 
-    def stats(self) -> Stats:
-        """``memfs stats``: counts by status and type, and recall statistics."""
-        from memfs.ops.stats import stats
-
-        return stats(self.store)
+    stats = verb(Stats)
 
     # --- other systems -------------------------------------------------------------------
     def import_(
@@ -511,20 +375,19 @@ class MemoryRepo:
 
         return sync(self.store, remote=remote, branch=branch, mode=mode, push=push)
 
-    def propose(
-        self, *, branch: str | None = None, remote: str | None = None, base: str | None = None,
-        keep_main: bool = False, reason: str | None = None,
-    ) -> ProposeResult:
-        """``memfs propose``: put pending memory changes on a review branch and push it."""
-        from memfs.ops.sync import propose
-
-        return propose(self.store, branch=branch, remote=remote, base=base, keep_main=keep_main, reason=reason)
+    propose = verb(Propose)
 
     # --- every verb as a typed request --------------------------------------------------------
     def run(self, op: Request[R]) -> R:
-        """One verb given as its typed request (:mod:`memfs.ops.verbs`): the same call as the
-        method the request names, e.g. ``repo.run(Search("release notes", limit=3))``."""
-        result: R = getattr(self, type(op).method)(**op.arguments())
+        """One verb given as its typed request (:mod:`memfs.ops.verbs`), e.g.
+        ``repo.run(Search("release notes", limit=3))``; the methods declared with :class:`verb`
+        are this call. A request of a verb this library does not run is a :class:`UsageError`."""
+        doer = _DOERS.get(type(op))
+        if doer is None:
+            from memfs.errors import UsageError
+
+            raise UsageError(f"{type(op).__name__}: not a request memfs runs")
+        result: R = doer(self, op)
         return result
 
     def batch(self, ops: Iterable[Request[Any]]) -> list[Any]:
@@ -537,3 +400,173 @@ class MemoryRepo:
 
         return install(self.store, command)
 
+
+# --- how each declared verb runs: one function per request, in the module that does the work ---
+_DOERS: dict[type, Callable[[MemoryRepo, Any], Any]] = {}
+Q = TypeVar("Q", bound=Request[Any])
+
+
+def _does(cls: type[Q]) -> Callable[[Callable[[MemoryRepo, Q], R]], Callable[[MemoryRepo, Q], R]]:
+    def register(fn: Callable[[MemoryRepo, Q], R]) -> Callable[[MemoryRepo, Q], R]:
+        _DOERS[cls] = fn
+        return fn
+
+    return register
+
+
+@_does(Show)
+def _show(repo: MemoryRepo, op: Show) -> tuple[str, bytes]:
+    if op.at is None:
+        return repo.store.read_file(op.path)
+    from memfs.store.history import file_at
+
+    return file_at(repo.store, op.path, op.at)
+
+
+@_does(Ls)
+def _ls(repo: MemoryRepo, op: Ls) -> Scan:
+    scan = repo.store.scan()
+    if not op.include_all:
+        scan.memories = [m for m in scan.memories if m.status in ("active", None)]
+    return scan
+
+
+@_does(Log)
+def _log(repo: MemoryRepo, op: Log) -> list[LogEntry]:
+    from memfs.store.history import log
+
+    return log(repo.store, **op.arguments())
+
+
+@_does(Diff)
+def _diff(repo: MemoryRepo, op: Diff) -> list[FileDiff]:
+    from memfs.store.history import diff
+
+    return diff(repo.store, **op.arguments())
+
+
+@_does(Revert)
+def _revert(repo: MemoryRepo, op: Revert) -> str:
+    from memfs.store.history import revert
+
+    return revert(repo.store, **op.arguments())
+
+
+@_does(History)
+def _history(repo: MemoryRepo, op: History) -> list[Revision]:
+    from memfs.store.history import revisions
+
+    return revisions(repo.store, op.path)
+
+
+@_does(Search)
+def _search(repo: MemoryRepo, op: Search) -> SearchResult:
+    """``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do)."""
+    from memfs import index
+
+    asked = {**op.arguments(), "inherit": bool(op.inherit)}
+    record = asked.pop("record")
+    result = index.search(repo.store, **asked)
+    if record and result.hits:
+        from memfs.store import usage
+
+        usage.record_recall(repo.store, [hit.path for hit in result.hits])
+    return result
+
+
+@_does(Reindex)
+def _reindex(repo: MemoryRepo, op: Reindex) -> ReindexReport:
+    from memfs import index
+
+    return index.reindex(repo.store, progress=op.progress)
+
+
+@_does(Context)
+def _context(repo: MemoryRepo, op: Context) -> ContextResult:
+    """``counter`` names a token counter (:func:`memfs.policy.tokens.counter`) when ``count`` is not given."""
+    from memfs.agents.context import assemble
+    from memfs.policy import tokens
+
+    asked = {**op.arguments(), "inherit": bool(op.inherit), "count": op.count or tokens.counter(op.counter)}
+    del asked["counter"]
+    return assemble(repo.store, **asked)
+
+
+@_does(Retract)
+def _retract(repo: MemoryRepo, op: Retract) -> RetractResult:
+    from memfs.ops.retract import retract
+
+    return retract(repo.store, **op.arguments())
+
+
+@_does(Reinstate)
+def _reinstate(repo: MemoryRepo, op: Reinstate) -> ReinstateResult:
+    from memfs.ops.retract import reinstate
+
+    return reinstate(repo.store, **op.arguments())
+
+
+@_does(Impact)
+def _impact(repo: MemoryRepo, op: Impact) -> Plan:
+    from memfs.ops.retract import impact
+
+    return impact(repo.store, op.paths)
+
+
+@_does(Graph)
+def _graph(repo: MemoryRepo, op: Graph) -> GraphView:
+    from memfs.ops.retract import graph_view
+
+    return graph_view(repo.store, op.path, max_depth=op.depth)
+
+
+@_does(Remember)
+def _remember(repo: MemoryRepo, op: Remember) -> Outcome:
+    """A candidate given as a mapping (what ``--json`` takes) is checked by :func:`from_mapping`."""
+    from memfs.ops.remember import remember
+    from memfs.policy.candidate import Candidate, from_mapping
+
+    built = op.candidate if isinstance(op.candidate, Candidate) else from_mapping(op.candidate)
+    return remember(repo.store, built, force=op.force, actor=op.actor)
+
+
+@_does(Expire)
+def _expire(repo: MemoryRepo, op: Expire) -> SweepResult:
+    from memfs.ops.forget import expire
+
+    return expire(repo.store, **op.arguments())
+
+
+@_does(Forget)
+def _forget(repo: MemoryRepo, op: Forget) -> ForgetResult:
+    from memfs.ops.forget import forget
+
+    return forget(repo.store, **op.arguments())
+
+
+@_does(Purge)
+def _purge(repo: MemoryRepo, op: Purge) -> PurgeReport:
+    from memfs.ops.purge import purge
+
+    return purge(repo.store, **op.arguments())
+
+
+@_does(Prune)
+def _prune(repo: MemoryRepo, op: Prune) -> PruneResult:
+    from memfs.ops.prune import prune
+
+    return prune(repo.store, **op.arguments())
+
+
+@_does(Stats)
+def _stats(repo: MemoryRepo, op: Stats) -> StatsResult:
+    from memfs.ops.stats import stats
+
+    return stats(repo.store)
+
+
+@_does(Propose)
+def _propose(repo: MemoryRepo, op: Propose) -> ProposeResult:
+    from memfs.ops.sync import propose
+
+    return propose(repo.store, **op.arguments())

@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, TypeVar, dataclass_transform, overload
 
 from memfs.format.declare import CLI, param
 
 R = TypeVar("R")
 C = TypeVar("C", bound=type)
+P = ParamSpec("P")
 
 
 class Request(Generic[R]):
@@ -70,3 +71,44 @@ def description(cls: type[Request[Any]], door: str) -> str:
     """The verb's text for a door: its summary, then what only that door's reader needs."""
     note = cls.cli_note if door == CLI else cls.model_note
     return f"{cls.summary}\n\n{note}" if note else cls.summary
+
+
+class Runs(Protocol):
+    """What a derived method calls: something that runs a request (:class:`memfs.api.MemoryRepo`)."""
+
+    def run(self, op: Request[R]) -> R: ...
+
+
+class verb(Generic[P, R]):
+    """A method derived from a request: its parameters are the request's constructor's (so type
+    checkers and ``help()`` see the declaration), and calling it runs that request
+    (``repo.search("x", limit=3)`` is ``repo.run(Search("x", limit=3))``)."""
+
+    def __init__(self, request: Callable[P, Request[R]]) -> None:
+        self.request = request
+        cls: Any = request
+        self.__doc__ = cls.summary
+        self.unbound = self._unbound(inspect.signature(request))
+
+    def _unbound(self, signature: inspect.Signature) -> Callable[..., Any]:
+        def method(runner: Runs, *args: Any, **kwargs: Any) -> Any:
+            return runner.run(self.request(*args, **kwargs))
+
+        me = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        method.__signature__ = signature.replace(parameters=[me, *signature.parameters.values()])  # type: ignore[attr-defined]
+        method.__doc__ = self.__doc__
+        return method
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.unbound.__name__ = name
+        self.unbound.__qualname__ = f"{owner.__qualname__}.{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Callable[Concatenate[Any, P], R]: ...
+    @overload
+    def __get__(self, obj: Runs, owner: type) -> Callable[P, R]: ...
+    def __get__(self, obj: Runs | None, owner: type) -> Any:
+        if obj is None:
+            return self.unbound
+        bound = self.unbound.__get__(obj, owner)
+        return bound
