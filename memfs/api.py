@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memfs.agents.verbs import Context
 from memfs.ops.verbs.collab import Propose
 from memfs.ops.verbs.declare import Request, verb
+from memfs.ops.verbs.files import Delete, InstallMergeDriver, New, Write
 from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
 from memfs.ops.verbs.lifecycle import Expire, Forget, Prune, Purge, Remember, Stats
 from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
@@ -132,54 +133,16 @@ class MemoryRepo:
 
         return build_demo(directory)
 
-    def write(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        fields: Mapping[str, Any] | None = None,
-        body: str | None = None,
-        expected_revision: int | None = None,
-        create_only: bool = False,
-        reason: str | None = None,
-        actor: str | None = None,
-        force: bool = False,
-    ) -> CommitResult:
-        """``memfs write``/``add``: create or update one memory in one commit (:meth:`Store.write`)."""
-        return self.store.write(path, fields=fields, body=body, expected_revision=expected_revision,
-                                create_only=create_only, reason=reason, actor=actor, force=force)
+    write = verb(Write)
 
-    def delete(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        expected_revision: int | None = None,
-        reason: str | None = None,
-        actor: str | None = None,
-        force: bool = False,
-    ) -> CommitResult:
-        """``memfs rm``: delete one memory in one commit (:meth:`Store.delete`)."""
-        return self.store.delete(path, expected_revision=expected_revision, reason=reason, actor=actor, force=force)
+    delete = verb(Delete)
 
     def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
         """``memfs validate``: every finding in the repository, or in just the files ``only``
         (:meth:`~memfs.store.reading.Reader.validate`)."""
         return self.store.validate(scan, only)
 
-    def new(
-        self,
-        template: str,
-        path: str,
-        *,
-        fields: Mapping[str, Any] | None = None,
-        body: str | None = None,
-        reason: str | None = None,
-        actor: str | None = None,
-    ) -> CommitResult:
-        """``memfs new``: create ``path`` from a template (its defaults, ``fields`` on top)."""
-        from memfs.format.templates import fill
-
-        filled, text = fill(template, fields or {}, body)
-        return self.write(path, fields=filled, body=text, create_only=True, reason=reason, actor=actor)
+    new = verb(New)
 
     # --- reading -------------------------------------------------------------------------
     show = verb(Show)
@@ -394,12 +357,7 @@ class MemoryRepo:
         """Several requests in order, each as :meth:`run` does it; the results in the same order."""
         return [self.run(op) for op in ops]
 
-    def install_merge_driver(self, command: str | None = None) -> Installed:
-        """``memfs install-merge-driver``: register the frontmatter-aware merge driver in this clone."""
-        from memfs.ops.mergedriver import install
-
-        return install(self.store, command)
-
+    install_merge_driver = verb(InstallMergeDriver)
 
 # --- how each declared verb runs: one function per request, in the module that does the work ---
 _DOERS: dict[type, Callable[[MemoryRepo, Any], Any]] = {}
@@ -435,21 +393,21 @@ def _ls(repo: MemoryRepo, op: Ls) -> Scan:
 def _log(repo: MemoryRepo, op: Log) -> list[LogEntry]:
     from memfs.store.history import log
 
-    return log(repo.store, **op.arguments())
+    return log(repo.store, op.path, op=op.op, limit=op.limit)
 
 
 @_does(Diff)
 def _diff(repo: MemoryRepo, op: Diff) -> list[FileDiff]:
     from memfs.store.history import diff
 
-    return diff(repo.store, **op.arguments())
+    return diff(repo.store, op.old, op.new, op.path)
 
 
 @_does(Revert)
 def _revert(repo: MemoryRepo, op: Revert) -> str:
     from memfs.store.history import revert
 
-    return revert(repo.store, **op.arguments())
+    return revert(repo.store, op.commit, reason=op.reason, actor=op.actor)
 
 
 @_does(History)
@@ -464,10 +422,12 @@ def _search(repo: MemoryRepo, op: Search) -> SearchResult:
     """``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do)."""
     from memfs import index
 
-    asked = {**op.arguments(), "inherit": bool(op.inherit)}
-    record = asked.pop("record")
-    result = index.search(repo.store, **asked)
-    if record and result.hits:
+    result = index.search(
+        repo.store, op.query, scope=op.scope, version=op.version, at=op.at, type=op.type, limit=op.limit,
+        inherit=bool(op.inherit), explain=op.explain, policy=op.policy, catch_up=op.catch_up,
+        descendants=op.descendants,
+    )
+    if op.record and result.hits:
         from memfs.store import usage
 
         usage.record_recall(repo.store, [hit.path for hit in result.hits])
@@ -487,23 +447,25 @@ def _context(repo: MemoryRepo, op: Context) -> ContextResult:
     from memfs.agents.context import assemble
     from memfs.policy import tokens
 
-    asked = {**op.arguments(), "inherit": bool(op.inherit), "count": op.count or tokens.counter(op.counter)}
-    del asked["counter"]
-    return assemble(repo.store, **asked)
+    return assemble(
+        repo.store, op.task, scope=op.scope, version=op.version, budget=op.budget, format=op.format,
+        inherit=bool(op.inherit), system_share=op.system_share, count=op.count or tokens.counter(op.counter),
+        at=op.at, min_relevance=op.min_relevance,
+    )
 
 
 @_does(Retract)
 def _retract(repo: MemoryRepo, op: Retract) -> RetractResult:
     from memfs.ops.retract import retract
 
-    return retract(repo.store, **op.arguments())
+    return retract(repo.store, op.paths, reason=op.reason, actor=op.actor)
 
 
 @_does(Reinstate)
 def _reinstate(repo: MemoryRepo, op: Reinstate) -> ReinstateResult:
     from memfs.ops.retract import reinstate
 
-    return reinstate(repo.store, **op.arguments())
+    return reinstate(repo.store, op.path, reason=op.reason, actor=op.actor)
 
 
 @_does(Impact)
@@ -534,28 +496,28 @@ def _remember(repo: MemoryRepo, op: Remember) -> Outcome:
 def _expire(repo: MemoryRepo, op: Expire) -> SweepResult:
     from memfs.ops.forget import expire
 
-    return expire(repo.store, **op.arguments())
+    return expire(repo.store, now=op.now, archive=op.archive, dry_run=op.dry_run, actor=op.actor)
 
 
 @_does(Forget)
 def _forget(repo: MemoryRepo, op: Forget) -> ForgetResult:
     from memfs.ops.forget import forget
 
-    return forget(repo.store, **op.arguments())
+    return forget(repo.store, op.path, reason=op.reason, expected_revision=op.expected_revision, actor=op.actor)
 
 
 @_does(Purge)
 def _purge(repo: MemoryRepo, op: Purge) -> PurgeReport:
     from memfs.ops.purge import purge
 
-    return purge(repo.store, **op.arguments())
+    return purge(repo.store, op.path, reason=op.reason, actor=op.actor)
 
 
 @_does(Prune)
 def _prune(repo: MemoryRepo, op: Prune) -> PruneResult:
     from memfs.ops.prune import prune
 
-    return prune(repo.store, **op.arguments())
+    return prune(repo.store, now=op.now, apply=op.apply, actor=op.actor)
 
 
 @_does(Stats)
@@ -569,4 +531,32 @@ def _stats(repo: MemoryRepo, op: Stats) -> StatsResult:
 def _propose(repo: MemoryRepo, op: Propose) -> ProposeResult:
     from memfs.ops.sync import propose
 
-    return propose(repo.store, **op.arguments())
+    return propose(repo.store, branch=op.branch, remote=op.remote, base=op.base, keep_main=op.keep_main,
+                   reason=op.reason)
+
+
+@_does(Write)
+def _write(repo: MemoryRepo, op: Write) -> CommitResult:
+    return repo.store.write(op.path, fields=op.fields, body=op.body, expected_revision=op.expected_revision,
+                            create_only=op.create_only, reason=op.reason, actor=op.actor, force=op.force)
+
+
+@_does(New)
+def _new(repo: MemoryRepo, op: New) -> CommitResult:
+    from memfs.format.templates import fill
+
+    filled, text = fill(op.template, op.fields or {}, op.body)
+    return repo.store.write(op.path, fields=filled, body=text, create_only=True, reason=op.reason, actor=op.actor)
+
+
+@_does(Delete)
+def _delete(repo: MemoryRepo, op: Delete) -> CommitResult:
+    return repo.store.delete(op.path, expected_revision=op.expected_revision, reason=op.reason, actor=op.actor,
+                             force=op.force)
+
+
+@_does(InstallMergeDriver)
+def _install_merge_driver(repo: MemoryRepo, op: InstallMergeDriver) -> Installed:
+    from memfs.ops.mergedriver import install
+
+    return install(repo.store, op.command)

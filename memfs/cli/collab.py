@@ -12,6 +12,7 @@ from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 from memfs.ops.verbs.collab import Propose
+from memfs.ops.verbs.files import InstallMergeDriver
 
 
 @click.command("sync")
@@ -56,13 +57,10 @@ def propose_cmd(state: State, op: Propose, as_json: bool) -> None:
     line(f"summary for reviewers: {result.review_command}")
 
 
-@click.command("install-merge-driver")
-@click.option("--command", "command", help="Driver command line for git (default: this Python's -m memfs).")
+@command(InstallMergeDriver)
 @json_option
-@pass_state
-def install_merge_driver_cmd(state: State, command: str | None, as_json: bool) -> None:
-    """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
-    result = state.repo().install_merge_driver(command)
+def install_merge_driver_cmd(state: State, op: InstallMergeDriver, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return

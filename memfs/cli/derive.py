@@ -26,25 +26,28 @@ Handler = Callable[..., None]
 
 
 def command(
-    cls: type[Request[Any]], *, name: str | None = None, summary: str | None = None
+    cls: type[Request[Any]], *, name: str | None = None, summary: str | None = None,
+    fixed: dict[str, Any] | None = None,
 ) -> Callable[[Handler], click.Command]:
-    """Decorate a handler ``(state, op, **presentation)`` into the verb's click command; ``name``
-    and ``summary`` for a second command of the same verb (``tree`` shows what ``ls`` lists)."""
+    """Decorate a handler ``(state, op, **presentation)`` into the verb's click command. ``name``,
+    ``summary`` and ``fixed`` make another command of the same verb: ``tree`` shows what ``ls``
+    lists; ``add`` is ``write`` with ``create_only`` fixed (a fixed field is not an option)."""
+    fixed = fixed or {}
 
     def build(handler: Handler) -> click.Command:
-        declared = fields(cls, CLI)
+        declared = [f for f in fields(cls, CLI) if f.name not in fixed]
         presentation = list(reversed(getattr(handler, "__click_params__", [])))
 
         def callback(**values: Any) -> None:
             state = click.get_current_context().find_object(State)
             assert state is not None
-            given = {f.name: convert(f, values.pop(f.name)) for f in declared}
-            handler(state, cls(**given), **values)
+            given = {f.name: take(f, values) for f in declared}
+            handler(state, cls(**given, **fixed), **values)
 
         callback.__doc__ = summary or description(cls, CLI)
         callback.__name__ = handler.__name__
         return click.Command(name or cls.verb, callback=callback, help=callback.__doc__,
-                             params=[parameter(f) for f in declared] + presentation)
+                             params=[p for f in declared for p in parameters(f)] + presentation)
 
     return build
 
@@ -52,6 +55,34 @@ def command(
 def flags(field: Field) -> tuple[str, ...]:
     """The option's spellings (``--field-name`` unless declared)."""
     return field.spec.flags or (f"--{field.name.replace('_', '-')}",)
+
+
+def parameters(field: Field) -> list[click.Parameter]:
+    """The click parameters of one declared field: usually one; a memory's fields are the field
+    options; a text that may come from a file has its ``--...-file`` option too."""
+    if field.spec.wire == "fields":
+        from memfs.cli.options import field_parameters
+
+        return list(field_parameters())
+    made = [parameter(field)]
+    if field.spec.file_flag is not None:
+        made.append(click.Option([field.spec.file_flag, f"{field.name}_file"],
+                                 help=f"Read the {field.name} from this file ('-' for stdin)."))
+    return made
+
+
+def take(field: Field, values: dict[str, Any]) -> Any:
+    """The field's value in the request's form, taken out of click's parsed ``values``."""
+    if field.spec.wire == "fields":
+        from memfs.cli.options import collect_fields
+
+        return collect_fields(values)
+    value = convert(field, values.pop(field.name))
+    if field.spec.file_flag is not None:
+        from memfs.cli.options import read_body
+
+        return read_body(value, values.pop(f"{field.name}_file"))
+    return value
 
 
 def parameter(field: Field) -> click.Parameter:

@@ -65,23 +65,38 @@ def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        fields: dict[str, Any] = {}
-        for option, _ in _FIELD_OPTIONS:
-            name = option[-1].lstrip("-").replace("-", "_") if len(option) == 1 else option[1]
-            value = kwargs.pop(name, None)
-            if value in (None, ()):
-                continue
-            if name == "extra":
-                fields.update(parse_assignments(value))
-            elif name == "expires":
-                fields["expires"] = parse_cli_time(value, "--expires")
-            else:
-                fields[_NAMES.get(name, name)] = list(value) if isinstance(value, tuple) else value
-        return func(*args, fields=fields, **kwargs)
+        return func(*args, fields=collect_fields(kwargs), **kwargs)
 
-    for option, extra in reversed(_FIELD_OPTIONS):
-        wrapper = click.option(*option, **extra)(wrapper)
+    for option in reversed(field_option_list()):
+        wrapper = option(wrapper)
     return wrapper
+
+
+def field_option_list() -> list[Callable[[Any], Any]]:
+    """The memory-field options, as click decorators (what ``--type``, ``--scope``... are)."""
+    return [click.option(*option, **extra) for option, extra in _FIELD_OPTIONS]
+
+
+def field_parameters() -> list[click.Option]:
+    """The memory-field options as click parameters (for a command derived from a declaration)."""
+    return [click.Option(list(option), **extra) for option, extra in _FIELD_OPTIONS]
+
+
+def collect_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """The memory fields given among a command's parsed ``values`` (removed from them)."""
+    fields: dict[str, Any] = {}
+    for option, _ in _FIELD_OPTIONS:
+        name = option[-1].lstrip("-").replace("-", "_") if len(option) == 1 else option[1]
+        value = values.pop(name, None)
+        if value in (None, ()):
+            continue
+        if name == "extra":
+            fields.update(parse_assignments(value))
+        elif name == "expires":
+            fields["expires"] = parse_cli_time(value, "--expires")
+        else:
+            fields[_NAMES.get(name, name)] = list(value) if isinstance(value, tuple) else value
+    return fields
 
 
 def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:

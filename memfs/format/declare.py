@@ -31,8 +31,10 @@ MCP = "mcp"
 #: The doors a field may be offered at (the library always has every field).
 DOORS = frozenset({CLI, MCP})
 #: ``wire`` forms: ``time`` is ISO 8601 text at the doors, parsed there into a ``datetime``;
-#: ``text`` is text at the doors that the record's own builder parses (a candidate's ``expires``).
-Wire = Literal["value", "time", "text"]
+#: ``text`` is text at the doors that the record's own builder parses (a candidate's ``expires``);
+#: ``fields`` is a memory's frontmatter fields (on the command line, its field options: ``--type``,
+#: ``--scope``... and ``--set FIELD=YAML``; for a model, a JSON object).
+Wire = Literal["value", "time", "text", "fields"]
 
 
 class _NotSet:
@@ -54,7 +56,8 @@ class Param:
     number (or a list's length) at every door; ``model_default``, ``model_minimum`` and
     ``model_maximum`` replace them for a model's request only (a person may ask for more), and
     ``model_required`` makes a model give a field a person may leave out. A field holding a
-    ``record`` (a :func:`record` class) is offered as that record's fields, one by one."""
+    ``record`` (a :func:`record` class) is offered as that record's fields, one by one. A text
+    field with a ``file_flag`` may also be read from a file on the command line (``-`` is stdin)."""
 
     help: str
     doors: frozenset[str] = DOORS
@@ -73,6 +76,7 @@ class Param:
     model_note: str = ""
     model_required: bool = False
     record: type | None = None
+    file_flag: str | None = None
 
     def at(self, door: str) -> bool:
         return door in self.doors

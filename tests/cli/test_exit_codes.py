@@ -30,6 +30,8 @@ def instance(cls: type[errors.MemfsError]) -> errors.MemfsError:
 
 
 def raising(monkeypatch: pytest.MonkeyPatch, method: str, error: BaseException) -> None:
+    """Make ``MemoryRepo.<method>`` raise ``error``; every command runs its verb through
+    ``MemoryRepo.run`` (the typed request), so ``run`` stands for any verb."""
     def fail(self: MemoryRepo, *args: object, **kwargs: object) -> None:
         raise error
 
@@ -49,7 +51,7 @@ def test_each_error_class_is_one_line_and_its_exit_code(
 ) -> None:
     error = instance(cls)
     assert type(error) is cls
-    raising(monkeypatch, "ls", error)
+    raising(monkeypatch, "run", error)  # memfs ls is MemoryRepo.run(Ls(...)), which MemoryRepo.ls also is
     done = cli(repo, "ls")
     assert done.returncode == (2 if issubclass(cls, errors.UsageError) else 3)
     assert done.stderr == f"memfs: error: {error}\n" and done.stdout == ""
@@ -89,7 +91,7 @@ def test_validate_with_problems_exits_1(repo: MemoryRepo) -> None:
 def test_an_operating_system_error_exits_3(
     repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch, error: OSError, line: str
 ) -> None:
-    raising(monkeypatch, "ls", error)
+    raising(monkeypatch, "run", error)  # memfs ls is MemoryRepo.run(Ls(...)), which MemoryRepo.ls also is
     done = cli(repo, "ls")
     assert done.returncode == 3 and done.stderr == f"memfs: error: {line}\n"
 
@@ -105,13 +107,13 @@ def test_operating_system_errors_are_one_line(repo: MemoryRepo) -> None:
 
 
 def test_interrupted_is_130(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    raising(monkeypatch, "ls", KeyboardInterrupt())
+    raising(monkeypatch, "run", KeyboardInterrupt())
     done = cli(repo, "ls")
     assert done.returncode == 130 and done.stderr.strip() == "Aborted."
 
 
 def test_a_closed_pipe_exits_0_quietly(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    raising(monkeypatch, "ls", BrokenPipeError(errno.EPIPE, "Broken pipe"))
+    raising(monkeypatch, "run", BrokenPipeError(errno.EPIPE, "Broken pipe"))
     done = cli(repo, "ls")
     assert done.stderr == ""
     assert done.returncode == 0
@@ -119,35 +121,35 @@ def test_a_closed_pipe_exits_0_quietly(repo: MemoryRepo, monkeypatch: pytest.Mon
 
 # --- the argument at fault, spelled as the user typed it ------------------------------------
 def test_param_is_rendered_as_the_cli_flag(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``MemoryRepo.ls(include_all=...)`` names its argument ``include_all``; ``memfs ls`` spells it
+    """``Ls(include_all=...)`` names its argument ``include_all``; ``memfs ls`` spells it
     ``-a/--all``, and the error line uses the longest spelling."""
-    raising(monkeypatch, "ls", errors.UsageError("x", param="include_all"))
+    raising(monkeypatch, "run", errors.UsageError("x", param="include_all"))
     done = cli(repo, "ls")
     assert done.returncode == 2 and done.stderr == "memfs: error: --all: x\n"
 
 
 def test_param_named_like_the_flag_is_rendered_as_the_flag(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    raising(monkeypatch, "ls", errors.UsageError("x", param="all"))
+    raising(monkeypatch, "run", errors.UsageError("x", param="all"))
     done = cli(repo, "ls")
     assert done.returncode == 2 and done.stderr == "memfs: error: --all: x\n"
 
 
 def test_params_that_are_arguments_or_unknown(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    raising(monkeypatch, "show", errors.MemoryNotFound("no such memory", param="path"))
+    raising(monkeypatch, "run", errors.MemoryNotFound("no such memory", param="path"))
     done = cli(repo, "show", "a.md")
     assert done.returncode == 3 and done.stderr == "memfs: error: PATH: no such memory\n"
-    raising(monkeypatch, "ls", errors.UsageError("x", param="nonsense"))
+    raising(monkeypatch, "run", errors.UsageError("x", param="nonsense"))
     done = cli(repo, "ls")
     assert done.returncode == 2 and done.stderr == "memfs: error: nonsense: x\n"
 
 
 def test_force_is_offered_only_where_the_verb_has_it(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     refusal = errors.Refused("a rule says no", forceable=True)
-    raising(monkeypatch, "write", refusal)
+    raising(monkeypatch, "run", refusal)
     done = cli(repo, "write", "a.md", "--body", "x")
     assert done.returncode == 3
     assert done.stderr == "memfs: error: a rule says no (a person may override this with --force)\n"
-    raising(monkeypatch, "ls", refusal)
+    raising(monkeypatch, "run", refusal)
     assert cli(repo, "ls").stderr == "memfs: error: a rule says no\n"
-    raising(monkeypatch, "write", errors.Refused("a rule says no"))
+    raising(monkeypatch, "run", errors.Refused("a rule says no"))
     assert cli(repo, "write", "a.md", "--body", "x").stderr == "memfs: error: a rule says no\n"
