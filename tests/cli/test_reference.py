@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from memfs.cli import COMMANDS, reference
-from tests.helpers import PROJECT, run_cli, run_process
+from tests.helpers import PROJECT, run_cli
 
 PAGE = PROJECT / "docs" / "cli.md"
 
@@ -42,12 +42,6 @@ def test_a_section_is_the_verbs_help_as_click_prints_it(verb: str | None, page_a
     assert printed.returncode == 0, printed.stderr
     title = "memfs" if verb is None else f"memfs {verb}"
     assert f"## {title}\n\n```text\n{printed.stdout.rstrip()}\n```\n" in page_at_80
-
-
-def test_the_page_reads_as_the_real_command_prints_on_a_wide_terminal() -> None:
-    printed = run_process("search", "--help", env={"COLUMNS": "200"})
-    assert printed.returncode == 0, printed.stderr
-    assert f"## memfs search\n\n```text\n{printed.stdout.rstrip()}\n```\n" in PAGE.read_text(encoding="utf-8")
 
 
 def test_the_page_does_not_depend_on_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
