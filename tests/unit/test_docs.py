@@ -1,5 +1,6 @@
-"""The docs hold together: every link between them lands on a file and a heading that exist, none
-leaves the repository, and docs/design.md's module map names exactly the modules under memfs/."""
+"""The docs hold together: the README stays an overview, every link between the pages lands on a
+file and a heading that exist, none leaves the repository, and docs/design.md's module map names
+exactly the modules under memfs/."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from tests.markdown import anchors, prose
 
 PAGES = [PROJECT / "README.md", PROJECT / "bench" / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def test_the_readme_is_an_overview_of_at_most_300_lines() -> None:
+    lines = (PROJECT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 300, f"README.md has {lines} lines; move detail into the guides under docs/"
 
 
 def links(page: Path) -> Iterator[str]:
