@@ -1,6 +1,6 @@
 """Every verb in :data:`memfs.cli.COMMANDS`: it resolves to its click command, has help and a
-docstring, the library calls it declares exist, ``memfs --help`` lists it (unless hidden), and
-the README documents it."""
+docstring, the library calls it declares exist, ``memfs --help`` lists it (unless hidden), the
+generated CLI reference (docs/cli.md) has its section, and a guide in docs/ explains it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from memfs import MemoryRepo
 from memfs.cli import COMMANDS
 from memfs.cli import cli as group
 from tests.helpers import PROJECT, run_cli
+from tests.markdown import prose
 
 VERBS = sorted(COMMANDS)
 
@@ -82,7 +83,41 @@ def test_top_level_help_lists_every_visible_verb() -> None:
     assert listed == VISIBLE
 
 
-@pytest.mark.parametrize("verb", VISIBLE)
-def test_readme_documents_the_verb(verb: str) -> None:
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    assert re.search(rf"`memfs {re.escape(verb)}(?![\w-])", readme), f"README.md never mentions `memfs {verb}"
+GUIDES = sorted(path for path in (PROJECT / "docs").glob("*.md") if path.name != "cli.md")
+
+
+def explained(verb: str, page: str) -> bool:
+    """Whether a guide explains ``verb``: a heading names it (```memfs VERB``` in backticks) or a
+    verb table gives it a row (the row's first cell starts with ```memfs VERB``). A mention in
+    passing does not count, nor does an example inside a code block."""
+    named = re.compile(rf"`memfs {re.escape(verb)}(?![\w-])")
+    for line in prose(page):
+        if line.startswith("#") and named.search(line):
+            return True
+        if line.startswith("|") and named.match(line[1:].lstrip()):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_the_cli_reference_has_a_section_for_the_verb(verb: str) -> None:
+    reference = (PROJECT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"\n## memfs {verb}\n" in reference, (
+        f"docs/cli.md has no section for memfs {verb}: run python -m memfs.cli.reference --write")
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_a_guide_explains_the_verb(verb: str) -> None:
+    pages = {path.name: path.read_text(encoding="utf-8") for path in GUIDES}
+    assert any(explained(verb, page) for page in pages.values()), (
+        f"no guide in docs/ ({', '.join(pages)}) explains memfs {verb}: give it a heading naming "
+        f"`memfs {verb}` or a row starting with `memfs {verb}` in a verb table")
+
+
+def test_the_rule_for_explained_is_strict() -> None:
+    assert explained("sync", "## Sharing: `memfs sync`\n")
+    assert explained("rm", "| `memfs rm PATH [--reason]` | delete |\n")
+    assert not explained("rm", "Use `memfs rm` to delete.\n")                    # a mention in passing
+    assert not explained("rm", "| delete | `memfs rm` |\n")                        # not the row's own verb
+    assert not explained("rm", "```\n## `memfs rm`\n```\n")                        # inside a code block
+    assert not explained("merge", "## `memfs merge-driver`\n")                    # another verb's prefix

@@ -1,5 +1,6 @@
-"""The README's examples for the agent frameworks run as written: the LangGraph graph against a
-repository, the Anthropic tool_runner example against a mocked Messages API (no network)."""
+"""The examples for the agent frameworks in the guide for agent hosts (docs/agents.md) run as
+written: the LangGraph graph against a repository, the Anthropic tool_runner example against a
+mocked Messages API (no network)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from tests.integration.test_anthropic_memory_tool import ScriptedModel
 
 pytestmark = pytest.mark.slow
 
+GUIDE = "docs/agents.md"
+
 
 def example(name: str) -> str:
-    """The Python block after ``<!-- example:NAME -->`` in the README."""
-    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    """The Python block after ``<!-- example:NAME -->`` in the guide for agent hosts."""
+    text = (PROJECT / GUIDE).read_text(encoding="utf-8")
     found = re.search(rf"<!-- example:{name} -->\n```python\n(.*?)\n```", text, re.DOTALL)
     assert found is not None, name
     return found.group(1)
@@ -27,7 +30,7 @@ def example(name: str) -> str:
 
 def test_the_langgraph_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[str]) -> None:
     code = example("langgraph").replace('"path/to/memory"', repr(str(repo.root)))
-    exec(compile(code, "README.md:langgraph", "exec"), {"__name__": "readme_example"})
+    exec(compile(code, f"{GUIDE}:langgraph", "exec"), {"__name__": "readme_example"})
     assert capsys.readouterr().out.strip() == "['U5 takes oat milk']"
     assert repo.store.read("langgraph/memories/u5/coffee.md").scope == "memories/u5"
 
@@ -43,7 +46,7 @@ def test_the_anthropic_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[s
 
     monkeypatch.setattr(anthropic, "Anthropic", offline)
     code = example("anthropic").replace('"path/to/memory"', repr(str(repo.root)))
-    exec(compile(code, "README.md:anthropic", "exec"), {"__name__": "readme_example"})
+    exec(compile(code, f"{GUIDE}:anthropic", "exec"), {"__name__": "readme_example"})
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "Done." and printed[1].startswith("Call(command='create', path='/memories/pr-review.md'")
     assert repo.store.read("pr-review.md").body == "U5 reviews PRs on Fridays.\n"
