@@ -16,17 +16,16 @@ tests and power users reach through it, kept out of the verbs' namespace.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memfs.agents.verbs import Context
-from memfs.ops.verbs.collab import Propose
+from memfs.agents.verbs import Context, Eval
+from memfs.ops.verbs.collab import Export, Import, Propose, Sync
 from memfs.ops.verbs.declare import Request, verb
 from memfs.ops.verbs.files import Delete, InstallMergeDriver, New, Write
 from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
-from memfs.ops.verbs.lifecycle import Expire, Forget, Prune, Purge, Remember, Stats
+from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Remember, Stats
 from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
 from memfs.ops.verbs.recall import Reindex, Search
 from memfs.store.repo import CommitResult, Scan, Store
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
     from memfs.format.model import Problem
     from memfs.index.results import ReindexReport, SearchResult
     from memfs.ops.branch_review import ReviewSummary
-    from memfs.ops.consolidate import AnySummariser, ConsolidateResult
+    from memfs.ops.consolidate import ConsolidateResult
     from memfs.ops.demo import DemoResult
     from memfs.ops.forget import ForgetResult, SweepResult
     from memfs.ops.interop import ExportReport, ImportReport
@@ -198,14 +197,7 @@ class MemoryRepo:
 
     context = verb(Context)
 
-    def eval(self, cases: str | os.PathLike[str], *, deletion: bool = True) -> EvalReport:
-        """``memfs eval CASES``: context metrics (hit rate, wrong injections by cause, leakage,
-        tokens, deletion propagation, writes by trailer) over a cases file (YAML or JSONL)."""
-        from pathlib import Path
-
-        from memfs.agents.evaluate import evaluate, load_cases
-
-        return evaluate(self.store, load_cases(Path(cases), self.store), deletion=deletion)
+    eval = verb(Eval)
 
     # --- lineage -------------------------------------------------------------------------
     retract = verb(Retract)
@@ -255,62 +247,14 @@ class MemoryRepo:
 
     prune = verb(Prune)
 
-    def consolidate(
-        self, *, now: dt.datetime | None = None, apply: bool = False, scope: str | None = None,
-        summariser: AnySummariser | None = None, actor: str | None = None,
-    ) -> ConsolidateResult:
-        """``memfs consolidate``: groups of related episodes and their summaries (a dry run), or with
-        ``apply`` one summary memory per group, the episodes superseded, in one commit."""
-        from memfs.ops.consolidate import consolidate
-
-        return consolidate(self.store, now=now, apply=apply, scope=scope, summariser=summariser, actor=actor)
+    consolidate = verb(Consolidate)
 
     stats = verb(Stats)
 
     # --- other systems -------------------------------------------------------------------
-    def import_(
-        self,
-        format: str,
-        source: str | os.PathLike[str],
-        *,
-        scope: str | None = None,
-        source_text: str | None = None,
-        source_kind: str | None = None,
-        type: str | None = None,
-        prefix: str | None = None,
-        apply: bool = False,
-        force: bool = False,
-        reason: str | None = None,
-        actor: str | None = None,
-    ) -> ImportReport:
-        """``memfs import``: the notes of the folder ``source`` (``letta``, ``basic-memory``,
-        ``obsidian`` or ``markdown``) as memories, one commit when ``apply`` (else a dry run);
-        every file is judged on its own and refused ones are reported, not dropped."""
-        from memfs.ops.interop import import_
+    import_ = verb(Import)
 
-        return import_(
-            self.store, format, source, scope=scope, source_text=source_text, source_kind=source_kind, type=type,
-            prefix=prefix, apply=apply, force=force, reason=reason, actor=actor,
-        )
-
-    def export(
-        self,
-        format: str,
-        dest: str | os.PathLike[str],
-        *,
-        scope: str | None = None,
-        inherit: bool = False,
-        version: str | None = None,
-        apply: bool = False,
-        force: bool = False,
-        now: dt.datetime | None = None,
-    ) -> ExportReport:
-        """``memfs export``: the memories recall would give, written to ``dest`` in ``format``
-        (``letta``) with memfs's fields in a sidecar; only when ``apply`` (else a dry run)."""
-        from memfs.ops.interop import export
-
-        return export(self.store, format, dest, scope=scope, inherit=inherit, version=version, apply=apply, force=force,
-                      now=now)
+    export = verb(Export)
 
     # --- agents --------------------------------------------------------------------------
     def tool(self, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
@@ -330,13 +274,7 @@ class MemoryRepo:
         return Watcher(self.store, actor=actor, debounce=debounce, report=report, index=index, polling=polling)
 
     # --- collaboration -------------------------------------------------------------------
-    def sync(
-        self, *, remote: str | None = None, branch: str | None = None, mode: str | None = None, push: bool = True
-    ) -> SyncResult:
-        """``memfs sync``: fetch, integrate and push; never force-pushes."""
-        from memfs.ops.sync import sync
-
-        return sync(self.store, remote=remote, branch=branch, mode=mode, push=push)
+    sync = verb(Sync)
 
     propose = verb(Propose)
 
@@ -560,3 +498,45 @@ def _install_merge_driver(repo: MemoryRepo, op: InstallMergeDriver) -> Installed
     from memfs.ops.mergedriver import install
 
     return install(repo.store, op.command)
+
+
+@_does(Sync)
+def _sync(repo: MemoryRepo, op: Sync) -> SyncResult:
+    from memfs.ops.sync import sync
+
+    return sync(repo.store, remote=op.remote, branch=op.branch, mode=op.mode, push=op.push)
+
+
+@_does(Import)
+def _import(repo: MemoryRepo, op: Import) -> ImportReport:
+    from memfs.ops.interop import import_
+
+    return import_(
+        repo.store, op.format, op.source, scope=op.scope, source_text=op.source_text, source_kind=op.source_kind,
+        type=op.type, prefix=op.prefix, apply=op.apply, force=op.force, reason=op.reason, actor=op.actor,
+    )
+
+
+@_does(Export)
+def _export(repo: MemoryRepo, op: Export) -> ExportReport:
+    from memfs.ops.interop import export
+
+    return export(repo.store, op.format, op.dest, scope=op.scope, inherit=op.inherit, version=op.version,
+                  apply=op.apply, force=op.force, now=op.now)
+
+
+@_does(Consolidate)
+def _consolidate(repo: MemoryRepo, op: Consolidate) -> ConsolidateResult:
+    from memfs.ops.consolidate import consolidate
+
+    return consolidate(repo.store, now=op.now, apply=op.apply, scope=op.scope, summariser=op.summariser,
+                       actor=op.actor)
+
+
+@_does(Eval)
+def _eval(repo: MemoryRepo, op: Eval) -> EvalReport:
+    from pathlib import Path
+
+    from memfs.agents.evaluate import evaluate, load_cases
+
+    return evaluate(repo.store, load_cases(Path(op.cases), repo.store), deletion=op.deletion)

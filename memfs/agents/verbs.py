@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
@@ -15,6 +16,7 @@ from memfs.ops.verbs.recall import ADMIN_SCOPE, AT, INHERIT, MODEL_INHERIT, VERS
 
 if TYPE_CHECKING:
     from memfs.agents.context import Context as ContextResult  # noqa: F401 - the result named in Request["..."]
+    from memfs.agents.evaluate import EvalReport  # noqa: F401
     from memfs.policy.tokens import TokenCounter
 
 C = TypeVar("C", bound=type)
@@ -176,3 +178,16 @@ class UpdateDescription(FileCommand):
     path: str = param(help=_PATH)
     description: str = param(help="The new one-line description.")
     reason: str | None = param(default=None, help=_REASON)
+
+
+@request("eval")
+class Eval(Request["EvalReport"]):
+    """Measure context assembly against CASES (YAML or JSONL: task, scope(s), version, at, the
+    memories expected in context and those that must not appear): hit rate, wrong injections by
+    cause, cross-scope leakage, tokens and savings, deletion propagation, writes by commit
+    trailer. Exits 1 when a case fails or a rate is below its threshold."""
+
+    cases: str | os.PathLike[str] = param(help="The cases file (YAML or JSONL).", argument=True, path="file",
+                                          kw_only=False)
+    deletion: bool = param(default=True,
+                           help="Skip the deletion-propagation check (it works on a scratch clone).")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from memfs.agents.verbs import Context
+from memfs.agents.verbs import Context, Eval
 from memfs.cli import State, exits
 from memfs.cli.derive import command
 from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
@@ -157,17 +156,10 @@ def _print_context(warnings: list[str], uncommitted_notice: str | None, text: st
     click.echo(text, nl=False)
 
 
-@click.command("eval")
-@click.argument("cases", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--no-deletion", is_flag=True, help="Skip the deletion-propagation check (it works on a scratch clone).")
+@command(Eval)
 @json_option
-@pass_state
-def eval_cmd(state: State, cases: Path, no_deletion: bool, as_json: bool) -> None:
-    """Measure context assembly against CASES (YAML or JSONL: task, scope(s), version, at, the
-    memories expected in context and those that must not appear): hit rate, wrong injections by
-    cause, cross-scope leakage, tokens and savings, deletion propagation, writes by commit
-    trailer. Exits 1 when a case fails or a rate is below its threshold."""
-    report = state.repo().eval(cases, deletion=not no_deletion)
+def eval_cmd(state: State, op: Eval, as_json: bool) -> None:
+    report = state.repo().run(op)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -9,26 +9,16 @@ import click
 
 from memfs.cli import State
 from memfs.cli.derive import command
-from memfs.cli.options import json_option, pass_state
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line, note
-from memfs.ops.verbs.collab import Propose
+from memfs.ops.verbs.collab import Propose, Sync
 from memfs.ops.verbs.files import InstallMergeDriver
 
 
-@click.command("sync")
-@click.option("--remote", help="Remote to sync with (default: the branch's upstream, else origin).")
-@click.option("--branch", help="Remote branch (default: the upstream branch, else the same name).")
-@click.option("--rebase", "mode", flag_value="rebase", help="Replay local commits on top (the default).")
-@click.option("--merge", "mode", flag_value="merge", help="Integrate with a merge commit instead.")
-@click.option("--no-push", is_flag=True, help="Fetch and integrate only.")
+@command(Sync)
 @json_option
-@pass_state
-def sync_cmd(
-    state: State, remote: str | None, branch: str | None, mode: str | None, no_push: bool, as_json: bool
-) -> None:
-    """Fetch, integrate and push memory. Never force-pushes; backs up before rewriting; a conflict
-    stops with your branch unchanged and says what to do."""
-    result = state.repo().sync(remote=remote, branch=branch, mode=mode, push=not no_push)
+def sync_cmd(state: State, op: Sync, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
     else:

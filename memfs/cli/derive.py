@@ -53,8 +53,15 @@ def command(
 
 
 def flags(field: Field) -> tuple[str, ...]:
-    """The option's spellings (``--field-name`` unless declared)."""
-    return field.spec.flags or (f"--{field.name.replace('_', '-')}",)
+    """The option's spellings (``--field-name`` unless declared; ``--no-field-name`` for a
+    true/false field that is true unless turned off)."""
+    if field.spec.flags:
+        return field.spec.flags
+    return (f"--{'no-' if _on_by_default(field) else ''}{field.name.replace('_', '-')}",)
+
+
+def _on_by_default(field: Field) -> bool:
+    return field.base is bool and field.default is True
 
 
 def parameters(field: Field) -> list[click.Parameter]:
@@ -64,6 +71,9 @@ def parameters(field: Field) -> list[click.Parameter]:
         from memfs.cli.options import field_parameters
 
         return list(field_parameters())
+    if field.spec.flag_values:
+        return [click.Option([flag, field.name], flag_value=value, help=text)
+                for flag, value, text in field.spec.flag_values]
     made = [parameter(field)]
     if field.spec.file_flag is not None:
         made.append(click.Option([field.spec.file_flag, f"{field.name}_file"],
@@ -116,6 +126,11 @@ def _default(field: Field) -> dict[str, Any]:
 
 def _click_type(field: Field) -> click.ParamType[Any]:
     spec = field.spec
+    if spec.path is not None:
+        from pathlib import Path
+
+        return click.Path(file_okay=spec.path == "file", dir_okay=spec.path != "file",
+                          exists=spec.path == "existing-dir", path_type=Path if spec.path == "file" else None)
     if spec.choices:
         return click.Choice(spec.choices)
     if field.base is int:
@@ -135,8 +150,14 @@ def _whole(bound: int | float | None) -> int | None:
 
 def convert(field: Field, value: Any) -> Any:
     """A parsed CLI value in the request's form."""
+    if _on_by_default(field):
+        return not value
     if value is None:
         return None
+    if field.spec.wire == "callable":
+        from memfs.cli.options import load_callable
+
+        return load_callable(value, field.name)
     if field.spec.variadic and field.base is str and not field.sequence:
         return " ".join(value)
     if field.sequence:

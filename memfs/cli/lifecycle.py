@@ -10,11 +10,11 @@ import click
 
 from memfs.cli import State, exits
 from memfs.cli.derive import command
-from memfs.cli.options import field_options, json_option, parse_cli_time, pass_state, read_body
+from memfs.cli.options import field_options, json_option, pass_state, read_body
 from memfs.cli.output import emit_json, error, line, note
 from memfs.errors import ConflictError, UsageError
 from memfs.format import limits
-from memfs.ops.verbs.lifecycle import Expire, Forget, Prune, Purge, Stats
+from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Stats
 
 
 @click.command("remember")
@@ -190,60 +190,23 @@ def prune_cmd(state: State, op: Prune, as_json: bool) -> None:
              "in one commit")
 
 
-@click.command("consolidate")
-@click.option("--apply", is_flag=True, help="Write the summaries, in one commit (default: only show them).")
-@click.option("--scope", help="Only episodes of this scope.")
-@click.option("--now", "now_text", metavar="TIME", help="As of this ISO time (default: now).")
-@click.option("--summariser", metavar="MODULE:FUNCTION",
-              help="A Python callable (group of episodes -> summary) instead of the extractive default.")
+@command(Consolidate)
 @json_option
-@pass_state
-def consolidate_cmd(
-    state: State, apply: bool, scope: str | None, now_text: str | None, summariser: str | None, as_json: bool
-) -> None:
-    """Group related episodes (same scope, overlapping terms and time) into one summary memory each.
-
-    The summary depends_on its episodes, which become superseded. A dry run unless --apply;
-    applied, it is one commit ('git revert' undoes it). [consolidate] in .memfs.toml sets the
-    time window, the term overlap and the smallest group.
-    """
-    now = parse_cli_time(now_text, "--now") if now_text else None
-    write = _summariser(summariser) if summariser else None
-    result = state.repo().consolidate(now=now, apply=apply, scope=scope, summariser=write)
+def consolidate_cmd(state: State, op: Consolidate, as_json: bool) -> None:
+    result = state.repo().run(op)
     if as_json:
         emit_json(result.to_json())
         return
     for group in result.groups:
-        line(f"{'wrote' if apply else 'would write'} {group.path} ({group.summary.description}) from "
+        line(f"{'wrote' if op.apply else 'would write'} {group.path} ({group.summary.description}) from "
              + ", ".join(group.sources))
     if not result.groups:
         line("no related episodes to consolidate")
     elif result.commit:
         line(f"commit {result.commit[:10]} (undo: memfs revert {result.commit[:10]})")
-    elif not apply:
+    elif not op.apply:
         line(f"dry run: nothing changed; 'memfs consolidate --apply' writes {len(result.groups)} summary(ies) "
              "in one commit")
-
-
-def _summariser(spec: str) -> Any:
-    """The callable ``MODULE:FUNCTION`` names (imported from this Python's path, never from the
-    repository's configuration)."""
-    import importlib
-    import importlib.util
-
-    module, _, name = spec.partition(":")
-    if not module or not name:
-        raise UsageError(f"{spec!r}: give it as MODULE:FUNCTION, e.g. mytools.summaries:summarise", param="summariser")
-    parts = module.split(".")
-    for end in range(1, len(parts) + 1):
-        if importlib.util.find_spec(".".join(parts[:end])) is None:
-            raise UsageError(f"{spec!r}: no module {'.'.join(parts[:end])!r} in this Python", param="summariser")
-    found = getattr(importlib.import_module(module), name, None)
-    if found is None:
-        raise UsageError(f"{spec!r}: {module} has no {name!r}", param="summariser")
-    if not callable(found):
-        raise UsageError(f"{spec!r}: is not callable", param="summariser")
-    return found
 
 
 @command(Stats)

@@ -33,8 +33,9 @@ DOORS = frozenset({CLI, MCP})
 #: ``wire`` forms: ``time`` is ISO 8601 text at the doors, parsed there into a ``datetime``;
 #: ``text`` is text at the doors that the record's own builder parses (a candidate's ``expires``);
 #: ``fields`` is a memory's frontmatter fields (on the command line, its field options: ``--type``,
-#: ``--scope``... and ``--set FIELD=YAML``; for a model, a JSON object).
-Wire = Literal["value", "time", "text", "fields"]
+#: ``--scope``... and ``--set FIELD=YAML``; for a model, a JSON object); ``callable`` is a
+#: Python function, named ``MODULE:FUNCTION`` on the command line.
+Wire = Literal["value", "time", "text", "fields", "callable"]
 
 
 class _NotSet:
@@ -57,7 +58,11 @@ class Param:
     ``model_maximum`` replace them for a model's request only (a person may ask for more), and
     ``model_required`` makes a model give a field a person may leave out. A field holding a
     ``record`` (a :func:`record` class) is offered as that record's fields, one by one. A text
-    field with a ``file_flag`` may also be read from a file on the command line (``-`` is stdin)."""
+    field with a ``file_flag`` may also be read from a file on the command line (``-`` is stdin).
+    ``path`` says a text names a folder (``existing-dir``: one that must exist) or a file;
+    ``flag_values`` offers a text with few values as one flag each (``--rebase``, ``--merge``:
+    ``(flag, value, help)``). A true/false field that defaults to true is turned off on the
+    command line by ``--no-NAME``."""
 
     help: str
     doors: frozenset[str] = DOORS
@@ -77,6 +82,8 @@ class Param:
     model_required: bool = False
     record: type | None = None
     file_flag: str | None = None
+    path: Literal["dir", "existing-dir", "file"] | None = None
+    flag_values: tuple[tuple[str, str, str], ...] = ()
 
     def at(self, door: str) -> bool:
         return door in self.doors

@@ -35,7 +35,7 @@ assert memfs.agents.verbs and memfs.ops.verbs  # every declaration module is loa
 DECLARED = sorted(VERBS)
 #: Options a command may carry besides its verb's parameters: how it prints or asks a person (--yes), not
 #: what the verb does.
-PRESENTATION = {"as_json", "as_dot", "yes", "top"}
+PRESENTATION = {"as_json", "as_dot", "yes", "top", "verbose", "quiet"}
 #: Verbs whose CLI command is not yet derived from the declaration (their options are hand-written).
 HAND_WRITTEN_CLI = {"remember"}
 
@@ -48,7 +48,7 @@ def command(verb: str) -> click.Command:
 
 
 def shape(p: click.Parameter) -> tuple[Any, ...]:
-    return (p.name, tuple(p.opts), p.required, p.multiple, p.nargs, repr(p.type), p.default,
+    return (p.name, tuple(p.opts), p.required, p.multiple, p.nargs, p.type.to_info_dict(), p.default,
             getattr(p, "is_flag", None), getattr(p, "help", None))
 
 

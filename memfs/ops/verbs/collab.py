@@ -1,14 +1,19 @@
-"""Working with others: ``propose``."""
+"""Working with others and other systems: ``sync``, ``propose``, ``import`` and ``export``."""
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from typing import TYPE_CHECKING
 
 from memfs.format.declare import param
+from memfs.format.interop.common import FORMATS as IMPORT_FORMATS
+from memfs.format.model import SOURCE_KINDS, TYPES
 from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
-    from memfs.ops.sync import ProposeResult  # noqa: F401 - the result named in Request["..."]
+    from memfs.ops.interop import ExportReport, ImportReport  # noqa: F401 - results named in Request["..."]
+    from memfs.ops.sync import ProposeResult, SyncResult  # noqa: F401
 
 
 @request("propose")
@@ -21,3 +26,64 @@ class Propose(Request["ProposeResult"]):
     keep_main: bool = param(default=False,
                             help="Leave the local branch as it is (default: back to the remote tip).")
     reason: str | None = param(default=None, help="Reason recorded if uncommitted memory changes are committed first.")
+
+
+@request("sync")
+class Sync(Request["SyncResult"]):
+    """Fetch, integrate and push memory. Never force-pushes; backs up before rewriting; a conflict
+    stops with your branch unchanged and says what to do."""
+
+    remote: str | None = param(default=None, help="Remote to sync with (default: the branch's upstream, else origin).")
+    branch: str | None = param(default=None, help="Remote branch (default: the upstream branch, else the same name).")
+    mode: str | None = param(default=None, help="How local commits are integrated: rebase (the default) or merge.",
+                             flag_values=(("--rebase", "rebase", "Replay local commits on top (the default)."),
+                                          ("--merge", "merge", "Integrate with a merge commit instead.")))
+    push: bool = param(default=True, help="Fetch and integrate only.")
+
+
+@request("import", method="import_", cli_note="""
+    FORMAT is letta (a Letta memory repository), basic-memory (a project folder), obsidian (a
+    vault; inside the memory repository it is converted in place) or markdown (any folder of .md
+    files). Every file is judged on its own: one with a secret, or otherwise refused, is
+    reported and the others are imported, in one commit. Exit 1 if any file was refused.""")
+class Import(Request["ImportReport"]):
+    """Import the notes of the folder SOURCE, written by another system, as memories."""
+
+    format: str = param(help="The other system's format.", argument=True, metavar="FORMAT", choices=IMPORT_FORMATS,
+                        kw_only=False)
+    source: str | os.PathLike[str] = param(help="The folder to import.", argument=True, path="existing-dir",
+                                           kw_only=False)
+    scope: str | None = param(default=None,
+                              help="Whose memory the notes are, for notes that do not say (e.g. user:U5).")
+    source_text: str | None = param(default=None, flags=("--source",),
+                                    help="Provenance for notes without a source (default: FORMAT:<path>).")
+    source_kind: str | None = param(
+        default=None, choices=SOURCE_KINDS,
+        help="Who asserted notes that do not say (default: agent for letta, else document).")
+    type: str | None = param(default=None, choices=TYPES, help="Type for notes that have none (default: note).")
+    prefix: str | None = param(default=None, help="Folder of the memory repository to import into (default: its top).")
+    apply: bool = param(default=False, help="Import (one commit). Without it nothing is written.")
+    force: bool = param(default=False, help="A person overrides read_only on files the import updates.")
+    reason: str | None = param(default=None, help="Why (goes into the commit message).")
+    actor: str | None = param(default=None, help="Who acts (default: the repository's actor).", doors=())
+
+
+@request("export", cli_note="""
+    FORMAT letta writes files Letta's pre-commit hook accepts (description, limit, read_only
+    only) and keeps memfs's own fields in DEST/.memfs-letta.json, so 'memfs import letta DEST'
+    gives every byte back. Retracted, superseded, flagged, expired and unsourced memories stay
+    behind, and a file changed in Letta since the last export is never overwritten (exit 1).""")
+class Export(Request["ExportReport"]):
+    """Export the memories recall would give to the folder DEST, for another system."""
+
+    format: str = param(help="The other system's format.", argument=True, metavar="FORMAT", choices=("letta",),
+                        kw_only=False)
+    dest: str | os.PathLike[str] = param(help="The folder to write.", argument=True, path="dir", kw_only=False)
+    scope: str | None = param(default=None,
+                              help="Export only this scope's memories (and system/); default: every scope.")
+    inherit: bool = param(default=False, help="Also the scope's ancestors (user:U5/project:P8 → user:U5).")
+    version: str | None = param(default=None,
+                                help="The world version the export is for (memories of others stay behind).")
+    apply: bool = param(default=False, help="Write the files. Without it nothing is written.")
+    force: bool = param(default=False, help="Overwrite files changed in the other system since the last export.")
+    now: dt.datetime | None = param(default=None, help="Judge expiry as of this time (default: now).", doors=())

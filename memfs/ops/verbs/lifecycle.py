@@ -1,17 +1,19 @@
-"""How memories are born and fade: ``remember``, ``expire``, ``forget``, ``purge``, ``prune`` and
-``stats``."""
+"""How memories are born and fade: ``remember``, ``expire``, ``forget``, ``purge``, ``prune``,
+``consolidate`` and ``stats``."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memfs.format.declare import CLI, param
+from memfs.format.model import Memory
 from memfs.ops.verbs.declare import Request, request
 from memfs.policy.candidate import Candidate
 
 if TYPE_CHECKING:
+    from memfs.ops.consolidate import ConsolidateResult  # noqa: F401
     from memfs.ops.forget import ForgetResult, SweepResult  # noqa: F401 - results named in Request["..."]
     from memfs.ops.prune import PruneResult  # noqa: F401
     from memfs.ops.purge import PurgeReport  # noqa: F401
@@ -87,3 +89,20 @@ class Prune(Request["PruneResult"]):
 @request("stats")
 class Stats(Request["StatsResult"]):
     """Counts by status and type, and how often each memory was recalled (kept in .memfs/, not git)."""
+
+
+@request("consolidate", cli_note="""
+    The summary depends_on its episodes, which become superseded. A dry run unless --apply;
+    applied, it is one commit ('git revert' undoes it). [consolidate] in .memfs.toml sets the
+    time window, the term overlap and the smallest group.""")
+class Consolidate(Request["ConsolidateResult"]):
+    """Group related episodes (same scope, overlapping terms and time) into one summary memory each."""
+
+    now: dt.datetime | None = param(default=None, help="As of this ISO time (default: now).", metavar="TIME",
+                                    wire="time")
+    apply: bool = param(default=False, help="Write the summaries, in one commit (default: only show them).")
+    scope: str | None = param(default=None, help="Only episodes of this scope.")
+    summariser: Callable[[Sequence[Memory]], Any] | None = param(
+        default=None, metavar="MODULE:FUNCTION", wire="callable",
+        help="A Python callable (group of episodes -> summary) instead of the extractive default.")
+    actor: str | None = param(default=None, help=_ACTOR, doors=())
