@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchlib import commit_all, cpu, pct
 
 from memfs import MemoryRepo, index
-from memfs.agents.context import _render_head as _render_head
-from memfs.agents.context import _render_tail as _render_tail
 from memfs.agents.context import assemble
+from memfs.agents.rendering import render_head as _render_head
+from memfs.agents.rendering import render_tail as _render_tail
 from memfs.agents.watch import Watcher
 from memfs.policy.tokens import estimate_tokens
 

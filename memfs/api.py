@@ -35,9 +35,10 @@ R = TypeVar("R")
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from memfs.agents.context import Context as ContextResult
     from memfs.agents.evaluate import EvalReport
-    from memfs.agents.live.server import LiveIndex, SocketServer
+    from memfs.agents.live.listener import SocketServer
+    from memfs.agents.live.server import LiveIndex
+    from memfs.agents.rendering import Context as ContextResult
     from memfs.agents.tools import ToolContext, ToolResult
     from memfs.agents.watch import Watcher, WatchEvent
     from memfs.format.model import Problem
@@ -163,7 +164,8 @@ class MemoryRepo:
     def live_server(self, *, debounce: float | None = None, polling: bool = False) -> SocketServer:
         """``memfs serve``: the live index of this repository and its socket, not started yet
         (:mod:`memfs.agents.live.server`; run it with ``serve_forever`` or as a context manager)."""
-        from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex, SocketServer
+        from memfs.agents.live.listener import SocketServer
+        from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex
 
         return SocketServer(LiveIndex(self.store, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
                                       polling=polling))
@@ -183,13 +185,13 @@ class MemoryRepo:
 
     def live_status(self) -> dict[str, Any] | None:
         """``memfs serve --status``: what the running live index says about itself, ``None`` if none runs."""
-        from memfs.agents.live.server import status
+        from memfs.agents.live.listener import status
 
         return status(self.root)
 
     def live_stop(self) -> bool:
         """``memfs serve --stop``: ask the running live index to stop; whether one was running."""
-        from memfs.agents.live.server import request_stop
+        from memfs.agents.live.listener import request_stop
 
         return request_stop(self.root)
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memfs.agents.context import _block, _committed_in_scope, _render_block, assemble
+from memfs.agents.context import _block, _committed_in_scope, assemble
+from memfs.agents.rendering import render_block
 from memfs.errors import MemfsError, UsageError
 from memfs.format import yamlio
 from memfs.format.parse import parse
@@ -266,9 +267,9 @@ def run_case(repo: Store, case: Case) -> CaseResult:
     wrong = {rel: cause or _cause(repo, rel, case) for rel, cause in case.forbid.items() if rel in injected}
     requests: list[tuple[str | None, bool]] = [(s, case.inherit) for s in case.scopes]
     every = _committed_in_scope(repo, requests, case.version, case.at)
-    system_tokens = sum(estimate_tokens(_render_block(b, "markdown", ctx.fence)) for b in ctx.blocks
+    system_tokens = sum(estimate_tokens(render_block(b, "markdown", ctx.fence)) for b in ctx.blocks
                         if b.kind == "system")
-    baseline = system_tokens + sum(estimate_tokens(_render_block(_block(m, "recalled"), "markdown", ctx.fence))
+    baseline = system_tokens + sum(estimate_tokens(render_block(_block(m, "recalled"), "markdown", ctx.fence))
                                    for m in every)
     return CaseResult(case.name, injected, [p for p in case.expect if p not in injected], wrong, leaked,
                       ctx.tokens, max(baseline, ctx.tokens))

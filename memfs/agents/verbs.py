@@ -15,8 +15,8 @@ from memfs.ops.verbs.declare import Request, request
 from memfs.ops.verbs.recall import ADMIN_SCOPE, AT, INHERIT, MODEL_INHERIT, VERSION
 
 if TYPE_CHECKING:
-    from memfs.agents.context import Context as ContextResult  # noqa: F401 - the result named in Request["..."]
     from memfs.agents.evaluate import EvalReport  # noqa: F401
+    from memfs.agents.rendering import Context as ContextResult  # noqa: F401 - the result named in Request["..."]
     from memfs.policy.tokens import TokenCounter
 
 C = TypeVar("C", bound=type)

@@ -52,7 +52,7 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     server = repo.live_server(debounce=debounce, polling=polling)
-    from memfs.agents.live.server import serve_forever
+    from memfs.agents.live.listener import serve_forever
 
     note(f"memfs: serving the live index of {repo.root} on {server.path} (Ctrl-C or 'memfs serve --stop' to stop)")
     serve_forever(server, stop)

@@ -439,12 +439,7 @@ def export(
     see the module docstring. Writes nothing unless ``apply``."""
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"{fmt!r}: memfs exports to {', '.join(EXPORT_FORMATS)}", param="fmt")
-    folder = Path(dest)
-    here, root = Path(os.path.realpath(folder)), Path(os.path.realpath(repo.root))
-    if here == root or root in here.parents:
-        raise UsageError(f"{dest} is inside the memory repository; export to a folder outside it", param="dest")
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{dest} is not a folder", param="dest")
+    folder = _export_folder(repo, dest)
     rule = ScopeRule(check_scope(scope), inherit)
     when = now or utcnow()
     try:
@@ -485,8 +480,32 @@ def export(
         entries[exported.path] = exported.entry
         if action != "unchanged":
             writes[folder / exported.path] = exported.content
-    for path, entry in sorted(old.items()):
-        if path in taken or not isinstance(entry, dict):
+    _withdraw(folder, {p: e for p, e in old.items() if p not in taken}, force, report, writes, entries)
+    if apply:
+        sidecar = letta.sidecar_text(entries).encode("utf-8")
+        if writes or _read(folder / letta.SIDECAR) != sidecar:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic.write_many({**writes, folder / letta.SIDECAR: sidecar})
+    return report
+
+
+def _export_folder(repo: Store, dest: str | os.PathLike[str]) -> Path:
+    """``dest`` as the folder an export may write: outside the memory repository, not a file."""
+    folder = Path(dest)
+    here, root = Path(os.path.realpath(folder)), Path(os.path.realpath(repo.root))
+    if here == root or root in here.parents:
+        raise UsageError(f"{dest} is inside the memory repository; export to a folder outside it", param="dest")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{dest} is not a folder", param="dest")
+    return folder
+
+
+def _withdraw(folder: Path, gone: dict[str, Any], force: bool, report: ExportReport,
+              writes: dict[Path, bytes | None], entries: dict[str, dict[str, Any]]) -> None:
+    """Files an earlier export wrote that are no longer exported: removed, unless changed in
+    Letta since (then a conflict, and their sidecar entry kept), or already gone."""
+    for path, entry in sorted(gone.items()):
+        if not isinstance(entry, dict):
             continue
         existing = _read(folder / path)
         memfs_path = str(entry.get("memfs_path") or path)
@@ -499,12 +518,6 @@ def export(
             entries[path] = entry
             report.items.append(ExportItem(memfs_path, path, "conflict",
                                            "no longer exported, but changed in Letta since; import it first"))
-    if apply:
-        sidecar = letta.sidecar_text(entries).encode("utf-8")
-        if writes or _read(folder / letta.SIDECAR) != sidecar:
-            folder.mkdir(parents=True, exist_ok=True)
-            atomic.write_many({**writes, folder / letta.SIDECAR: sidecar})
-    return report
 
 
 def _kept_back(memory: Memory, rule: ScopeRule, version: str | None, now: dt.datetime) -> str | None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from memfs import MemoryRepo
-from memfs.agents.context import Block, Context, assemble
+from memfs.agents.context import assemble
+from memfs.agents.rendering import Block, Context
 from memfs.errors import UsageError
 from memfs.policy.tokens import estimate_tokens
 from tests.helpers import add, commit_all, put
@@ -110,17 +111,17 @@ def test_labels_cost_fewer_tokens_than_before(tmp_path: Path) -> None:
                    budget=8000, min_relevance=0)
     recalled = [b for b in ctx.blocks if b.kind == "recalled"]
     assert recalled
-    from memfs.agents.context import _render_block
+    from memfs.agents.rendering import render_block
 
     def before(block: Block) -> str:  # the label as it was: path, scope, source, time, revision, status
         label = (f"path={block.path} scope={block.scope} source={block.source} time={block.time} "
                  f"revision={block.revision} status=active")
         return f"<<<MEMORY {ctx.fence} {label}>>>\n{block.text}\n<<<END {ctx.fence}>>>\n\n"
 
-    now = [estimate_tokens(_render_block(b, "markdown", ctx.fence)) - estimate_tokens(b.text) for b in recalled]
+    now = [estimate_tokens(render_block(b, "markdown", ctx.fence)) - estimate_tokens(b.text) for b in recalled]
     then = [estimate_tokens(before(b)) - estimate_tokens(b.text) for b in recalled]
     assert all(n < t for n, t in zip(now, then, strict=True)), (now, then)
-    assert all(f" {b.type} source=" in _render_block(b, "markdown", ctx.fence) for b in recalled)
+    assert all(f" {b.type} source=" in render_block(b, "markdown", ctx.fence) for b in recalled)
 
 
 def test_minimum_relevance_drops_noise(repo: MemoryRepo):

@@ -297,7 +297,7 @@ def test_anything_but_our_request_format_gets_an_error_and_the_server_goes_on(li
 
 
 def test_another_users_connection_is_refused(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memfs.agents.live import server as server_module
+    from memfs.agents.live import listener as server_module
 
     monkeypatch.setattr(server_module, "peer_uid", lambda conn: os.getuid() + 1)
     reply = raw(live.server.path, wire.encode({"memfs": wire.PROTOCOL, "op": "status", "root": "", "args": {}}))
@@ -331,7 +331,7 @@ def test_a_request_while_the_index_is_rebuilt_waits_or_falls_back(live: Live) ->
 def test_stop_request_and_status(repo: MemoryRepo) -> None:
     import threading
 
-    from memfs.agents.live.server import serve_forever
+    from memfs.agents.live.listener import serve_forever
 
     server = repo.live_server()
     done = threading.Thread(target=serve_forever, args=(server, threading.Event()))
