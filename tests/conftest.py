@@ -23,6 +23,7 @@ Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from tests.helpers import (
     FACT,
     PREFERENCE,
     Build,
+    Clock,
     Clone,
     Prepared,
     add,
@@ -89,6 +91,26 @@ def closed_indexes() -> Iterator[None]:
     from memfs import index
 
     index.close_all()
+
+
+@pytest.fixture
+def clock() -> Iterator[Clock]:
+    """The time memfs reads, held at :attr:`Clock.START` until the test moves it: tests whose
+    outcome depends on the seconds in ``updated`` do not depend on the wall clock. Every memfs
+    module's ``utcnow`` (imported by name) is swapped for the clock, and swapped back after
+    (modules first imported during the test included)."""
+    from memfs.format import model
+
+    real, held = model.utcnow, Clock()
+    _swap_utcnow(real, held)
+    yield held
+    _swap_utcnow(held, real)
+
+
+def _swap_utcnow(old: object, new: object) -> None:
+    for name, module in list(sys.modules.items()):
+        if (name == "memfs" or name.startswith("memfs.")) and vars(module).get("utcnow") is old:
+            module.utcnow = new
 
 
 # --- repositories, built once per session (per xdist worker) and copied ---------------------
