@@ -23,11 +23,13 @@ Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memfs import MemoryRepo
 from tests.helpers import (
@@ -45,6 +47,13 @@ from tests.helpers import (
     git,
     new_repo,
 )
+
+#: The one hypothesis profile, for the whole suite: no wall-clock deadlines (a loaded machine is
+#: not a failure), and in CI (``CI`` set, as ``.ci/run`` is run) the same examples every run, so a
+#: failure there is reproducible and no property test runs unseeded. Tests set only how many
+#: examples they need and which health checks do not apply.
+settings.register_profile("memfs", deadline=None, derandomize=bool(os.environ.get("CI")))
+settings.load_profile("memfs")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -138,7 +138,7 @@ SETUP = [("write", 0, 0), ("write", 1, 0), ("write", 2, 1), ("write", 3, 2)]
 
 
 @pytest.mark.slow
-@settings(max_examples=16, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=16, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=STEPS)
 # the combinations the issue saw break, always run: revert then write; purge then retract;
 # restate then reinforce; forget, review, undo, expire into the archive, sync
