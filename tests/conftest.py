@@ -23,10 +23,13 @@ Factories and the CLI runners are in :mod:`tests.helpers`."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memfs import MemoryRepo
 from tests.helpers import (
@@ -34,6 +37,7 @@ from tests.helpers import (
     FACT,
     PREFERENCE,
     Build,
+    Clock,
     Clone,
     Prepared,
     add,
@@ -43,6 +47,13 @@ from tests.helpers import (
     git,
     new_repo,
 )
+
+#: The one hypothesis profile, for the whole suite: no wall-clock deadlines (a loaded machine is
+#: not a failure), and in CI (``CI`` set, as ``.ci/run`` is run) the same examples every run, so a
+#: failure there is reproducible and no property test runs unseeded. Tests set only how many
+#: examples they need and which health checks do not apply.
+settings.register_profile("memfs", deadline=None, derandomize=bool(os.environ.get("CI")))
+settings.load_profile("memfs")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -89,6 +100,26 @@ def closed_indexes() -> Iterator[None]:
     from memfs import index
 
     index.close_all()
+
+
+@pytest.fixture
+def clock() -> Iterator[Clock]:
+    """The time memfs reads, held at :attr:`Clock.START` until the test moves it: tests whose
+    outcome depends on the seconds in ``updated`` do not depend on the wall clock. Every memfs
+    module's ``utcnow`` (imported by name) is swapped for the clock, and swapped back after
+    (modules first imported during the test included)."""
+    from memfs.format import model
+
+    real, held = model.utcnow, Clock()
+    _swap_utcnow(real, held)
+    yield held
+    _swap_utcnow(held, real)
+
+
+def _swap_utcnow(old: object, new: object) -> None:
+    for name, module in list(sys.modules.items()):
+        if (name == "memfs" or name.startswith("memfs.")) and vars(module).get("utcnow") is old:
+            module.utcnow = new
 
 
 # --- repositories, built once per session (per xdist worker) and copied ---------------------

@@ -252,12 +252,20 @@ class Snapshot:
 
 
 def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
-                            capture_output=True, text=True, check=True).stdout
+    head, status = _status(repo)
     git_files = frozenset(str(p.relative_to(repo.store.git.git_dir)) for p in repo.store.git.git_dir.glob("*.md"))
     log = repo.store.cache_dir / refusal_log.LOG_FILE
-    return Snapshot(git(repo.root, "rev-parse", "HEAD").strip(), status, git_files,
-                    frozenset(p.name for p in outside.iterdir()), log.read_text() if log.exists() else "")
+    return Snapshot(head, status, git_files, frozenset(p.name for p in outside.iterdir()),
+                    log.read_text() if log.exists() else "")
+
+
+def _status(repo: MemoryRepo) -> tuple[str, str]:
+    """HEAD and the working tree's and index's state (untracked files each by name), from one git
+    process (``git status --porcelain=v2 --branch``: a snapshot is taken around every cell)."""
+    out = subprocess.run(["git", "status", "--porcelain=v2", "--branch", "--untracked-files=all"], cwd=repo.root,
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    head = next(line.split()[2] for line in out if line.startswith("# branch.oid "))
+    return head, "".join(f"{line}\n" for line in out if not line.startswith("# "))
 
 
 def refusal_problem(outcome: Outcome, before: Snapshot, after: Snapshot) -> str:
@@ -279,10 +287,8 @@ def restore(repo: MemoryRepo, before: Snapshot) -> None:
 
 
 def snapshot_status_new(repo: MemoryRepo, before: Snapshot) -> list[str]:
-    now = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo.root,
-                         capture_output=True, text=True, check=True).stdout
     old = set(before.status.splitlines())
-    return [ln[3:] for ln in now.splitlines() if ln not in old and ln.startswith("??")]
+    return [ln[2:] for ln in _status(repo)[1].splitlines() if ln not in old and ln.startswith("? ")]
 
 
 def file_text(path: str, fields: dict[str, Any], body: str) -> str:

@@ -246,13 +246,45 @@ def options(fields: Mapping[str, Any]) -> list[str]:
     return [item for name, value in fields.items() for item in (f"--{name.replace('_', '-')}", str(value))]
 
 
-def branch_and_merge(repo: MemoryRepo, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
+class Clock:
+    """What memfs reads as the time now (``memfs.format.model.utcnow``: ``created``, ``updated``,
+    the usage and refusal stamps) while a test holds it through the ``clock`` fixture: ``now``,
+    which only the test moves."""
+
+    #: Where the ``clock`` fixture starts: a fixed instant, nothing to do with the wall clock.
+    START = dt.datetime(2026, 9, 20, 10, 0, 0, tzinfo=dt.UTC)
+
+    def __init__(self, now: dt.datetime = START) -> None:
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now.astimezone(dt.UTC).replace(microsecond=0)
+
+    def at(self, seconds: int) -> None:
+        """Set the clock ``seconds`` after :attr:`START`."""
+        self.now = self.START + dt.timedelta(seconds=seconds)
+
+
+def branch_and_merge(
+    repo: MemoryRepo,
+    ours: dict[str, Any],
+    theirs: dict[str, Any],
+    *,
+    clock: Clock | None = None,
+    seconds: tuple[int, int, int] = (0, 0, 0),
+) -> str:
     """Write ``facts/a.md``, then commit ``theirs`` (``repo.write`` arguments) on a side branch
-    and ``ours`` on main, and ``git merge`` side into main; git's output."""
+    and ``ours`` on main, and ``git merge`` side into main; git's output. With a ``clock``, the
+    three writes (base, theirs, ours) happen ``seconds`` after :attr:`Clock.START` each, whatever
+    the wall clock says (``updated`` has whole seconds: git's text merge sees it change)."""
+    tick = clock.at if clock is not None else (lambda seconds: None)
+    tick(seconds[0])
     repo.write("facts/a.md", fields={**FACT, "tags": ["x"]}, body="para one\n\npara two\n")
     git(repo.root, "checkout", "-q", "-b", "side")
+    tick(seconds[1])
     repo.write("facts/a.md", **theirs, force=True)
     git(repo.root, "checkout", "-q", "main")
+    tick(seconds[2])
     repo.write("facts/a.md", **ours, force=True)
     proc = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo.root, capture_output=True, text=True)
     return proc.stdout + proc.stderr

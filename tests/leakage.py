@@ -41,7 +41,8 @@ def path(scope: str, n: int) -> str:
 
 
 def build(repo: MemoryRepo) -> None:
-    """PER_SCOPE memories in every scope, one commit."""
+    """PER_SCOPE memories in every scope, one commit, and the search index built (once: the
+    tests' copies of the repository bring it along)."""
     rng = random.Random(5)
     with repo.store.transaction("setup", reason="leakage corpus") as tx:
         for scope in SCOPES:
@@ -50,6 +51,7 @@ def build(repo: MemoryRepo) -> None:
                 fields = {"type": "fact", "scope": scope, "source": f"conversation:{slug(scope)}#{n}",
                           "description": f"about {' '.join(rng.sample(WORDS, 2))}"}
                 tx.write(path(scope, n), fields=fields, body=body)
+    repo.search("release", scope=SCOPES[0])
 
 
 def allowed(scope: str, inherit: bool) -> set[str]:

@@ -17,7 +17,7 @@ from memfs.agents.tools import COMMANDS
 from tests.helpers import add, cli
 
 FUZZ = settings(
-    deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    derandomize=True, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 HOSTILE_TEXT = [

@@ -30,6 +30,7 @@ from memfs.format.declare import CLI, MCP, NOT_SET, fields, from_wire, param, to
 from memfs.mcp_server import build_server, tool_schemas
 from memfs.mcp_tools import offered
 from memfs.ops.verbs.declare import VERBS, Request, request
+from tests.helpers import cli, run_cli
 
 assert memfs.agents.verbs and memfs.ops.verbs  # every declaration module is loaded
 DECLARED = sorted(VERBS)
@@ -77,6 +78,23 @@ def test_the_command_offers_exactly_the_cli_fields(verb: str) -> None:
     own = [p for p in found.params if p.name not in PRESENTATION]
     assert [shape(p) for p in own] == [shape(p) for f in declared for p in derive.parameters(f)]
     assert found.help == memfs.ops.verbs.declare.description(VERBS[verb], CLI)
+
+
+@pytest.mark.parametrize("verb", sorted(set(DECLARED) - HAND_WRITTEN_CLI))
+def test_the_real_help_shows_every_declared_option(verb: str) -> None:
+    done = run_cli(verb, "--help")
+    assert done.returncode == 0, done.stderr
+    for field in fields(VERBS[verb], CLI):
+        for made in derive.parameters(field):
+            if isinstance(made, click.Option):
+                assert made.opts[-1] in done.stdout, (verb, made.opts)
+
+
+def test_a_declared_bound_is_enforced_by_the_command(repo: MemoryRepo) -> None:
+    """``Search.limit`` says ``minimum=1``: the command refuses 0 as a usage error (exit 2)."""
+    done = cli(repo, "search", "anything", "--limit", "0")
+    assert done.returncode == 2 and "--limit" in done.stderr
+    assert cli(repo, "search", "anything", "--limit", "1").returncode == 0
 
 
 def test_the_hand_written_commands_are_the_listed_ones() -> None:

@@ -7,6 +7,7 @@ client in ``tests/smoke/test_guard_mcp.py``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 
@@ -19,7 +20,19 @@ from tests.helpers import Prepared
 
 #: Requests through the library here; the MCP test adds its own (together over 10,000).
 COUNT = 8500
+#: The requests are checked in this many tests (every SHARDS-th request, each from its own
+#: start), so that test workers share them; together they are the COUNT requests, once each.
+SHARDS = 10
 
+
+def shard(number: int) -> list[tuple[int, leakage.Request]]:
+    """Shard ``number``'s requests, with their places among the COUNT."""
+    return [(n, request) for n, request in enumerate(_requests()) if n % SHARDS == number]
+
+
+@functools.cache
+def _requests() -> tuple[leakage.Request, ...]:
+    return tuple(leakage.requests(COUNT, seed=11))
 
 def answer(repo: MemoryRepo, request: leakage.Request) -> str:
     """What ``request`` shows the caller beyond what it said itself: the answer as JSON or text,
@@ -50,27 +63,34 @@ def _answer(repo: MemoryRepo, request: leakage.Request) -> str:
 
 @pytest.fixture
 def corpus(prepared: Prepared) -> MemoryRepo:
-    repo = prepared("leakage", leakage.build)
-    repo.search("release", scope="user:U5")
-    return repo
+    return prepared("leakage", leakage.build)
 
 
 @pytest.mark.slow
-def test_randomized_requests_never_see_another_scope(corpus: MemoryRepo) -> None:
+@pytest.mark.parametrize("number", range(SHARDS))
+def test_randomized_requests_never_see_another_scope(corpus: MemoryRepo, number: int) -> None:
+    requests = [request for _, request in shard(number)]
     seen: Counter[str] = Counter()
     leaked: list[str] = []
     answered = 0
-    for request in leakage.requests(COUNT, seed=11):
+    for request in requests:
         text = answer(corpus, request)
         seen[request.kind] += 1
         answered += leakage.token(request.scope) in text
         found = leakage.leaks(text, request.scope, request.inherit)
         if found:
             leaked.append(f"{request}: {found[:3]} in {text[:200]!r}")
-    assert leaked == [], f"{len(leaked)} of {COUNT} requests leaked:\n" + "\n".join(leaked[:10])
-    assert sum(seen.values()) == COUNT and set(seen) == set(leakage.KINDS)
-    assert answered > COUNT // 10
+    assert leaked == [], f"{len(leaked)} of {len(requests)} requests leaked:\n" + "\n".join(leaked[:10])
+    assert sum(seen.values()) == len(requests) and set(seen) == set(leakage.KINDS)
+    assert answered > len(requests) // 10
 
+
+def test_the_shards_are_the_whole_set_of_requests() -> None:
+    """Split for the workers, not cut: every one of the COUNT requests is in exactly one shard."""
+    whole = list(enumerate(leakage.requests(COUNT, seed=11)))
+    shards = [shard(number) for number in range(SHARDS)]
+    assert len(whole) == COUNT == sum(len(part) for part in shards)
+    assert sorted((pair for part in shards for pair in part), key=lambda pair: pair[0]) == whole
 
 def test_an_unbound_repository_does_see_every_scope(corpus: MemoryRepo) -> None:
     """The check can fail: the same question without a session shows other scopes' tokens."""

@@ -114,7 +114,7 @@ def _coverage(spec: Spec | None, counted: set[str]) -> int:
     return 0 if spec is None else len(counted & set(tokens(spec.text())))
 
 
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=30, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

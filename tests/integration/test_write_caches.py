@@ -123,7 +123,7 @@ OPS = ("hand", "hand", "hand", "rm", "commit", "commit", "memfs", "reset", "chec
        "memfsignore", "corrupt", "drop", "process")
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, FILES - 1), st.integers(0, 44)),
                 min_size=1, max_size=10))
 def test_the_cache_answers_as_git_grep_does(template_repo: Path, steps: list[tuple[str, int, int]]) -> None:

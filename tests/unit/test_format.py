@@ -103,7 +103,7 @@ def test_scalar_quotes_what_yaml_would_retype(value: str, written: str) -> None:
     assert yaml.safe_load(f"k: {written}")["k"] == value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(max_size=30))
 @example("._")
 @example("1_000")

@@ -43,7 +43,7 @@ def _whole(state: State) -> bytes:
     }, separators=(",", ":")).encode()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(STEPS)
 def test_encoding_only_the_changes_gives_the_whole_encoding(steps: list[tuple[str, str, Entry]]) -> None:
     state = State("ix-1", probe=["head", ["notes/a.md"]])

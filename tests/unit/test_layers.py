@@ -7,7 +7,8 @@ Layers, bottom to top (``docs/design.md`` explains each)::
 A module may import its own package and any lower layer. ``policy`` sits below ``store`` so the
 one commit path (``store.repo.Transaction``) can run the guard every door passes; policy itself
 never imports the store (it stays pure: no I/O). Imports inside
-functions count the same as top-level ones: a lazy import is still a dependency. Only
+functions count the same as top-level ones: a lazy import is still a dependency, and so is one
+made by name (``importlib.import_module`` or ``__import__`` with a literal or an f-string). Only
 ``memfs.store.gitcli`` starts processes (``subprocess``); no module catches ``ImportError``
 (a missing module is an error in CI, not a quieter feature).
 """
@@ -85,13 +86,39 @@ def _resolve(name: str, known: set[str]) -> str | None:
     return None
 
 
+#: Calls that import the module their first argument names.
+DYNAMIC_IMPORTS = {"importlib.import_module", "import_module", "__import__"}
+
+
+def _dynamic_import(node: ast.Call) -> str | None:
+    """The module an ``importlib.import_module(...)`` or ``__import__(...)`` call names: a string
+    literal whole, an f-string by its literal prefix up to the last dot (``f"memfs.cli.{x}"`` names
+    at least ``memfs.cli``); ``None`` for other calls and for names only known at run time."""
+    if ast.unparse(node.func) not in DYNAMIC_IMPORTS or not node.args:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr):
+        prefix = ""
+        for part in arg.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                break
+            prefix += part.value
+        return prefix.rpartition(".")[0] or None
+    return None
+
+
 def _imports(tree: ast.AST, module: str, is_package: bool, known: set[str]) -> tuple[set[str], set[str]]:
     found: set[str] = set()
     external: set[str] = set()
     base = module.split(".") if is_package else module.split(".")[:-1]
     for node in ast.walk(tree):
         names: list[str] = []
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call):
+            dynamic = _dynamic_import(node)
+            names = [dynamic] if dynamic else []
+        elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             origin = node.module or ""
@@ -203,6 +230,38 @@ def test_cycles_are_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert cycles(graph) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_scanner_sees_imports_by_name(tmp_path: Path) -> None:
+    """``importlib.import_module`` with a literal or an f-string, and ``__import__``, count as
+    imports: a wrong-way one fails the layer test; a run-time name cannot be seen."""
+    pkg = tmp_path / "memfs"
+    for folder in ("policy", "store", "index", "cli"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    for name in ("__init__.py", "store/repo.py", "cli/search.py"):
+        (pkg / name).write_text("")
+    (pkg / "policy" / "rule.py").write_text(
+        "import importlib\nfrom importlib import import_module\n\n"
+        "def f(name):\n"
+        "    importlib.import_module('memfs.store.repo')\n"
+        "    import_module(f'memfs.index.{name}')\n"
+        "    __import__('subprocess')\n"
+        "    importlib.import_module(name)\n"
+    )
+    (pkg / "cli" / "__init__.py").write_text(
+        "import importlib\n\ndef load(module):\n    return importlib.import_module(f'memfs.cli.{module}')\n"
+    )
+    (pkg / "store" / "deep.py").write_text("def f():\n    return __import__('memfs.cli.search')\n")
+    found = scan(pkg)
+    assert found["memfs.policy.rule"].imports == {"memfs.store.repo", "memfs.index"}
+    assert "subprocess" in found["memfs.policy.rule"].external
+    assert found["memfs.cli"].imports == set()
+    assert wrong_way({n: m.imports for n, m in found.items()}) == [
+        "memfs.policy.rule -> memfs.index (policy may not import index)",
+        "memfs.policy.rule -> memfs.store.repo (policy may not import store)",
+        "memfs.store.deep -> memfs.cli.search (store may not import cli)",
+    ]
 
 
 def test_the_scanner_sees_lazy_and_relative_imports(tmp_path: Path) -> None:

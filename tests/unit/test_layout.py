@@ -21,7 +21,7 @@ REPOSITORY_HELPERS = {
 CLI_HELPERS = {"run_cli", "cli"}
 PROCESS_HELPERS = {"run_process"}
 #: Fixtures that are not repositories (every other fixture in tests/conftest.py builds one).
-HARMLESS_FIXTURES = {"isolated_git", "closed_indexes"}
+HARMLESS_FIXTURES = {"isolated_git", "closed_indexes", "clock"}
 
 
 def _fixtures(path: Path) -> set[str]:

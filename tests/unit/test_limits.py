@@ -106,7 +106,7 @@ _YAMLISH = st.sampled_from(
 )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=200, derandomize=True)
 @given(st.lists(_YAMLISH, max_size=40).map("".join), st.binary(max_size=40))
 def test_fuzz_any_frontmatter_is_a_value_or_one_error(frontmatter: str, body: bytes):
     """Random frontmatter and body bytes: a memory or one InvalidMemory, nothing else, ever."""

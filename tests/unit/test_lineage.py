@@ -105,7 +105,7 @@ def reachable(roots: set[str], rev: dict[str, list[str]]) -> set[str]:
         found |= more
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(graphs, st.sets(nodes, max_size=3))
 def test_closure_properties(rev: dict[str, list[str]], roots: set[str]) -> None:
     before = copy.deepcopy(rev), set(roots)
@@ -119,7 +119,7 @@ def test_closure_properties(rev: dict[str, list[str]], roots: set[str]) -> None:
         assert any(node in rev.get(p, []) for p in affected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(graphs, st.sets(nodes, max_size=3), st.sets(nodes, max_size=3))
 def test_closure_is_monotone(rev: dict[str, list[str]], a: set[str], b: set[str]) -> None:
     small = a | invalidation_closure(a, rev)
@@ -147,7 +147,7 @@ entry = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(entry, max_size=4), st.booleans(), st.booleans())
 def test_fast_dependencies_match_full_parse(items: list[str], block: bool, comment: bool) -> None:
     if block:

@@ -69,7 +69,7 @@ def as_written_elsewhere(data: bytes, crlf: bool, bom: bool) -> bytes:
     return ((BOM if bom else "") + text).encode("utf-8")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(fields=fields, body=body, changes=changes, new_body=st.one_of(st.none(), body), crlf=st.booleans(),
        bom=st.booleans())
 def test_python_frontmatter_reads_what_memfs_writes(

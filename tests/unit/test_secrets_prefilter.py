@@ -30,7 +30,7 @@ def texts_with_a_match(draw: st.DrawFn) -> tuple[secrets_scan._Rule, str]:
     return rule, f"{before}\n{sample}\n{after}"
 
 
-@settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(texts_with_a_match())
 def test_a_text_holding_a_match_of_any_rule_keeps_every_rule_that_can_match(case: tuple[object, str]) -> None:
     rule, text = case
@@ -39,7 +39,7 @@ def test_a_text_holding_a_match_of_any_rule_keeps_every_rule_that_can_match(case
     assert rule in kept
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=200, derandomize=True)
 @given(st.text(ASCII, max_size=300))
 def test_ordinary_ascii_text_gets_the_same_rules(text: str) -> None:
     assert secrets_scan._candidates(text) == _searched(text)
