@@ -85,12 +85,10 @@ class MemoryRepo:
         """``memfs init``: make ``directory`` a memory repository (see
         :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"``) also the workflow that
         validates memory and posts ``memfs review BASE..HEAD`` on every pull request
-        (:func:`memfs.store.init.add_ci`)."""
+        (:meth:`~memfs.store.repo.Store.add_ci`)."""
         store = Store.init(directory, actor)
         if ci is not None:
-            from memfs.store.init import add_ci
-
-            add_ci(store, ci)
+            store.add_ci(ci)
         return cls(store)
 
     def session(

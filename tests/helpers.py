@@ -311,7 +311,7 @@ import sys
 from memfs import MemoryRepo
 repo = MemoryRepo.open(sys.argv[1])
 fields = {"type": "fact", "scope": "user:U5", "source": "tool:ci"}
-with repo.transaction("import", reason="two files") as tx:
+with repo.store.transaction("import", reason="two files") as tx:
     tx.write("a.md", fields=fields, body="first")
     tx.write("b.md", fields=fields, body="second")
 """

@@ -19,15 +19,11 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from memfs.errors import NotAMemoryRepo, Refused
+from memfs.errors import NotAMemoryRepo
 from memfs.format.config import CONFIG_FILE
 from memfs.format.templates import render_template
 from memfs.store import gitcli
-
-if TYPE_CHECKING:
-    from memfs.store.repo import CommitResult, Store
 
 CONFIG_TEXT = """\
 # This folder is a memfs memory repository. Every *.md file under it is a memory, except
@@ -128,23 +124,3 @@ def ci_file(kind: str) -> tuple[str, bytes]:
     template, dest = CI[kind]
     return dest, (data_dir("templates") / template).read_bytes()
 
-
-def add_ci(store: Store, kind: str) -> CommitResult:
-    """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``, :func:`ci_file`)
-    in one commit, unless the repository has one there already (``memfs init --ci``). GitHub
-    reads workflows only from the top of the repository, so a memory root in a sub-folder gets a
-    refusal saying what to copy where."""
-    from memfs.store.commits import CommitResult
-
-    dest, data = ci_file(kind)
-    if store.prefix:
-        raise Refused(
-            f"the memory root is the sub-folder {store.prefix.rstrip('/')} of the repository; copy memfs's "
-            f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
-            f"{store.prefix.rstrip('/')} in it", param="ci",
-        )
-    if (store.root / dest).exists():
-        return CommitResult(None, (), "init")
-    with store.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
-        tx.write_file(dest, data)
-    return tx.result

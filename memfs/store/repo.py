@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from memfs.errors import Refused
 from memfs.store import init, paths
 from memfs.store.commits import Change, CommitResult
 from memfs.store.reading import Reader, Scan
@@ -52,6 +53,24 @@ class Store(Reader):
                 else:
                     tx.write_file(rel, data)
         return cls.open(store.root, store.actor)
+
+    def add_ci(self, kind: str) -> CommitResult:
+        """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``,
+        :func:`memfs.store.init.ci_file`) in one commit, unless the repository has one there
+        already (``memfs init --ci``). GitHub reads workflows only from the top of the repository,
+        so a memory root in a sub-folder gets a refusal saying what to copy where."""
+        dest, data = init.ci_file(kind)
+        if self.prefix:
+            raise Refused(
+                f"the memory root is the sub-folder {self.prefix.rstrip('/')} of the repository; copy memfs's "
+                f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
+                f"{self.prefix.rstrip('/')} in it", param="ci",
+            )
+        if (self.root / dest).exists():
+            return CommitResult(None, (), "init")
+        with self.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
+            tx.write_file(dest, data)
+        return tx.result
 
     # --- writing -------------------------------------------------------------------------
     def transaction(

@@ -24,7 +24,7 @@ from tests.helpers import ACTOR, FACT, PREFERENCE, add, copy_repo, git
 
 _OPS = {
     "transaction10": """
-        with repo.transaction("import", reason="ten files") as tx:
+        with repo.store.transaction("import", reason="ten files") as tx:
             for i in range(10):
                 tx.write(f"batch/f{i}.md", fields=FACT, body=f"file {i}")
     """,

@@ -15,7 +15,7 @@ SCOPE = "user:U5"
 
 
 def tool(repo: MemoryRepo, **options: object) -> MemoryTool:
-    return MemoryTool(repo.session(SCOPE, actor="agent:claude"), **options)  # type: ignore[arg-type]
+    return MemoryTool(repo.session(SCOPE, actor="agent:claude").store, **options)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ import yaml
 
 from memfs import MemoryRepo
 from memfs.errors import Refused
-from memfs.store.init import add_ci
 from tests.helpers import ACTOR, commit_count, git
 
 
@@ -28,7 +27,7 @@ def test_a_memory_root_in_a_sub_folder_is_told_what_to_copy(tmp_path: Path) -> N
     git(tmp_path, "init", "-q", "-b", "main", "top")
     repo = MemoryRepo.init(tmp_path / "top" / "memory", ACTOR)
     try:
-        add_ci(repo.store, "github")
+        repo.store.add_ci("github")
     except Refused as exc:
         assert ".github/workflows/memfs.yml" in str(exc) and "MEMFS_DIR: memory" in str(exc)
     else:

@@ -355,6 +355,6 @@ def test_invalid_utf8_file_on_disk_is_refused_not_rewritten(fact: MemoryRepo):
 
 
 def test_bad_requests(repo: MemoryRepo):
-    assert not handle(repo, ["view"], CTX).ok  # type: ignore[arg-type]
+    assert not handle(repo.store, ["view"], CTX).ok  # type: ignore[arg-type]
     assert "'path' is required" in handle(repo.store, {"command": "create"}, CTX).output
     assert not handle(repo.store, {"command": "view", "path": "system/persona.md", "view_range": [5]}, CTX).ok

@@ -13,7 +13,6 @@ import pytest
 import yaml
 
 from memfs import MemoryRepo
-from memfs.store.init import add_ci
 from tests.helpers import commit_all, git, raw_memory, write_file
 
 pytestmark = pytest.mark.slow
@@ -30,7 +29,7 @@ done
 def review_step(repo: MemoryRepo, tmp_path: Path) -> tuple[int, str, str]:
     """Run the workflow's "Validate and review memory" step as GitHub would on pull request 7
     from the branch ``review`` into ``main``: (exit code, gh's arguments, the comment)."""
-    add_ci(repo.store, "github")
+    repo.store.add_ci("github")
     workflow = yaml.safe_load((repo.root / ".github/workflows/memfs.yml").read_text())
     job = workflow["jobs"]["memory-review"]
     step = next(s for s in job["steps"] if s.get("name") == "Validate and review memory")
