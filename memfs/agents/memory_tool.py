@@ -14,7 +14,9 @@ What the model sees, and how it is stored:
   its own (``---`` / ``title: ...`` / ``---`` at the top), its keys are merged into the memory's
   frontmatter (they override the host's defaults; unknown keys are fine), their lines are kept
   as written, and ``view`` shows them back as the model wrote them; ``agent_fields`` records
-  which keys are the model's.
+  which keys are the model's. This is the rule of :mod:`memfs.agents.filetext`, the same for
+  ``memfs tool`` and MCP; this door is not ``strict`` (a ``---`` block that is not plainly
+  frontmatter stays text, as in the reference tool) and prints as :mod:`memfs.agents.reference`.
 * **Any file name works and keeps its name.** A name that is a memory file name (``notes.md``)
   is stored as itself; any other (``progress.xml``, ``notes.txt``, ``会议 笔记.json``,
   ``README.md``) is stored as that name plus ``.md`` (``progress.xml.md``) with
@@ -45,8 +47,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memfs import index
-from memfs.agents import filetext
+from memfs.agents import filetext, reference, tools
 from memfs.agents.filetext import NAME_KEY, RESERVED, view_text
 from memfs.errors import InvalidMemory, MemfsError, PathError, Refused, UsageError, WriteRefused
 from memfs.format import names, yamlio
@@ -59,10 +60,6 @@ from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
 ROOT = "/memories"
-#: Width of the line numbers ``view`` and the edit snippets print (the reference tool's).
-LINE_NUMBER_WIDTH = 6
-#: What a directory's size is shown as (what the reference tool shows for a folder on ext4: 4096 bytes).
-DIR_SIZE = "4K"
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 
 
@@ -151,11 +148,11 @@ class MemoryTool:
             rel = self._model_rel(path)
             entry = self._file(rel) if rel else None
             if entry is not None:
-                return _numbered_view(path, view_text(entry.stored, entry.data), view_range)
+                return reference.numbered_view(path, view_text(entry.stored, entry.data), view_range)
             entries = self._entries(rel)
             if rel and not entries:
                 raise _missing(path)
-            return _listing(path, rel, entries)
+            return reference.listing(path, rel, [(e.name, len(view_text(e.stored, e.data).encode())) for e in entries])
 
     def create(self, path: str, file_text: str) -> str:
         with self._serial():
@@ -194,7 +191,7 @@ class MemoryTool:
             self._done(tx, "str_replace", path)
             new_lines = new_content.split("\n")
             first, last = max(0, changed_line - 2), min(len(new_lines), changed_line + 3)
-            snippet = [_numbered(n, new_lines[n - 1]) for n in range(first + 1, last + 1)]
+            snippet = [reference.numbered(n, new_lines[n - 1]) for n in range(first + 1, last + 1)]
             return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + (
                 "\n".join(snippet)
             )
@@ -431,9 +428,8 @@ class MemoryTool:
         commit = tx.result.commit
         call = Call(command, path, commit, tuple(c.path for c in tx.result.changes))
         self.last = call
-        if commit and (self.repo.cache_dir / index.STATE_FILE).exists():
-            with contextlib.suppress(MemfsError):
-                index.sync(self.repo)
+        if commit:
+            tools.catch_up_index(self.repo)
         if self.on_call is not None:
             self.on_call(call)
 
@@ -521,72 +517,6 @@ def _renamed_message(message: str, named: Mapping[str, str]) -> str:
         pattern = r"(?<![^\s'\"(])" + re.escape(stored) + r"(?![^\s'\":,;)])"
         message = re.sub(pattern, f"{ROOT}/{named[stored]}".replace("\\", "\\\\"), message)
     return message
-
-
-# --- what the reference tool prints ----------------------------------------------------------
-def _numbered(number: int, line: str) -> str:
-    return f"{str(number).rjust(LINE_NUMBER_WIDTH)}\t{line}"
-
-
-def _numbered_view(path: str, content: str, view_range: Any) -> str:
-    lines = content.split("\n")
-    shown, start = lines, 1
-    if view_range is not None:
-        if (
-            not isinstance(view_range, list | tuple)
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)
-        ):
-            raise MemoryToolError("`view_range` must be two line numbers [first, last] (last -1 = the end)")
-        if len(view_range) == 2:
-            first = max(1, view_range[0]) - 1
-            last = len(lines) if view_range[1] == -1 else view_range[1]
-            shown, start = lines[first:last], first + 1
-    numbered = [_numbered(i + start, line) for i, line in enumerate(shown)]
-    return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
-
-
-def _listing(path: str, rel: str, entries: list[_Entry]) -> str:
-    """Files and folders up to two levels below ``rel``, as the reference tool lists them."""
-    prefix = f"{rel}/" if rel else ""
-    tree: dict[str, Any] = {}
-    for entry in entries:
-        parts = entry.name[len(prefix) :].split("/")
-        node = tree
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node.setdefault(parts[-1], entry)
-    items: list[tuple[str, str]] = []
-
-    def walk(node: dict[str, Any], relative: str, depth: int) -> None:
-        for name in sorted(node):
-            child = node[name]
-            item = f"{relative}/{name}" if relative else name
-            if isinstance(child, dict):
-                items.append((DIR_SIZE, f"{item}/"))
-                if depth < 2:
-                    walk(child, item, depth + 1)
-            else:
-                size = len(view_text(child.stored, child.data).encode("utf-8"))
-                items.append((_size(size), item))
-
-    walk(tree, "", 1)
-    header = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
-    lines = [f"{DIR_SIZE}\t{path}", *(f"{size}\t{path}/{item}" for size, item in items)]
-    return f"{header}\n" + "\n".join(lines)
-
-
-def _size(count: int) -> str:
-    """A byte count as the reference tool prints it (``512B``, ``1.5K``)."""
-    if count == 0:
-        return "0B"
-    unit = min((count.bit_length() - 1) // 10, 3)
-    value = count / (1024**unit)
-    suffix = "BKMG"[unit]
-    return f"{int(value)}{suffix}" if value == int(value) else f"{value:.1f}{suffix}"
 
 
 def _missing(path: str) -> MemoryToolError:

@@ -21,13 +21,14 @@ Contract (each is tested):
   ``notes/a b.md``) are accepted, taken in Unicode NFC; names no file system or git can hold are
   refused (:mod:`memfs.format.names`).
 * ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
-  ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
-  refused (by the transaction, as for every door), and an agent may not add, change or remove
-  ``read_only``.
-* The agent edits the file as text (``view`` shows frontmatter and body with line numbers).
-  Body-only edits go through the transaction's field writer, so the frontmatter changes only in
-  ``revision`` and ``updated``; edits that touch the frontmatter are re-parsed and validated, and
-  only the ``revision``/``updated`` lines are then rewritten by memfs.
+  ``overwrite: true`` (a bare body then replaces the body, a text with a block the whole text);
+  files whose working copy or committed copy says ``read_only: true`` are refused (by the
+  transaction, as for every door), and an agent may not add, change or remove ``read_only``.
+* The agent edits the file's text as :mod:`memfs.agents.filetext` defines it, the same at every
+  door: the frontmatter block it wrote itself (if any) and the body. ``view`` numbers those
+  lines and ``view_range``/``insert_line`` count them; memfs's own fields are not shown, and
+  change only in ``revision``, ``updated`` and ``agent_fields``. A text starting with ``---``
+  must be such a block (this door is ``strict``); its fields are validated like any other.
 * Every mutating call is validated and committed before it returns (the request's ``reason`` is
   the commit reason, the actor is the author); the search index catches up on its next read.
 * Content over :data:`MAX_FILE_BYTES`, binary content (NUL or other C0 control bytes) and text
@@ -120,11 +121,11 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
         text = one_line(exc)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     if result.commit:
-        _catch_up_index(repo)
+        catch_up_index(repo)
     return result
 
 
-def _catch_up_index(repo: Store) -> None:
+def catch_up_index(repo: Store) -> None:
     """Bring an existing search index up to date now, so the next search sees this write at once."""
     if (repo.cache_dir / index.STATE_FILE).exists():
         with contextlib.suppress(MemfsError):
