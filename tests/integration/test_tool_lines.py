@@ -22,6 +22,8 @@ from memfs import MemoryRepo
 from memfs.format.parse import parse
 from tests.helpers import FACT, cli
 
+pytestmark = pytest.mark.slow
+
 SCOPE = "user:U5"
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 
@@ -189,7 +191,7 @@ def test_the_same_edit_gives_the_same_file_text_at_every_door(repo: MemoryRepo) 
         door.call("create", path=path, file_text=OWN)
         door.call("insert", path=path, insert_line=5, insert_text="Large cup.")
         door.call("str_replace", path=path, old_str="No sugar.", new_str="No sugar, ever.")
-        door.call("insert", path=path, insert_line=0 + len(door.view(path)), insert_text="The end.")
+        door.call("insert", path=path, insert_line=len(door.view(path)), insert_text="The end.")
         seen[door.name] = [text for _, text in door.view(path)]
     assert len({tuple(v) for v in seen.values()}) == 1, seen
     assert seen["mcp"] == ["---", "title: Coffee", "tags: [drinks]", "---", "Oat milk.", "Large cup.",
