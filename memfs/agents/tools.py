@@ -256,6 +256,8 @@ def _create(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
         if current is not None and not overwrite:
             raise ConflictError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
         model = filetext.read_text(file_text, strict=True, where=rel)
+        if not model.meta and file_text and not file_text.endswith(("\n", "\r")):
+            file_text += "\n"  # a bare body ends with a newline, as the canonical writer ends one
         if current is not None:
             tx.check_writable(rel, current)
             if not model.meta:  # a bare body replaces the body; the model's own block stays
