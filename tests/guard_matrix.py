@@ -296,5 +296,22 @@ def file_text(path: str, fields: dict[str, Any], body: str) -> str:
     return memory_text(body, **fields)
 
 
+def tool_edit(repo: MemoryRepo, path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    """The file-tool command and arguments that change ``old`` to ``new`` in ``path``: a
+    ``str_replace`` of the text the tools show; for a line of memfs's own frontmatter (which they
+    do not show, see :mod:`memfs.agents.filetext`), a frontmatter block of the model's own that sets
+    the field, inserted at the top."""
+    from memfs.agents.filetext import view_text
+    from memfs.errors import MemfsError
+
+    try:
+        data = repo.read_bytes(path)
+    except MemfsError:
+        data = None
+    if data is not None and old not in view_text(path, data) and f"\n{old}" in data.decode(errors="replace"):
+        return "insert", {"path": path, "insert_line": 0, "insert_text": f"---\n{new}\n---"}
+    return "str_replace", {"path": path, "old_str": old, "new_str": new}
+
+
 def save(repo: MemoryRepo, path: str, text: str) -> Path:
     return write_file(repo.root / path, text)

@@ -14,7 +14,9 @@ What the model sees, and how it is stored:
   its own (``---`` / ``title: ...`` / ``---`` at the top), its keys are merged into the memory's
   frontmatter (they override the host's defaults; unknown keys are fine), their lines are kept
   as written, and ``view`` shows them back as the model wrote them; ``agent_fields`` records
-  which keys are the model's.
+  which keys are the model's. This is the rule of :mod:`memfs.agents.filetext`, the same for
+  ``memfs tool`` and MCP; this door is not ``strict`` (a ``---`` block that is not plainly
+  frontmatter stays text, as in the reference tool) and prints as :mod:`memfs.agents.reference`.
 * **Any file name works and keeps its name.** A name that is a memory file name (``notes.md``)
   is stored as itself; any other (``progress.xml``, ``notes.txt``, ``会议 笔记.json``,
   ``README.md``) is stored as that name plus ``.md`` (``progress.xml.md``) with
@@ -45,11 +47,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memfs import index
+from memfs.agents import filetext, reference, tools
+from memfs.agents.filetext import NAME_KEY, RESERVED, view_text
 from memfs.errors import InvalidMemory, MemfsError, PathError, Refused, UsageError, WriteRefused
 from memfs.format import names, yamlio
-from memfs.format.document import Document, compose, split
-from memfs.format.model import FIELDS, Memory
+from memfs.format.document import split
+from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
 from memfs.policy import gate
 from memfs.policy.candidate import Candidate
@@ -57,17 +60,6 @@ from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
 ROOT = "/memories"
-#: Width of the line numbers ``view`` and the edit snippets print (the reference tool's).
-LINE_NUMBER_WIDTH = 6
-#: What a directory's size is shown as (what the reference tool shows for a folder on ext4: 4096 bytes).
-DIR_SIZE = "4K"
-#: Frontmatter keys recording the model's file name and the keys of its own frontmatter.
-NAME_KEY = "file_name"
-AGENT_KEYS = "agent_fields"
-#: Keys memfs keeps itself, which a model's own frontmatter may not set.
-RESERVED = frozenset({"revision", "updated", NAME_KEY, AGENT_KEYS})
-#: Largest text one memory may hold (as ``memfs tool``).
-MAX_TEXT_BYTES = 100_000
 COMMANDS = ("view", "create", "str_replace", "insert", "delete", "rename")
 
 
@@ -156,11 +148,11 @@ class MemoryTool:
             rel = self._model_rel(path)
             entry = self._file(rel) if rel else None
             if entry is not None:
-                return _numbered_view(path, _view_text(entry.stored, entry.data), view_range)
+                return reference.numbered_view(path, view_text(entry.stored, entry.data), view_range)
             entries = self._entries(rel)
             if rel and not entries:
                 raise _missing(path)
-            return _listing(path, rel, entries)
+            return reference.listing(path, rel, [(e.name, len(view_text(e.stored, e.data).encode())) for e in entries])
 
     def create(self, path: str, file_text: str) -> str:
         with self._serial():
@@ -171,8 +163,7 @@ class MemoryTool:
                 if self._file(rel) is not None or self._entries(rel):
                     raise MemoryToolError(f"File {path} already exists")
                 self._refuse_taken(tx, stored, path)
-                meta, agent_text, body = _model_split(text)
-                memory = tx.write_bytes(stored, self._new_file(rel, stored, meta, agent_text, body, tx))
+                memory = tx.write_bytes(stored, self._new_file(rel, stored, text, tx))
                 self._gate(memory, None)
             self._done(tx, "create", path)
             return f"File created successfully at: {path}"
@@ -182,14 +173,14 @@ class MemoryTool:
             rel = self._model_rel(path)
             entry = self._existing(rel, path)
             with self._transaction("edit", {entry.stored: entry.name}, tool="str_replace") as tx:
-                content = _view_text(entry.stored, entry.data)
+                content = view_text(entry.stored, entry.data)
                 count = content.count(old_str)
                 if count == 0:
                     raise MemoryToolError(
                         f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}."
                     )
                 if count > 1:
-                    lines = _match_lines(content, old_str)
+                    lines = filetext.match_lines(content, old_str)
                     raise MemoryToolError(
                         f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: "
                         f"{', '.join(map(str, lines))}. Please ensure it is unique"
@@ -200,7 +191,7 @@ class MemoryTool:
             self._done(tx, "str_replace", path)
             new_lines = new_content.split("\n")
             first, last = max(0, changed_line - 2), min(len(new_lines), changed_line + 3)
-            snippet = [_numbered(n, new_lines[n - 1]) for n in range(first + 1, last + 1)]
+            snippet = [reference.numbered(n, new_lines[n - 1]) for n in range(first + 1, last + 1)]
             return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + (
                 "\n".join(snippet)
             )
@@ -212,19 +203,13 @@ class MemoryTool:
             if not isinstance(insert_line, int) or isinstance(insert_line, bool):
                 raise MemoryToolError(f"Invalid `insert_line` parameter: {insert_line!r}. It must be a line number.")
             with self._transaction("edit", {entry.stored: entry.name}, tool="insert") as tx:
-                content = _view_text(entry.stored, entry.data)
-                lines = content.split("\n")
-                if lines[-1] == "":
-                    lines.pop()
-                if insert_line < 0 or insert_line > len(lines):
+                content = view_text(entry.stored, entry.data)
+                count = len(filetext.lines_of(content))
+                if not 0 <= insert_line <= count:
                     raise MemoryToolError(
-                        f"Invalid `insert_line` parameter: {insert_line}. "
-                        f"It should be within the range [0, {len(lines)}]."
+                        f"Invalid `insert_line` parameter: {insert_line}. It should be within the range [0, {count}]."
                     )
-                lines.insert(insert_line, insert_text.rstrip("\n"))
-                new_content = "\n".join(lines)
-                if not new_content.endswith("\n"):
-                    new_content += "\n"
+                new_content = filetext.insert(content, insert_line, insert_text, path)
                 self._rewrite(tx, entry, content, _checked(new_content, path))
             self._done(tx, "insert", path)
             return f"The file {path} has been edited."
@@ -284,7 +269,7 @@ class MemoryTool:
         memory of the session there (for hosts and tests; no call is recorded)."""
         with self._serial():
             rel = self._model_rel(folder)
-            return {f"{ROOT}/{e.name}": _view_text(e.stored, e.data) for e in self._entries(rel)}
+            return {f"{ROOT}/{e.name}": view_text(e.stored, e.data) for e in self._entries(rel)}
 
     def clear(self) -> str:
         """Delete every memory of the session's scope (not ``system/``) in one commit."""
@@ -373,43 +358,23 @@ class MemoryTool:
         return found
 
     # --- writing -------------------------------------------------------------------------
-    def _new_file(
-        self, rel: str, stored: str, meta: dict[str, Any] | None, agent_text: str, body: str, tx: Transaction
-    ) -> bytes:
+    def _new_file(self, rel: str, stored: str, text: str, tx: Transaction) -> bytes:
         """The bytes of a new memory: memfs's and the host's fields, then the model's own lines."""
-        own = meta or {}
-        _refuse_reserved(own, rel)
-        fields: dict[str, Any] = {"type": "note", "scope": self.scope, "source": self.source, "source_kind": "agent"}
-        fields.update(self.defaults)
-        fields.update(status="active", revision=1, created=tx.now, updated=tx.now)
-        if stored != rel:
-            fields[NAME_KEY] = posixpath.basename(rel)
-        if own:
-            fields[AGENT_KEYS] = list(own)
-        fields = {k: v for k, v in fields.items() if k not in own}
-        return compose(yamlio.render(fields, FIELDS) + agent_text, body).render().encode("utf-8")
+        host: dict[str, Any] = {"type": "note", "scope": self.scope, "source": self.source, "source_kind": "agent"}
+        host.update(self.defaults)
+        name = posixpath.basename(rel) if stored != rel else None
+        return filetext.new_file(text, host=host, now=tx.now, strict=False, where=f"{ROOT}/{rel}", name=name)
 
     def _rewrite(self, tx: Transaction, entry: _Entry, before: str, after: str) -> None:
         """Stage the memory whose text the model changed from ``before`` to ``after``."""
         if after == before:
             return
         tx.check_writable(entry.stored, entry.data)
-        doc, meta = load_document(entry.stored, entry.data)
-        old = parse(entry.stored, entry.data)
-        own, agent_text, body = _model_split(after)
-        own = own or {}
-        _refuse_reserved(own, entry.name)
-        kept = _without_keys(doc.frontmatter, _agent_keys(meta))
-        kept_meta = yamlio.load(kept) if kept.strip() else {}
-        changes: dict[str, Any] = {k: None for k in own if k in (kept_meta or {})}
-        changes.update(revision=old.revision + 1, updated=tx.now, **{AGENT_KEYS: list(own) or None})
-        try:
-            frontmatter = yamlio.edit(kept, changes, doc.newline)
-        except ValueError as exc:
-            raise InvalidMemory(f"{entry.stored}: {exc}; nothing was written") from None
-        content = doc.with_frontmatter(frontmatter + agent_text).with_body(body).render().encode("utf-8")
-        memory = tx.write_bytes(entry.stored, content)
-        self._gate(memory, old)
+        content = filetext.rewrite(
+            entry.stored, entry.data, after, now=tx.now, strict=False, where=f"{ROOT}/{entry.name}"
+        )
+        if content is not None:
+            self._gate(tx.write_bytes(entry.stored, content), parse(entry.stored, entry.data))
 
     def _gate(self, memory: Memory, existing: Memory | None) -> None:
         """The write gate over the memory a call would leave (secrets, sources, preferences)."""
@@ -463,9 +428,8 @@ class MemoryTool:
         commit = tx.result.commit
         call = Call(command, path, commit, tuple(c.path for c in tx.result.changes))
         self.last = call
-        if commit and (self.repo.cache_dir / index.STATE_FILE).exists():
-            with contextlib.suppress(MemfsError):
-                index.sync(self.repo)
+        if commit:
+            tools.catch_up_index(self.repo)
         if self.on_call is not None:
             self.on_call(call)
 
@@ -525,77 +489,6 @@ def model_name(stored: str, meta: Mapping[str, Any] | None) -> str:
     return stored
 
 
-def view_text(stored: str, data: bytes) -> str:
-    """The text the model sees for a memory file: its own frontmatter lines (if it wrote any)
-    and the body."""
-    return _view_text(stored, data)
-
-
-def _view_text(stored: str, data: bytes) -> str:
-    try:
-        doc, meta = load_document(stored, data)
-    except InvalidMemory:
-        return data.decode("utf-8", errors="replace")
-    own = _agent_text(doc, meta)
-    return ("---\n" + own + "---\n" if own else "") + doc.body
-
-
-def _agent_keys(meta: Mapping[str, Any]) -> list[str]:
-    keys = meta.get(AGENT_KEYS)
-    return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
-
-
-def _agent_text(doc: Document, meta: Mapping[str, Any]) -> str:
-    keys = set(_agent_keys(meta))
-    if not keys:
-        return ""
-    lines = doc.frontmatter.splitlines(keepends=True)
-    spans = sorted(span for key, span in yamlio.key_lines(doc.frontmatter).items() if key in keys)
-    return "".join("".join(lines[a:b]) for a, b in spans)
-
-
-def _without_keys(frontmatter: str, keys: list[str]) -> str:
-    lines = frontmatter.splitlines(keepends=True)
-    drop = {i for key, (a, b) in yamlio.key_lines(frontmatter).items() if key in keys for i in range(a, b)}
-    return "".join(line for i, line in enumerate(lines) if i not in drop)
-
-
-def _model_split(text: str) -> tuple[dict[str, Any] | None, str, str]:
-    """(the model's frontmatter keys, their lines, the body) of a text the model wrote. A block is
-    taken as frontmatter only when it is plainly one: ``---`` lines around a YAML mapping whose
-    every line belongs to a key, so showing those lines back gives exactly what was written."""
-    if not text.startswith("---\n"):
-        return None, "", text
-    try:
-        doc = split(text)
-    except ValueError:
-        return None, "", text
-    if doc.bom or doc.opening != "---\n" or doc.closing != "---\n":
-        return None, "", text
-    try:
-        meta = yamlio.load(doc.frontmatter)
-    except yamlio.YamlError:
-        return None, "", text
-    if not isinstance(meta, dict) or not meta or not all(isinstance(k, str) for k in meta):
-        return None, "", text
-    spans = yamlio.key_lines(doc.frontmatter)
-    covered = sum(b - a for a, b in spans.values())
-    if set(spans) != set(meta) or covered != len(doc.frontmatter.splitlines()):
-        return None, "", text
-    return meta, doc.frontmatter, doc.body
-
-
-def _refuse_reserved(own: Mapping[str, Any], rel: str) -> None:
-    if "read_only" in own:
-        raise MemoryToolError(f"{ROOT}/{rel}: agents may not set read_only; leave it out of the file's frontmatter")
-    taken = sorted(k for k in own if k in RESERVED)
-    if taken:
-        raise MemoryToolError(
-            f"{ROOT}/{rel}: memfs keeps {', '.join(taken)} itself; leave {'it' if len(taken) == 1 else 'them'} out "
-            "of the file's frontmatter"
-        )
-
-
 def _meta_of(stored: str, data: bytes) -> dict[str, Any]:
     try:
         return load_document(stored, data)[1]
@@ -626,98 +519,16 @@ def _renamed_message(message: str, named: Mapping[str, str]) -> str:
     return message
 
 
-# --- what the reference tool prints ----------------------------------------------------------
-def _numbered(number: int, line: str) -> str:
-    return f"{str(number).rjust(LINE_NUMBER_WIDTH)}\t{line}"
-
-
-def _numbered_view(path: str, content: str, view_range: Any) -> str:
-    lines = content.split("\n")
-    shown, start = lines, 1
-    if view_range is not None:
-        if (
-            not isinstance(view_range, list | tuple)
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)
-        ):
-            raise MemoryToolError("`view_range` must be two line numbers [first, last] (last -1 = the end)")
-        if len(view_range) == 2:
-            first = max(1, view_range[0]) - 1
-            last = len(lines) if view_range[1] == -1 else view_range[1]
-            shown, start = lines[first:last], first + 1
-    numbered = [_numbered(i + start, line) for i, line in enumerate(shown)]
-    return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
-
-
-def _listing(path: str, rel: str, entries: list[_Entry]) -> str:
-    """Files and folders up to two levels below ``rel``, as the reference tool lists them."""
-    prefix = f"{rel}/" if rel else ""
-    tree: dict[str, Any] = {}
-    for entry in entries:
-        parts = entry.name[len(prefix) :].split("/")
-        node = tree
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                break
-            node = child
-        else:
-            node.setdefault(parts[-1], entry)
-    items: list[tuple[str, str]] = []
-
-    def walk(node: dict[str, Any], relative: str, depth: int) -> None:
-        for name in sorted(node):
-            child = node[name]
-            item = f"{relative}/{name}" if relative else name
-            if isinstance(child, dict):
-                items.append((DIR_SIZE, f"{item}/"))
-                if depth < 2:
-                    walk(child, item, depth + 1)
-            else:
-                size = len(_view_text(child.stored, child.data).encode("utf-8"))
-                items.append((_size(size), item))
-
-    walk(tree, "", 1)
-    header = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
-    lines = [f"{DIR_SIZE}\t{path}", *(f"{size}\t{path}/{item}" for size, item in items)]
-    return f"{header}\n" + "\n".join(lines)
-
-
-def _size(count: int) -> str:
-    """A byte count as the reference tool prints it (``512B``, ``1.5K``)."""
-    if count == 0:
-        return "0B"
-    unit = min((count.bit_length() - 1) // 10, 3)
-    value = count / (1024**unit)
-    suffix = "BKMG"[unit]
-    return f"{int(value)}{suffix}" if value == int(value) else f"{value:.1f}{suffix}"
-
-
-def _match_lines(content: str, old: str) -> list[int]:
-    found: list[int] = []
-    start = 0
-    while True:
-        pos = content.find(old, start)
-        if pos == -1:
-            return found
-        found.append(content[:pos].count("\n") + 1)
-        start = pos + 1
-
-
 def _missing(path: str) -> MemoryToolError:
     return MemoryToolError(f"The path {path} does not exist. Please provide a valid path.")
 
 
 def _checked(text: str, path: str) -> str:
     """Refuse text memfs would not keep (binary, not Unicode, over the size limit), naming the file."""
-    from memfs.agents.tools import check_text
-
     try:
-        check_text(text, path)
+        return filetext.check_text(text, path)
     except Refused as exc:
         raise MemoryToolError(str(exc)) from None
-    if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
-        raise MemoryToolError(f"{path}: over the {MAX_TEXT_BYTES}-byte limit for one memory; split it up")
-    return text
 
 
 def _text(command: Mapping[str, Any], name: str) -> str:

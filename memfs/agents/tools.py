@@ -21,13 +21,14 @@ Contract (each is tested):
   ``notes/a b.md``) are accepted, taken in Unicode NFC; names no file system or git can hold are
   refused (:mod:`memfs.format.names`).
 * ``str_replace`` needs exactly one match; ``create`` refuses an existing file unless
-  ``overwrite: true``; files whose working copy or committed copy says ``read_only: true`` are
-  refused (by the transaction, as for every door), and an agent may not add, change or remove
-  ``read_only``.
-* The agent edits the file as text (``view`` shows frontmatter and body with line numbers).
-  Body-only edits go through the transaction's field writer, so the frontmatter changes only in
-  ``revision`` and ``updated``; edits that touch the frontmatter are re-parsed and validated, and
-  only the ``revision``/``updated`` lines are then rewritten by memfs.
+  ``overwrite: true`` (a bare body then replaces the body, a text with a block the whole text);
+  files whose working copy or committed copy says ``read_only: true`` are refused (by the
+  transaction, as for every door), and an agent may not add, change or remove ``read_only``.
+* The agent edits the file's text as :mod:`memfs.agents.filetext` defines it, the same at every
+  door: the frontmatter block it wrote itself (if any) and the body. ``view`` numbers those
+  lines and ``view_range``/``insert_line`` count them; memfs's own fields are not shown, and
+  change only in ``revision``, ``updated`` and ``agent_fields``. A text starting with ``---``
+  must be such a block (this door is ``strict``); its fields are validated like any other.
 * Every mutating call is validated and committed before it returns (the request's ``reason`` is
   the commit reason, the actor is the author); the search index catches up on its next read.
 * Content over :data:`MAX_FILE_BYTES`, binary content (NUL or other C0 control bytes) and text
@@ -38,13 +39,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from memfs import index
+from memfs.agents import filetext
+from memfs.agents.filetext import MAX_FILE_BYTES, check_text, view_text
 from memfs.errors import (
     ConflictError,
     InvalidMemory,
@@ -55,23 +57,19 @@ from memfs.errors import (
     UsageError,
     one_line,
 )
-from memfs.format import limits, yamlio
-from memfs.format.document import Document, split
+from memfs.format import limits
 from memfs.format.model import Memory
 from memfs.format.names import default_id
 from memfs.format.parse import load_document, parse
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
-#: Largest memory file the tools will write or show whole (Anthropic's managed stores cap ~100 KB).
-MAX_FILE_BYTES = 100_000
 #: Longest directory listing ``view`` returns before saying how many were left out.
 MAX_LISTING = 200
 VIRTUAL_ROOT = "/memories"
 COMMANDS = (
     "view", "create", "str_replace", "insert", "delete", "rename", "update_description", "append", "replace_section",
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -123,11 +121,11 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
         text = one_line(exc)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     if result.commit:
-        _catch_up_index(repo)
+        catch_up_index(repo)
     return result
 
 
-def _catch_up_index(repo: Store) -> None:
+def catch_up_index(repo: Store) -> None:
     """Bring an existing search index up to date now, so the next search sees this write at once."""
     if (repo.cache_dir / index.STATE_FILE).exists():
         with contextlib.suppress(MemfsError):
@@ -150,22 +148,6 @@ def _str(request: Mapping[str, Any], name: str, *, required: bool = True, empty:
     if not empty and required and not value:
         raise UsageError(f"'{name}' may not be empty")
     return value
-
-
-def check_text(text: str, what: str) -> str:
-    """Refuse text memfs would not store: not encodable as UTF-8, binary, or over the size limit."""
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise Refused(f"{what}: is not valid Unicode text (it has a lone surrogate); send UTF-8 text") from None
-    bad = _CONTROL.search(text)
-    if bad:
-        raise Refused(
-            f"{what}: looks like binary content (control byte {ord(bad.group()):#04x}); memories are UTF-8 Markdown"
-        )
-    if size > MAX_FILE_BYTES:
-        raise Refused(f"{what}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for one memory; split it up")
-    return text
 
 
 def tool_path(repo: Store, raw: str, *, memory: bool = True) -> str:
@@ -197,10 +179,10 @@ def _view(repo: Store, request: Mapping[str, Any], context: ToolContext) -> Tool
     if len(data) > MAX_FILE_BYTES and request.get("view_range") is None:
         raise UsageError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); it cannot be shown or edited as text") from None
-    lines = text.splitlines()
+    lines = [line.removesuffix("\r") for line in filetext.lines_of(view_text(rel, data))]
     first, last = _range(request.get("view_range"), len(lines))
     numbered = "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(first, last + 1))
     revision = _revision(rel, data)
@@ -273,20 +255,24 @@ def _create(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
         _refuse_hidden(repo, rel, current)
         if current is not None and not overwrite:
             raise ConflictError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
+        model = filetext.read_text(file_text, strict=True, where=rel)
+        if not model.meta and file_text and not file_text.endswith(("\n", "\r")):
+            file_text += "\n"  # a bare body ends with a newline, as the canonical writer ends one
         if current is not None:
             tx.check_writable(rel, current)
-        if file_text.lstrip("\ufeff").startswith("---"):
-            content = _full_text(rel, file_text, current, tx.now)
-            _refuse_read_only_change(rel, current, content)
-            memory = tx.write_bytes(rel, content)
+            if not model.meta:  # a bare body replaces the body; the model's own block stays
+                file_text = filetext.stored_text(*load_document(rel, current)).with_body(file_text).render()
+            memory = _write_text(tx, rel, current, file_text)
         else:
-            fields = _defaults(rel, request, context, tx.actor) if current is None else {}
-            memory = tx.write(rel, fields=fields, body=file_text)
+            host = {"id": default_id(rel)} | _defaults(rel, request, context, tx.actor)
+            content = filetext.new_file(file_text, host=host, now=tx.now, strict=True, where=rel)
+            memory = tx.write_bytes(rel, content)
     return _done(tx, "create", rel, memory, f"{'Overwrote' if current is not None else 'Created'} {rel}")
 
 
 def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor: str) -> dict[str, Any]:
-    """Frontmatter for a file created from a bare body: explicit request fields, else the host's."""
+    """The host's frontmatter for a new file (a model's own block overrides it): explicit request
+    fields, else the context's."""
     fields = request.get("fields") or {}
     if not isinstance(fields, Mapping):
         raise UsageError("'fields' must be an object of frontmatter fields")
@@ -303,40 +289,13 @@ def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor:
     return out
 
 
-def _full_text(rel: str, text: str, current: bytes | None, now: dt.datetime) -> bytes:
-    """The bytes for a whole file an agent wrote: its text, with memfs's managed fields filled in."""
-    data = text.encode("utf-8")
-    doc, meta = load_document(rel, data)
-    changes: dict[str, Any] = {}
-    if current is None:
-        changes.update(revision=1, created=meta.get("created") or now, updated=now)
-        if "id" not in meta:
-            changes["id"] = default_id(rel)
-        if "status" not in meta:
-            changes["status"] = "active"
-    else:
-        old = parse(rel, current)
-        changes.update(revision=old.revision + 1, updated=now)
-        if "created" in old.meta:
-            changes["created"] = old.meta["created"]
-    try:
-        frontmatter = yamlio.edit(doc.frontmatter, changes, doc.newline)
-    except ValueError as exc:
-        raise InvalidMemory(f"{rel}: {exc}; nothing was written") from None
-    return doc.with_frontmatter(frontmatter).render().encode("utf-8")
-
-
 def _str_replace(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
     rel = tool_path(repo, _str(request, "path"))
     old = _str(request, "old_str")
     new = check_text(_str(request, "new_str", empty=True) or "", "new_str")
 
     def change(text: str) -> str:
-        count = text.count(old)
-        if count != 1:
-            where = "no match" if count == 0 else f"{count} matches"
-            raise UsageError(f"{rel}: old_str must match exactly once, found {where}; include more surrounding text")
-        return text.replace(old, new, 1)
+        return filetext.replace_once(text, old, new, rel)
 
     return _edit_text(repo, request, context, "str_replace", rel, change)
 
@@ -349,14 +308,7 @@ def _insert(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
         raise UsageError("'insert_line' must be a line number (0 inserts at the top)")
 
     def change(current: str) -> str:
-        lines = current.splitlines(keepends=True)
-        if not 0 <= line <= len(lines):
-            raise UsageError(f"{rel}: insert_line {line} is outside the file's {len(lines)} lines")
-        newline = "\r\n" if "\r\n" in current else "\n"
-        if lines and line == len(lines) and not lines[-1].endswith(("\n", "\r")):
-            lines[-1] += newline
-        added = text if text.endswith(("\n", "\r")) else text + newline
-        return "".join(lines[:line]) + added + "".join(lines[line:])
+        return filetext.insert(current, line, text, rel)
 
     return _edit_text(repo, request, context, "insert", rel, change)
 
@@ -371,32 +323,16 @@ def _edit_text(
 ) -> ToolResult:
     with _transaction(repo, "edit", request, context, tool=command) as tx:
         current = _existing(tx, rel)
-        text = _decoded(rel, current)
-        new_text = check_text(change(text), rel)
-        memory = _write_text(tx, rel, current, text, new_text)
+        _decoded(rel, current)
+        new_text = check_text(change(view_text(rel, current)), rel)
+        memory = _write_text(tx, rel, current, new_text)
     return _done(tx, command, rel, memory, f"Edited {rel}")
 
 
-def _write_text(tx: Transaction, rel: str, current: bytes, text: str, new_text: str) -> Memory:
-    """Stage the agent's new text: body-only edits keep the frontmatter byte for byte."""
-    before, after = split(text), _split_new(rel, new_text)
-    if (before.bom, before.opening, before.frontmatter, before.closing) == (
-        after.bom,
-        after.opening,
-        after.frontmatter,
-        after.closing,
-    ):
-        return tx.write(rel, body=after.body)
-    content = _full_text(rel, new_text, current, tx.now)
-    _refuse_read_only_change(rel, current, content)
-    return tx.write_bytes(rel, content)
-
-
-def _split_new(rel: str, text: str) -> Document:
-    try:
-        return split(text)
-    except ValueError as exc:
-        raise InvalidMemory(f"{rel}: the edit would break the frontmatter ({exc}); nothing was written") from None
+def _write_text(tx: Transaction, rel: str, current: bytes, text: str) -> Memory:
+    """Stage the memory whose text (by the rule of :mod:`memfs.agents.filetext`) is now ``text``."""
+    content = filetext.rewrite(rel, current, text, now=tx.now, strict=True, where=rel)
+    return parse(rel, current) if content is None else tx.write_bytes(rel, content)
 
 
 def _delete(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
@@ -445,7 +381,7 @@ def _append(repo: Store, request: Mapping[str, Any], context: ToolContext) -> To
     text = check_text(_str(request, "text"), "text")
 
     def change(current: str) -> str:
-        doc = _split_new(rel, current)
+        doc = filetext.read_text(current, strict=True, where=rel)
         body = doc.body
         if body and not body.endswith(("\n", "\r")):
             body += doc.newline
@@ -468,7 +404,7 @@ def _replace_section(repo: Store, request: Mapping[str, Any], context: ToolConte
         raise UsageError("'heading' must be the text of one heading line, e.g. '## Decisions' or 'Decisions'")
 
     def change(current: str) -> str:
-        doc = _split_new(rel, current)
+        doc = filetext.read_text(current, strict=True, where=rel)
         lines = doc.body.splitlines(keepends=True)
         start, end = _section(lines, title, level if wanted else None)
         new = _line_ended(content, doc.newline) if content else ""
@@ -563,13 +499,6 @@ def _decoded(rel: str, data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); fix the file's encoding by hand first") from None
-
-
-def _refuse_read_only_change(rel: str, current: bytes | None, content: bytes) -> None:
-    before = None if current is None else load_document(rel, current)[1].get("read_only")
-    after = load_document(rel, content)[1].get("read_only")
-    if before != after:
-        raise Refused(f"{rel}: agents may not add, change or remove read_only")
 
 
 def _done(tx: Transaction, command: str, rel: str, memory: Memory | None, message: str) -> ToolResult:

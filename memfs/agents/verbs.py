@@ -87,8 +87,9 @@ def file_command(command: str, *, writes: bool = True, removes: bool = False) ->
 
 @file_command("view", writes=False)
 class View(FileCommand):
-    """Show a memory file with line numbers (frontmatter and body), or list the memories in a
-    folder with their descriptions."""
+    """Show a memory file's text with line numbers (the frontmatter block you wrote, if any, then
+    the body; memfs's own fields are not shown), or list the memories in a folder with their
+    descriptions."""
 
     path: str = param(default="/memories", help="A memory file, or a folder to list ('/memories' is the root).")
     view_range: list[int] | None = param(
@@ -101,14 +102,16 @@ class Create(FileCommand):
     is refused unless overwrite is true."""
 
     path: str = param(help=_PATH)
-    file_text: str = param(help="The whole file (starting with '---' frontmatter) or just the Markdown body; for a "
-                                "body, frontmatter comes from 'fields' and the server.")
+    file_text: str = param(help="The file's text: the Markdown body, optionally preceded by a '---' block of "
+                                "frontmatter fields of your own (one 'field: value' line each); 'fields' and the "
+                                "server fill the fields it leaves out. Line numbers count this text.")
     reason: str | None = param(default=None, help=_REASON)
     overwrite: bool = param(default=False,
                             help="Replace the file if it exists (otherwise an existing file is refused).")
     description: str | None = param(default=None, help="One line shown in listings and in the system tree.")
     fields: dict[str, Any] | None = param(
-        default=None, help="Frontmatter fields for a new memory from a bare body, e.g. {\"type\": \"fact\", "
+        default=None, help="Frontmatter fields for a new memory (a '---' block in file_text overrides them), e.g. "
+                           "{\"type\": \"fact\", "
                            "\"source\": \"conversation:C1\", \"tags\": [\"x\"]}.")
 
 

@@ -350,15 +350,17 @@ NEW = "facts/derived.md"
 
 
 def _set_dependency(command: str) -> Door:
-    """A door that edits the known memory's frontmatter to depend on the given path."""
+    """A door that gives the known memory's text a frontmatter block of the model's own that
+    depends on the given path (the text a file tool shows of it is its body)."""
     line = "depends_on: ['{dep}']\n"
 
     def run(repo: MemoryRepo, dep: str) -> Said:
         text = line.format(dep=dep.replace("'", "''"))
         if command == "str_replace":
-            request = {"command": command, "path": KNOWN, "old_str": "id: known\n", "new_str": "id: known\n" + text}
+            body = "B17 shipped, zebra crossing.\n"
+            request = {"command": command, "path": KNOWN, "old_str": body, "new_str": f"---\n{text}---\n{body}"}
         else:
-            request = {"command": command, "path": KNOWN, "insert_line": 1, "insert_text": text.rstrip("\n")}
+            request = {"command": command, "path": KNOWN, "insert_line": 0, "insert_text": f"---\n{text}---"}
         result = repo.tool(request, ToolContext(actor="agent:x"))
         return Said(result.ok, result.output)
 

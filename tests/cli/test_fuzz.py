@@ -144,7 +144,7 @@ def test_nothing_invalid_is_committed_by_any_door(fuzzed: MemoryRepo, tmp_path):
     session = fuzzed.session("user:U5")
     marker = "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"
     result = session.tool({"command": "str_replace", "path": "/memories/facts/source.md",
-                           "old_str": "---\nfacts/source.md\n", "new_str": "---\n" + marker})
+                           "old_str": "facts/source.md\n", "new_str": marker})
     assert not result.ok and "conflict markers" in (result.error or "")
     body = tmp_path / "nul.txt"
     body.write_bytes(b"hello\x00world\n")

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from memfs import MemoryRepo
+from memfs.agents.filetext import lines_of, view_text
 from memfs.errors import MemfsError
 from memfs.format.parse import load_document
 from tests import guard_matrix as gm
@@ -148,8 +149,8 @@ class ToolDoor(gm.Door):
         return self.call(repo, {"command": "create", "path": path, "file_text": text, "reason": reason})
 
     def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> gm.Outcome:
-        return self.call(repo, {"command": "str_replace", "path": path, "old_str": old, "new_str": new,
-                                "reason": reason})
+        command, arguments = gm.tool_edit(repo, path, old, new)
+        return self.call(repo, {"command": command, **arguments, "reason": reason})
 
     def delete(self, repo: MemoryRepo, path: str, reason: str | None) -> gm.Outcome:
         return self.call(repo, {"command": "delete", "path": path, "reason": reason})
@@ -175,7 +176,7 @@ class ToolBareDoor(ToolDoor):
         data = repo.store.read_bytes(path)
         if data is None or old not in data.decode().split("---", 2)[-1]:
             return gm.NA
-        lines = len(data.decode().splitlines())
+        lines = len(lines_of(view_text(path, data)))  # after the last line of the text the tool shows
         return self.call(repo, {"command": "insert", "path": path, "insert_line": lines, "insert_text": new,
                                 "reason": reason})
 

@@ -167,7 +167,8 @@ def test_view_file_and_directory(fact: MemoryRepo):
     shown = call(fact, command="view", path="/memories/facts/b17.md")
     assert shown.ok and "     1\t---" in shown.output and "B17 shipped" in shown.output
     assert shown.revision == 1
-    part = call(fact, command="view", path="facts/b17.md", view_range=[12, -1])
+    # lines count the text the agent sent (FACT: 8 frontmatter lines, then the body), not memfs's own fields
+    part = call(fact, command="view", path="facts/b17.md", view_range=[9, -1])
     assert part.output.splitlines()[0].endswith("B17 shipped on Monday.")
     listing = call(fact, command="view", path="/memories")
     assert "- facts/b17.md: B17 status" in listing.output
@@ -212,7 +213,7 @@ def test_str_replace_needs_exactly_one_match(fact: MemoryRepo):
     head = commit_count(fact)
     none = call(fact, command="str_replace", path="facts/b17.md", old_str="Friday", new_str="x")
     assert not none.ok and "no match" in none.output
-    assert call(fact, command="insert", path="facts/b17.md", insert_line=13, insert_text="shipped again").ok
+    assert call(fact, command="insert", path="facts/b17.md", insert_line=10, insert_text="shipped again").ok
     many = call(fact, command="str_replace", path="facts/b17.md", old_str="shipped", new_str="x")
     assert not many.ok and "2 matches" in many.output
     assert commit_count(fact) == head + 1
@@ -232,7 +233,7 @@ def test_frontmatter_text_edit_is_validated(fact: MemoryRepo):
 
 
 def test_insert_at_top_of_body_and_end(fact: MemoryRepo):
-    assert call(fact, command="insert", path="facts/b17.md", insert_line=13, insert_text="Line three.").ok
+    assert call(fact, command="insert", path="facts/b17.md", insert_line=10, insert_text="Line three.").ok
     assert fact.store.read("facts/b17.md").body.endswith("It was tested twice.\nLine three.\n")
     bad = call(fact, command="insert", path="facts/b17.md", insert_line=99, insert_text="x")
     assert not bad.ok and "outside" in bad.output

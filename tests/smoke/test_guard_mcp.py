@@ -18,6 +18,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from memfs import MemoryRepo
+from memfs.agents.filetext import lines_of, view_text
 from tests import guard_matrix as gm
 from tests import leakage
 from tests.helpers import Prepared, git
@@ -47,7 +48,8 @@ class McpDoor(gm.Door):
                                            "reason": reason})
 
     def edit(self, repo: MemoryRepo, path: str, old: str, new: str, reason: str | None) -> gm.Outcome:
-        return self.call("memory_str_replace", {"path": path, "old_str": old, "new_str": new, "reason": reason})
+        command, arguments = gm.tool_edit(repo, path, old, new)
+        return self.call(f"memory_{command}", {**arguments, "reason": reason})
 
     def delete(self, repo: MemoryRepo, path: str, reason: str | None) -> gm.Outcome:
         return self.call("memory_delete", {"path": path, "reason": reason})
@@ -74,7 +76,7 @@ class McpBareDoor(McpDoor):
         data = repo.store.read_bytes(path)
         if data is None or old not in data.decode().split("---", 2)[-1]:
             return gm.NA
-        lines = len(data.decode().splitlines())
+        lines = len(lines_of(view_text(path, data)))  # after the last line of the text the tool shows
         return self.call("memory_insert", {"path": path, "insert_line": lines, "insert_text": new, "reason": reason})
 
 

@@ -18,6 +18,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from memfs import MemoryRepo
+from memfs.agents.filetext import lines_of, view_text
 from tests.helpers import FACT, PROJECT, git, wait_for
 from tests.smoke.test_mcp import _env, _errlog, text_of
 
@@ -119,8 +120,9 @@ CALLS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 def _exercise(portal: BlockingPortal, client: Any, repo: MemoryRepo) -> list[str]:
     problems = []
     for tool, good, bad in CALLS:
-        if good.get("insert_line") == -1:  # after the last line (the file tools number frontmatter lines too)
-            good = {**good, "insert_line": len((repo.root / good["path"]).read_text().splitlines())}
+        if good.get("insert_line") == -1:  # after the last line of the text the file tools show
+            shown = view_text(good["path"], (repo.root / good["path"]).read_bytes())
+            good = {**good, "insert_line": len(lines_of(shown))}
         try:
             ok = portal.call(client.call_tool, tool, good)
         except Exception as exc:  # an MCP protocol error is a failure here
