@@ -305,7 +305,7 @@ def tool_edit(repo: MemoryRepo, path: str, old: str, new: str) -> tuple[str, dic
     from memfs.errors import MemfsError
 
     try:
-        data = repo.read_bytes(path)
+        data = repo.store.read_bytes(path)
     except MemfsError:
         data = None
     if data is not None and old not in view_text(path, data) and f"\n{old}" in data.decode(errors="replace"):
