@@ -12,7 +12,6 @@ variadic text argument joined by spaces, repeated options as tuples.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -178,7 +177,3 @@ def _union(kind: Any) -> tuple[Any, ...]:
     import typing
 
     return typing.get_args(kind) if typing.get_origin(kind) in (typing.Union, types.UnionType) else ()
-
-
-def iso(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
