@@ -357,19 +357,9 @@ def _history(repo: MemoryRepo, op: History) -> list[Revision]:
 
 @_does(Search)
 def _search(repo: MemoryRepo, op: Search) -> SearchResult:
-    """``record`` counts the hits as recalled in the usage statistics (the CLI and MCP do)."""
-    from memfs import index
+    from memfs.ops.search import search
 
-    result = index.search(
-        repo.store, op.query, scope=op.scope, version=op.version, at=op.at, type=op.type, limit=op.limit,
-        inherit=bool(op.inherit), explain=op.explain, policy=op.policy, catch_up=op.catch_up,
-        descendants=op.descendants,
-    )
-    if op.record and result.hits:
-        from memfs.store import usage
-
-        usage.record_recall(repo.store, [hit.path for hit in result.hits])
-    return result
+    return search(repo.store, op)
 
 
 @_does(Reindex)
@@ -381,15 +371,9 @@ def _reindex(repo: MemoryRepo, op: Reindex) -> ReindexReport:
 
 @_does(Context)
 def _context(repo: MemoryRepo, op: Context) -> ContextResult:
-    """``counter`` names a token counter (:func:`memfs.policy.tokens.counter`) when ``count`` is not given."""
-    from memfs.agents.context import assemble
-    from memfs.policy import tokens
+    from memfs.agents import run
 
-    return assemble(
-        repo.store, op.task, scope=op.scope, version=op.version, budget=op.budget, format=op.format,
-        inherit=bool(op.inherit), system_share=op.system_share, count=op.count or tokens.counter(op.counter),
-        at=op.at, min_relevance=op.min_relevance,
-    )
+    return run.context(repo.store, op)
 
 
 @_does(Retract)

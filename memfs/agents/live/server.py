@@ -524,16 +524,15 @@ WATCHDOG_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify"
 # --- the search itself ---------------------------------------------------------------------------
 def _search(repo: Store, args: dict[str, Any]) -> Answer:
     """Open the session the client asked for, search without the git scan; the data the CLI
-    prints, and the recall to record (as ``memfs search`` does). ``args`` is the request as the
-    CLI sends it (:func:`call_args`)."""
+    prints, and the recall to record (as ``memfs search`` does, on the clock thread here).
+    ``args`` is the request as the CLI sends it (:func:`call_args`)."""
     from memfs.format.model import utcnow
+    from memfs.ops.search import search
 
     op, actor, as_json = call_args(Search, args)
     store = type(repo)(repo.root, repo.git, actor)
     view = store if op.scope is None else store.session(op.scope, inherit=bool(op.inherit))
-    asked = {**dataclasses.replace(op, inherit=bool(op.inherit), catch_up=False).arguments()}
-    asked.pop("record")
-    result = index.search(view, **asked)
+    result = search(view, dataclasses.replace(op, catch_up=False, record=False))
     recall = (view, [hit.path for hit in result.hits], utcnow()) if result.hits else None
     return {"notices": store.notices, "view": search_view(result, as_json=as_json)}, recall
 
@@ -541,15 +540,12 @@ def _search(repo: Store, args: dict[str, Any]) -> Answer:
 def _context(repo: Store, args: dict[str, Any]) -> Answer:
     """``memfs context`` as the CLI runs it: the session of a single ``--scope``, every scope's
     repository for several; the rendered text and what the CLI prints to stderr."""
-    from memfs.agents.context import assemble
-    from memfs.policy.tokens import counter
+    from memfs.agents import run
 
     op, actor, _ = call_args(Context, args)
     store = type(repo)(repo.root, repo.git, actor)
     view = store.session(op.scope, inherit=bool(op.inherit)) if isinstance(op.scope, str) else store
-    built = assemble(view, op.task, scope=op.scope, version=op.version, budget=op.budget, format=op.format,
-                     inherit=bool(op.inherit), system_share=op.system_share, count=counter(op.counter), at=op.at,
-                     min_relevance=op.min_relevance)
+    built = run.context(view, op)
     return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
             "text": built.render()}, None
 

@@ -33,10 +33,6 @@ class Request(Generic[R]):
     cli_note: ClassVar[str]
     model_note: ClassVar[str]
 
-    def arguments(self) -> dict[str, Any]:
-        """The fields by name (not copied deeply: the implementation takes them as given)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
-
 
 #: Every declared verb by its name (the CLI's), in declaration order.
 VERBS: dict[str, type[Request[Any]]] = {}
