@@ -17,7 +17,15 @@ from typing import Any
 
 import click
 
-from memfs.cli import State
+from memfs.cli import State, complete
+from memfs.cli.options import (
+    FINITE,
+    collect_fields,
+    field_parameters,
+    load_callable,
+    parse_cli_time,
+    read_body,
+)
 from memfs.format.declare import CLI, NOT_SET, Field, fields
 from memfs.ops.verbs.declare import Request, description
 
@@ -67,8 +75,6 @@ def parameters(field: Field) -> list[click.Parameter]:
     """The click parameters of one declared field: usually one; a memory's fields are the field
     options; a text that may come from a file has its ``--...-file`` option too."""
     if field.spec.wire == "fields":
-        from memfs.cli.options import field_parameters
-
         return list(field_parameters())
     if field.spec.flag_values:
         return [click.Option([flag, field.name], flag_value=value, help=text)
@@ -83,13 +89,9 @@ def parameters(field: Field) -> list[click.Parameter]:
 def take(field: Field, values: dict[str, Any]) -> Any:
     """The field's value in the request's form, taken out of click's parsed ``values``."""
     if field.spec.wire == "fields":
-        from memfs.cli.options import collect_fields
-
         return collect_fields(values)
     value = convert(field, values.pop(field.name))
     if field.spec.file_flag is not None:
-        from memfs.cli.options import read_body
-
         return read_body(value, values.pop(f"{field.name}_file"))
     return value
 
@@ -99,8 +101,6 @@ def parameter(field: Field) -> click.Parameter:
     spec = field.spec
     options: dict[str, Any] = {"type": _click_type(field), "metavar": spec.metavar}
     if spec.complete is not None:
-        from memfs.cli import complete
-
         options["shell_complete"] = getattr(complete, spec.complete)
     if spec.argument:
         if spec.variadic:
@@ -137,8 +137,6 @@ def _click_type(field: Field) -> click.ParamType[Any]:
             return click.INT
         return click.IntRange(min=_whole(spec.minimum), max=_whole(spec.maximum))
     if field.base is float:
-        from memfs.cli.options import FINITE
-
         return FINITE
     return click.STRING
 
@@ -154,26 +152,15 @@ def convert(field: Field, value: Any) -> Any:
     if value is None:
         return None
     if field.spec.wire == "callable":
-        from memfs.cli.options import load_callable
-
         return load_callable(value, field.name)
     if field.spec.variadic and field.base is str and not field.sequence:
         return " ".join(value)
     if field.sequence:
         items = tuple(value)
-        if str in _union(field.type):
+        if field.one_or_many:
             return None if not items else items[0] if len(items) == 1 else items
         return items
     if field.spec.wire == "time":
-        from memfs.cli.options import parse_cli_time
-
         return parse_cli_time(value, flags(field)[0])
     return value
 
-
-def _union(kind: Any) -> tuple[Any, ...]:
-    """The members of a union type (``()`` for any other type)."""
-    import types
-    import typing
-
-    return typing.get_args(kind) if typing.get_origin(kind) in (typing.Union, types.UnionType) else ()

@@ -15,7 +15,9 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import datetime as dt
+import functools
 import sys
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -153,13 +155,26 @@ class Field:
     def optional(self) -> bool:
         return type(None) in typing.get_args(self.type)
 
+    @property
+    def one_or_many(self) -> bool:
+        """A text or several (``str | Sequence[str]``): one given is the text itself."""
+        return self.sequence and typing.get_origin(self.type) in (typing.Union, types.UnionType) and str in (
+            typing.get_args(self.type))
+
 
 _SEQUENCES = (tuple, list, collections.abc.Sequence, collections.abc.Iterable)
 
 
-def fields(cls: type, door: str | None = None) -> list[Field]:
+def fields(cls: type, door: str | None = None) -> tuple[Field, ...]:
     """The request's fields, in order; only those offered at ``door`` when given. Types are
-    resolved one field at a time, so a library-only field may name a type the door never loads."""
+    resolved one field at a time, so a library-only field may name a type the door never loads.
+    Read once per class and door (a declaration does not change), as every request at a door
+    reads them."""
+    return _read_fields(cls, door)
+
+
+@functools.cache
+def _read_fields(cls: Any, door: str | None) -> tuple[Field, ...]:
     out = []
     for f in dataclasses.fields(cls):
         spec = f.metadata.get("memfs")
@@ -171,14 +186,13 @@ def fields(cls: type, door: str | None = None) -> list[Field]:
         if f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
         out.append(Field(f.name, _resolve(cls, f.type) if door is not None else f.type, default, spec))
-    return out
+    return tuple(out)
 
 
 def _resolve(cls: type, annotation: Any) -> Any:
     if not isinstance(annotation, str):
         return annotation
-    namespace = dict(vars(sys.modules[cls.__module__]))
-    return eval(annotation, namespace)
+    return eval(annotation, vars(sys.modules[cls.__module__]))
 
 
 def _without_none(kind: Any) -> Any:
