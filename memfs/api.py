@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memfs.agents.verbs import Context, Eval
 from memfs.ops.verbs.collab import Export, Import, Propose, Sync
 from memfs.ops.verbs.declare import Request, verb
-from memfs.ops.verbs.files import Delete, InstallMergeDriver, New, Write
+from memfs.ops.verbs.files import Delete, InstallMergeDriver, New, Validate, Write
 from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
 from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Remember, Stats
 from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
@@ -135,10 +135,7 @@ class MemoryRepo:
 
     delete = verb(Delete)
 
-    def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
-        """``memfs validate``: every finding in the repository, or in just the files ``only``
-        (:meth:`~memfs.store.reading.Reader.validate`)."""
-        return self.store.validate(scan, only)
+    validate = verb(Validate)
 
     new = verb(New)
 
@@ -308,6 +305,11 @@ def _does(cls: type[Q]) -> Callable[[Callable[[MemoryRepo, Q], R]], Callable[[Me
         return fn
 
     return register
+
+
+@_does(Validate)
+def _validate(repo: MemoryRepo, op: Validate) -> list[Problem]:
+    return repo.store.validate(op.scan, None if op.only is None else list(op.only))
 
 
 @_does(Show)

@@ -12,6 +12,7 @@ variadic text argument joined by spaces, repeated options as tuples.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +24,10 @@ from memfs.cli.options import (
     collect_fields,
     field_parameters,
     load_callable,
+    parse_assignments,
     parse_cli_time,
     read_body,
+    read_json_object,
 )
 from memfs.format.declare import CLI, NOT_SET, Field, fields
 from memfs.ops.verbs.declare import Request, description
@@ -73,9 +76,14 @@ def _on_by_default(field: Field) -> bool:
 
 def parameters(field: Field) -> list[click.Parameter]:
     """The click parameters of one declared field: usually one; a memory's fields are the field
-    options; a text that may come from a file has its ``--...-file`` option too."""
+    options; a record is its JSON file (``-``: stdin) and its own fields' options; a text that may
+    come from a file has its ``--...-file`` option too."""
     if field.spec.wire == "fields":
         return list(field_parameters())
+    if field.spec.record is not None:
+        made: list[click.Parameter] = [click.Argument([f"{field.name}_file"], required=False,
+                                                      metavar=field.spec.metavar)]
+        return made + [p for f in _inner(field) for p in parameters(f)]
     if field.spec.flag_values:
         return [click.Option([flag, field.name], flag_value=value, help=text)
                 for flag, value, text in field.spec.flag_values]
@@ -90,10 +98,33 @@ def take(field: Field, values: dict[str, Any]) -> Any:
     """The field's value in the request's form, taken out of click's parsed ``values``."""
     if field.spec.wire == "fields":
         return collect_fields(values)
+    if field.spec.record is not None:
+        return _record_mapping(field, values)
     value = convert(field, values.pop(field.name))
     if field.spec.file_flag is not None:
         return read_body(value, values.pop(f"{field.name}_file"))
     return value
+
+
+def _record_mapping(field: Field, values: dict[str, Any]) -> dict[str, Any]:
+    """A record field's value as the mapping its builder checks: the JSON object of the file
+    named (``-``: stdin), with the options given on the command line over it."""
+    where = values.pop(f"{field.name}_file")
+    mapping = read_json_object(where, f"{field.name}_file") if where else {}
+    for inner in _inner(field):
+        value = take(inner, values)
+        if inner.spec.wire == "assignments":
+            mapping.update(value or {})
+        elif value is not None and value is not False and value != ():
+            mapping[inner.name] = list(value) if isinstance(value, tuple) else value
+    return mapping
+
+
+def _inner(field: Field) -> list[Field]:
+    """A record field's own fields at the CLI, with no default there: an option left out leaves
+    what the record's file says, and the record's builder fills in or refuses what is missing."""
+    assert field.spec.record is not None
+    return [dataclasses.replace(f, default=None) for f in fields(field.spec.record, CLI)]
 
 
 def parameter(field: Field) -> click.Parameter:
@@ -109,16 +140,17 @@ def parameter(field: Field) -> click.Parameter:
     if field.base is bool and not field.sequence:
         options.pop("type")
         return click.Option([*flags(field), field.name], is_flag=True, help=spec.text(CLI), **options)
-    shown = field.default not in (NOT_SET, None) and not field.sequence
+    many = field.sequence or field.spec.wire == "assignments"
+    shown = field.default not in (NOT_SET, None) and not many
     return click.Option(
-        [*flags(field), field.name], required=field.required and not field.sequence, multiple=field.sequence,
+        [*flags(field), field.name], required=field.required and not many, multiple=many,
         help=spec.text(CLI), show_default=shown, **_default(field), **options,
     )
 
 
 def _default(field: Field) -> dict[str, Any]:
     """The default click is given: none for a required field, a sequence or ``None`` (click's own)."""
-    if field.required or field.sequence or field.default is None:
+    if field.required or field.sequence or field.default is None or field.spec.wire == "assignments":
         return {}
     return {"default": field.default}
 
@@ -162,5 +194,7 @@ def convert(field: Field, value: Any) -> Any:
         return items
     if field.spec.wire == "time":
         return parse_cli_time(value, flags(field)[0])
+    if field.spec.wire == "assignments":
+        return parse_assignments(value)
     return value
 

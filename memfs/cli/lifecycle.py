@@ -4,71 +4,25 @@ memories are born and fade."""
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
 from memfs.cli import State, exits
 from memfs.cli.derive import command
-from memfs.cli.options import field_options, json_option, pass_state, read_body
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, error, line, note
-from memfs.errors import ConflictError, UsageError
-from memfs.format import limits
-from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Stats
+from memfs.errors import ConflictError
+from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Remember, Stats
 
 
-@click.command("remember")
-@click.argument("candidate_file", required=False, metavar="[CANDIDATE.json|-]")
-@field_options
-@click.option("--body", "--value", "body", help="The value to remember (Markdown).")
-@click.option("--body-file", help="Read the value from this file ('-' for stdin).")
-@click.option("--path", help="File for a new memory (default: <type dir>/<key>.md).")
-@click.option("--idempotency-key", help="Applying the same key twice changes nothing (kept in the commit).")
-@click.option("--expect-revision", type=int, help="Fail with a conflict unless the memory is at this revision.")
-@click.option("--one-off", is_flag=True, help="A request for this time only: never becomes a preference.")
-@click.option("--retract", is_flag=True, help="An explicit correction: withdraw the memory at (scope, key).")
-@click.option("--reason", help="Why (goes into the commit message).")
-@click.option("--force", is_flag=True, help="A person overrides a gate rule that allows it (never secrets).")
+@command(Remember)
 @json_option
-@pass_state
-def remember_cmd(
-    state: State,
-    candidate_file: str | None,
-    fields: dict[str, Any],
-    body: str | None,
-    body_file: str | None,
-    path: str | None,
-    idempotency_key: str | None,
-    expect_revision: int | None,
-    one_off: bool,
-    retract: bool,
-    reason: str | None,
-    force: bool,
-    as_json: bool,
-) -> None:
-    """Gate, reconcile and store one candidate memory in one commit.
-
-    Prints what happened: INSERT, REINFORCE, SUPERSEDE, KEEP_BOTH, RETRACT or NOOP. Programs pass
-    the candidate as one JSON object: 'memfs remember --json -' reads it from stdin.
-    """
+def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
+    """Prints what happened; with --json, also a refusal as JSON (and its exit code)."""
     from memfs.errors import WriteRefused
 
-    data: dict[str, Any] = _read_candidate(candidate_file) if candidate_file else {}
-    given = dict(fields)
-    given.pop("status", None)
-    options = {
-        "body": read_body(body, body_file),
-        "path": path,
-        "idempotency_key": idempotency_key,
-        "expected_revision": expect_revision,
-        "one_off": one_off or None,
-        "retract": retract or None,
-        "reason": reason,
-    }
-    given.update({k: v for k, v in options.items() if v is not None})
-    data.update(given)
     try:
-        outcome = state.repo().remember(data, force=force)
+        outcome = state.repo().run(op)
     except WriteRefused as exc:
         if not as_json:
             raise
@@ -94,20 +48,6 @@ def remember_cmd(
         line(f"stored needs_review (rule {held.rule}): {held.message}; {held.fix}")
     if outcome.forced:
         note("forced past: " + ", ".join(outcome.forced))
-
-
-def _read_candidate(where: str) -> dict[str, Any]:
-    try:
-        raw = sys.stdin.buffer.read() if where == "-" else open(where, "rb").read()  # noqa: SIM115
-    except OSError as exc:
-        raise UsageError(f"{where}: {exc.strerror}", param="candidate_file") from None
-    try:
-        data = limits.load_json(raw, what="the candidate")
-    except ValueError as exc:
-        raise UsageError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
-    if not isinstance(data, dict):
-        raise UsageError('the candidate must be one JSON object, e.g. {"scope": "user:U5", "body": "..."}')
-    return data
 
 
 @command(Expire)

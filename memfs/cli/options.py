@@ -14,6 +14,7 @@ import click
 
 from memfs.cli import State, complete
 from memfs.errors import UsageError
+from memfs.format import limits
 
 if TYPE_CHECKING:
     from memfs.api import MemoryRepo
@@ -125,6 +126,21 @@ def parse_cli_time(text: str, option: str) -> dt.datetime:
     if is_naive(text):
         raise UsageError(f"{option} {text!r}: has no time zone; add one, e.g. {text.strip()}Z")
     return value
+
+
+def read_json_object(where: str, param: str, what: str = "the candidate") -> dict[str, Any]:
+    """The JSON object in the file ``where`` (``-``: stdin), or :class:`UsageError` saying why not."""
+    try:
+        raw = sys.stdin.buffer.read() if where == "-" else open(where, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        raise UsageError(f"{where}: {exc.strerror}", param=param) from None
+    try:
+        data = limits.load_json(raw, what=what)
+    except ValueError as exc:
+        raise UsageError(f"{'stdin' if where == '-' else where}: not a JSON object ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f'{what} must be one JSON object, e.g. {{"scope": "user:U5", "body": "..."}}')
+    return data
 
 
 def read_body(body: str | None, body_file: str | None) -> str | None:

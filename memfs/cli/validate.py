@@ -6,16 +6,19 @@ file). With file arguments, as pre-commit passes them, only those files are repo
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 
 import click
 
-from memfs.cli import State, complete
-from memfs.cli.options import json_option, pass_state
+from memfs.cli import State
+from memfs.cli.derive import command
+from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line, problems
 from memfs.cli.progress import silence
 from memfs.errors import PathError
+from memfs.ops.verbs.files import Validate
 from memfs.store import paths
 from memfs.store.repo import Store
 
@@ -35,22 +38,16 @@ def _memory_path(repo: Store, given: str) -> str | None:
     return None if paths.is_ignored(repo.root, rel) else rel
 
 
-@click.command("validate")
-@click.argument("files", nargs=-1, shell_complete=complete.memory_paths)
+@command(Validate)
 @click.option("--strict", is_flag=True, help="Treat warnings (unknown fields...) as errors too.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors (and no progress bar).")
 @json_option
-@pass_state
-def validate_cmd(state: State, files: tuple[str, ...], strict: bool, quiet: bool, as_json: bool) -> None:
-    """Validate memory files: frontmatter, fields, ids, depends_on."""
+def validate_cmd(state: State, op: Validate, strict: bool, quiet: bool, as_json: bool) -> None:
     repo = state.repo()
     if quiet or as_json:
         silence(repo.store)
-    if files:
-        memories = [rel for f in files if (rel := _memory_path(repo.store, f))]
-        found = repo.validate(only=memories)
-    else:
-        found = repo.validate()
+    given = [rel for f in op.only or () if (rel := _memory_path(repo.store, f))]
+    found = repo.run(dataclasses.replace(op, only=given if op.only else None))
     failing = [p for p in found if p.severity == "error" or strict]
     if quiet:
         found = [p for p in found if p.severity == "error"]

@@ -36,8 +36,9 @@ DOORS = frozenset({CLI, MCP})
 #: ``text`` is text at the doors that the record's own builder parses (a candidate's ``expires``);
 #: ``fields`` is a memory's frontmatter fields (on the command line, its field options: ``--type``,
 #: ``--scope``... and ``--set FIELD=YAML``; for a model, a JSON object); ``callable`` is a
-#: Python function, named ``MODULE:FUNCTION`` on the command line.
-Wire = Literal["value", "time", "text", "fields", "callable"]
+#: Python function, named ``MODULE:FUNCTION`` on the command line; ``assignments`` is a mapping of
+#: fields, ``--set FIELD=YAML`` (repeatable) on the command line.
+Wire = Literal["value", "time", "text", "fields", "callable", "assignments"]
 
 
 class _NotSet:

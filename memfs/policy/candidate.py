@@ -31,7 +31,7 @@ class Candidate:
     scope: str = param(help="Whose memory, e.g. user:U5/project:P8 (a model's is its session's).", doors={CLI},
                        kw_only=False)
     body: str = param(help="The memory itself, in a sentence or a few (Markdown).", flags=("--body", "--value"),
-                      kw_only=False)
+                      file_flag="--body-file", kw_only=False)
     type: str = param(default="note", help="What kind of memory it is.", choices=TYPES)
     key: str | None = param(default=None, help="The subject inside the scope (e.g. release_note_language): one "
                                                "active memory per key, so a new value supersedes the old one.")
@@ -42,21 +42,24 @@ class Candidate:
     version: str | None = param(default=None, help="The world version it applies to (product, API, config).")
     expires: dt.datetime | None = param(default=None, help="When it stops being valid: ISO 8601 with a zone, or a "
                                                            "date.", wire="text")
-    depends_on: tuple[str, ...] = param(default=(), help="Paths of the memories it was derived from.")
+    depends_on: tuple[str, ...] = param(default=(), help="Paths of the memories it was derived from.",
+                                        complete="memory_paths")
     confidence: float | None = param(default=None, help="How sure, from 0 to 1.", minimum=0, maximum=1)
     description: str | None = param(default=None, help="One line shown in listings and in the system tree.")
-    tags: tuple[str, ...] = param(default=(), help="Tags for finding it again.")
+    tags: tuple[str, ...] = param(default=(), help="Tags for finding it again.", flags=("--tag",))
     path: str | None = param(default=None, help="File for a new memory (default: <type dir>/<key>.md).", doors={CLI})
     idempotency_key: str | None = param(default=None, help="A key for this statement: replaying it changes nothing "
                                                            "(kept in the commit).")
     expected_revision: int | None = param(default=None, help="Fail with a conflict unless the memory is at this "
-                                                             "revision.", doors={CLI})
+                                                             "revision.", doors={CLI},
+                                            flags=("--expect-revision",))
     one_off: bool = param(default=False, help="A request for this time only: never becomes a preference.",
                           doors={CLI})
     retract: bool = param(default=False, help="An explicit correction: withdraw the memory at (scope, key).",
                           doors={CLI})
     reason: str | None = param(default=None, help="Why this change is made; it goes into the git commit message.")
-    extra: Mapping[str, Any] = param(default_factory=dict, help="Any other frontmatter field.", doors=())
+    extra: Mapping[str, Any] = param(default_factory=dict, help="Any other frontmatter field (repeatable).",
+                                     doors={CLI}, flags=("--set",), metavar="FIELD=YAML", wire="assignments")
 
     def texts(self) -> dict[str, str]:
         """Every free-text field the gate scans for secrets, by field name."""

@@ -1,17 +1,19 @@
-"""Writing memory files by path: ``write`` (and ``add``), ``new``, ``rm``; and
+"""Memory files by path: ``write`` (and ``add``), ``new``, ``rm``, ``validate``; and
 ``install-merge-driver``."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memfs.format.declare import param
 from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
-    from memfs.ops.mergedriver import Installed  # noqa: F401 - results named in Request["..."]
+    from memfs.format.model import Problem  # noqa: F401 - results named in Request["..."]
+    from memfs.ops.mergedriver import Installed  # noqa: F401
+    from memfs.store.reading import Scan
     from memfs.store.repo import CommitResult  # noqa: F401
 
 _PATH = "The memory's path relative to the memory root."
@@ -64,3 +66,14 @@ class InstallMergeDriver(Request["Installed"]):
     """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
 
     command: str | None = param(default=None, help="Driver command line for git (default: this Python's -m memfs).")
+
+
+@request("validate")
+class Validate(Request["list[Problem]"]):
+    """Validate memory files: frontmatter, fields, ids, depends_on."""
+
+    only: Sequence[str] | None = param(
+        default=None, help="Check only these files (as a pre-commit hook passes them; other files are skipped).",
+        argument=True, variadic=True, metavar="[FILES]...", complete="memory_paths")
+    scan: Scan | None = param(default=None, help="A scan of the repository already made (saves reading it again).",
+                              doors=())

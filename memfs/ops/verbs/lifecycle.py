@@ -33,7 +33,7 @@ class Remember(Request["Outcome"]):
 
     candidate: Candidate | Mapping[str, Any] = param(
         help="The memory to remember (a Candidate, or the mapping 'memfs remember --json' takes).", record=Candidate,
-        kw_only=False)
+        metavar="[CANDIDATE.json|-]", kw_only=False)
     force: bool = param(default=False, help="A person overrides a gate rule that allows it (never secrets).",
                         doors={CLI})
     actor: str | None = param(default=None, help=_ACTOR, doors=())
