@@ -28,7 +28,9 @@ second run is the one measured.
 
 ``--by layer`` counts the same way with the layers (``memfs.store``, ``memfs.ops``, ``memfs.api``...)
 as the places a path passes through instead of modules: whether a verb goes down through the
-layers or keeps coming back up to one it left.
+layers or keeps coming back up to one it left. ``--by seam`` counts modules, but takes the cuts
+issue #24 itself asked for back into the one module each came from (see ``_SEAMS``): what the
+path costs apart from those cuts.
 
 Run it with ``PYTHONPATH`` set to another checkout to measure that code (the figures in
 ``bench/README.md`` compare this branch with the code before issue #24).
@@ -72,12 +74,32 @@ class Trail:
 #: How many dotted parts of a module's name say where it is: 0 for the module itself; 2 for its
 #: layer (``memfs.store.gitcli.status`` -> ``memfs.store``), with ``--by layer``.
 _DEPTH = [0]
+#: ``--by seam``: the modules issue #24 asked to cut, taken back as the one module each was before
+#: it (the store's parts as ``store/repo.py``, ``gitcli``'s sections as ``store/gitcli.py``), and
+#: the declaration machinery (``cli/derive.py``, ``format/declare.py``, ``ops/verbs/``) as one
+#: place: the path as it would be counted had those cuts not made new modules.
+_SEAMS = [False]
+_ONE_MODULE_BEFORE = {
+    **dict.fromkeys(("memfs.store.upkeep", "memfs.store.reading", "memfs.store.staging", "memfs.store.transaction"),
+                    "memfs.store.repo"),
+    **dict.fromkeys(("memfs.cli.derive", "memfs.format.declare"), "memfs.ops.verbs"),
+}
+
+
+def _seam(name: str) -> str:
+    if name.startswith("memfs.store.gitcli."):
+        return "memfs.store.gitcli"
+    if name.startswith("memfs.ops.verbs."):
+        return "memfs.ops.verbs"
+    return _ONE_MODULE_BEFORE.get(name, name)
 
 
 def _module(frame: FrameType) -> str | None:
     name = frame.f_globals.get("__name__")
     if not isinstance(name, str) or not (name == "memfs" or name.startswith("memfs.")):
         return None
+    if _SEAMS[0]:
+        return _seam(name)
     return ".".join(name.split(".")[: _DEPTH[0]]) if _DEPTH[0] else name
 
 
@@ -185,15 +207,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--memories", type=int, default=40, help="unrelated facts besides the two chains")
     parser.add_argument("--path", action="store_true", help="also print each path, module by module")
-    parser.add_argument("--by", choices=["module", "layer"], default="module",
-                        help="what counts as a place on the path: a module, or a layer (memfs.store, memfs.ops...)")
+    parser.add_argument("--by", choices=["module", "layer", "seam"], default="module",
+                        help="what counts as a place on the path: a module, a layer (memfs.store, memfs.ops...), "
+                             "or a module with #24's cuts taken back (see _SEAMS)")
     args = parser.parse_args()
     _DEPTH[0] = 2 if args.by == "layer" else 0
+    _SEAMS[0] = args.by == "seam"
     import memfs
 
     print(f"memfs from {Path(memfs.__file__).parent}")
     for verb, found in measure(args.memories).items():
-        places = "modules" if args.by == "module" else "layers"
+        places = {"module": "modules", "layer": "layers", "seam": "seams"}[args.by]
         print(f"{verb:8} steps {found.steps:4}  {places} {len(set(found.modules)):3}  returns {found.returns:4}")
         if args.path:
             print("    " + " > ".join(name.removeprefix("memfs.") for name in found.modules))
