@@ -236,14 +236,14 @@ def request_from(cls: type[_Q], given: dict[str, Any], **fixed: Any) -> _Q:
 
 
 def _when(at: Any) -> Any:
-    from memfs.format.validate import is_naive, parse_time
+    from memfs.format.validate import given_time
 
     if at is None:
         return None
-    moment = parse_time(at)
-    if moment is None or is_naive(at):
-        raise _tool_error(f"Error: at: {at!r} is not an ISO 8601 time with a zone, e.g. 2026-06-01T00:00:00Z")
-    return moment
+    try:
+        return given_time(at, "at")
+    except UsageError as exc:
+        raise _tool_error(f"Error: {exc}") from None
 
 
 def _file_tools(session: _Session) -> None:

@@ -5,9 +5,9 @@
 (its help, bounds, choices, completion and default come from the field), the verb's help from
 its summary, and a callback that builds the typed request and hands it to the handler. Click
 options the handler carries itself are the door's presentation (``--json``, ``--dot``), not
-the verb's parameters. Values are converted here, once: ISO times (a date alone is 00:00 UTC;
-a time without a zone is refused, as :func:`memfs.cli.options.parse_cli_time` says), words of a
-variadic text argument joined by spaces, repeated options as tuples.
+the verb's parameters. Values are converted here, once: ISO times by the rule every door applies
+(:func:`memfs.format.validate.given_time`), words of a variadic text argument joined by spaces,
+repeated options as tuples.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from memfs.cli.options import (
     field_parameters,
     load_callable,
     parse_assignments,
-    parse_cli_time,
     read_body,
     read_json_object,
 )
@@ -193,7 +192,9 @@ def convert(field: Field, value: Any) -> Any:
             return None if not items else items[0] if len(items) == 1 else items
         return items
     if field.spec.wire == "time":
-        return parse_cli_time(value, flags(field)[0])
+        from memfs.format.validate import given_time  # its YAML only when a time is given
+
+        return given_time(value, flags(field)[0])
     if field.spec.wire == "assignments":
         return parse_assignments(value)
     return value

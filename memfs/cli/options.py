@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import math
 import sys
@@ -94,7 +93,9 @@ def collect_fields(values: dict[str, Any]) -> dict[str, Any]:
         if name == "extra":
             fields.update(parse_assignments(value))
         elif name == "expires":
-            fields["expires"] = parse_cli_time(value, "--expires")
+            from memfs.format.validate import given_time  # YAML only for a command that writes
+
+            fields["expires"] = given_time(value, "--expires")
         else:
             fields[_NAMES.get(name, name)] = list(value) if isinstance(value, tuple) else value
     return fields
@@ -113,19 +114,6 @@ def parse_assignments(items: tuple[str, ...]) -> dict[str, Any]:
         except yamlio.YamlError as exc:
             raise UsageError(f"{item!r}: the value is not valid YAML ({exc})", param="extra") from None
     return out
-
-
-def parse_cli_time(text: str, option: str) -> dt.datetime:
-    """A time option, read as the file format reads times (a date alone is 00:00 UTC that day),
-    except that a date-time without a zone is refused: the person typing it can say which zone."""
-    from memfs.format.validate import is_naive, parse_time
-
-    value = parse_time(text)
-    if value is None:
-        raise UsageError(f"{option} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z")
-    if is_naive(text):
-        raise UsageError(f"{option} {text!r}: has no time zone; add one, e.g. {text.strip()}Z")
-    return value
 
 
 def read_json_object(where: str, param: str, what: str = "the candidate") -> dict[str, Any]:

@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from memfs.errors import UsageError
 from memfs.format import names, wikilinks, yamlio
 from memfs.format.model import (
     ELIGIBILITY_FIELDS,
@@ -86,6 +87,19 @@ def is_naive(value: Any) -> bool:
         except ValueError:
             return False
     return isinstance(value, dt.datetime) and value.tzinfo is None
+
+
+def given_time(text: Any, name: str) -> dt.datetime:
+    """A time a person or a model asked for (``--at``, ``at``, ``--expires``), read as the file
+    format reads times (a date alone is 00:00 UTC that day), except that a date-time without a
+    zone is refused: whoever wrote it can say which zone. ``name`` is how the caller wrote the
+    field, for the :class:`~memfs.errors.UsageError`."""
+    value = parse_time(text) if isinstance(text, str) else None
+    if value is None:
+        raise UsageError(f"{name} {text!r}: not an ISO 8601 time; write it like 2026-12-31T00:00:00Z")
+    if is_naive(text):
+        raise UsageError(f"{name} {text!r}: has no time zone; add one, e.g. {text.strip()}Z")
+    return value
 
 
 def coerce_fields(
