@@ -230,44 +230,42 @@ _EXISTS = "The destination {new_path} already exists"
 _MISSING = "The path {path} does not exist. Please provide a valid path."
 _STRING = "'{name}' is required and must be a string"
 #: The reference tool's texts (``BetaLocalFilesystemMemoryTool``), and memfs's own where it refuses more.
-TEXTS = Texts(
-    not_object="the tool input must be an object with a 'command'",
-    unknown="Unknown command: {command}; use one of: {commands}",
-    required=_STRING,
-    wrong=_STRING,
-    empty="'{name}' may not be empty",
-    not_found=_MISSING,
-    no_memory=_MISSING,
-    no_path="The path {path} does not exist",
-    not_file="The path {path} is not a file.",
-    is_folder="The path {path} is a directory",
-    root_delete=f"Cannot delete the {ROOT} directory itself",
-    exists="File {path} already exists",
-    dest_exists=_EXISTS,
-    taken="The path {path} is taken by a memory outside this session; pick another name",
-    same_name="The destination {path} cannot be used: {other} is stored under the same name",
-    same=_EXISTS,
-    into_itself="Cannot move {old_path} into itself ({new_path})",
-    dependents="{where}: {named} depend(s) on it (depends_on); it cannot be deleted or moved until they no longer do",
-    no_match="No replacement was performed, old_str `{old}` did not appear verbatim in {path}.",
-    many="No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {lines}. "
-         "Please ensure it is unique",
-    line_range="Invalid `insert_line` parameter: {line}. It should be within the range [0, {count}].",
-    too_large="{path}: {size} bytes is too large to show whole; pass view_range [first, last]",
-    created="File created successfully at: {path}",
-    overwrote="File created successfully at: {path}",
-    replaced="The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
-             "{snippet}",
-    inserted="The file {path} has been edited.",
-    edited="The file {path} has been edited.",
-    deleted="Successfully deleted {path}",
-    renamed="Successfully renamed {old_path} to {new_path}",
-    described="The file {path} has been edited.",
-    wrong_field={
-        "insert_line": "Invalid `insert_line` parameter: {value!r}. It must be a line number.",
-        "view_range": "`view_range` must be two line numbers [first, last] (last -1 = the end)",
-    },
-)
+TEXTS: Texts = {
+    "not_object": "the tool input must be an object with a 'command'",
+    "unknown": "Unknown command: {command}; use one of: {commands}",
+    "required": _STRING,
+    "wrong": _STRING,
+    "empty": "'{name}' may not be empty",
+    "not_found": _MISSING,
+    "no_memory": _MISSING,
+    "no_path": "The path {path} does not exist",
+    "not_file": "The path {path} is not a file.",
+    "is_folder": "The path {path} is a directory",
+    "root_delete": f"Cannot delete the {ROOT} directory itself",
+    "exists": "File {path} already exists",
+    "dest_exists": _EXISTS,
+    "taken": "The path {path} is taken by a memory outside this session; pick another name",
+    "same_name": "The destination {path} cannot be used: {other} is stored under the same name",
+    "same": _EXISTS,
+    "into_itself": "Cannot move {old_path} into itself ({new_path})",
+    "dependents": "{where}: {named} depend(s) on it (depends_on); it cannot be deleted or moved until they no "
+                  "longer do",
+    "no_match": "No replacement was performed, old_str `{old}` did not appear verbatim in {path}.",
+    "many": "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {lines}. "
+            "Please ensure it is unique",
+    "line_range": "Invalid `insert_line` parameter: {line}. It should be within the range [0, {count}].",
+    "too_large": "{path}: {size} bytes is too large to show whole; pass view_range [first, last]",
+    "created": "File created successfully at: {path}",
+    "overwrote": "File created successfully at: {path}",
+    "replaced": "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
+                "{snippet}",
+    "edited": "The file {path} has been edited.",
+    "deleted": "Successfully deleted {path}",
+    "renamed": "Successfully renamed {old_path} to {new_path}",
+    "described": "The file {path} has been edited.",
+    "wrong insert_line": "Invalid `insert_line` parameter: {value!r}. It must be a line number.",
+    "wrong view_range": "`view_range` must be two line numbers [first, last] (last -1 = the end)",
+}
 #: The Anthropic memory tool: paths under /memories, any file name, folders deleted and moved
 #: whole, a '---' block that is not plainly frontmatter kept as text, the write gate on every write.
 DOOR = Door(

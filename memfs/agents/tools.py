@@ -93,6 +93,11 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
     scope = repo.binding.scope if repo.binding is not None else context.scope
     command = str(request.get("command", "")) if isinstance(request, Mapping) else ""
     try:
+        if isinstance(request, Mapping):
+            try:
+                limits.check(dict(request), strings=limits.DEFAULT.file_bytes, finite=True)
+            except limits.LimitError as exc:
+                raise UsageError(f"the request {exc}") from None
         done = execute(repo, DOOR, Host(actor=context.actor, scope=scope, source=context.source), request)
     except MemfsError as exc:
         return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
@@ -174,42 +179,41 @@ def _first_line(body: str) -> str:
     return ""
 
 
-TEXTS = Texts(
-    not_object="the request must be a JSON object with a 'command'",
-    unknown="unknown command {command!r}; use one of: {commands}",
-    required="'{name}' is required",
-    wrong="'{name}' must be {kind}, got {got}",
-    empty="'{name}' may not be empty",
-    not_found="{where}: no such memory; view the directory to see what exists",
-    no_memory="{where}: no such memory; create it first",
-    no_path="{where}: no such memory; create it first",
-    not_file="{path}: is a directory; give the path of a memory file",
-    is_folder="{path}: is a directory; delete the memories in it one by one",
-    root_delete="{path}: is a directory; delete the memories in it one by one",
-    exists="{where}: already exists; use str_replace/insert to edit it, or pass overwrite: true",
-    dest_exists="{where}: already exists; pick another name or delete it first",
-    taken="{where}: this path is taken; pick another path",
-    same_name="{where}: this path is taken by {other}; pick another path",
-    same="{where}: old_path and new_path are the same",
-    into_itself="{old_path}: cannot be moved into itself ({new_path})",
-    dependents="{where}: cannot be deleted or moved, {named} depend(s) on it; update their depends_on first",
-    no_match="{where}: old_str must match exactly once, found no match; include more surrounding text",
-    many="{where}: old_str must match exactly once, found {count} matches; include more surrounding text",
-    line_range="{where}: insert_line {line} is outside the file's {count} lines",
-    too_large="{where}: {size} bytes is too large to show whole; pass view_range [first, last]",
-    created="Created {where}",
-    overwrote="Overwrote {where}",
-    replaced="Edited {where}",
-    inserted="Edited {where}",
-    edited="Edited {where}",
-    deleted="Deleted {where} (it stays in git history)",
-    renamed="Renamed {old} to {where}",
-    described="Updated the description of {where}",
-    wrong_field={"view_range": "'view_range' must be [first_line, last_line] (last -1 means to the end)"},
-)
+TEXTS: Texts = {
+    "not_object": "the request must be a JSON object with a 'command'",
+    "unknown": "unknown command {command!r}; use one of: {commands}",
+    "required": "'{name}' is required",
+    "wrong": "'{name}' must be {kind}, got {got}",
+    "empty": "'{name}' may not be empty",
+    "not_found": "{where}: no such memory; view the directory to see what exists",
+    "no_memory": "{where}: no such memory; create it first",
+    "no_path": "{where}: no such memory; create it first",
+    "not_file": "{path}: is a directory; give the path of a memory file",
+    "is_folder": "{path}: is a directory; delete the memories in it one by one",
+    "root_delete": "{path}: is a directory; delete the memories in it one by one",
+    "exists": "{where}: already exists; use str_replace/insert to edit it, or pass overwrite: true",
+    "dest_exists": "{where}: already exists; pick another name or delete it first",
+    "taken": "{where}: this path is taken; pick another path",
+    "same_name": "{where}: this path is taken by {other}; pick another path",
+    "same": "{where}: old_path and new_path are the same",
+    "into_itself": "{old_path}: cannot be moved into itself ({new_path})",
+    "dependents": "{where}: cannot be deleted or moved, {named} depend(s) on it; update their depends_on first",
+    "no_match": "{where}: old_str must match exactly once, found no match; include more surrounding text",
+    "many": "{where}: old_str must match exactly once, found {count} matches; include more surrounding text",
+    "line_range": "{where}: insert_line {line} is outside the file's {count} lines",
+    "too_large": "{where}: {size} bytes is too large to show whole; pass view_range [first, last]",
+    "created": "Created {where}",
+    "overwrote": "Overwrote {where}",
+    "replaced": "Edited {where}",
+    "edited": "Edited {where}",
+    "deleted": "Deleted {where} (it stays in git history)",
+    "renamed": "Renamed {old} to {where}",
+    "described": "Updated the description of {where}",
+    "wrong view_range": "'view_range' must be [first_line, last_line] (last -1 means to the end)",
+}
 #: ``memfs tool`` and MCP: every command, paths relative to the root ('/memories' optional),
 #: whole files strict, results with their commit.
 DOOR = Door(
     offers=MCP, texts=TEXTS, rel=_rel, stored=lambda repo, rel: repo.rel(rel), where=lambda rel: rel,
-    show=_numbered, listing=_listing, strict=True, ids=True, reports=True, check_limits=True,
+    show=_numbered, listing=_listing, strict=True, ids=True, reports=True,
 )

@@ -137,7 +137,7 @@ def _insert(run: Run, op: Insert) -> Outcome:
             raise UsageError(run.say("line_range", path=op.path, where=where, line=op.insert_line, count=count))
         return filetext.insert(text, op.insert_line, op.insert_text, where), {}
 
-    return _edit(run, op, op.path, "inserted", change)
+    return _edit(run, op, op.path, "edited", change)
 
 
 @runs(Append)

@@ -2,9 +2,9 @@
 runner here, and every door runs its requests through them (``memfs tool`` and MCP through
 :mod:`memfs.agents.tools`, the Anthropic memory tool through :mod:`memfs.agents.memory_tool`).
 
-A request is read once, by :func:`parse_request`, from the declarations: the command names its class,
-and the class's fields offered at the door are taken from the request, each checked against its
-declared type and length; other keys are not read. The runner is found by the request's class
+A request is read once, by :func:`parse_request`, from the declarations: the command names its
+class, and the class's fields offered at the door are taken from the request, each checked
+against its declared type and length; other keys are not read. The runner is found by the request's class
 (:func:`runs`), so a field added to a declaration reaches its runner with nothing else written.
 
 What differs between the doors is data in a :class:`Door`: how a model's path names a memory
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -28,7 +29,6 @@ from memfs.agents import filetext
 from memfs.agents.filetext import MAX_FILE_BYTES
 from memfs.agents.verbs import FILE_COMMANDS, FileCommand
 from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFound, Refused, UsageError, WriteRefused
-from memfs.format import limits
 from memfs.format.declare import Field, fields, fits
 from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
@@ -43,59 +43,23 @@ Runner = Callable[["Run", Any], "Outcome"]
 RUNNERS: dict[type[FileCommand], Runner] = {}
 
 
-@dataclass(frozen=True)
-class Texts:
-    """What a door says, as ``str.format`` templates. Every template may use ``{path}`` (the
-    path as the model gave it) and ``{where}`` (the memory as the door names it in messages);
-    the others name what they add. ``wrong_field`` replaces ``wrong`` for the fields it names."""
-
-    not_object: str
-    unknown: str  # {command} {commands}
-    required: str  # {name}
-    wrong: str  # {name} {kind} {got} {value}
-    empty: str  # {name}
-    not_found: str  # view
-    no_memory: str  # an edit
-    no_path: str  # delete, rename
-    not_file: str  # an edit of a folder
-    is_folder: str  # create at a folder; delete of a folder where folders are not deleted whole
-    root_delete: str
-    exists: str
-    dest_exists: str  # {new_path}
-    taken: str
-    same_name: str  # {other}
-    same: str  # {old_path} {new_path}
-    into_itself: str  # {old_path} {new_path}
-    dependents: str  # {named}
-    no_match: str  # {old}
-    many: str  # {old} {count} {lines}
-    line_range: str  # {line} {count}
-    too_large: str  # {size}
-    created: str
-    overwrote: str
-    replaced: str  # {snippet}
-    inserted: str
-    edited: str
-    deleted: str
-    renamed: str  # {old_path} {new_path} {new}
-    described: str
-    wrong_field: Mapping[str, str] = field(default_factory=dict)
+#: What a door says: ``str.format`` templates by key (the keys of :data:`memfs.agents.tools.TEXTS`,
+#: which every door has). A template may use ``{path}`` (the path as the model gave it) and
+#: ``{where}`` (the memory as the door's messages name it), and the values its runner gives;
+#: ``wrong FIELD`` replaces ``wrong`` for that field.
+Texts = Mapping[str, str]
 
 
 @dataclass(frozen=True)
 class Door:
-    """One way models reach the file tools; see the module's docstring.
-
-    ``offers`` is the declaration door whose commands and fields it takes. ``rel`` maps the
-    model's path to its name below the memory root (``''`` for the root) and refuses a path that
-    can name none; ``stored`` gives the memory file that name is kept in (refusing a name no
-    memory file can have) and ``name_of`` (when names and files differ) a file's name from its
-    frontmatter. ``where`` is a name as messages say it. ``show`` numbers a file's text for
-    ``view`` and ``listing`` lists a folder (``None``: there is no such folder). ``folders``:
-    folders are deleted and moved whole; ``gate``: every memory a call leaves passes the write
-    gate; ``ids``: a new memory's id is written; ``reports``: a result says its commit and the
-    memory's warnings. ``error``: the exception every memfs error becomes (its message naming
-    the model's files), else errors are raised as they are."""
+    """One way models reach the file tools. ``offers``: the declaration door whose commands and
+    fields it takes. ``rel``: the model's path as a name below the root (``''``: the root), or
+    refused; ``stored``: the memory file a name is kept in, or refused; ``name_of``: a file's
+    name from its frontmatter, where names and files differ; ``where``: a name as messages say
+    it. ``show`` numbers a file's text; ``listing`` lists a folder (``None``: no such folder).
+    ``folders``: deleted and moved whole; ``gate``: the write gate judges every memory a call
+    leaves; ``ids``: a new memory's id is written; ``reports``: a result names its commit and
+    warnings; ``error``: what every memfs error becomes, its message naming the model's files."""
 
     offers: str
     texts: Texts
@@ -112,7 +76,6 @@ class Door:
     reports: bool = False
     trailers: Mapping[str, list[str]] = field(default_factory=dict)
     error: type[MemfsError] | None = None
-    check_limits: bool = False
 
     @property
     def commands(self) -> dict[str, type[FileCommand]]:
@@ -160,24 +123,24 @@ def parse_request(request: Any, door: Door) -> FileCommand:
     is wrong with it): derived from the declarations, so it takes exactly their fields."""
     texts = door.texts
     if not isinstance(request, Mapping):
-        raise UsageError(texts.not_object)
-    commands = door.commands
-    cls = commands.get(request.get("command"))  # type: ignore[arg-type]
+        raise UsageError(texts["not_object"])
+    commands, name = door.commands, request.get("command")
+    cls = commands.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise UsageError(texts.unknown.format(command=request.get("command"), commands=", ".join(commands)))
+        raise UsageError(texts["unknown"].format(command=name, commands=", ".join(commands)))
     values = {}
     for declared in fields(cls, door.offers):
         value = request.get(declared.name)
         if value is None:
             if declared.required:
-                raise UsageError(texts.required.format(name=declared.name))
+                raise UsageError(texts["required"].format(name=declared.name))
             continue
         if not fits(declared, value):
-            wrong = texts.wrong_field.get(declared.name, texts.wrong)
+            wrong = texts.get(f"wrong {declared.name}", texts["wrong"])
             raise UsageError(wrong.format(name=declared.name, kind=_kind(declared), got=type(value).__name__,
                                           value=value))
         if declared.spec.minimum is not None and isinstance(value, str) and len(value) < declared.spec.minimum:
-            raise UsageError(texts.empty.format(name=declared.name))
+            raise UsageError(texts["empty"].format(name=declared.name))
         values[declared.name] = value
     return cls(**values)
 
@@ -186,7 +149,7 @@ _KINDS = {str: "a string", int: "a whole number", bool: "true or false", dict: "
 
 
 def _kind(declared: Field) -> str:
-    base = _KINDS.get(getattr(declared.base, "__origin__", declared.base), "a value")
+    base = _KINDS.get(typing.get_origin(declared.base) or declared.base, "a value")
     return f"a list of {base.removeprefix('a ')}s" if declared.sequence else base
 
 
@@ -205,11 +168,6 @@ def runs(cls: type[F]) -> Callable[[Callable[[Run, F], Outcome]], Callable[[Run,
 def execute(store: Store, door: Door, host: Host, request: Any) -> Outcome:
     """Read one request at ``door`` and run it (see :func:`run`)."""
     with _as_door(door, {}):
-        if door.check_limits and isinstance(request, Mapping):
-            try:
-                limits.check(dict(request), strings=limits.DEFAULT.file_bytes, finite=True)
-            except limits.LimitError as exc:
-                raise UsageError(f"the request {exc}") from None
         op = parse_request(request, door)
     return run(store, door, host, op)
 
@@ -258,7 +216,7 @@ class Run:
         self.named: dict[str, str] = {}
 
     def say(self, key: str, **values: Any) -> str:
-        return str(getattr(self.door.texts, key)).format(**values)
+        return self.door.texts[key].format(**values)
 
     def rel(self, path: str) -> str:
         return self.door.rel(self.store, path)
