@@ -4,21 +4,7 @@ door is; :mod:`.commands` has one runner per command. The doors are thin adapter
 :mod:`memfs.agents.tools` and :mod:`memfs.agents.memory_tool`."""
 
 from memfs.agents.filetools import commands
-from memfs.agents.filetools.engine import (
-    RUNNERS,
-    Door,
-    Entry,
-    Host,
-    Outcome,
-    Run,
-    Texts,
-    execute,
-    parse_request,
-    run,
-    within,
-)
+from memfs.agents.filetools.engine import RUNNERS, Door, Host, Outcome, Run, Texts, execute, parse_request, run, within
 
-__all__ = [
-    "RUNNERS", "Door", "Entry", "Host", "Outcome", "Run", "Texts", "commands", "execute", "parse_request", "run",
-    "within",
-]
+__all__ = ["RUNNERS", "Door", "Host", "Outcome", "Run", "Texts", "commands", "execute", "parse_request", "run",
+           "within"]
