@@ -97,6 +97,6 @@ def _bounds(field: Field) -> dict[str, Any]:
     spec = field.spec
     low = spec.model_minimum if spec.model_minimum is not None else spec.minimum
     high = spec.model_maximum if spec.model_maximum is not None else spec.maximum
-    if field.sequence:
+    if field.sequence or field.base is str:
         return {} if low is None else {"min_length": low}
     return {name: value for name, value in (("ge", low), ("le", high)) if value is not None}

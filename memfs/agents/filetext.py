@@ -1,8 +1,8 @@
 """The text a model works on through a file tool, the same at every door.
 
 There is one file-tool implementation behind ``memfs tool``, the MCP file tools and the
-Anthropic memory tool; this module is the part that decides what a model sees and what its line
-numbers count, so the doors cannot disagree about it.
+Anthropic memory tool (:mod:`memfs.agents.filetools`); this module is the part that decides what a
+model sees and what its line numbers count, so the doors cannot disagree about it.
 
 **The rule.** The text of a memory file, as a model sees and edits it, is the frontmatter block
 the model wrote itself (if it wrote one) followed by the body. memfs's own fields and the host's
@@ -251,15 +251,6 @@ def insert(text: str, line: int, new: str, where: str) -> str:
     parts.insert(line, new.rstrip("\n").replace("\n", newline))
     out = newline.join(parts)
     return out if out.endswith("\n") else out + newline
-
-
-def replace_once(text: str, old: str, new: str, where: str) -> str:
-    """``text`` with its one occurrence of ``old`` replaced; :class:`UsageError` otherwise."""
-    count = text.count(old)
-    if count != 1:
-        found = "no match" if count == 0 else f"{count} matches"
-        raise UsageError(f"{where}: old_str must match exactly once, found {found}; include more surrounding text")
-    return text.replace(old, new, 1)
 
 
 def match_lines(text: str, old: str) -> list[int]:

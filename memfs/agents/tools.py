@@ -1,10 +1,12 @@
-"""File tools for agents: the memory-tool command shape, confined to the memory root, one commit a call.
+"""File tools for agents, as ``memfs tool`` and MCP serve them: the memfs door of the one file-tool
+implementation (:mod:`memfs.agents.filetools`), confined to the memory root, one commit a call.
 
 The commands are those of Anthropic's memory tool (``view``, ``create``, ``str_replace``,
 ``insert``, ``delete``, ``rename``) plus Letta's ``update_description`` and two body edits other
 memory servers offer: ``append`` (text at the end of the body) and ``replace_section`` (the
 Markdown section under a heading, added if missing). A request is a JSON object
-``{"command": ..., "path": ..., "reason": ...}``; :func:`handle` returns a :class:`ToolResult`
+``{"command": ..., "path": ..., "reason": ...}`` with the fields the commands declare
+(:mod:`memfs.agents.verbs`); :func:`handle` returns a :class:`ToolResult`
 whose ``output`` is text for the model and whose JSON form is for programs. Failures are results
 with ``ok: false`` and a message that says what to do, never exceptions, so a tool loop can hand
 them straight back to the model.
@@ -37,39 +39,26 @@ Contract (each is tested):
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any
 
-from memfs import index
 from memfs.agents import filetext
-from memfs.agents.filetext import MAX_FILE_BYTES, check_text, view_text
-from memfs.errors import (
-    ConflictError,
-    InvalidMemory,
-    MemfsError,
-    MemoryNotFound,
-    PathError,
-    Refused,
-    UsageError,
-    one_line,
-)
+from memfs.agents.filetext import MAX_FILE_BYTES
+from memfs.agents.filetools import Door, Host, Run, Texts, execute
+from memfs.agents.verbs import FILE_COMMANDS
+from memfs.errors import MemfsError, PathError, UsageError, one_line
 from memfs.format import limits
-from memfs.format.model import Memory
-from memfs.format.names import default_id
-from memfs.format.parse import load_document, parse
+from memfs.format.declare import MCP
 from memfs.store import paths
-from memfs.store.repo import Store, Transaction
+from memfs.store.repo import Store
 
 #: Longest directory listing ``view`` returns before saying how many were left out.
 MAX_LISTING = 200
 VIRTUAL_ROOT = "/memories"
-COMMANDS = (
-    "view", "create", "str_replace", "insert", "delete", "rename", "update_description", "append", "replace_section",
-)
+COMMANDS = tuple(name for name, cls in FILE_COMMANDS.items() if MCP in cls.doors)
+__all__ = ["COMMANDS", "MAX_FILE_BYTES", "ToolContext", "ToolResult", "handle", "request_from_json"]
 
 
 @dataclass(frozen=True)
@@ -101,57 +90,34 @@ class ToolContext:
 def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None = None) -> ToolResult:
     """Run one tool request; never raises for a bad request (``ok: false`` with the reason)."""
     context = context or ToolContext()
-    if repo.binding is not None:
-        context = dataclasses.replace(context, scope=repo.binding.scope)
+    scope = repo.binding.scope if repo.binding is not None else context.scope
     command = str(request.get("command", "")) if isinstance(request, Mapping) else ""
     try:
-        if not isinstance(request, Mapping):
-            raise UsageError("the request must be a JSON object with a 'command'")
-        try:
-            limits.check(dict(request), strings=limits.DEFAULT.file_bytes, finite=True)
-        except limits.LimitError as exc:
-            raise UsageError(f"the request {exc}") from None
-        handler = _HANDLERS.get(command)
-        if handler is None:
-            raise UsageError(f"unknown command {command!r}; use one of: {', '.join(COMMANDS)}")
-        result = handler(repo, request, context)
+        if isinstance(request, Mapping):
+            try:
+                limits.check(dict(request), strings=limits.DEFAULT.file_bytes, finite=True)
+            except limits.LimitError as exc:
+                raise UsageError(f"the request {exc}") from None
+        done = execute(repo, DOOR, Host(actor=context.actor, scope=scope, source=context.source), request)
     except MemfsError as exc:
         return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
     except Exception as exc:  # a tool loop gets one error line, never a traceback
         text = one_line(exc)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
-    if result.commit:
-        catch_up_index(repo)
-    return result
+    return ToolResult(True, command, done.text, path=done.path, commit=done.commit, revision=done.revision)
 
 
-def catch_up_index(repo: Store) -> None:
-    """Bring an existing search index up to date now, so the next search sees this write at once."""
-    if (repo.cache_dir / index.STATE_FILE).exists():
-        with contextlib.suppress(MemfsError):
-            index.sync(repo)
+def request_from_json(data: bytes) -> Any:
+    """Decode a JSON request from raw bytes (stdin), refusing non-UTF-8 input clearly."""
+    try:
+        return limits.load_json(data)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
-# --- request fields --------------------------------------------------------------------------
-@overload
-def _str(request: Mapping[str, Any], name: str, *, required: Literal[True] = ..., empty: bool = ...) -> str: ...
-@overload
-def _str(request: Mapping[str, Any], name: str, *, required: bool, empty: bool = ...) -> str | None: ...
-def _str(request: Mapping[str, Any], name: str, *, required: bool = True, empty: bool = False) -> str | None:
-    value = request.get(name)
-    if value is None:
-        if required:
-            raise UsageError(f"'{name}' is required")
-        return None
-    if not isinstance(value, str):
-        raise UsageError(f"'{name}' must be a string, got {type(value).__name__}")
-    if not empty and required and not value:
-        raise UsageError(f"'{name}' may not be empty")
-    return value
-
-
-def tool_path(repo: Store, raw: str, *, memory: bool = True) -> str:
-    """The root-relative path for a tool argument, or :class:`PathError` saying why not."""
+# --- the door --------------------------------------------------------------------------------
+def _rel(repo: Store, raw: str) -> str:
+    """The root-relative path a tool argument names ('' for the root), or :class:`PathError`."""
     text = raw.strip()
     if "\\" in text:
         raise PathError(f"{raw!r}: backslashes are not accepted in memory paths; use '/'")
@@ -159,72 +125,39 @@ def tool_path(repo: Store, raw: str, *, memory: bool = True) -> str:
         text = text[len(VIRTUAL_ROOT) :].lstrip("/") or "."
     if text.startswith("~"):
         raise PathError(f"{raw!r}: '~' paths are outside the memory root; give a path relative to it")
-    if not memory:
-        rel = paths.confine(repo.root, text or ".", must_be_memory=False, git_dir=repo.git.git_dir)
-        return "" if rel == "." else rel
-    return repo.rel(text)
+    rel = paths.confine(repo.root, text or ".", must_be_memory=False, git_dir=repo.git.git_dir)
+    return "" if rel == "." else rel
 
 
-# --- commands --------------------------------------------------------------------------------
-def _view(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    raw = _str(request, "path", required=False) or "."
-    rel = tool_path(repo, raw, memory=False)
-    target = repo.root / rel if rel else repo.root
-    if target.is_dir():
-        return ToolResult(True, "view", _listing(repo, rel), path=rel or ".")
-    rel = tool_path(repo, raw)
-    data = repo.read_bytes(rel)
-    if data is None or not repo.visible(rel, data):
-        raise MemoryNotFound(f"{rel}: no such memory; view the directory to see what exists")
-    if len(data) > MAX_FILE_BYTES and request.get("view_range") is None:
-        raise UsageError(f"{rel}: {len(data)} bytes is too large to show whole; pass view_range [first, last]")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); it cannot be shown or edited as text") from None
-    lines = [line.removesuffix("\r") for line in filetext.lines_of(view_text(rel, data))]
-    first, last = _range(request.get("view_range"), len(lines))
-    numbered = "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(first, last + 1))
-    revision = _revision(rel, data)
-    return ToolResult(True, "view", numbered, path=rel, revision=revision)
+def _numbered(path: str, text: str, view_range: list[int] | None) -> str:
+    lines = [line.removesuffix("\r") for line in filetext.lines_of(text)]
+    first, last = 1, len(lines)
+    if view_range is not None:
+        if len(view_range) != 2:
+            raise UsageError("'view_range' must be [first_line, last_line] (last -1 means to the end)")
+        first, last = view_range
+        last = len(lines) if last == -1 else last
+        if not 1 <= first <= max(len(lines), 1) or last < first:
+            raise UsageError(f"'view_range' {list(view_range)} is outside the file's {len(lines)} lines")
+    return "\n".join(f"{n:6d}\t{lines[n - 1]}" for n in range(first, min(last, len(lines)) + 1))
 
 
-def _range(value: Any, count: int) -> tuple[int, int]:
-    if value is None:
-        return 1, count
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise UsageError("'view_range' must be [first_line, last_line] (last -1 means to the end)")
-    first, last = value
-    last = count if last == -1 else last
-    if not 1 <= first <= max(count, 1) or last < first:
-        raise UsageError(f"'view_range' {list(value)} is outside the file's {count} lines")
-    return first, min(last, count)
-
-
-def _revision(rel: str, data: bytes) -> int | None:
-    try:
-        return parse(rel, data).revision
-    except InvalidMemory:
+def _listing(run: Run, path: str, rel: str) -> str | None:
+    repo = run.store
+    if rel and not (repo.root / rel).is_dir():
         return None
-
-
-def _listing(repo: Store, rel_dir: str) -> str:
-    found = [p for p in repo.memory_paths(under=rel_dir) if _listed(repo, p)]
+    found = [p for p in repo.memory_paths(under=rel) if _listed(repo, p)]
     shown = found[:MAX_LISTING]
-    lines = [f"{VIRTUAL_ROOT}/{rel_dir}".rstrip("/") + "/" + f" ({len(found)} memories)"]
-    for rel in shown:
-        _, memory, why = repo.load(rel)
+    lines = [f"{VIRTUAL_ROOT}/{rel}".rstrip("/") + "/" + f" ({len(found)} memories)"]
+    for name in shown:
+        _, memory, why = repo.load(name)
         if memory is not None:
             about = memory.description or _first_line(memory.body)
             flags = "" if memory.status in (None, "active") else f" [{memory.status}]"
             flags += " [read-only]" if memory.read_only else ""
         else:
             about, flags = (f"(invalid: {why})" if why else ""), ""
-        lines.append(f"- {rel}{flags}: {about}" if about else f"- {rel}{flags}")
+        lines.append(f"- {name}{flags}: {about}" if about else f"- {name}{flags}")
     if len(found) > len(shown):
         lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")
     return "\n".join(lines)
@@ -246,279 +179,41 @@ def _first_line(body: str) -> str:
     return ""
 
 
-def _create(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    file_text = check_text(_str(request, "file_text", empty=True) or "", rel)
-    overwrite = request.get("overwrite") is True
-    with _transaction(repo, "create", request, context) as tx:
-        current = tx.current_bytes(rel)
-        _refuse_hidden(repo, rel, current)
-        if current is not None and not overwrite:
-            raise ConflictError(f"{rel}: already exists; use str_replace/insert to edit it, or pass overwrite: true")
-        model = filetext.read_text(file_text, strict=True, where=rel)
-        if not model.meta and file_text and not file_text.endswith(("\n", "\r")):
-            file_text += "\n"  # a bare body ends with a newline, as the canonical writer ends one
-        if current is not None:
-            tx.check_writable(rel, current)
-            if not model.meta:  # a bare body replaces the body; the model's own block stays
-                file_text = filetext.stored_text(*load_document(rel, current)).with_body(file_text).render()
-            memory = _write_text(tx, rel, current, file_text)
-        else:
-            host = {"id": default_id(rel)} | _defaults(rel, request, context, tx.actor)
-            content = filetext.new_file(file_text, host=host, now=tx.now, strict=True, where=rel)
-            memory = tx.write_bytes(rel, content)
-    return _done(tx, "create", rel, memory, f"{'Overwrote' if current is not None else 'Created'} {rel}")
-
-
-def _defaults(rel: str, request: Mapping[str, Any], context: ToolContext, actor: str) -> dict[str, Any]:
-    """The host's frontmatter for a new file (a model's own block overrides it): explicit request
-    fields, else the context's."""
-    fields = request.get("fields") or {}
-    if not isinstance(fields, Mapping):
-        raise UsageError("'fields' must be an object of frontmatter fields")
-    out: dict[str, Any] = {"type": "note", "source_kind": "agent"}
-    if context.scope:
-        out["scope"] = context.scope
-    out["source"] = context.source or actor
-    for name in ("description",):
-        if request.get(name) is not None:
-            out[name] = request[name]
-    out.update(fields)
-    if "read_only" in out:
-        raise Refused(f"{rel}: agents may not set read_only")
-    return out
-
-
-def _str_replace(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    old = _str(request, "old_str")
-    new = check_text(_str(request, "new_str", empty=True) or "", "new_str")
-
-    def change(text: str) -> str:
-        return filetext.replace_once(text, old, new, rel)
-
-    return _edit_text(repo, request, context, "str_replace", rel, change)
-
-
-def _insert(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    line = request.get("insert_line")
-    text = check_text(_str(request, "insert_text", empty=True) or "", "insert_text")
-    if not isinstance(line, int) or isinstance(line, bool):
-        raise UsageError("'insert_line' must be a line number (0 inserts at the top)")
-
-    def change(current: str) -> str:
-        return filetext.insert(current, line, text, rel)
-
-    return _edit_text(repo, request, context, "insert", rel, change)
-
-
-def _edit_text(
-    repo: Store,
-    request: Mapping[str, Any],
-    context: ToolContext,
-    command: str,
-    rel: str,
-    change: Callable[[str], str],
-) -> ToolResult:
-    with _transaction(repo, "edit", request, context, tool=command) as tx:
-        current = _existing(tx, rel)
-        _decoded(rel, current)
-        new_text = check_text(change(view_text(rel, current)), rel)
-        memory = _write_text(tx, rel, current, new_text)
-    return _done(tx, command, rel, memory, f"Edited {rel}")
-
-
-def _write_text(tx: Transaction, rel: str, current: bytes, text: str) -> Memory:
-    """Stage the memory whose text (by the rule of :mod:`memfs.agents.filetext`) is now ``text``."""
-    content = filetext.rewrite(rel, current, text, now=tx.now, strict=True, where=rel)
-    return parse(rel, current) if content is None else tx.write_bytes(rel, content)
-
-
-def _delete(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    raw = _str(request, "path")
-    rel = tool_path(repo, raw, memory=False)
-    if rel == "" or (repo.root / rel).is_dir():
-        raise UsageError(f"{raw}: is a directory; delete the memories in it one by one")
-    rel = tool_path(repo, raw)
-    with _transaction(repo, "delete", request, context) as tx:
-        _existing(tx, rel)
-        tx.delete(rel)
-    return _done(tx, "delete", rel, None, f"Deleted {rel} (it stays in git history)")
-
-
-def _rename(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    old = tool_path(repo, _str(request, "old_path"))
-    new = tool_path(repo, _str(request, "new_path"))
-    if old == new:
-        raise UsageError(f"{old}: old_path and new_path are the same")
-    with _transaction(repo, "rename", request, context, subject=f"{old} -> {new}") as tx:
-        current = _existing(tx, old)
-        _refuse_hidden(repo, new, tx.current_bytes(new))
-        if tx.current_bytes(new) is not None:
-            raise ConflictError(f"{new}: already exists; pick another name or delete it first")
-        users = repo.dependents(old)
-        if users:
-            raise Refused(f"{old}: cannot rename, {repo.named(users)} depend(s) on it; update their depends_on first")
-        tx.delete(old, check_dependents=False)
-        memory = tx.write_bytes(new, current, moved_from=old)
-    return _done(tx, "rename", new, memory, f"Renamed {old} to {new}")
-
-
-def _update_description(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    description = check_text(_str(request, "description", empty=True) or "", "description")
-    if "\n" in description or "\r" in description:
-        raise UsageError("'description' must be one line")
-    with _transaction(repo, "describe", request, context, tool="update_description") as tx:
-        _existing(tx, rel)
-        memory = tx.write(rel, fields={"description": description})
-    return _done(tx, "update_description", rel, memory, f"Updated the description of {rel}")
-
-
-def _append(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    text = check_text(_str(request, "text"), "text")
-
-    def change(current: str) -> str:
-        doc = filetext.read_text(current, strict=True, where=rel)
-        body = doc.body
-        if body and not body.endswith(("\n", "\r")):
-            body += doc.newline
-        return doc.with_body(body + _line_ended(text, doc.newline)).render()
-
-    return _edit_text(repo, request, context, "append", rel, change)
-
-
-_HEADING = re.compile(r"(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"(```|~~~)")
-
-
-def _replace_section(repo: Store, request: Mapping[str, Any], context: ToolContext) -> ToolResult:
-    rel = tool_path(repo, _str(request, "path"))
-    asked = _str(request, "heading").strip()
-    content = check_text(_str(request, "content", empty=True) or "", "content")
-    wanted = _HEADING.fullmatch(asked)
-    level, title = (len(wanted.group(1)), wanted.group(2)) if wanted else (2, asked.lstrip("#").strip())
-    if not title or "\n" in title or "\r" in title:
-        raise UsageError("'heading' must be the text of one heading line, e.g. '## Decisions' or 'Decisions'")
-
-    def change(current: str) -> str:
-        doc = filetext.read_text(current, strict=True, where=rel)
-        lines = doc.body.splitlines(keepends=True)
-        start, end = _section(lines, title, level if wanted else None)
-        new = _line_ended(content, doc.newline) if content else ""
-        if start is None:
-            body = doc.body
-            if body and not body.endswith(("\n", "\r")):
-                body += doc.newline
-            gap = doc.newline if body.strip() and not body.endswith(doc.newline * 2) else ""
-            return doc.with_body(body + gap + "#" * level + " " + title + doc.newline + new).render()
-        if end < len(lines) and new and not new.endswith(doc.newline * 2):
-            new += doc.newline
-        return doc.with_body("".join(lines[: start + 1]) + new + "".join(lines[end:])).render()
-
-    return _edit_text(repo, request, context, "replace_section", rel, change)
-
-
-def _section(lines: list[str], title: str, level: int | None) -> tuple[int | None, int]:
-    """(the heading's line, the line its section ends before) of the first heading titled
-    ``title`` (of ``level``, if given), outside fenced code; ``(None, 0)`` if there is none."""
-    fenced, start, own = False, None, 0
-    for n, line in enumerate(lines):
-        text = line.rstrip("\r\n")
-        if _FENCE.match(text.lstrip()):
-            fenced = not fenced
-            continue
-        found = None if fenced else _HEADING.fullmatch(text)
-        if found is None:
-            continue
-        depth = len(found.group(1))
-        if start is not None and depth <= own:
-            return start, n
-        if start is None and found.group(2) == title and level in (None, depth):
-            start, own = n, depth
-    return (start, len(lines)) if start is not None else (None, 0)
-
-
-def _line_ended(text: str, newline: str) -> str:
-    return text if text.endswith(("\n", "\r")) else text + newline
-
-
-_HANDLERS: dict[str, Callable[[Store, Mapping[str, Any], ToolContext], ToolResult]] = {
-    "view": _view,
-    "create": _create,
-    "str_replace": _str_replace,
-    "insert": _insert,
-    "delete": _delete,
-    "rename": _rename,
-    "update_description": _update_description,
-    "append": _append,
-    "replace_section": _replace_section,
+TEXTS: Texts = {
+    "not_object": "the request must be a JSON object with a 'command'",
+    "unknown": "unknown command {command!r}; use one of: {commands}",
+    "required": "'{name}' is required",
+    "wrong": "'{name}' must be {kind}, got {got}",
+    "empty": "'{name}' may not be empty",
+    "not_found": "{where}: no such memory; view the directory to see what exists",
+    "no_memory": "{where}: no such memory; create it first",
+    "no_path": "{where}: no such memory; create it first",
+    "not_file": "{path}: is a directory; give the path of a memory file",
+    "is_folder": "{path}: is a directory; delete the memories in it one by one",
+    "root_delete": "{path}: is a directory; delete the memories in it one by one",
+    "exists": "{where}: already exists; use str_replace/insert to edit it, or pass overwrite: true",
+    "dest_exists": "{where}: already exists; pick another name or delete it first",
+    "taken": "{where}: this path is taken; pick another path",
+    "same_name": "{where}: this path is taken by {other}; pick another path",
+    "same": "{where}: old_path and new_path are the same",
+    "into_itself": "{old_path}: cannot be moved into itself ({new_path})",
+    "dependents": "{where}: cannot be deleted or moved, {named} depend(s) on it; update their depends_on first",
+    "no_match": "{where}: old_str must match exactly once, found no match; include more surrounding text",
+    "many": "{where}: old_str must match exactly once, found {count} matches; include more surrounding text",
+    "line_range": "{where}: insert_line {line} is outside the file's {count} lines",
+    "too_large": "{where}: {size} bytes is too large to show whole; pass view_range [first, last]",
+    "created": "Created {where}",
+    "overwrote": "Overwrote {where}",
+    "replaced": "Edited {where}",
+    "edited": "Edited {where}",
+    "deleted": "Deleted {where} (it stays in git history)",
+    "renamed": "Renamed {old} to {where}",
+    "described": "Updated the description of {where}",
+    "wrong view_range": "'view_range' must be [first_line, last_line] (last -1 means to the end)",
 }
-
-
-# --- shared steps ----------------------------------------------------------------------------
-def _transaction(
-    repo: Store,
-    op: str,
-    request: Mapping[str, Any],
-    context: ToolContext,
-    *,
-    tool: str | None = None,
-    subject: str | None = None,
-) -> Transaction:
-    reason = request.get("reason")
-    if reason is not None and not isinstance(reason, str):
-        raise UsageError("'reason' must be a string")
-    actor = context.actor or repo.actor
-    return repo.transaction(
-        op, reason=reason, actor=actor, subject=subject, trailers={"Memfs-Tool": [tool or str(request["command"])]}
-    )
-
-
-def _existing(tx: Transaction, rel: str) -> bytes:
-    current = tx.current_bytes(rel)
-    if current is None or not tx.repo.visible(rel, current):
-        raise MemoryNotFound(f"{rel}: no such memory; create it first")
-    tx.check_writable(rel, current)
-    if len(current) > MAX_FILE_BYTES:
-        raise Refused(f"{rel}: {len(current)} bytes is over the {MAX_FILE_BYTES}-byte limit; edit it by hand")
-    return current
-
-
-def _refuse_hidden(repo: Store, rel: str, current: bytes | None) -> None:
-    """A path another scope's memory holds cannot be written by a bound session; the refusal
-    says the path is taken and nothing about the memory there."""
-    if current is not None and not repo.visible(rel, current):
-        raise ConflictError(f"{rel}: this path is taken; pick another path")
-
-
-def _decoded(rel: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidMemory(f"{rel}: is not UTF-8 (byte {exc.start}); fix the file's encoding by hand first") from None
-
-
-def _done(tx: Transaction, command: str, rel: str, memory: Memory | None, message: str) -> ToolResult:
-    commit = tx.result.commit
-    if commit is None:
-        message += " (no change, nothing committed)"
-    else:
-        message += f" (commit {commit[:10]})"
-    if memory is not None and memory.problems:
-        warnings = [str(p) for p in memory.problems if p.severity == "warning"]
-        if warnings:
-            message += "\nWarnings: " + "; ".join(warnings)
-    revision = memory.revision if memory is not None else None
-    return ToolResult(True, command, message, path=rel, commit=commit, revision=revision)
-
-
-def request_from_json(data: bytes) -> Any:
-    """Decode a JSON request from raw bytes (stdin), refusing non-UTF-8 input clearly."""
-
-    try:
-        return limits.load_json(data)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+#: ``memfs tool`` and MCP: every command, paths relative to the root ('/memories' optional),
+#: whole files strict, results with their commit.
+DOOR = Door(
+    offers=MCP, texts=TEXTS, rel=_rel, stored=lambda repo, rel: repo.rel(rel), where=lambda rel: rel,
+    show=_numbered, listing=_listing, strict=True, ids=True, reports=True,
+)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
 from memfs.agents.formats import FORMATS
-from memfs.format.declare import CLI, param, record
+from memfs.format.declare import CLI, MCP, param, record
 from memfs.ops.verbs.declare import Request, request
 from memfs.ops.verbs.recall import ADMIN_SCOPE, AT, INHERIT, MODEL_INHERIT, VERSION
 
@@ -53,6 +53,10 @@ class Context(Request["ContextResult"]):
 # --- the file-tool commands (memfs tool, MCP's memory_* file tools, the Anthropic adapter) ------------
 #: Every file-tool command by its name, in declaration order.
 FILE_COMMANDS: dict[str, type[FileCommand]] = {}
+#: The door of Anthropic's memory tool (``memory_20250818``): only the reference tool's commands and
+#: their fields (``memfs tool`` and MCP take every field at :data:`~memfs.format.declare.MCP`).
+REFERENCE = "memory_20250818"
+_EVERY = (CLI, MCP, REFERENCE)
 
 _PATH = "Memory file path relative to the memory root, e.g. facts/b17.md ('/memories/facts/b17.md' also works)."
 _REASON = "Why this change is made; it goes into the git commit message."
@@ -66,12 +70,16 @@ class FileCommand:
     summary: ClassVar[str]
     writes: ClassVar[bool]
     removes: ClassVar[bool]
+    doors: ClassVar[frozenset[str]]
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True, field_specifiers=(param,))
-def file_command(command: str, *, writes: bool = True, removes: bool = False) -> Callable[[C], C]:
+def file_command(
+    command: str, *, writes: bool = True, removes: bool = False, reference: bool = False
+) -> Callable[[C], C]:
     """Declare a file-tool command; its MCP tool is ``memory_<command>``, its docstring the
-    tool's description."""
+    tool's description. A ``reference`` command is also one of the Anthropic tool's
+    (:data:`REFERENCE`), with the fields declared for that door."""
 
     def declare(cls: C) -> C:
         record(cls)
@@ -79,32 +87,34 @@ def file_command(command: str, *, writes: bool = True, removes: bool = False) ->
         made.command, made.tool = command, f"memory_{command}"
         made.summary = inspect.cleandoc(cls.__doc__ or "")
         made.writes, made.removes = writes, removes
+        made.doors = frozenset({CLI, MCP, REFERENCE} if reference else {CLI, MCP})
         FILE_COMMANDS[command] = made
         return cls
 
     return declare
 
 
-@file_command("view", writes=False)
+@file_command("view", writes=False, reference=True)
 class View(FileCommand):
     """Show a memory file's text with line numbers (the frontmatter block you wrote, if any, then
     the body; memfs's own fields are not shown), or list the memories in a folder with their
     descriptions."""
 
-    path: str = param(default="/memories", help="A memory file, or a folder to list ('/memories' is the root).")
+    path: str = param(default="/memories", help="A memory file, or a folder to list ('/memories' is the root).",
+                      doors=_EVERY)
     view_range: list[int] | None = param(
-        default=None, help="Show only lines [first, last] of a file (1-based; last -1 means to the end).")
+        default=None, help="Show only lines [first, last] of a file (1-based; last -1 means to the end).", doors=_EVERY)
 
 
-@file_command("create")
+@file_command("create", reference=True)
 class Create(FileCommand):
     """Create a memory file, from a whole file or from a bare Markdown body. An existing file
     is refused unless overwrite is true."""
 
-    path: str = param(help=_PATH)
+    path: str = param(help=_PATH, minimum=1, doors=_EVERY)
     file_text: str = param(help="The file's text: the Markdown body, optionally preceded by a '---' block of "
                                 "frontmatter fields of your own (one 'field: value' line each); 'fields' and the "
-                                "server fill the fields it leaves out. Line numbers count this text.")
+                                "server fill the fields it leaves out. Line numbers count this text.", doors=_EVERY)
     reason: str | None = param(default=None, help=_REASON)
     overwrite: bool = param(default=False,
                             help="Replace the file if it exists (otherwise an existing file is refused).")
@@ -115,23 +125,24 @@ class Create(FileCommand):
                            "\"source\": \"conversation:C1\", \"tags\": [\"x\"]}.")
 
 
-@file_command("str_replace")
+@file_command("str_replace", reference=True)
 class StrReplace(FileCommand):
     """Replace text in a memory file; old_str must occur exactly once (add surrounding text if not)."""
 
-    path: str = param(help=_PATH)
-    old_str: str = param(help="Text to replace; it must occur exactly once in the file.")
-    new_str: str = param(help="The replacement text (may be empty).")
+    path: str = param(help=_PATH, minimum=1, doors=_EVERY)
+    old_str: str = param(help="Text to replace; it must occur exactly once in the file.", minimum=1, doors=_EVERY)
+    new_str: str = param(help="The replacement text (may be empty).", doors=_EVERY)
     reason: str | None = param(default=None, help=_REASON)
 
 
-@file_command("insert")
+@file_command("insert", reference=True)
 class Insert(FileCommand):
     """Insert text after a line of a memory file (line numbers as memory_view shows them)."""
 
-    path: str = param(help=_PATH)
-    insert_line: int = param(help="Insert after this line (0 = at the top), as memory_view numbers them.")
-    insert_text: str = param(help="The text to insert (one or more lines).")
+    path: str = param(help=_PATH, minimum=1, doors=_EVERY)
+    insert_line: int = param(help="Insert after this line (0 = at the top), as memory_view numbers them.",
+                             doors=_EVERY)
+    insert_text: str = param(help="The text to insert (one or more lines).", doors=_EVERY)
     reason: str | None = param(default=None, help=_REASON)
 
 
@@ -139,8 +150,8 @@ class Insert(FileCommand):
 class Append(FileCommand):
     """Add text at the end of a memory's body (a log, a list that grows)."""
 
-    path: str = param(help=_PATH)
-    text: str = param(help="Text to add at the end of the memory's body.")
+    path: str = param(help=_PATH, minimum=1)
+    text: str = param(help="Text to add at the end of the memory's body.", minimum=1)
     reason: str | None = param(default=None, help=_REASON)
 
 
@@ -149,28 +160,28 @@ class ReplaceSection(FileCommand):
     """Replace the Markdown section under a heading of a memory's body, or add the section at
     the end if there is no such heading."""
 
-    path: str = param(help=_PATH)
+    path: str = param(help=_PATH, minimum=1)
     heading: str = param(help="The section's heading: '## Decisions', or just 'Decisions' (a level-2 heading is "
-                              "added if there is none).")
+                              "added if there is none).", minimum=1)
     content: str = param(help="The new text of the section, below its heading (replaces the old text up to the next "
                               "heading of the same or a higher level).")
     reason: str | None = param(default=None, help=_REASON)
 
 
-@file_command("delete", removes=True)
+@file_command("delete", removes=True, reference=True)
 class Delete(FileCommand):
     """Delete a memory file (it stays in git history). Refused while other memories depend on it."""
 
-    path: str = param(help=_PATH)
+    path: str = param(help=_PATH, minimum=1, doors=_EVERY)
     reason: str | None = param(default=None, help=_REASON)
 
 
-@file_command("rename")
+@file_command("rename", reference=True)
 class Rename(FileCommand):
     """Move a memory file to a new path (refused while other memories depend on the old path)."""
 
-    old_path: str = param(help="The memory's current path.")
-    new_path: str = param(help="Its new path (must not exist yet).")
+    old_path: str = param(help="The memory's current path.", minimum=1, doors=_EVERY)
+    new_path: str = param(help="Its new path (must not exist yet).", minimum=1, doors=_EVERY)
     reason: str | None = param(default=None, help=_REASON)
 
 
@@ -178,7 +189,7 @@ class Rename(FileCommand):
 class UpdateDescription(FileCommand):
     """Set the one-line description shown in listings and the system tree."""
 
-    path: str = param(help=_PATH)
+    path: str = param(help=_PATH, minimum=1)
     description: str = param(help="The new one-line description.")
     reason: str | None = param(default=None, help=_REASON)
 

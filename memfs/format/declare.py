@@ -57,7 +57,7 @@ class Param:
     positional (``variadic``: any number of words, joined by spaces for a text field); a
     sequence field is a repeatable option or a list. ``choices`` become an enum where the door
     has a schema (MCP) and completions on the command line. ``minimum``/``maximum`` bound a
-    number (or a list's length) at every door; ``model_default``, ``model_minimum`` and
+    number (or the length of a list or a text) at every door; ``model_default``, ``model_minimum`` and
     ``model_maximum`` replace them for a model's request only (a person may ask for more), and
     ``model_required`` makes a model give a field a person may leave out. A field holding a
     ``record`` (a :func:`record` class) is offered as that record's fields, one by one. A text
@@ -226,7 +226,7 @@ def from_wire(cls: type[T], data: Any, door: str) -> T:
     values = {}
     for field in declared:
         item = data[field.name]
-        if not _fits(field, item):
+        if not fits(field, item):
             raise UsageError(f"argument {field.name!r} has the wrong type")
         if field.spec.wire == "time" and item is not None:
             item = dt.datetime.fromisoformat(item)
@@ -236,10 +236,12 @@ def from_wire(cls: type[T], data: Any, door: str) -> T:
     return cls(**values)
 
 
-def _fits(field: Field, item: Any) -> bool:
+def fits(field: Field, item: Any) -> bool:
+    """Whether ``item`` is a value of the field's declared type (a list or tuple of its items for
+    a sequence; ``None`` where the field may be ``None``)."""
     if item is None:
         return field.optional or field.default is None
-    if isinstance(item, list):
+    if isinstance(item, list | tuple):
         return field.sequence and all(_fits_one(field, i) for i in item)
     return _fits_one(field, item)
 
@@ -250,4 +252,5 @@ def _fits_one(field: Field, item: Any) -> bool:
         return isinstance(item, int | float) and not isinstance(item, bool)
     if base is int:
         return isinstance(item, int) and not isinstance(item, bool)
+    base = typing.get_origin(base) or base
     return isinstance(base, type) and isinstance(item, base)
