@@ -73,7 +73,7 @@ COST_FENCE = "482913577"
 # --- assembly ------------------------------------------------------------------------------------
 def committed_system_files(repo: Store) -> list[tuple[str, bytes]]:
     """(path, bytes) of every ``system/`` memory at HEAD, in path order."""
-    if repo.git.head() is None:
+    if repo.git.head_quick() is None:
         return []
     rels = repo.memory_paths_at("HEAD", under=SYSTEM_DIR)
     return [(rel, data) for rel, data in repo.files_at("HEAD", rels).items() if data is not None]
@@ -320,7 +320,7 @@ def _committed_in_scope(
     Only files whose committed text contains one of the scope names are read (one ``git grep``
     over HEAD), so the cost follows the scope's memories, not the repository's; each is parsed
     and judged by :func:`recall.eligibility`."""
-    if any(scope is None for scope, _ in requests) or repo.git.head() is None:
+    if any(scope is None for scope, _ in requests) or repo.git.head_quick() is None:
         return []
     rules = [recall.ScopeRule(scope, inherit) for scope, inherit in requests]
     names = {name for rule in rules for name in (rule.scopes or ())}
@@ -402,7 +402,7 @@ def _committed_hits(repo: Store, found: SearchResult, inherit: bool) -> dict[str
     changed = [hit for hit in found.hits if hit.uncommitted and not hit.memory.is_system]
     if not changed:
         return {}
-    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head() else {}
+    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head_quick() else {}
     rule = recall.ScopeRule(found.scope, inherit)
     return {hit.path: _committed_copy(hit, blobs.get(hit.path), rule, found) for hit in changed}
 
