@@ -358,7 +358,7 @@ class Reader(Repository):
 #: :data:`_SCOPES_MAX` of them (a few MB at worst; the cache is emptied when full).
 _SCOPE_CACHE_BYTES = 16_384
 _SCOPES_MAX = 2048
-_scopes: dict[bytes, str | None] = {}
+_scopes: dict[bytes, tuple[str | None]] = {}
 
 
 def _scope_in(rel: str, data: bytes) -> str | None:
@@ -369,8 +369,9 @@ def _scope_in(rel: str, data: bytes) -> str | None:
     it depends on nothing else (``rel`` only names the file in the parser's errors), so a
     changed file is a new key and an answer is never stale."""
     cached = len(data) <= _SCOPE_CACHE_BYTES
-    if cached and data in _scopes:
-        return _scopes[data]
+    known = _scopes.get(data) if cached else None
+    if known is not None:
+        return known[0]
     try:
         _, meta = load_document(rel, data)
         scope = meta.get("scope")
@@ -380,7 +381,7 @@ def _scope_in(rel: str, data: bytes) -> str | None:
     if cached:
         if len(_scopes) >= _SCOPES_MAX:
             _scopes.clear()
-        _scopes[data] = found
+        _scopes[data] = (found,)
     return found
 
 
