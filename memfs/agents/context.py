@@ -71,12 +71,14 @@ MIN_RELEVANCE = 0.2
 #: Fences are 9 random digits (about 30 bits, fresh every call): 3 BPE tokens where 16 hex digits cost ~14.
 COST_FENCE = "482913577"
 # --- assembly ------------------------------------------------------------------------------------
-def committed_system_files(repo: Store) -> list[tuple[str, bytes]]:
-    """(path, bytes) of every ``system/`` memory at HEAD, in path order."""
-    if repo.git.head() is None:
-        return []
+def committed_system_files(repo: Store, also: Sequence[str] = ()) -> tuple[list[tuple[str, bytes]], dict[str, bytes]]:
+    """(path, bytes) of every ``system/`` memory at HEAD, in path order, and the bytes at HEAD of
+    the files ``also`` names that exist there: read together, by one ``git cat-file``."""
+    if repo.git.head_quick() is None:
+        return [], {}
     rels = repo.memory_paths_at("HEAD", under=SYSTEM_DIR)
-    return [(rel, data) for rel, data in repo.files_at("HEAD", rels).items() if data is not None]
+    found = {rel: data for rel, data in repo.files_at("HEAD", [*rels, *also]).items() if data is not None}
+    return [(rel, found[rel]) for rel in rels if rel in found], {rel: found[rel] for rel in also if rel in found}
 
 
 def _time(memory: Memory) -> str | None:
@@ -200,7 +202,9 @@ def assemble(
         return count(render_block(block, format, ctx.fence))
 
     system: list[Block] = []
-    for rel, data in committed_system_files(repo):
+    candidates_at_head = _scope_candidates(repo, requests)
+    system_files, scope_files = committed_system_files(repo, candidates_at_head or ())
+    for rel, data in system_files:
         try:
             memory = parse(rel, data)
         except InvalidMemory as exc:
@@ -227,7 +231,9 @@ def assemble(
             f"({budget} x {system_share}); cut to fit: {names}. Shorten those files or raise the budget."
         )
     ctx.blocks.extend(system)
-    _recall(repo, ctx, cost, count, requests, candidates=candidates, at=at, min_relevance=min_relevance)
+    now = at or utcnow()
+    in_scope = [] if candidates_at_head is None else _in_scope(requests, scope_files, version, now)
+    _recall(repo, ctx, cost, count, requests, in_scope, candidates=candidates, now=now, min_relevance=min_relevance)
     _finish(ctx, count, cost)
     return ctx
 
@@ -254,13 +260,12 @@ def _recall(
     cost: Callable[[Block], int],
     count: TokenCounter,
     requests: list[tuple[str | None, bool]],
+    in_scope: list[Memory],
     *,
     candidates: int,
-    at: dt.datetime | None,
+    now: dt.datetime,
     min_relevance: float,
 ) -> None:
-    now = at or utcnow()
-    in_scope = _committed_in_scope(repo, requests, ctx.version, now)
     found_hits: dict[str, _Candidate] = {}
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory and preferences were included")
@@ -320,15 +325,30 @@ def _committed_in_scope(
     Only files whose committed text contains one of the scope names are read (one ``git grep``
     over HEAD), so the cost follows the scope's memories, not the repository's; each is parsed
     and judged by :func:`recall.eligibility`."""
-    if any(scope is None for scope, _ in requests) or repo.git.head() is None:
+    rels = _scope_candidates(repo, requests)
+    if rels is None:
         return []
+    files = repo.files_at("HEAD", rels)
+    return _in_scope(requests, {rel: data for rel, data in files.items() if data is not None}, version, now)
+
+
+def _scope_candidates(repo: Store, requests: list[tuple[str | None, bool]]) -> list[str] | None:
+    """The files at HEAD (outside ``system/``) that name one of the requested scopes, by one ``git
+    grep``: :func:`_committed_in_scope`'s candidates. ``None`` without HEAD or when a request has
+    no scope."""
+    if any(scope is None for scope, _ in requests) or repo.git.head_quick() is None:
+        return None
+    names = {name for scope, inherit in requests for name in (recall.ScopeRule(scope, inherit).scopes or ())}
+    return [rel for rel in repo.files_containing_at("HEAD", names) if not rel.startswith(SYSTEM_DIR + "/")]
+
+
+def _in_scope(
+    requests: list[tuple[str | None, bool]], files: dict[str, bytes], version: str | None, now: dt.datetime
+) -> list[Memory]:
+    """The memories among ``files`` (path: bytes at HEAD) eligible for one of the requests."""
     rules = [recall.ScopeRule(scope, inherit) for scope, inherit in requests]
-    names = {name for rule in rules for name in (rule.scopes or ())}
-    rels = [rel for rel in repo.files_containing_at("HEAD", names) if not rel.startswith(SYSTEM_DIR + "/")]
     out = []
-    for rel, data in repo.files_at("HEAD", rels).items():
-        if data is None:
-            continue
+    for rel, data in files.items():
         try:
             memory = parse(rel, data)
         except InvalidMemory:
@@ -402,7 +422,7 @@ def _committed_hits(repo: Store, found: SearchResult, inherit: bool) -> dict[str
     changed = [hit for hit in found.hits if hit.uncommitted and not hit.memory.is_system]
     if not changed:
         return {}
-    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head() else {}
+    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head_quick() else {}
     rule = recall.ScopeRule(found.scope, inherit)
     return {hit.path: _committed_copy(hit, blobs.get(hit.path), rule, found) for hit in changed}
 

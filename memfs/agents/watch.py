@@ -317,10 +317,11 @@ class Watcher:
         except PathError as exc:
             problem = Problem(rel, None, exc.message.removeprefix(f"{rel}: "))
             return WatchEvent(rel, "invalid", problems=(problem,), message=str(exc))
-        if data == repo.git.head_file(repo.git_path(rel)) or (expected != "absent" and expected == _digest(data)):
+        committed = repo.git.head_file(repo.git_path(rel))
+        if data == committed or (expected != "absent" and expected == _digest(data)):
             return WatchEvent(rel, "unchanged")
         try:
-            tx.adopt(rel)
+            tx.adopt(rel, at_head=(committed,))
         except InvalidMemory as exc:
             return WatchEvent(rel, "invalid", problems=tuple(exc.problems), message=str(exc))
         except Refused as exc:

@@ -354,14 +354,35 @@ class Reader(Repository):
         return users
 
 
+#: Files up to this size have their scope remembered by :func:`_scope_in`, at most
+#: :data:`_SCOPES_MAX` of them (a few MB at worst; the cache is emptied when full).
+_SCOPE_CACHE_BYTES = 16_384
+_SCOPES_MAX = 2048
+_scopes: dict[bytes, tuple[str | None]] = {}
+
+
 def _scope_in(rel: str, data: bytes) -> str | None:
-    """The ``scope`` a memory file says, or ``None`` if it cannot be read as one."""
+    """The ``scope`` a memory file says, or ``None`` if it cannot be read as one.
+
+    A bound session asks this of every file it might show, many times over for the same bytes
+    (each search, listing and log entry), so the answer is remembered by the bytes themselves:
+    it depends on nothing else (``rel`` only names the file in the parser's errors), so a
+    changed file is a new key and an answer is never stale."""
+    cached = len(data) <= _SCOPE_CACHE_BYTES
+    known = _scopes.get(data) if cached else None
+    if known is not None:
+        return known[0]
     try:
         _, meta = load_document(rel, data)
+        scope = meta.get("scope")
+        found = scope if isinstance(scope, str) else None
     except InvalidMemory:
-        return None
-    scope = meta.get("scope")
-    return scope if isinstance(scope, str) else None
+        found = None
+    if cached:
+        if len(_scopes) >= _SCOPES_MAX:
+            _scopes.clear()
+        _scopes[data] = (found,)
+    return found
 
 
 

@@ -277,15 +277,16 @@ class Staging:
             self._refuse_if_depended_on(rel)
         self._stage(rel, None, "delete", None, current)
 
-    def adopt(self, path: str) -> Memory | None:
+    def adopt(self, path: str, at_head: tuple[bytes | None] | None = None) -> Memory | None:
         """Commit the memory file at ``path`` as it is on disk now (someone else wrote or deleted
         it): validated like any write, :class:`InvalidMemory` if it is not valid, refused if the
         committed copy is ``read_only`` or the core guard refuses it (judged now, so one refused
         file leaves the others of the batch to commit). Returns the parsed memory (``None`` for a
-        deletion)."""
+        deletion). ``at_head``: the file as committed at HEAD, ``(bytes or None,)``, when the caller has
+        just read it (else it is read here)."""
         rel = self.repo.rel(path)
         data = self.repo.read_bytes(rel)
-        committed = self.repo.git.head_file(self.repo.git_path(rel))
+        committed = self.repo.git.head_file(self.repo.git_path(rel)) if at_head is None else at_head[0]
         if not self.forced and says_read_only(rel, committed):
             raise read_only_refusal(rel)
         if data is None:

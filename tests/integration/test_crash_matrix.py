@@ -12,14 +12,14 @@ private copy of the index (nothing else is staged), so its steps (``index-copied
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
+from tests.forks import ForkServer
 from tests.helpers import ACTOR, FACT, PREFERENCE, add, copy_repo, git
 
 _OPS = {
@@ -57,19 +57,24 @@ def _prepare(repo: MemoryRepo, op: str) -> None:
             add(repo, f"derived/d{i}.md", "base.md")
 
 
-def _run(root: Path, op: str, env: dict[str, str]) -> int:
+@pytest.fixture
+def forks(tmp_path: Path) -> Iterator[ForkServer]:
+    """Each run below is a process of its own, forked from one that has imported memfs."""
+    with ForkServer(tmp_path) as server:
+        yield server
+
+
+def _run(forks: ForkServer, root: Path, op: str, env: dict[str, str]) -> int:
     script = _SCRIPT % (PREFERENCE, textwrap.dedent(_OPS[op]))
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(root)], capture_output=True, text=True, env={**os.environ, **env}
-    )
-    assert done.returncode in (0, 9), done.stderr
+    done = forks.run(script, [str(root)], {**os.environ, **env})
+    assert done.returncode in (0, 9), done.output
     return done.returncode
 
 
-def _recover(root: Path, env: dict[str, str]) -> int:
+def _recover(forks: ForkServer, root: Path, env: dict[str, str]) -> int:
     script = f"from memfs import MemoryRepo\nMemoryRepo.open({str(root)!r}, {ACTOR!r})\n"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, **env})
-    assert done.returncode in (0, 9), done.stderr
+    done = forks.run(script, [], {**os.environ, **env})
+    assert done.returncode in (0, 9), done.output
     return done.returncode
 
 
@@ -90,13 +95,13 @@ def _changed(root: Path) -> set[str]:
 @pytest.mark.parametrize("double", [False, True], ids=["single", "double"])
 @pytest.mark.parametrize("op", sorted(_OPS))
 def test_killed_at_every_step_the_next_command_finishes(
-    repo: MemoryRepo, tmp_path: Path, op: str, double: bool
+    repo: MemoryRepo, tmp_path: Path, forks: ForkServer, op: str, double: bool
 ) -> None:
     _prepare(repo, op)
     old_head = git(repo.root, "rev-parse", "HEAD").strip()
     reference = copy_repo(repo.root, tmp_path / "reference")
     trace = tmp_path / "trace"
-    assert _run(reference, op, {"MEMFS_CRASH_TRACE": str(trace)}) == 0
+    assert _run(forks, reference, op, {"MEMFS_CRASH_TRACE": str(trace)}) == 0
     new_files = _changed(reference)
     points = _points(trace)
     assert len(points) >= 8 and {"journal-saved:1", "temp-written:3", "git-committed:1"} <= set(points)
@@ -104,8 +109,8 @@ def test_killed_at_every_step_the_next_command_finishes(
     crashed_twice = 0
     for n, point in enumerate(points):
         root = copy_repo(repo.root, tmp_path / f"run{n}")
-        assert _run(root, op, {"MEMFS_CRASH_AT": point}) == 9, point
-        if double and _recover(root, {"MEMFS_CRASH_AT": point}) == 9:
+        assert _run(forks, root, op, {"MEMFS_CRASH_AT": point}) == 9, point
+        if double and _recover(forks, root, {"MEMFS_CRASH_AT": point}) == 9:
             crashed_twice += 1
         reopened = MemoryRepo.open(root, ACTOR)
         leftovers = list(root.rglob("*.memfs-tmp"))

@@ -145,3 +145,17 @@ def test_purge_verification_reads_no_device(repo: MemoryRepo) -> None:
     add(repo, "facts/a.md", body="okapi secret\n")
     os.symlink("/dev/zero", repo.root / "zero.md")
     assert "work tree file facts/a.md" in finishes(lambda: verify(repo.store, ["okapi secret"]))
+
+
+def test_a_bound_session_judges_a_file_by_its_bytes_now(repo: MemoryRepo) -> None:
+    """The scope a session checks is remembered by the file's bytes: a file rewritten into
+    another scope, or broken, is judged again at once (never by what it said before)."""
+    session = repo.session("user:U5").store
+    write_file(repo.root / "notes/a.md", memory_text("mine\n", **FACT))
+    assert session.visible("notes/a.md")
+    write_file(repo.root / "notes/a.md", memory_text("mine\n", **{**FACT, "scope": "user:U6"}))
+    assert not session.visible("notes/a.md")
+    write_file(repo.root / "notes/a.md", "---\nscope: [user:U5\n---\nbroken\n")
+    assert not session.visible("notes/a.md")
+    write_file(repo.root / "notes/a.md", memory_text("mine\n", **FACT))
+    assert session.visible("notes/a.md") and repo.session("user:U6").store.visible("notes/a.md") is False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memfs.errors import GitError
 from memfs.store.gitcli import process
 from memfs.store.gitcli.process import Base
 
@@ -54,7 +55,9 @@ class History(Base):
         rev: str = "HEAD",
         follow: bool = True,
     ) -> list[Commit]:
-        if self.head() is None:
+        """Commits of ``rev`` (of ``path``, matching ``grep``), newest first; none before the
+        first commit. One process: whether HEAD exists is asked only when the log fails."""
+        if rev != "HEAD" and self.head() is None:
             return []
         args = ["log", "-z", "--name-only", "--format=%x1e%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1f"]
         if limit:
@@ -64,7 +67,12 @@ class History(Base):
         args.append(rev)
         if path is not None:
             args += (["--follow"] if follow else []) + ["--", *process.literal(path)]
-        return _parse_log(self._text(*args))
+        proc = self._run(*args, check=False)
+        if proc.returncode != 0:
+            if self.head() is None:
+                return []
+            raise GitError(f"git log failed: {process.output(proc)}")
+        return _parse_log(proc.stdout.decode("utf-8", "replace"))
 
     def messages(self, rev_range: str, grep: str) -> list[tuple[str, str]]:
         """(commit, full message) of every commit in ``rev_range`` whose message matches the
