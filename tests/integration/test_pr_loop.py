@@ -10,7 +10,7 @@ import yaml
 
 from memfs import MemoryRepo
 from memfs.errors import Refused
-from tests.helpers import ACTOR, commit_count, git, run_cli
+from tests.helpers import ACTOR, commit_count, git
 
 
 def test_init_adds_the_github_workflow_once(tmp_path: Path) -> None:
@@ -65,8 +65,3 @@ def test_the_review_draws_the_retraction_closure(branch: MemoryRepo) -> None:
     assert "n0 --> n1" in diagram and "n1 --> n2" in diagram and "classDef flagged" in diagram
     assert summary.to_json()["retracted"][0]["closure"]["edges"][0] == ["facts/b17.md", "notes/derived.md"]
 
-
-def test_the_cli_says_where_the_merge_request_job_went(tmp_path: Path) -> None:
-    proc = run_cli("init", str(tmp_path / "mem"), "--ci", "gitlab")
-    assert proc.returncode == 0, proc.stderr
-    assert f"merge requests: {(tmp_path / 'mem').resolve() / '.gitlab-ci.yml'} validates memory" in proc.stdout
