@@ -83,9 +83,9 @@ class MemoryRepo:
         cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None
     ) -> MemoryRepo:
         """``memfs init``: make ``directory`` a memory repository (see
-        :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"``) also the workflow that
-        validates memory and posts ``memfs review BASE..HEAD`` on every pull request
-        (:meth:`~memfs.store.repo.Store.add_ci`)."""
+        :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"`` or ``"gitlab"``) also the
+        CI job that validates memory and posts ``memfs review BASE..HEAD`` on every pull request or
+        merge request (:meth:`~memfs.store.repo.Store.add_ci`)."""
         store = Store.init(directory, actor)
         if ci is not None:
             store.add_ci(ci)

@@ -13,8 +13,9 @@ from memfs.cli.output import line
 
 @click.command("init")
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--ci", type=click.Choice(["github"]),
-              help="Also add the workflow that validates memory and posts 'memfs review' on pull requests.")
+@click.option("--ci", type=click.Choice(["github", "gitlab"]),
+              help="Also add the CI job that validates memory and posts 'memfs review' on pull requests "
+                   "(github) or merge requests (gitlab).")
 @pass_state
 def init_cmd(state: State, directory: Path | None, ci: str | None) -> None:
     """Create a memory repository in DIRECTORY (default: -C or the current directory).
@@ -22,11 +23,16 @@ def init_cmd(state: State, directory: Path | None, ci: str | None) -> None:
     Inside an existing git repository the folder becomes a memory root within it; otherwise a
     new git repository is created. Safe to run again. With --ci github, also
     .github/workflows/memfs.yml: on every pull request, memfs validate, and memfs review
-    BASE..HEAD posted as the pull request's comment.
+    BASE..HEAD posted as the pull request's comment. With --ci gitlab, also .gitlab-ci.yml:
+    the same on every merge request, posted as a note (it needs a token in the CI/CD variable
+    MEMFS_GITLAB_TOKEN; see the file).
     """
     from memfs.api import MemoryRepo
 
     repo = MemoryRepo.init(directory or state.directory, state.actor, ci=ci)
     line(f"memory repository ready at {repo.root}")
     if ci is not None:
-        line(f"pull requests: {repo.root / '.github/workflows/memfs.yml'} validates memory and posts memfs review")
+        from memfs.store.init import CI
+
+        requests = "merge requests" if ci == "gitlab" else "pull requests"
+        line(f"{requests}: {repo.root / CI[ci][1]} validates memory and posts memfs review")

@@ -11,6 +11,7 @@ operations) and renders as Markdown text or JSON.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,22 +102,22 @@ class ReviewSummary:
         """Markdown, ready to post as a pull request comment."""
         c = self.counts
         head = [
-            f"### memfs review: `{self.base}..{self.head}` ({c['commits']} commit(s))",
+            f"### memfs review: {code(f'{self.base}..{self.head}')} ({c['commits']} commit(s))",
             "",
             " · ".join(f"{c[n]} {n}" for n in self.CATEGORIES)
             + (f" · **{c['invalid']} invalid**" if c["invalid"] else ""),
         ]
         sections = [
-            ("Invalid (fix before merging)", [f"- {p}" for p in self.invalid]),
+            ("Invalid (fix before merging)", [f"- {text(p)}" for p in self.invalid]),
             ("Added", [_added(e) for e in self.added]),
             ("Superseded", [_superseded(e) for e in self.superseded]),
             ("Retracted", [ln for e in self.retracted for ln in (_retracted(e), *mermaid(e))]),
             ("Flagged for review", [_flagged(e) for e in self.flagged]),
-            ("Expired", [f"- `{e.path}`{_desc(e)}" + (f" (archived to `{e.by}`)" if e.by else "")
+            ("Expired", [f"- {code(e.path)}{_desc(e)}" + (f" (archived to {code(e.by)})" if e.by else "")
                          for e in self.expired]),
-            ("Purged / deleted", [f"- `{e.path}` ({e.op or 'delete'}){_why(e)}" for e in self.purged]),
+            ("Purged / deleted", [f"- {code(e.path)} ({text(e.op or 'delete')}){_why(e)}" for e in self.purged]),
             ("Field changes", [_changed(e) for e in self.changed]),
-            ("Commits", [f"- `{x.commit[:10]}` {x.actor}: {x.subject}" for x in self.commits]),
+            ("Commits", [f"- {code(x.commit[:10])} {text(x.actor)}: {text(x.subject)}" for x in self.commits]),
         ]
         out = list(head)
         for title, lines in sections:
@@ -128,27 +129,50 @@ class ReviewSummary:
         return "\n".join(out)
 
 
+#: What Markdown could read as markup in running text: backslash escapes make each literal
+#: (CommonMark lets any ASCII punctuation be escaped); ``<`` and ``&`` so no HTML tag or entity
+#: gets through, the others so no code span, emphasis, link, strike-through or table cell starts.
+_MARKUP = re.compile(r"([\\`*_\[\]<>&~|])")
+
+
+def text(value: object) -> str:
+    """``value`` as literal Markdown text on one line: line breaks become spaces (a new line
+    could start a heading, a list or a code fence) and markup characters are escaped."""
+    return _MARKUP.sub(r"\\\1", " ".join(str(value).splitlines()))
+
+
+def code(value: str) -> str:
+    """``value`` as a Markdown code span that shows it literally, backticks included: the fence
+    is one backtick longer than the longest run inside, padded with spaces when the text starts
+    or ends with a backtick or a space (CommonMark strips one space from each side). HTML in a
+    code span is shown, never interpreted."""
+    flat = " ".join(value.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat[:1] in ("`", " ") or flat[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
 def _desc(e: Entry) -> str:
-    return f" — {e.description}" if e.description else ""
+    return f" — {text(e.description)}" if e.description else ""
 
 
 def _why(e: Entry) -> str:
-    return f"; reason: {e.reason}" if e.reason else ""
+    return f"; reason: {text(e.reason)}" if e.reason else ""
 
 
 def _added(e: Entry) -> str:
-    return f"- `{e.path}`{_desc(e)}"
+    return f"- {code(e.path)}{_desc(e)}"
 
 
 def _superseded(e: Entry) -> str:
-    by = f" (by `{e.by}`)" if e.by else " (same file, next revision)"
-    return f"- `{e.path}`: {_quote(e.old)} → {_quote(e.new)}{by}{_why(e)}"
+    by = f" (by {code(e.by)})" if e.by else " (same file, next revision)"
+    return f"- {code(e.path)}: {_quote(e.old)} → {_quote(e.new)}{by}{_why(e)}"
 
 
 def _retracted(e: Entry) -> str:
     down = f"; {e.downstream} downstream memor{'y' if e.downstream == 1 else 'ies'}" if e.downstream else ""
     flagged = f" ({e.flagged} flagged for review here)" if e.flagged else ""
-    return f"- `{e.path}`{_desc(e)}{_why(e)}{down}{flagged}"
+    return f"- {code(e.path)}{_desc(e)}{_why(e)}{down}{flagged}"
 
 
 #: Nodes drawn in one retraction's diagram; a larger closure is cut, and the cut is said.
@@ -183,23 +207,27 @@ def mermaid(e: Entry) -> list[str]:
 
 
 def _label(path: str) -> str:
-    """A path as Mermaid label text: its quotes and angle brackets as entities."""
-    return path.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+    """A path as the text of a quoted Mermaid label: every ASCII character but letters, digits,
+    space and ``/._-`` as Mermaid's decimal entity code (``#`` is ``#35;``, ``"`` is ``#34;``;
+    mermaid.js.org/syntax/flowchart.html, "Entity codes to escape characters"), so no quote ends
+    the label, no ``#...;`` in a name is read as an entity, no backtick closes the code fence and
+    no ``<`` becomes HTML. Letters beyond ASCII are left as they are."""
+    return "".join(c if not c.isascii() or c.isalnum() or c in " /._-" else f"#{ord(c)};" for c in path)
 
 
 def _flagged(e: Entry) -> str:
-    return f"- `{e.path}`{_desc(e)}" + (f" (because of `{e.by}`)" if e.by else "")
+    return f"- {code(e.path)}{_desc(e)}" + (f" (because of {code(e.by)})" if e.by else "")
 
 
 def _changed(e: Entry) -> str:
     shown = [str(f) for f in e.fields if f.field not in NOISE]
     if e.body_changed:
         shown.append("body changed")
-    return f"- `{e.path}`: " + "; ".join(shown) if shown else ""
+    return f"- {code(e.path)}: " + text("; ".join(shown)) if shown else ""
 
 
-def _quote(text: str | None) -> str:
-    return f'"{text}"' if text else "(none)"
+def _quote(value: str | None) -> str:
+    return f'"{text(value)}"' if value else "(none)"
 
 
 def value_text(memory: Memory | None) -> str | None:

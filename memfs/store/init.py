@@ -111,7 +111,7 @@ def starter_files(root: Path) -> dict[str, bytes]:
 
 
 #: Continuous-integration set-ups ``memfs init --ci`` writes: name -> (template, where it goes).
-CI = {"github": ("ci/github.yml", ".github/workflows/memfs.yml")}
+CI = {"github": ("ci/github.yml", ".github/workflows/memfs.yml"), "gitlab": ("ci/gitlab.yml", ".gitlab-ci.yml")}
 
 
 def ci_file(kind: str) -> tuple[str, bytes]:

@@ -55,20 +55,29 @@ class Store(Reader):
         return cls.open(store.root, store.actor)
 
     def add_ci(self, kind: str) -> CommitResult:
-        """Add the CI workflow ``kind`` (``github``: ``.github/workflows/memfs.yml``,
-        :func:`memfs.store.init.ci_file`) in one commit, unless the repository has one there
-        already (``memfs init --ci``). GitHub reads workflows only from the top of the repository,
-        so a memory root in a sub-folder gets a refusal saying what to copy where."""
+        """Add the CI set-up ``kind`` (:data:`memfs.store.init.CI`: ``github`` writes
+        ``.github/workflows/memfs.yml``, ``gitlab`` writes ``.gitlab-ci.yml``) in one commit
+        (``memfs init --ci``). A file already there that runs ``memfs review`` is left as it is;
+        any other file there is the repository's own pipeline, which memfs does not edit: the
+        refusal says what to add to it. GitHub and GitLab read these files only from the top of
+        the repository, so a memory root in a sub-folder gets a refusal saying what to copy where."""
         dest, data = init.ci_file(kind)
+        template = f"templates/{init.CI[kind][0]}"
         if self.prefix:
             raise Refused(
                 f"the memory root is the sub-folder {self.prefix.rstrip('/')} of the repository; copy memfs's "
-                f"templates/ci/github.yml to {dest} at the top of the repository and set MEMFS_DIR: "
+                f"{template} to {dest} at the top of the repository and set MEMFS_DIR: "
                 f"{self.prefix.rstrip('/')} in it", param="ci",
             )
-        if (self.root / dest).exists():
-            return CommitResult(None, (), "init")
-        with self.transaction("init", subject=f"{kind} workflow: validate and review memory in pull requests") as tx:
+        existing = self.root / dest
+        if existing.exists():
+            if b"memfs review" in existing.read_bytes():
+                return CommitResult(None, (), "init")
+            raise Refused(
+                f"{dest} is this repository's own pipeline; add the job of memfs's {template} to it "
+                "(on GitLab: save that file under another name and include it)", param="ci",
+            )
+        with self.transaction("init", subject=f"{kind} CI: validate and review memory in change requests") as tx:
             tx.write_file(dest, data)
         return tx.result
 
