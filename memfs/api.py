@@ -490,7 +490,8 @@ def _install_merge_driver(repo: MemoryRepo, op: InstallMergeDriver) -> Installed
 def _sync(repo: MemoryRepo, op: Sync) -> SyncResult:
     from memfs.ops.sync import sync
 
-    return sync(repo.store, remote=op.remote, branch=op.branch, mode=op.mode, push=op.push)
+    return sync(repo.store, remote=op.remote, branch=op.branch, mode=op.mode, push=op.push, attempts=op.attempts,
+                budget=op.budget)
 
 
 @_does(Import)

@@ -24,19 +24,25 @@ pass_state = click.make_pass_decorator(State)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 
-class _Finite(click.ParamType):  # type: ignore[type-arg]
-    """A float that is a number (``nan`` and ``inf`` are usage errors, not a crash later)."""
+class Finite(click.ParamType):  # type: ignore[type-arg]
+    """A float that is a number (``nan`` and ``inf`` are usage errors, not a crash later), within
+    ``minimum``/``maximum`` when given."""
 
     name = "float"
+
+    def __init__(self, minimum: float | None = None, maximum: float | None = None) -> None:
+        self.minimum, self.maximum = minimum, maximum
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
+        if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+            self.fail(f"{value!r} is not in the range {self.minimum}..{self.maximum}", param, ctx)
         return float(number)
 
 
-FINITE = _Finite()
+FINITE = Finite()
 
 _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--id", "id_"), {"help": "Stable identity (default: the path without .md)."}),

@@ -18,6 +18,9 @@
     mode = "rebase"              # or "merge"
     remote = "origin"
     branch = "main"
+    attempts = 5                 # pushes that lose a race are retried, at most this many tries in all...
+    budget = 60                  # ...none started after this many seconds...
+    backoff = 0.1                # ...waiting a random time up to 0.1 s, 0.2 s, 0.4 s... (capped at 5 s)
 
     [prune]                      # memfs prune: the forgetting policy (nothing is proposed without rules)
     quota = { episode = 200 }    # per type: at most N active memories; the least recently used go
@@ -59,9 +62,16 @@ def is_sync_mode(value: object) -> TypeGuard[SyncMode]:
 
 @dataclass(frozen=True)
 class SyncConfig:
+    """``[sync]``: where ``memfs sync`` goes, how it integrates, and how hard it retries a push
+    that lost a race (``attempts`` at most, none started after ``budget`` seconds; waits with
+    jitter from ``backoff`` seconds, doubling)."""
+
     mode: SyncMode = "rebase"
     remote: str | None = None
     branch: str | None = None
+    attempts: int = 5
+    budget: float = 60.0
+    backoff: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -202,4 +212,13 @@ def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
     for key in ("remote", "branch"):
         if key in table and not isinstance(table[key], str):
             raise InvalidConfig(f"{where}: [sync] {key} must be a string")
-    return SyncConfig(mode, table.get("remote"), table.get("branch"))
+    attempts = table.get("attempts", 5)
+    if not isinstance(attempts, int) or isinstance(attempts, bool) or not 1 <= attempts <= 100:
+        raise InvalidConfig(f"{where}: [sync] attempts = {attempts!r}; use a whole number from 1 to 100")
+    seconds = {}
+    for key, default in (("budget", 60.0), ("backoff", 0.1)):
+        value = table.get(key, default)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 3600:
+            raise InvalidConfig(f"{where}: [sync] {key} = {value!r}; use a number of seconds from 0 to 3600")
+        seconds[key] = float(value)
+    return SyncConfig(mode, table.get("remote"), table.get("branch"), attempts, **seconds)

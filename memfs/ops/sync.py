@@ -6,8 +6,14 @@ Invariants (each has a test):
   sync checks that the remote tip it fetched is an ancestor of what it sends. A rejected push
   (someone pushed in between) means fetch and integrate again, never overwrite.
 * **A backup ref before any history-changing step.** Before a rebase, a merge, or moving a branch
-  back, the current tip is saved as ``refs/memfs/backup/<UTC time>-<sha>``. Such refs are never
-  deleted by memfs (``git for-each-ref refs/memfs/backup`` lists them).
+  back, the current tip is saved as ``refs/memfs/backup/<UTC time>-<sha>``
+  (``git for-each-ref refs/memfs/backup`` lists them). A backup is deleted only by a later sync
+  that succeeded, and only once everything it holds is on the remote branch: its commit is
+  reachable from there, or each of its commits has an equal change there (``git cherry``, as
+  after a rebase). So backups do not pile up, and one that holds anything else stays.
+* **Retries spread out.** A push that lost a race is fetched, integrated and pushed again after a
+  random wait that doubles with each loss (:mod:`memfs.policy.retry`), at most ``[sync]
+  attempts`` tries and none started after ``budget`` seconds.
 * **A conflict stops cleanly.** If integration conflicts (or would produce an invalid memory), the
   rebase/merge is aborted, the branch is exactly where it was, nothing is pushed, and the error
   says which files and what to do.
@@ -19,7 +25,10 @@ The search index needs nothing from here: every read brings it up to date with H
 from __future__ import annotations
 
 import datetime as dt
+import random
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +37,12 @@ from memfs.format.config import CONFIG_FILE, SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
 from memfs.format.parse import parse
 from memfs.policy import guard
+from memfs.policy.retry import Backoff
 from memfs.store import gitcli, paths
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
 BACKUP_PREFIX = "refs/memfs/backup/"
-MAX_ATTEMPTS = 5
 
 
 _HOW = {"rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
@@ -344,6 +353,16 @@ def _errors(rel: str, data: bytes) -> list[str]:
 
 
 # --- sync ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Waiting:
+    """How a sync waits between tries: the clock, the sleep and the random source (tests pass
+    their own; nothing here reads the wall clock)."""
+
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    rng: random.Random = field(default_factory=random.Random)
+
+
 def sync(
     repo: Store,
     *,
@@ -351,45 +370,72 @@ def sync(
     branch: str | None = None,
     mode: str | None = None,
     push: bool = True,
-    max_attempts: int = MAX_ATTEMPTS,
+    attempts: int | None = None,
+    budget: float | None = None,
+    waiting: Waiting | None = None,
 ) -> SyncResult:
     """Fetch, integrate (rebase or merge) and push the current branch. Never force-pushes; saves
-    a backup ref before a rebase or merge; on conflict stops with the branch unchanged."""
+    a backup ref before a rebase or merge; on conflict stops with the branch unchanged; a push
+    that lost a race is tried again after a wait (``attempts`` and ``budget`` default to
+    ``[sync]``'s); once pushed, or up to date, prunes the older backups the remote branch holds."""
     conf = repo.config().sync
     mode = mode or conf.mode
     if not is_sync_mode(mode):
         raise UsageError(f"{mode!r}: use 'rebase' or 'merge'", param="mode")
-    git = repo.git
+    retry = Backoff(attempts or conf.attempts, conf.budget if budget is None else budget, conf.backoff)
+    waiting = waiting or Waiting()
     with repo.locked():
-        target = _target(git, remote, branch, conf)
+        target = _target(repo.git, remote, branch, conf)
         _check_quiet(repo)
-        before = git.head()
-        backups: list[str] = []
-        how = "none"
-        pulled = 0
-        for attempt in range(1, max_attempts + 1):
-            upstream = _fetch(git, target)
-            if upstream is not None:
-                start = git.head()
-                step, backup = _integrate(repo, target, upstream, mode)
-                if step != "none":
-                    how = step if how in ("none", "fast-forward") else how
-                    pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
-                backups += [backup] if backup else []
-            head = git.head()
-            if not push or head is None or head == upstream:
-                return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo)
-            if upstream is not None and not git.is_ancestor(upstream, head):
-                raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
-            sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
-            pushed, _ = _push(git, target.remote, head, target.branch)
-            if pushed:
-                _track(git, target)
-                return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
-        raise ConflictError(
-            f"{target.label} kept changing while syncing ({max_attempts} attempts); nothing was lost, "
-            "your commits are integrated locally; run 'memfs sync' again"
-        )
+        return _sync_locked(repo, target, mode, push, retry, waiting)
+
+
+def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Backoff, waiting: Waiting) -> SyncResult:
+    git = repo.git
+    before, started = git.head(), waiting.clock()
+    backups: list[str] = []
+    how, pulled, attempt = "none", 0, 0
+    while True:
+        attempt += 1
+        upstream = _fetch(git, target)
+        if upstream is not None:
+            start = git.head()
+            step, backup = _integrate(repo, target, upstream, mode)
+            if step != "none":
+                how = step if how in ("none", "fast-forward") else how
+                pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
+            backups += [backup] if backup else []
+        head = git.head()
+        if not push or head is None or head == upstream:
+            _prune_backups(git, upstream, keep=backups)
+            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo)
+        if upstream is not None and not git.is_ancestor(upstream, head):
+            raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
+        sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
+        pushed, _ = _push(git, target.remote, head, target.branch)
+        if pushed:
+            _track(git, target)
+            _prune_backups(git, head, keep=backups)
+            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
+        wait = retry.delay(attempt, waiting.rng)
+        if not retry.another(attempt, waiting.clock() - started, wait):
+            raise ConflictError(
+                f"{target.label} kept changing while syncing ({attempt} attempts in "
+                f"{waiting.clock() - started:.1f} s); nothing was lost, your commits are integrated locally; "
+                "run 'memfs sync' again (or raise [sync] attempts / budget)"
+            )
+        waiting.sleep(wait)
+
+
+def _prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> list[str]:
+    """Delete the backup refs (other than ``keep``, this sync's own) whose every commit is on the
+    branch at ``tip``: reachable from it, or each with an equal change there. The deleted refs."""
+    if tip is None:
+        return []
+    gone = [ref for ref, sha in git.refs(BACKUP_PREFIX) if ref not in keep and git.holds_all(tip, sha)]
+    if gone:
+        git.delete_refs(gone)
+    return gone
 
 
 def _result(

@@ -9,8 +9,8 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
-from memfs.ops.sync import BACKUP_PREFIX, backups, propose, sync
-from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, remote_head
+from memfs.ops.sync import BACKUP_PREFIX, Waiting, backups, propose, sync
+from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, remote_head, run_cli
 
 
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
@@ -207,3 +207,101 @@ def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
     head = a.store.git.head()
     result = propose(a.store, branch="r1", keep_main=True)
     assert not result.main_reset and a.store.git.head() == head
+
+
+# --- retries with backoff, and backups pruned once the remote holds them (#25) ----------------
+class _Waits:
+    """A :class:`~memfs.ops.sync.Waiting` whose clock moves only when it sleeps."""
+
+    def __init__(self) -> None:
+        self.now, self.slept = 0.0, []
+
+    def waiting(self) -> Waiting:
+        import random
+
+        return Waiting(clock=lambda: self.now, sleep=self._sleep, rng=random.Random(7))
+
+    def _sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def _race(a: MemoryRepo, b: MemoryRepo, times: int) -> None:
+    """Before each of a's next ``times`` pushes, b pushes a new commit first."""
+    counter = a.root.parent / "races"
+    counter.write_text("0")
+    script = a.root.parent / "race.sh"
+    script.write_text(
+        f'n=$(cat "{counter}"); if [ "$n" -lt {times} ]; then echo $((n+1)) > "{counter}"; '
+        f'git -C "{b.root}" commit -q --allow-empty -m "race $n" && git -C "{b.root}" push -q origin main; fi\n')
+    hook = a.store.git.git_dir / "hooks" / "pre-push"
+    hook.write_text(f'#!/bin/sh\n. "{script}"\n')
+    hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
+    git(b.root, "config", "user.name", "b")
+    git(b.root, "config", "user.email", "b@example.invalid")
+
+
+def test_a_lost_race_is_tried_again_after_a_growing_random_wait(clone: Clone, remote: Path) -> None:
+    a, b = clone("a"), clone("b")
+    _race(a, b, times=3)
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    waits = _Waits()
+    result = sync(a.store, waiting=waits.waiting())
+    assert result.attempts == 4 and remote_head(remote) == a.store.git.head()
+    assert len(waits.slept) == 3
+    assert all(0 <= w <= 0.1 * 2 ** n for n, w in enumerate(waits.slept))
+
+
+@pytest.mark.parametrize(("attempts", "budget", "tries"), [(2, None, 2), (None, 0.0, 1)])
+def test_the_tries_and_the_time_budget_end_the_retries_and_lose_nothing(
+        clone: Clone, remote: Path, attempts: int | None, budget: float | None, tries: int) -> None:
+    a, b = clone("a"), clone("b")
+    _race(a, b, times=10)
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    mine = a.store.git.head()
+    with pytest.raises(ConflictError, match=rf"kept changing while syncing \({tries} attempts"):
+        sync(a.store, attempts=attempts, budget=budget, waiting=_Waits().waiting())
+    assert a.store.read("facts/a.md").body == "a\n" and git(a.root, "cherry", "origin/main", "HEAD").startswith("+")
+    assert mine != remote_head(remote)
+
+
+def test_the_retry_settings_come_from_the_configuration_and_the_command_line(clone: Clone, remote: Path) -> None:
+    a, b = clone("a"), clone("b")
+    (a.root / ".memfs.toml").write_text("[sync]\nattempts = 1\n")
+    commit_all(a.root, "one try")
+    _race(a, b, times=10)
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    with pytest.raises(ConflictError, match=r"\(1 attempts"):
+        sync(a.store, waiting=_Waits().waiting())
+    done = run_cli("sync", "--attempts", "2", cwd=a.root)
+    assert done.returncode == 3 and "(2 attempts" in done.stderr, done.stderr
+
+
+def test_backups_are_pruned_once_the_remote_holds_them_and_kept_otherwise(clone: Clone, remote: Path) -> None:
+    a, b = clone("a"), clone("b")
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    b.write("facts/b.md", fields=FACT, body="b\n")
+    sync(a.store)
+    rebased = sync(b.store)
+    (made,) = rebased.backups
+    assert [ref for ref, _ in backups(b.store)] == [made]  # this sync's own backup stays until the next
+    b.store.git.update_ref(f"{BACKUP_PREFIX}00000000T000000000000Z-unpushed", _side_commit(b), "test")
+    a.write("facts/c.md", fields=FACT, body="c\n")
+    sync(a.store)
+    later = sync(b.store)
+    left = [ref for ref, _ in backups(b.store)]
+    assert made not in left, "its change is on origin/main after the rebase (same patch)"
+    assert f"{BACKUP_PREFIX}00000000T000000000000Z-unpushed" in left, "it holds a commit the remote does not"
+    assert later.backups == () or set(later.backups) <= set(left)
+
+
+def _side_commit(repo: MemoryRepo) -> str:
+    """A commit beside the branch (never pushed), holding a file nowhere else."""
+    git(repo.root, "checkout", "-q", "-b", "side")
+    (repo.root / "side.txt").write_text("only here\n")
+    git(repo.root, "add", "side.txt")
+    git(repo.root, "-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-q", "-m", "side")
+    sha = git(repo.root, "rev-parse", "HEAD").strip()
+    git(repo.root, "checkout", "-q", "main")
+    git(repo.root, "branch", "-q", "-D", "side")
+    return sha

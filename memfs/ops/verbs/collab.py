@@ -39,6 +39,11 @@ class Sync(Request["SyncResult"]):
                              flag_values=(("--rebase", "rebase", "Replay local commits on top (the default)."),
                                           ("--merge", "merge", "Integrate with a merge commit instead.")))
     push: bool = param(default=True, help="Fetch and integrate only.")
+    attempts: int | None = param(default=None, minimum=1, maximum=100,
+                                 help="Tries at most when pushes lose races to other writers (default: [sync] "
+                                      "attempts, 5); each retry waits a random time that doubles.")
+    budget: float | None = param(default=None, minimum=0, maximum=3600, metavar="SECONDS",
+                                 help="Start no new try after this many seconds (default: [sync] budget, 60).")
 
 
 @request("import", method="import_", cli_note="""

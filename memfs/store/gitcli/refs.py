@@ -105,6 +105,18 @@ class Refs(Base):
         out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", prefix)
         return [(ref, sha) for ref, _, sha in (line.partition(" ") for line in out.splitlines() if line)]
 
+    def holds_all(self, tip: str, commit: str) -> bool:
+        """Whether every commit of ``commit``'s history is on ``tip``'s: reachable from it, or an
+        equal change there (``git cherry``: same patch id, as after a rebase)."""
+        if self.is_ancestor(commit, tip):
+            return True
+        out = self._text("cherry", tip, commit)
+        return all(line.startswith("-") for line in out.splitlines() if line)
+
+    def delete_refs(self, refs: Sequence[str]) -> None:
+        """Delete ``refs`` in one transaction."""
+        self._run("update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in refs).encode())
+
     def read_tag(self, sha: str) -> bytes | None:
         """The raw annotated tag object ``sha`` (``None`` for a lightweight tag's commit)."""
         proc = self._run("cat-file", "tag", sha, check=False)
