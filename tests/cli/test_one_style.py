@@ -10,7 +10,8 @@ import click
 import pytest
 
 from memfs import MemoryRepo, errors
-from memfs.cli import COMMANDS, LazyGroup, cli as group
+from memfs.cli import COMMANDS, LazyGroup
+from memfs.cli import cli as group
 from tests.helpers import PREFERENCE_PATH, candidate, cli, run_cli
 
 _CTX = click.Context(group)
