@@ -26,16 +26,11 @@ def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
     except WriteRefused as exc:
         if not as_json:
             raise
-        emit_json(
-            {
-                "op": "REFUSED",
-                "paths": [],
-                "reason": str(exc),
-                "commit": None,
-                "refusals": [r.to_json() for r in exc.refusals],
-            }
-        )
-        error(exits.message(exc, click.get_current_context().command))
+        text = exits.message(exc, click.get_current_context().command)
+        refused = {"op": "REFUSED", "paths": [], "reason": str(exc), "commit": None,
+                   "refusals": [r.to_json() for r in exc.refusals]}
+        emit_json({**refused, "error": {"type": type(exc).__name__, "message": text, "exit": exits.code(exc)}})
+        error(text)
         sys.exit(exits.code(exc))
     if as_json:
         emit_json(outcome.to_json())
