@@ -95,9 +95,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     With ``live`` (a started :class:`~memfs.agents.live.server.LiveIndex` of the same root), the
     recall tools read through it, in the same session, so they skip the per-query git scan; a
     read after one of this server's own writes first waits until the live index has applied it."""
-    from mcp.server.mcpserver import MCPServer
-
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING")
+    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING")
     session = _Session(repo, live, server)
     _file_tools(session)
     _verb_tools(session)
@@ -137,7 +135,7 @@ class _Session:
             self.wrote = True
         result = self.repo.tool({k: v for k, v in request.items() if v is not None}, self.context)
         if not result.ok:
-            raise _tool_error(result.output)
+            raise _tool_error(result.error or result.output)
         return result.output
 
     def reader(self, inherit: bool | None, base: MemoryRepo | None = None) -> MemoryRepo:
@@ -198,6 +196,42 @@ def _tool_error(message: str) -> Exception:
     return ToolError(message)
 
 
+@functools.cache
+def _server_class() -> type[MCPServer]:
+    """``MCPServer`` whose tool errors read as one sentence: the SDK prefixes every error with
+    ``Error executing tool NAME:`` and reports wrong arguments as pydantic's multi-line text
+    with links; the model gets the message alone, and for arguments which one and why."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError:
+                raise
+            except ToolError as exc:
+                raise ToolError(tool_error_text(exc)) from exc.__cause__
+
+    return Server
+
+
+def tool_error_text(exc: BaseException) -> str:
+    """One sentence for a failed tool call: the tool's own message, or which arguments were wrong."""
+    from pydantic import ValidationError
+
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError):
+        return "; ".join(_argument_error(error) for error in cause.errors(include_url=False)) + "."
+    return " ".join(str(cause if cause is not None else exc).split())
+
+
+def _argument_error(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "arguments"
+    message = str(error["msg"])
+    return f"argument {where!r}: {message[:1].lower()}{message[1:]}"
+
+
 def _guarded(fn: Callable[..., _R]) -> Callable[..., _R]:
     """Every tool answers a failure with a tool error of one line, whatever raised it."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -209,7 +243,7 @@ def _guarded(fn: Callable[..., _R]) -> Callable[..., _R]:
         except ToolError:
             raise
         except Exception as exc:
-            raise ToolError(f"Error: {one_line(exc)}") from None
+            raise ToolError(one_line(exc)) from None
 
     return tool
 
@@ -218,7 +252,7 @@ def _call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
     try:
         return fn(*args, **kwargs)
     except MemfsError as exc:
-        raise _tool_error(f"Error: {exc}") from None
+        raise _tool_error(str(exc)) from None
 
 
 def request_from(cls: type[_Q], given: dict[str, Any], **fixed: Any) -> _Q:
@@ -243,7 +277,7 @@ def _when(at: Any) -> Any:
     try:
         return given_time(at, "at")
     except UsageError as exc:
-        raise _tool_error(f"Error: {exc}") from None
+        raise _tool_error(str(exc)) from None
 
 
 def _file_tools(session: _Session) -> None:
@@ -292,7 +326,7 @@ def _context(session: _Session, given: dict[str, Any]) -> str:
 
 def _remember(session: _Session, given: dict[str, Any]) -> dict[str, Any]:
     if session.scope is None:
-        raise _tool_error("Error: this server administers every scope (--all-scopes); remember needs a server "
+        raise _tool_error("this server administers every scope (--all-scopes); remember needs a server "
                           "bound to one scope (memfs mcp --scope ...)")
     op = request_from(Remember, given, actor=session.actor)
     assert isinstance(op.candidate, dict)

@@ -105,7 +105,10 @@ class LazyGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
+        from memfs.cli import exits
+
         ctx.meta["memfs.command"] = command
+        ctx.meta["memfs.json"] = exits.wants_json(command, rest)
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -117,18 +120,38 @@ class LazyGroup(click.Group):
         except MemfsError as exc:
             if _debug(ctx):
                 raise
-            output.error(exits.message(exc, ctx.meta.get("memfs.command")))
-            ctx.exit(exits.code(exc))
+            _fail(ctx, exits.message(exc, ctx.meta.get("memfs.command")), exits.code(exc), type(exc).__name__)
         except BrokenPipeError:
             output.silence_stdout()
             ctx.exit(exits.OK)
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, KeyboardInterrupt):
+        except click.exceptions.Exit:
             raise
+        except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+            _fail(ctx, _stopped(exc), exits.INTERRUPTED, exits.INTERRUPTED_TYPE)
+        except click.ClickException as exc:
+            _fail(ctx, exits.usage_line(exc), exc.exit_code, _kind(exc))
         except Exception as exc:  # OSError and any bug: one line, the traceback only with --debug
             if _debug(ctx):
                 raise
-            output.error(one_line(exc))
-            ctx.exit(exits.FAILED)
+            _fail(ctx, one_line(exc), exits.FAILED, type(exc).__name__)
+
+
+def _fail(ctx: click.Context, text: str, code: int, kind: str) -> None:
+    """End the command with an error: one line, JSON too when the verb was given ``--json``."""
+    from memfs.cli import output
+
+    output.failure(text, code, kind, bool(ctx.meta.get("memfs.json")))
+    ctx.exit(code)
+
+
+def _stopped(exc: BaseException) -> str:
+    return "interrupted" if isinstance(exc, KeyboardInterrupt) else "aborted"
+
+
+def _kind(exc: click.ClickException) -> str:
+    from memfs.cli import exits
+
+    return exits.USAGE_TYPE if isinstance(exc, click.UsageError) else type(exc).__name__
 
 
 def _debug(ctx: click.Context) -> bool:
@@ -206,16 +229,22 @@ def cli(ctx: click.Context, directory: Path, actor: str | None, debug: bool, qui
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: the group does the error handling; this adds Ctrl-C and closed pipes."""
-    from memfs.cli import exits
+    """Entry point: the group does the error handling; this adds what happens outside a verb
+    (the global options, an unknown verb, Ctrl-C before a verb starts) in the same one line."""
+    from memfs.cli import exits, output
 
     try:
         status = cli.main(args=argv, prog_name="memfs", standalone_mode=False)
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("Aborted.", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        output.error(_stopped(exc))
         sys.exit(exits.INTERRUPTED)
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        ctx = getattr(exc, "ctx", None)
+        as_json = ctx is not None and bool(ctx.meta.get("memfs.json"))
+        output.failure(exits.usage_line(exc), exc.exit_code, _kind(exc), as_json)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -224,6 +253,6 @@ def main(argv: list[str] | None = None) -> None:
 
         if "--debug" in (argv if argv is not None else sys.argv[1:]):
             raise
-        click.echo(f"memfs: error: {one_line(exc)}", err=True)
+        output.error(one_line(exc))
         sys.exit(exits.FAILED)
     sys.exit(status if isinstance(status, int) else exits.OK)

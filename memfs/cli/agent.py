@@ -60,12 +60,9 @@ def tool_cmd(state: State, session: SessionSpec, source: str | None, as_text: bo
 def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_json: bool) -> None:
     """Commit direct edits to memory files as they are saved; report invalid files instead.
 
-    Runs until Ctrl-C or SIGTERM, then commits whatever is still pending. Changes made while
+    Runs until Ctrl-C (exit 130) or SIGTERM (exit 0), then commits whatever is still pending. Changes made while
     nothing was watching are picked up first (from git status).
     """
-    import signal
-    import threading
-
     from memfs.agents.watch import WatchEvent, watch_forever
 
     def report(event: WatchEvent) -> None:
@@ -75,14 +72,13 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
             line(str(event))
         sys.stdout.flush()
 
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+    stopper = exits.Stopper()
     repo = state.repo()
     watcher = repo.watcher(debounce=debounce, report=report, index=not no_index, polling=polling)
     note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
-    watch_forever(watcher, stop)
+    watch_forever(watcher, stopper.event)
     note("memfs: stopped watching")
+    stopper.done()
 
 
 @click.command("mcp")
@@ -114,6 +110,7 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
         if http_port is None:
+            _interrupt_stdio(state.repo(), live)
             mcp_server.serve(server)
             return
         note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
@@ -121,6 +118,26 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     finally:
         if live is not None:
             live.stop()
+
+
+def _interrupt_stdio(repo: MemoryRepo, live: LiveIndex | None) -> None:
+    """Ctrl-C ends a stdio server with 130, as every verb. The transport reads stdin in a thread
+    that nothing can wake (a terminal's stdin stays open), so an interrupt would wait for the
+    host's next line: instead the process ends here, once no tool call is between reading and
+    committing (it holds the repository's write lock until its commit exists)."""
+    import os
+    import signal
+
+    def interrupted(signum: int, frame: object) -> None:
+        with repo.store.locked():
+            if live is not None:
+                live.stop()
+            note("memfs: error: interrupted")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(exits.INTERRUPTED)
+
+    signal.signal(signal.SIGINT, interrupted)
 
 
 def hosted_live(repo: MemoryRepo) -> LiveIndex | None:

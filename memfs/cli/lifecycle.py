@@ -9,7 +9,7 @@ import click
 
 from memfs.cli import State, exits
 from memfs.cli.derive import command
-from memfs.cli.options import json_option
+from memfs.cli.options import json_option, require_terminal
 from memfs.cli.output import emit_json, error, line, note
 from memfs.errors import ConflictError
 from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Remember, Stats
@@ -26,16 +26,11 @@ def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
     except WriteRefused as exc:
         if not as_json:
             raise
-        emit_json(
-            {
-                "op": "REFUSED",
-                "paths": [],
-                "reason": str(exc),
-                "commit": None,
-                "refusals": [r.to_json() for r in exc.refusals],
-            }
-        )
-        error(exits.message(exc, click.get_current_context().command))
+        text = exits.message(exc, click.get_current_context().command)
+        refused = {"op": "REFUSED", "paths": [], "reason": str(exc), "commit": None,
+                   "refusals": [r.to_json() for r in exc.refusals]}
+        emit_json({**refused, "error": {"type": type(exc).__name__, "message": text, "exit": exits.code(exc)}})
+        error(text)
         sys.exit(exits.code(exc))
     if as_json:
         emit_json(outcome.to_json())
@@ -86,6 +81,7 @@ def forget_cmd(state: State, op: Forget, as_json: bool) -> None:
 def purge_cmd(state: State, op: Purge, yes: bool, as_json: bool) -> None:
     repo = state.repo()
     if not yes:
+        require_terminal("purge")
         the_plan = repo.purge_plan(op.path)
         note(
             f"purge {the_plan.path}: rewrites {len(the_plan.commits)} commit(s) touching "

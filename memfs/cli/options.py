@@ -24,6 +24,18 @@ pass_state = click.make_pass_decorator(State)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 
+def on_terminal() -> bool:
+    """Whether someone can answer a question: stdin is a terminal."""
+    return sys.stdin.isatty()
+
+
+def require_terminal(what: str, flag: str = "--yes") -> None:
+    """Before asking about ``what``: without a terminal nobody can answer, so a usage error naming
+    ``flag`` instead of a prompt (which would read end-of-input and stop with 130)."""
+    if not on_terminal():
+        raise UsageError(f"{what} asks for confirmation and stdin is not a terminal; pass {flag} to go ahead")
+
+
 class Finite(click.ParamType):  # type: ignore[type-arg]
     """A float that is a number (``nan`` and ``inf`` are usage errors, not a crash later), within
     ``minimum``/``maximum`` when given."""

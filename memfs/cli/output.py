@@ -34,6 +34,14 @@ def error(text: str) -> None:
     click.echo(f"memfs: error: {text}", err=True)
 
 
+def failure(text: str, exit_code: int, kind: str, as_json: bool) -> None:
+    """An error that ends the command: its one line on stderr and, for a program that asked for
+    ``--json``, the same as ``{"error": {"type", "message", "exit"}}`` on stdout."""
+    if as_json:
+        emit_json({"error": {"type": kind, "message": text, "exit": exit_code}})
+    error(text)
+
+
 def problems(found: Iterable[Problem]) -> None:
     for problem in found:
         click.echo(str(problem))

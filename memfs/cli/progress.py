@@ -4,7 +4,8 @@ Shown only on a terminal, never when stderr is piped or redirected (a script's l
 and never with ``--quiet``; and only once an operation has run for :data:`DELAY` seconds, so a
 quick command prints nothing at all (the delay counts from the first step the command reports).
 Each step the library reports (``indexing``, ``writing the
-index``, ``validating``...) gets its own line; a step of unknown length (git rewriting history,
+index``, ``validating``...) gets its own line, drawn as it starts (so each step of a long
+operation is named, also the short ones after a counted step); a step of unknown length (git rewriting history,
 the index writing its segments) shows a spinner instead of a bar sitting at 100%. The bar is
 transient: it disappears when the command ends, leaving only the command's output.
 """
@@ -35,6 +36,8 @@ class Bar:
         self.rich: Progress | None = None
         self.tasks: dict[str, TaskID] = {}
         self.current: str | None = None
+        #: The last step drawn at once: a new step is shown when it starts, not at the next tick.
+        self.drawn: str | None = None
 
     def __call__(self, label: str, done: int, total: int | None) -> None:
         if self.rich is None:
@@ -48,7 +51,8 @@ class Bar:
             self._finish_current()
             self.current = label
             self.tasks[label] = self.rich.add_task(label, total=total)
-        self.rich.update(self.tasks[label], completed=done, total=total)
+        self.rich.update(self.tasks[label], completed=done, total=total, refresh=label != self.drawn)
+        self.drawn = label
 
     def _start(self) -> Progress:
         from rich.console import Console

@@ -20,15 +20,13 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
               as_json: bool) -> None:
     """Keep the search index current and answer searches from other memfs commands.
 
-    Runs in the foreground until Ctrl-C, SIGTERM or 'memfs serve --stop' (start it with '&',
+    Runs in the foreground until Ctrl-C (exit 130), SIGTERM or 'memfs serve --stop' (start it with '&',
     nohup or a service manager to keep it running). While it runs, 'memfs search' in this
     repository asks it over a local socket instead of checking the files with git first; the
     answers are the same. A save is searchable once its event is processed (debounce plus the
     re-indexing of that file). --status prints what it reports, exits 3 if none runs.
     """
-    import signal
     import sys
-    import threading
 
     from memfs.cli.output import emit_json, line, note
 
@@ -48,12 +46,11 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
         if found is None:
             sys.exit(exits.FAILED)
         return
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+    stopper = exits.Stopper()
     server = repo.live_server(debounce=debounce, polling=polling)
     from memfs.agents.live.listener import serve_forever
 
     note(f"memfs: serving the live index of {repo.root} on {server.path} (Ctrl-C or 'memfs serve --stop' to stop)")
-    serve_forever(server, stop)
+    serve_forever(server, stopper.event)
     note("memfs: stopped serving")
+    stopper.done()

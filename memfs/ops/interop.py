@@ -287,6 +287,7 @@ def _stage_all(repo: Store, tx: Transaction, converted: list[Converted]) -> list
             state.refuse("; ".join(str(r) for r in exc.refusals))
         except (InvalidMemory, Refused, NotFound) as exc:
             state.refuse(str(exc))
+    repo.progress("checking ids and links", 0, None)
     _refuse_clashing_ids(repo, tx, states)
     _refuse_orphans(repo, tx, states, committed)
     return states

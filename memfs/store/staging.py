@@ -28,7 +28,7 @@ from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
-from memfs.store import gitcli, paths, revisions
+from memfs.store import gitcli, paths, progress, revisions
 from memfs.store.catalog import Catalog
 from memfs.store.commits import Action, Change, CommitResult
 from memfs.store.reading import says_read_only
@@ -51,6 +51,8 @@ class Services(Protocol):
     checked: paths.Checked | None
     #: Commits (or attempts) this store's transactions made: what invalidates a catalog.
     commits_made: int
+    #: Who is told the steps of a long commit (checking it, writing and committing).
+    progress: progress.Progress
 
     def locked(self) -> AbstractContextManager[None]: ...
 

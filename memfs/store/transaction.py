@@ -71,6 +71,7 @@ class Transaction(Staging):
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers, self.note
         ).render()
         head = repo.git.head_quick()
+        repo.progress("checking the commit", 0, None)
         committed = self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]
         where = {rel: repo.abspath(rel) for rel in rels}
@@ -90,6 +91,7 @@ class Transaction(Staging):
         )
         pending.save(repo.journal_path)
         crashpoint.reached("journal-saved")
+        repo.progress("writing and committing", 0, None)
         try:
             atomic.write_many({where[r]: self._pending[r] for r in written}, temps)
             known = {repo.git_path(r) for r, c in committed.items() if c is not None}

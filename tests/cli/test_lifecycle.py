@@ -112,6 +112,7 @@ def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
     assert out.returncode == 3
     refusal = json.loads(out.stdout)
     assert refusal["op"] == "REFUSED" and refusal["refusals"][0]["rule"] == "secret/aws-access-key"
+    assert refusal["error"]["type"] == "WriteRefused" and refusal["error"]["exit"] == 3
     assert "AKIAIOSFODNN7EXAMPLE" not in out.stdout + out.stderr
 
 
@@ -121,7 +122,7 @@ def test_cli_forget_expire_stats_purge(repo: MemoryRepo) -> None:
     assert "nothing has expired" in run_cli("expire", cwd=repo.root).stdout
     assert json.loads(run_cli("stats", "--json", cwd=repo.root).stdout)["by_status"]["retracted"] == 1
     aborted = run_cli("purge", PREFERENCE_PATH, "--reason", "r", cwd=repo.root, input="n\n")
-    assert aborted.returncode != 0 and (repo.root / PREFERENCE_PATH).exists()
+    assert aborted.returncode == 2 and "--yes" in aborted.stderr and (repo.root / PREFERENCE_PATH).exists()
     done = run_cli("purge", PREFERENCE_PATH, "--reason", "r", "--yes", "--json", cwd=repo.root)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verified"] is True

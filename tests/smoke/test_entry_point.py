@@ -40,7 +40,8 @@ def test_error_is_one_line_exit_3(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2(repo: MemoryRepo) -> None:
     unknown = run_process("-C", str(repo.root), "ls", "--no-such-option")
-    assert unknown.returncode == 2 and "Error: No such option '--no-such-option'" in unknown.stderr
+    assert unknown.returncode == 2
+    assert unknown.stderr == "memfs: error: No such option '--no-such-option' (see 'memfs ls --help')\n"
     assert "Traceback" not in unknown.stderr and unknown.stdout == ""
     bad = run_process("-C", str(repo.root), "write", "x.md", *options(FACT), "--expires", "2026-12-31T10:00")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

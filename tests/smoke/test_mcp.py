@@ -96,3 +96,27 @@ def test_real_client_lists_and_calls_tools(repo: MemoryRepo, live: tuple[str, ..
     assert log[0]["op"] == "edit" and log[0]["actor"] == "agent:mcp-test"
     assert [h["path"] for h in seen["search"]["hits"]] == ["facts/b17.md"]
     assert seen["context"][0] is False and "facts/b17.md" in seen["context"][1]
+
+
+def test_tool_errors_read_as_one_sentence(repo: MemoryRepo):
+    """A refusal and a wrong argument, through the real client: the message alone, on one line,
+    without the SDK's ``Error executing tool`` prefix or pydantic's text and links."""
+    said: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with session(repo.root, "--scope", "user:U5", "--no-live") as client:
+            for name, tool, arguments in [
+                ("missing", "memory_view", {"path": "facts/nothere.md"}),
+                ("wrong-type", "memory_search", {"query": "x", "limit": "many"}),
+                ("left-out", "memory_search", {}),
+            ]:
+                result = await client.call_tool(tool, arguments)
+                said[name] = (result.is_error, text_of(result))
+
+    anyio.run(main)
+    for name, (is_error, text) in said.items():
+        assert is_error and "\n" not in text and text, (name, text)
+        assert not text.startswith("Error") and "pydantic" not in text and "http" not in text, (name, text)
+    assert said["missing"][1].startswith("facts/nothere.md: no such memory")
+    assert said["wrong-type"][1].startswith("argument 'limit': input should be a valid integer")
+    assert said["left-out"][1] == "argument 'query': field required."

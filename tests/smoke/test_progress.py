@@ -77,3 +77,17 @@ def test_a_search_that_builds_the_index_shows_it(many: MemoryRepo) -> None:
     code, out, err = run(many.root, "search", "fact", "number", "7", terminal=True)
     assert code == 0 and "facts/f07.md" in out
     assert "indexing" in err
+
+
+def test_import_shows_its_steps_to_the_end(repo: MemoryRepo, tmp_path: Path) -> None:
+    """After the files are judged ("importing" at 100%), the steps that still take time are
+    named: checking ids and links, checking and making the commit."""
+    source = tmp_path / "notes"
+    source.mkdir()
+    for i in range(20):
+        (source / f"n{i:02}.md").write_text(f"# Note {i}\n\nnote number {i}\n", encoding="utf-8")
+    code, _, err = run(repo.root, "import", "markdown", str(source), "--scope", "user:U5", "--apply", terminal=True)
+    assert code == 0, err
+    steps = ["importing", "checking ids and links", "checking the commit", "writing and committing"]
+    assert all(step in err for step in steps), err
+    assert [err.index(step) for step in steps] == sorted(err.index(step) for step in steps)
