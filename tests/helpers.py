@@ -8,6 +8,7 @@ import contextlib
 import datetime as dt
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -157,6 +158,21 @@ def clone_repo(url: str, path: Path, actor: str, merge_driver: bool = True) -> M
     if merge_driver:
         configure_merge_driver(repo.store.git)
     return repo
+
+
+def race_pushes(a: MemoryRepo, b: MemoryRepo, times: int) -> None:
+    """Before each of a's next ``times`` pushes, b pushes a new commit first."""
+    counter = a.root.parent / "races"
+    counter.write_text("0")
+    script = a.root.parent / "race.sh"
+    script.write_text(
+        f'n=$(cat "{counter}"); if [ "$n" -lt {times} ]; then echo $((n+1)) > "{counter}"; '
+        f'git -C "{b.root}" commit -q --allow-empty -m "race $n" && git -C "{b.root}" push -q origin main; fi\n')
+    hook = a.store.git.git_dir / "hooks" / "pre-push"
+    hook.write_text(f'#!/bin/sh\n. "{script}"\n')
+    hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
+    git(b.root, "config", "user.name", "b")
+    git(b.root, "config", "user.email", "b@example.invalid")
 
 
 def remote_head(remote: Path) -> str:

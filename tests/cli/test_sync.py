@@ -9,7 +9,7 @@ import pytest
 
 from memfs.errors import ConflictError
 from memfs.ops.sync import backups, sync
-from tests.helpers import FACT, Clone, git, remote_head, run_cli
+from tests.helpers import FACT, Clone, git, race_pushes, remote_head, run_cli
 
 
 @pytest.mark.slow
@@ -52,3 +52,11 @@ def test_sync_cli_json(clone: Clone) -> None:
     assert proc.returncode == 0, proc.stderr
     assert '"pushed": 1' in proc.stdout and '"mode": "merge"' in proc.stdout
     assert os.path.exists(a.root / "facts/one.md")
+
+
+def test_sync_takes_its_tries_from_the_command_line(clone: Clone) -> None:
+    a, b = clone("a"), clone("b")
+    race_pushes(a, b, times=10)
+    a.write("facts/a.md", fields=FACT, body="a\n")
+    done = run_cli("sync", "--attempts", "2", cwd=a.root)
+    assert done.returncode == 3 and "(2 attempts" in done.stderr, done.stderr

@@ -10,7 +10,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
 from memfs.ops.sync import BACKUP_PREFIX, Waiting, backups, propose, sync
-from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, remote_head, run_cli
+from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, race_pushes, remote_head
 
 
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
@@ -226,24 +226,9 @@ class _Waits:
         self.now += seconds
 
 
-def _race(a: MemoryRepo, b: MemoryRepo, times: int) -> None:
-    """Before each of a's next ``times`` pushes, b pushes a new commit first."""
-    counter = a.root.parent / "races"
-    counter.write_text("0")
-    script = a.root.parent / "race.sh"
-    script.write_text(
-        f'n=$(cat "{counter}"); if [ "$n" -lt {times} ]; then echo $((n+1)) > "{counter}"; '
-        f'git -C "{b.root}" commit -q --allow-empty -m "race $n" && git -C "{b.root}" push -q origin main; fi\n')
-    hook = a.store.git.git_dir / "hooks" / "pre-push"
-    hook.write_text(f'#!/bin/sh\n. "{script}"\n')
-    hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
-    git(b.root, "config", "user.name", "b")
-    git(b.root, "config", "user.email", "b@example.invalid")
-
-
 def test_a_lost_race_is_tried_again_after_a_growing_random_wait(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
-    _race(a, b, times=3)
+    race_pushes(a, b, times=3)
     a.write("facts/a.md", fields=FACT, body="a\n")
     waits = _Waits()
     result = sync(a.store, waiting=waits.waiting())
@@ -256,7 +241,7 @@ def test_a_lost_race_is_tried_again_after_a_growing_random_wait(clone: Clone, re
 def test_the_tries_and_the_time_budget_end_the_retries_and_lose_nothing(
         clone: Clone, remote: Path, attempts: int | None, budget: float | None, tries: int) -> None:
     a, b = clone("a"), clone("b")
-    _race(a, b, times=10)
+    race_pushes(a, b, times=10)
     a.write("facts/a.md", fields=FACT, body="a\n")
     mine = a.store.git.head()
     with pytest.raises(ConflictError, match=rf"kept changing while syncing \({tries} attempts"):
@@ -265,16 +250,16 @@ def test_the_tries_and_the_time_budget_end_the_retries_and_lose_nothing(
     assert mine != remote_head(remote)
 
 
-def test_the_retry_settings_come_from_the_configuration_and_the_command_line(clone: Clone, remote: Path) -> None:
+def test_the_retry_settings_come_from_the_configuration_or_the_call(clone: Clone, remote: Path) -> None:
     a, b = clone("a"), clone("b")
     (a.root / ".memfs.toml").write_text("[sync]\nattempts = 1\n")
     commit_all(a.root, "one try")
-    _race(a, b, times=10)
+    race_pushes(a, b, times=10)
     a.write("facts/a.md", fields=FACT, body="a\n")
     with pytest.raises(ConflictError, match=r"\(1 attempts"):
         sync(a.store, waiting=_Waits().waiting())
-    done = run_cli("sync", "--attempts", "2", cwd=a.root)
-    assert done.returncode == 3 and "(2 attempts" in done.stderr, done.stderr
+    with pytest.raises(ConflictError, match=r"\(2 attempts"):
+        sync(a.store, attempts=2, waiting=_Waits().waiting())
 
 
 def test_backups_are_pruned_once_the_remote_holds_them_and_kept_otherwise(clone: Clone, remote: Path) -> None:
