@@ -167,46 +167,75 @@ def base64_runs(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), decoded
 
 
-_BREAK = re.compile(r"(?<=\S)[ \t]*\r?\n[ \t]*(?=\S)")
-
-
 _TOKENISH = re.compile(r"[0-9_/+=#*!%$&~^-]")
+_SENTENCE_END = frozenset(".!?,;:)]\"'…。！？")
+_BLANK = " \t\r"
 
 
-def _mid_token(text: str, start: int, end: int) -> bool:
+def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """Each line break between two non-blank characters: where the blanks before it start, where
+    the next line's text starts, the word before it and the word after it (``str.find`` per line:
+    a regex tried at every word costs more than the rest of the scan)."""
+    at = text.find("\n")
+    while at >= 0:
+        cut = at
+        while cut > 0 and text[cut - 1] in _BLANK:
+            cut -= 1
+        start = at + 1
+        while start < len(text) and text[start] in " \t":
+            start += 1
+        if cut and start < len(text) and text[start] != "\n" and not text[cut - 1].isspace():
+            left = text[max(text.rfind(" ", 0, cut), text.rfind("\n", 0, cut), text.rfind("\t", 0, cut)) + 1 : cut]
+            ends = [i for i in (text.find(" ", start), text.find("\n", start)) if i >= 0]
+            yield cut, start, left, text[start : min(ends, default=len(text))]
+        at = text.find("\n", at + 1)
+
+
+def _mid_token(line: str, left: str, right: str) -> bool:
     """Whether a line break may fall inside a credential: the word before it and the word after it
-    hold a digit or a symbol between them, or the line is a PEM header's (``-----BEGIN``). Ordinary wrapped prose
-    (words only) is not joined, which keeps the scan of a long note cheap."""
-    left = text[max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1 : start]
-    stop = min((i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0), default=len(text))
-    right = text[end:stop]
-    if "-----" in text[text.rfind("\n", 0, start) + 1 : start]:
-        return True
-    return len(left) >= 2 and _TOKENISH.search(left + right) is not None
+    hold a digit or a symbol between them (after a sentence's or clause's end, the word before it
+    alone must), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
+    prose (words only) is not joined, which keeps the scan of a long note cheap."""
+    if left[-1] in _SENTENCE_END:
+        left, right = left[:-1], ""
+    return (len(left) >= 2 and _TOKENISH.search(left + right) is not None) or "-----" in line
 
 
 def joined(text: str) -> tuple[str, list[int], list[int]] | None:
-    """``text`` with every line break between two non-blank characters removed with the indentation
-    after it (blanks before it leave one space), ``origin``, and the offsets in the joined text
-    where a break was; ``None`` if there is no such break."""
+    """The lines of ``text`` that a line break which may fall inside a credential (:func:`_mid_token`)
+    joins, each group joined into one line (the break removed with the indentation after it; blanks
+    before it leave one space) and groups one per line; ``origin``; and the offsets in the joined
+    text where a break was. ``None`` if there is no such break. Only joined lines are returned, so
+    a long text with one wrapped token is not read again whole."""
     if "\n" not in text:
+        return None
+    accepted = [(cut, start) for cut, start, left, right in _breaks(text)
+                if _mid_token(text[text.rfind("\n", 0, cut) + 1 : cut], left, right)]
+    if not accepted:
         return None
     out: list[str] = []
     origin: list[int] = []
     joins: list[int] = []
-    done = 0
-    for match in _BREAK.finditer(text):
-        if not _mid_token(text, match.start(), match.end()):
-            continue
-        out.append(text[done : match.start()])
-        origin.extend(range(done, match.start()))
-        joins.append(len(origin))
-        if text[match.start()] in " \t":
-            out.append(" ")
-            origin.append(match.start())
-        done = match.end()
-    if not joins:
-        return None
-    out.append(text[done:])
-    origin.extend(range(done, len(text) + 1))
+    i = 0
+    while i < len(accepted):
+        cut, start = accepted[i]
+        done = text.rfind("\n", 0, cut) + 1
+        if out:
+            out.append("\n")
+            origin.append(done - 1)
+        while True:
+            out.append(text[done:cut] + (" " if text[cut] in " \t" else ""))
+            origin.extend(range(done, cut + (text[cut] in " \t")))
+            joins.append(len(origin))
+            done = start
+            end = text.find("\n", start) % (len(text) + 1)
+            if i + 1 < len(accepted) and accepted[i + 1][0] <= end:
+                i += 1
+                cut, start = accepted[i]
+                continue
+            break
+        out.append(text[done:end])
+        origin.extend(range(done, end))
+        i += 1
+    origin.append(end)
     return "".join(out), origin, joins
