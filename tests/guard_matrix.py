@@ -18,6 +18,7 @@ from typing import Any
 
 from memfs import MemoryRepo
 from memfs.store import refusal_log
+from tests import secret_corpus
 from tests.helpers import git, memory_text, write_file
 
 AGENT = "agent:matrix"
@@ -169,6 +170,25 @@ def _secret_attacks() -> Iterator[Attack]:
                              named, via="path")
 
 
+#: Everyday credential forms (tests/secret_corpus.py) offered plain, then each disguise once on one
+#: of them in turn: a memory's body at every door.
+EVERYDAY = ("aws-credentials-file", "aws-export", "aws-sentence", "env-secret", "env-password", "connection-url",
+            "password-de", "password-es", "password-fr", "password-ja", "password-zh")
+
+
+def _everyday_attacks() -> Iterator[Attack]:
+    import random
+
+    rng = random.Random(26)
+    made = {kind: secret_corpus.KINDS[kind](rng) for kind in EVERYDAY}
+    cells = [(kind, "plain") for kind in EVERYDAY]
+    cells += [(EVERYDAY[i % len(EVERYDAY)], name) for i, name in enumerate(secret_corpus.DISGUISES) if name != "plain"]
+    for kind, name in cells:
+        text = secret_corpus.DISGUISES[name](*made[kind])
+        yield Attack(f"everyday {kind} ({name}) in body",
+                     lambda d, r, t=text: d.create(r, "notes/s.md", FIELDS, f"Note:\n{t}\n", "note"), ("secret/",))
+
+
 def _rule_attacks() -> Iterator[Attack]:
     def rule(name: str, run: Callable[[Door, MemoryRepo], Outcome], *expect: str) -> Attack:
         return Attack(name, run, expect, family="rule")
@@ -227,7 +247,7 @@ def _path_attacks() -> Iterator[Attack]:
 
 
 def attacks() -> list[Attack]:
-    return [*_secret_attacks(), *_rule_attacks(), *_scope_attacks(), *_path_attacks()]
+    return [*_secret_attacks(), *_everyday_attacks(), *_rule_attacks(), *_scope_attacks(), *_path_attacks()]
 
 
 # --- the repository every door is attacked in ------------------------------------------------

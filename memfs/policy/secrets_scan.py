@@ -22,10 +22,11 @@ import dataclasses
 import functools
 import importlib
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from memfs.policy import secrets_decode
 
 #: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
 _parser: Any = importlib.import_module("re._parser")
@@ -91,26 +92,51 @@ class _Rule:
 
 
 _PLACEHOLDER = re.compile(
-    r"^(?:[*x•.]+|<[^>]*>|\$\{?[^}]*\}?|\{[^}]*\}|%s|password|passwd|secret|pass|changeme)$", re.I
+    r"^(?:[*x•.]+|<[^>]*>|\$\{?[^}]*\}?|\{[^}]*\}|%s|password|passwd|secret|pass|changeme"
+    r"|your[-_ ]?\w*|example\w*|redacted|hidden|none|null|undefined|true|false|required|optional)$",
+    re.I,
 )
 _PASSWORD_WORD = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|pin(?:\s+code)?)"
+_EDGES = "\"'`()[]{}<>.,;:!?「」『』“”"
 
 
 def _password_value(value: str) -> bool:
-    """A real-looking password: not a placeholder and not a plain word ("is stored in the vault")."""
-    value = value.strip("\"'`")
-    if len(value) < 4 or _PLACEHOLDER.match(value):
+    """A real-looking password: not a placeholder (``<password>``, ``${PASS}``), not plain or
+    hyphenated words ("is stored in the vault", "is Spider-Man"), once the brackets and
+    punctuation around it are set aside."""
+    value = value.strip(_EDGES)
+    if len(value) < 4 or _PLACEHOLDER.match(value) or "<" in value or ">" in value:
         return False
-    return any(not c.isalpha() for c in value)
+    return any(not c.isalpha() and c not in "-'" for c in value)
 
 
 def _bare_password(value: str) -> bool:
     """A password written right after the word ("deploy with password hunter2hunter2"): it must
-    mix letters with digits or symbols, so "password reset" and "password policy" stay prose."""
-    return _password_value(value) and any(c.isalpha() for c in value)
+    mix letters with digits, so "password reset" and "password policy" (or ``password%20reset&lang=en``
+    in a query string) stay prose."""
+    value = value.strip(_EDGES)
+    return _password_value(value) and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
-_SLUG_PART = re.compile(r"[a-z]+|[0-9]{1,8}|v[0-9]+")
+def _secret_value(value: str) -> bool:
+    """An assigned value that looks like a credential (``DB_PASSWORD=...``, ``aws_secret_access_key
+    = ...``): at least 8 characters, not a placeholder or a slug of words, and either with digits
+    or symbols among letters or long and mixed-case (what generic scanners call entropy)."""
+    value = value.strip(_EDGES)
+    if len(value) < 8 or _PLACEHOLDER.match(value) or "<" in value or ">" in value:
+        return False
+    parts = [p for p in re.split(r"[-_./]", value.lower()) if p]
+    if len(parts) >= 2 and all(_SLUG_PART.fullmatch(p) for p in parts):
+        return False
+    letters = any(c.isalpha() for c in value)
+    others = any(not c.isalpha() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (letters and others) or (mixed and len(value) >= 16)
+
+
+def _url_password(value: str) -> bool:
+    """A password in a URL: anything but a template slot (``<pw>``, ``${PW}``, ``***``)."""
+    return not re.match(r"^(?:[*x•.]+|<[^>]*>|\$\{?[^}]*\}?|\{[^}]*\}|%s|password|passwd|secret)$", value, re.I)
 
 
 def _token_value(value: str) -> bool:
@@ -158,12 +184,43 @@ _PROVIDER_RULES = (
     _Rule("artifactory-token", "Artifactory token", re.compile(r"(?<![A-Za-z0-9])AKC[a-zA-Z0-9]{10,}(?![A-Za-z0-9])")),
 )
 
+_SLUG_PART = re.compile(r"[a-z]+|[0-9]{1,8}|v[0-9]+")
+_OTHER_PASSWORD_WORDS = r"(?:passwort|kennwort|contraseña|contrasena|clave|mot\s+de\s+passe|senha|wachtwoord|parola)"
+
 _GENERIC_RULES = (
+    _Rule(
+        "aws-secret-key",
+        "AWS secret access key",
+        re.compile(
+            r"(?i)\baws[\w .-]{0,30}?(?:secret|key)[\w .-]{0,20}?(?:\s(?:is|was)\s|[:=]|=>)\s*[\"'`]?"
+            r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+        ),
+        "v",
+        _secret_value,
+    ),
     _Rule(
         "password",
         "password",
         re.compile(
-            rf"(?i)\b{_PASSWORD_WORD}\b(?:\s+(?:for|of|to)\s+[\w.@-]+)?\s*(?:is|was|=|:|:=|->|set to|is now)\s*"
+            rf"(?i)\b{_OTHER_PASSWORD_WORDS}\b(?:\s+(?:für|de|du|pour|para|del|von)(?:\s+[\w@-]+(?:\.[\w@-]+)*){{1,3}}?)?\s*"
+            r"(?:ist|lautet|war|es|est|era|était|é|is|:|：|=)\s*(?P<v>\"[^\"\n]{4,}\"|'[^'\n]{4,}'|[^\s,;]{4,})"
+        ),
+        "v",
+        _password_value,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(r"(?:パスワード|暗証番号|パスコード)\s*(?:は|が|:|：|=)\s*[「『\"'“]?(?P<v>[!-~]{4,})"),
+        "v",
+        _password_value,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(
+            rf"(?i)\b{_PASSWORD_WORD}\b(?:\s+(?:for|of|to|on)(?:\s+[\w@-]+(?:\.[\w@-]+)*){{1,4}}?)?\s*"
+            r"(?:is|was|=|:|:=|->|set to|is now)\s*"
             r"(?P<v>\"[^\"\n]{4,}\"|'[^'\n]{4,}'|`[^`\n]{4,}`|[^\s,;]{4,})"
         ),
         "v",
@@ -179,16 +236,16 @@ _GENERIC_RULES = (
     _Rule(
         "password",
         "password",
-        re.compile(r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)\s*(?P<v>[^\s，。,;；]{4,})"),
+        re.compile(r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)\s*[「“\"']?(?P<v>[!-~]{4,})"),
         "v",
-        lambda v: not _PLACEHOLDER.match(v),
+        _password_value,
     ),
     _Rule(
         "credentials-in-url",
         "connection string or URL with a password",
         re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@?#]+:(?P<v>[^\s@/?#]+)@[^\s/?#]+"),
         "v",
-        lambda v: not _PLACEHOLDER.match(v),
+        _url_password,
     ),
     _Rule("api-key", "secret key (sk-...)", re.compile(r"\bsk-[A-Za-z0-9]{32,}\b")),
     _Rule(
@@ -200,6 +257,16 @@ _GENERIC_RULES = (
         ),
         "v",
         _token_value,
+    ),
+    _Rule(
+        "assignment",
+        "credential assignment (.env, export, credentials file)",
+        re.compile(
+            r"(?i)(?<![\w.-])(?:[\w.-]*(?:secret|passw(?:or)?d)|(?:[\w.-]*[_.-])?(?:pwd|token|api_?key|access_?key"
+            r"|private_?key|credentials?|auth))(?:[_.-](?:key|base|value|b64))?\s*[:=]\s*[\"'`]?(?P<v>[^\s\"'`,;]{8,})"
+        ),
+        "v",
+        _secret_value,
     ),
     _Rule(
         "payment-card",
@@ -255,43 +322,76 @@ def _matches(rule: _Rule, line: str) -> Iterator[tuple[int, int, str]]:
 
 
 def normalized(text: str) -> tuple[str, list[int]]:
-    """``text`` as the scanner reads it, and where each of its characters came from.
-
-    Invisible format characters (Unicode category ``Cf``: zero-width spaces and joiners, the
-    byte-order mark, soft hyphens, bidirectional marks...) are dropped and every other character
-    is NFKC-folded (full-width ``ＡＫＩＡ`` reads as ``AKIA``), so a token split or disguised by
-    them is still found. ``origin[i]`` is the offset in ``text`` of normalised character ``i``
-    (with one extra entry for the end), so findings point into the text as written.
-    """
-    out: list[str] = []
-    origin: list[int] = []
-    for position, char in enumerate(text):
-        if char.isascii():
-            out.append(char)
-            origin.append(position)
-            continue
-        if unicodedata.category(char) == "Cf":
-            continue
-        for folded in unicodedata.normalize("NFKC", char):
-            out.append(folded)
-            origin.append(position)
-    origin.append(len(text))
-    return "".join(out), origin
+    """``text`` as the scanner reads it, and where each of its characters came from: see
+    :func:`memfs.policy.secrets_decode.skeleton` (ignorables dropped, NFKC, look-alikes folded)."""
+    return secrets_decode.skeleton(text)
 
 
-def scan(text: str) -> list[Finding]:
+#: Rules that read runs of digits: a joined line break would make one number of two.
+_DIGIT_SLUGS = frozenset({"secret/payment-card", "secret/cn-resident-id"})
+
+
+def scan(text: str, depth: int = 0) -> list[Finding]:
     """Every secret in ``text``, in order of position; overlapping findings are reported once.
-    Text is read :func:`normalized`; offsets, lines and columns refer to ``text`` as given."""
+    Text is read :func:`normalized`, and also decoded (:mod:`memfs.policy.secrets_decode`: HTML,
+    percent-encoding, escapes, base64 runs, wrapped lines); offsets, lines and columns refer to
+    ``text`` as given (a finding in a decoded run points to the run)."""
+    if text in _clean:
+        return []
+    found = _read(text)
+    decoded = secrets_decode.unescaped(text)
+    if decoded is not None:
+        _add(found, _relocate(_read(decoded[0]), decoded[1], text))
+    wrapped = secrets_decode.joined(text)
+    if wrapped is not None:
+        _add(found, _relocate(_across(wrapped[0], wrapped[2]), wrapped[1], text))
+    if depth < 2 and len(text) >= 20:
+        for start, end, inner in secrets_decode.base64_runs(text):
+            origin = [start] * len(inner) + [end]
+            _add(found, _relocate(scan(inner, depth + 1), origin, text))
+    if not found and len(text) <= _CLEAN_CHARS:
+        if len(_clean) >= _CLEAN_MAX:
+            _clean.clear()
+        _clean[text] = None
+    return sorted(found, key=lambda f: f.start)
+
+
+def _across(joined: str, joins: list[int]) -> list[Finding]:
+    """The findings in a text whose wrapped lines were ``joined`` that can run across a join: a
+    join follows the finding's start within its line (a rule may report only a token's prefix)."""
+    return [
+        f for f in _read(joined)
+        if f.rule not in _DIGIT_SLUGS
+        and any(f.start < j <= f.start + 200 and "\n" not in joined[f.start : j] for j in joins)
+    ]
+
+
+def _read(text: str) -> list[Finding]:
+    """The findings in ``text`` read as its skeleton, with offsets into ``text``."""
     if text.isascii():
-        return _scan_plain(text)
+        return _scan_lines(text)
     folded, origin = normalized(text)
-    found = []
-    for finding in _scan_plain(folded):
-        start, end = origin[finding.start], origin[finding.end - 1] + 1
+    return _relocate(_scan_lines(folded), origin, text)
+
+
+def _relocate(found: list[Finding], origin: list[int], text: str) -> list[Finding]:
+    """``found`` (offsets into a text derived from ``text``) with offsets, lines and columns in
+    ``text``, through ``origin`` (derived offset → ``text`` offset)."""
+    out = []
+    for finding in found:
+        start = origin[finding.start]
+        end = max(origin[max(finding.end - 1, finding.start)] + 1, origin[finding.end], start + 1)
         line = text.count("\n", 0, start) + 1
         column = start - (text.rfind("\n", 0, start) + 1) + 1
-        found.append(dataclasses.replace(finding, start=start, end=end, line=line, column=column))
-    return found
+        out.append(dataclasses.replace(finding, start=start, end=end, line=line, column=column))
+    return out
+
+
+def _add(found: list[Finding], more: list[Finding]) -> None:
+    """Add the findings of ``more`` that overlap none already in ``found``."""
+    for finding in more:
+        if not any(finding.start < f.end and f.start < finding.end for f in found):
+            found.append(finding)
 
 
 def scan_values(value: object, scanned: str = "") -> list[Finding]:
@@ -387,10 +487,27 @@ def _candidates(text: str) -> list[_Rule]:
     if not text.isascii():
         return [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
     lowered = text.lower()
-    return [
-        rule for needed, rule, anywhere in _literal_prefilters()
-        if (needed is None or any(n in lowered for n in needed)) and anywhere.search(text)
-    ]
+    always, by_needle = _needles()
+    chosen = set(always)
+    for needle, rules in by_needle.items():
+        if needle in lowered:
+            chosen.update(rules)
+    prefilters = _literal_prefilters()
+    return [prefilters[i][1] for i in sorted(chosen) if prefilters[i][2].search(text)]
+
+
+@functools.cache
+def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+    """The rules (by position in :func:`_literal_prefilters`) searched in every text, and for each
+    required string the rules it admits: each string is looked for once per text."""
+    always: list[int] = []
+    by_needle: dict[str, list[int]] = {}
+    for i, (needed, _, _) in enumerate(_literal_prefilters()):
+        if needed is None:
+            always.append(i)
+        for needle in needed or ():
+            by_needle.setdefault(needle, []).append(i)
+    return tuple(always), {needle: tuple(rules) for needle, rules in by_needle.items()}
 
 
 #: Short texts found clean, remembered (at most :data:`_CLEAN_MAX`, then forgotten at once): the
@@ -399,18 +516,6 @@ def _candidates(text: str) -> list[_Rule]:
 _clean: dict[str, None] = {}
 _CLEAN_MAX = 512
 _CLEAN_CHARS = 2048
-
-
-def _scan_plain(text: str) -> list[Finding]:
-    """Line by line, with only the rules a whole-text search says can match (most texts: none)."""
-    if text in _clean:
-        return []
-    found = _scan_lines(text)
-    if not found and len(text) <= _CLEAN_CHARS:
-        if len(_clean) >= _CLEAN_MAX:
-            _clean.clear()
-        _clean[text] = None
-    return found
 
 
 def _scan_lines(text: str) -> list[Finding]:
