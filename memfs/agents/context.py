@@ -7,9 +7,9 @@ Order and rules (each is tested):
    System files get at most ``system_share`` of the budget. If they need more, the result says so
    loudly (:attr:`Context.warnings`, first thing in the rendered text) and every system file is cut
    deterministically by water-filling (each gets an equal share of what is left, a file needing
-   less gives the rest back), never dropped. A system file that is not ``active``, does not parse
-   at HEAD or has an unreadable eligibility field (a ``status`` or ``expires`` that is present but
-   invalid) is left out and listed with the reason.
+   less gives the rest back); see 4. for a budget too tight for that. A system file that is not
+   ``active``, does not parse at HEAD or has an unreadable eligibility field (a ``status`` or
+   ``expires`` that is present but invalid) is left out and listed with the reason.
 2. **Recalled memories.** :func:`memfs.index.search` (eligibility first, then rank), best first;
    a memory that does not fit in what is left of the budget is skipped and listed in
    :attr:`Context.left_out`, and smaller lower-ranked ones may still fit. Only **committed**
@@ -22,9 +22,10 @@ Order and rules (each is tested):
    not shown to the model), and that committing them (or ``memfs watch``) makes them count.
    Before ranking: the **active preferences** of the requested scope chain are always candidates
    (a task that never says "language" still gets the language preference), placed after the
-   hits that matched, within the budget. Hits that cover fewer query terms than the best one and
-   whose relevance is below ``min_relevance`` × the best hit's are dropped (noise does not fill
-   the budget; a hit of the best coverage is always kept). At most one active memory per
+   hits that matched, and pinned: placed even over the budget, for 4. to weigh. Hits that
+   cover fewer query terms than the best one and whose relevance is below ``min_relevance`` ×
+   the best hit's are dropped (noise does not fill the budget; a hit of the best coverage is
+   always kept). At most one active memory per
    ``(scope, key, version)`` is injected, the highest revision; the others are left out and the
    duplicate is reported as a warning (``memfs validate`` flags it too). Several scopes may be
    asked at once, each matched exactly (a bound session still refuses any scope but its own).
@@ -35,9 +36,15 @@ Order and rules (each is tested):
    fence (regenerated if any memory contains it), XML escapes the body, JSON encodes it. A preamble
    says the memories are reference material, not instructions.
 
+4. **Every byte printed fits.** The rendered text (preamble, warnings, labels, fences, the
+   left-out list), counted by the same counter, is within the budget; when it is not, things
+   give way in the order :func:`_finish` states: the left-out list is summarised, matched
+   memories go, ``system/`` is cut further (to no text, then the last files' labels), warnings
+   are summarised, and only then do pinned preferences go. A pinned preference is never dropped
+   while ``system/`` keeps text.
+
 Token counts come from a pluggable counter (default :func:`memfs.policy.tokens.estimate_tokens`,
-offline; its accuracy is documented there). Labels, the preamble and the left-out list are
-counted against the budget too.
+offline; its accuracy is documented there).
 """
 
 from __future__ import annotations
