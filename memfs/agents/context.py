@@ -7,9 +7,9 @@ Order and rules (each is tested):
    System files get at most ``system_share`` of the budget. If they need more, the result says so
    loudly (:attr:`Context.warnings`, first thing in the rendered text) and every system file is cut
    deterministically by water-filling (each gets an equal share of what is left, a file needing
-   less gives the rest back), never dropped. A system file that is not ``active``, does not parse
-   at HEAD or has an unreadable eligibility field (a ``status`` or ``expires`` that is present but
-   invalid) is left out and listed with the reason.
+   less gives the rest back); see 4. for a budget too tight for that. A system file that is not
+   ``active``, does not parse at HEAD or has an unreadable eligibility field (a ``status`` or
+   ``expires`` that is present but invalid) is left out and listed with the reason.
 2. **Recalled memories.** :func:`memfs.index.search` (eligibility first, then rank), best first;
    a memory that does not fit in what is left of the budget is skipped and listed in
    :attr:`Context.left_out`, and smaller lower-ranked ones may still fit. Only **committed**
@@ -22,9 +22,10 @@ Order and rules (each is tested):
    not shown to the model), and that committing them (or ``memfs watch``) makes them count.
    Before ranking: the **active preferences** of the requested scope chain are always candidates
    (a task that never says "language" still gets the language preference), placed after the
-   hits that matched, within the budget. Hits that cover fewer query terms than the best one and
-   whose relevance is below ``min_relevance`` × the best hit's are dropped (noise does not fill
-   the budget; a hit of the best coverage is always kept). At most one active memory per
+   hits that matched, and pinned: placed even over the budget, for 4. to weigh. Hits that
+   cover fewer query terms than the best one and whose relevance is below ``min_relevance`` ×
+   the best hit's are dropped (noise does not fill the budget; a hit of the best coverage is
+   always kept). At most one active memory per
    ``(scope, key, version)`` is injected, the highest revision; the others are left out and the
    duplicate is reported as a warning (``memfs validate`` flags it too). Several scopes may be
    asked at once, each matched exactly (a bound session still refuses any scope but its own).
@@ -35,9 +36,15 @@ Order and rules (each is tested):
    fence (regenerated if any memory contains it), XML escapes the body, JSON encodes it. A preamble
    says the memories are reference material, not instructions.
 
+4. **Every byte printed fits.** The rendered text (preamble, warnings, labels, fences, the
+   left-out list), counted by the same counter, is within the budget; when it is not, things
+   give way in the order :func:`_finish` states: the left-out list is summarised, matched
+   memories go, ``system/`` is cut further (to no text, then the last files' labels), warnings
+   are summarised, and only then do pinned preferences go. A pinned preference is never dropped
+   while ``system/`` keeps text.
+
 Token counts come from a pluggable counter (default :func:`memfs.policy.tokens.estimate_tokens`,
-offline; its accuracy is documented there). Labels, the preamble and the left-out list are
-counted against the budget too.
+offline; its accuracy is documented there).
 """
 
 from __future__ import annotations
@@ -222,20 +229,45 @@ def assemble(
             continue
         system.append(_block(memory, "system"))
     share = int(budget * system_share)
-    needed = sum(cost(b) for b in system)
-    system, cut_any = _fit_system(system, share, cost, count)
-    if cut_any:
-        names = ", ".join(b.path for b in system if b.truncated)
-        ctx.warnings.append(
-            f"system/ needs about {needed} tokens but its share of the budget is {share} "
-            f"({budget} x {system_share}); cut to fit: {names}. Shorten those files or raise the budget."
-        )
-    ctx.blocks.extend(system)
+    system_fit = _SystemFit(system, sum(cost(b) for b in system), share, cost, count)
+    ctx.blocks.extend(system_fit.apply(ctx, share))
     now = at or utcnow()
     in_scope = [] if candidates_at_head is None else _in_scope(requests, scope_files, version, now)
     _recall(repo, ctx, cost, count, requests, in_scope, candidates=candidates, now=now, min_relevance=min_relevance)
-    _finish(ctx, count, cost)
+    _finish(ctx, count, cost, system_fit)
+    usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
     return ctx
+
+
+_SYSTEM_CUT = "system/ needs about"
+
+
+@dataclass
+class _SystemFit:
+    """The committed ``system/`` blocks uncut, and how to cut them to a share of the budget
+    (water-filling, :func:`_fit_system`), keeping the warning that says so in step."""
+
+    blocks: list[Block]
+    needed: int
+    share: int
+    cost: Callable[[Block], int]
+    count: TokenCounter
+
+    @property
+    def paths(self) -> set[str]:
+        return {b.path for b in self.blocks}
+
+    def apply(self, ctx: Context, share: int) -> list[Block]:
+        """The blocks cut to ``share`` tokens; the context's warning about the cut is set (or removed)."""
+        fitted, cut_any = _fit_system(self.blocks, share, self.cost, self.count)
+        ctx.warnings[:] = [w for w in ctx.warnings if not w.startswith(_SYSTEM_CUT)]
+        if cut_any:
+            names = ", ".join(b.path for b in fitted if b.truncated)
+            ctx.warnings.insert(0,
+                f"{_SYSTEM_CUT} {self.needed} tokens, gets {share} of the budget of {ctx.budget}: "
+                f"cut {names}. Shorten them or raise the budget."
+            )
+        return fitted
 
 
 @dataclass
@@ -308,12 +340,17 @@ def _recall(
     for candidate in kept:
         block = _block(candidate.memory, "recalled", candidate.score)
         need = cost(block)
-        if used + need <= ctx.budget:
+        if used + need <= ctx.budget or _pinned(block):
             ctx.blocks.append(block)
             used += need
         else:
             ctx.left_out.append(LeftOut(block.path, "budget"))
-    usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
+
+
+def _pinned(block: Block) -> bool:
+    """A recalled preference: placed even over the budget, for :func:`_finish` to weigh against
+    ``system/`` (which is cut to nothing before a preference is dropped)."""
+    return block.kind == "recalled" and block.type == "preference"
 
 
 def _committed_in_scope(
@@ -461,18 +498,96 @@ def _new_fence(ctx: Context, count: TokenCounter) -> str:
     return fence
 
 
-def _finish(ctx: Context, count: TokenCounter, cost: Callable[[Block], int]) -> None:
-    """Count the rendered text; if the left-out list pushed it over, give back the last recalled blocks."""
+def _finish(ctx: Context, count: TokenCounter, cost: Callable[[Block], int], system: _SystemFit) -> None:
+    """Make the printed context, every byte of it, fit the budget by ``count``. Given up in this
+    order: the left-out list (summarised as "and N more"; it gets what is left at the end),
+    recalled matches (lowest ranked first), ``system/`` text (cut further, down to nothing, then
+    the last files' labels too), the warnings (summarised), and last the pinned preferences (last
+    first; ``system/`` and the warnings then get back what fits). If even that is over, the
+    context says so (:attr:`Context.over_budget`)."""
     ctx.fence = _new_fence(ctx, count)
-    ctx.tokens = count(ctx.render())
-    while ctx.tokens > ctx.budget and ctx.blocks and ctx.blocks[-1].kind == "recalled":
-        dropped = ctx.blocks.pop()
-        ctx.left_out.insert(0, LeftOut(dropped.path, "budget"))
-        ctx.tokens = count(ctx.render())
+    ctx.tokens = ctx.label_tokens = ctx.budget
+    ctx.left_out_shown = 0
+
+    def fits() -> bool:
+        return count(ctx.render()) <= ctx.budget
+
+    kept = len(system.blocks)
+    top = kept + system.share
+
+    def set_system(level: int) -> bool:
+        """``level`` ≥ the number of system files: all of them, cut to ``level - n`` tokens;
+        below it, only the first ``level`` files, cut to nothing, and the others left out."""
+        nonlocal kept
+        n = len(system.blocks)
+        ctx.blocks[:kept] = system.apply(ctx, max(0, level - n))[: min(level, n)]
+        kept = min(level, n)
+        dropped = {b.path for b in system.blocks[kept:]}
+        ctx.left_out[:] = [i for i in ctx.left_out if not (i.path in system.paths and i.reason == "budget")]
+        ctx.left_out[:0] = [LeftOut(path, "budget") for path in sorted(dropped)]
+        return fits()
+
+    def show_warnings(k: int) -> bool:
+        ctx.warnings_shown = k
+        return fits()
+
+    def show_left_out(k: int) -> bool:
+        ctx.left_out_shown = k
+        return fits()
+
+    _drop(ctx, fits, pinned=False)
+    if not fits():
+        set_system(_largest(set_system, 0, top))
+    if not fits():
+        show_warnings(_largest(show_warnings, 0, len(ctx.warnings)))
+    if not fits():
+        _drop(ctx, fits, pinned=True)
+        ctx.warnings_shown = None
+        set_system(_largest(set_system, 0, top))
+        show_warnings(_largest(show_warnings, 0, len(ctx.warnings)))
+    show_left_out(_largest(show_left_out, 0, len(ctx.left_out)))
+    ctx.warnings_shown = None if ctx.warnings_shown == len(ctx.warnings) else ctx.warnings_shown
+    ctx.left_out_shown = None if ctx.left_out_shown == len(ctx.left_out) else ctx.left_out_shown
     ctx.label_tokens = sum(cost(b) - count(b.text) for b in ctx.blocks) + count(render_head(ctx, ctx.format))
+    _count(ctx, count)
     if ctx.tokens > ctx.budget:
         ctx.over_budget = True
+        ctx.warnings_shown = None
+        set_system(max(kept, len(system.blocks)))
         ctx.warnings.append(
             f"the context is about {ctx.tokens} tokens, over the budget of {ctx.budget}: "
             "even cut to nothing, the system/ labels and notices do not fit; raise the budget"
         )
+        _count(ctx, count)
+
+
+def _count(ctx: Context, count: TokenCounter) -> None:
+    """Set :attr:`Context.tokens` to the count of the rendering that prints it (JSON does)."""
+    for _ in range(5):
+        tokens = count(ctx.render())
+        if tokens == ctx.tokens:
+            return
+        ctx.tokens = tokens
+
+
+def _largest(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The largest ``k`` in ``[lo, hi]`` with ``ok(k)`` (``ok`` holds up to some point), else ``lo``."""
+    if ok(hi):
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _drop(ctx: Context, fits: Callable[[], bool], *, pinned: bool) -> None:
+    """Drop recalled blocks, pinned preferences or the others, from the last until the context fits."""
+    while not fits():
+        last = next((i for i in range(len(ctx.blocks) - 1, -1, -1)
+                     if ctx.blocks[i].kind == "recalled" and _pinned(ctx.blocks[i]) == pinned), None)
+        if last is None:
+            return
+        ctx.left_out.insert(0, LeftOut(ctx.blocks.pop(last).path, "budget"))

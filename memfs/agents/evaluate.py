@@ -7,15 +7,17 @@ A cases file is YAML (a list of cases, or ``{cases: [...]}``) or JSONL (one case
 required: an eval never depends on the wall clock), ``budget`` (tokens, default 4000),
 ``expect`` (paths that must be in the context), ``forbid`` (paths that must not appear: a list, or
 a mapping ``path: cause`` with cause one of :data:`CAUSES`; without a cause it is inferred from
-the memory at that time). Every path must be a committed memory. Any problem is a
+the memory at that time). Every path must be a committed memory, except that ``forbid`` may also
+name a purged one (its path's digest is in a purge's audit commit). Any problem is a
 :class:`~memfs.errors.UsageError` naming the case and the field.
 
-Metrics (:class:`EvalReport`): hit rate (expected memories injected / expected), wrong-injection
-rate (forbidden memories injected / memories recalled) split by cause, cross-scope leakage
+Metrics (:class:`EvalReport`): hit rate (expected memories injected, ``system/`` files included,
+/ expected), wrong-injection rate (forbidden memories injected / memories recalled, ``system/``
+not counted among the recalled) split by cause, cross-scope leakage
 (recalled memories whose scope the request does not allow; must be 0), tokens injected and the
-saving against injecting every eligible memory, deletion propagation (on a scratch clone: forget
-one expected memory, then ask search, context and the index at once; the operations that still
-return it, and the time it took, reported, never asserted), and writes by operation and actor
+saving against injecting every eligible memory, deletion propagation (on scratch clones: forget
+one expected memory, and separately purge it, then ask search, context and the index at once; the
+operations that still return it, and the time each took, reported, never asserted), and writes by operation and actor
 kind read from the ``Memfs-Op`` / ``Memfs-Actor`` commit trailers, and refused writes by rule from
 the refusal log in ``.memfs/`` (a refused write makes no commit, so history cannot tell).
 """
@@ -23,7 +25,9 @@ the refusal log in ``.memfs/`` (a refused write makes no commit, so history cann
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -47,6 +51,7 @@ CAUSES = ("superseded", "conflicting", "out of scope", "expired", "wrong version
 #: The thresholds below which ``memfs eval`` exits 1.
 MIN_HIT_RATE = 1.0
 MAX_WRONG_RATE = 0.0
+_PURGED = re.compile(r"^Memfs-Purged-Path-Sha256: ([0-9a-f]{64})$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class CaseResult:
     leaked: list[str]
     tokens: int
     baseline_tokens: int
+    recalled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -110,7 +116,8 @@ class EvalReport:
     @property
     def passed(self) -> bool:
         return (self.hit_rate >= MIN_HIT_RATE and self.wrong_rate <= MAX_WRONG_RATE and self.leakage == 0
-                and all(c.ok for c in self.cases) and not self.deletion.get("still_returned"))
+                and all(c.ok for c in self.cases) and not self.deletion.get("still_returned")
+                and not self.deletion.get("purge", {}).get("still_returned"))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,8 +143,12 @@ class EvalReport:
         ]
         d = self.deletion
         if d:
-            gone = "none" if not d.get("still_returned") else ", ".join(d["still_returned"])
-            rows.append(("deletion propagation", f"{d['path']}: still returned by {gone}; {d['seconds']:.2f} s"))
+            rows.append(("deletion propagation", d["path"]))
+            for op, one in (("forget", d), ("purge", d.get("purge"))):
+                if one:
+                    gone = "none" if not one.get("still_returned") else ", ".join(one["still_returned"])
+                    error = f" ({one['error']})" if one.get("error") else ""
+                    rows.append((f"  after {op}", f"still returned by {gone}{error}; {one['seconds']:.2f} s"))
         for kind, count in sorted(self.writes.get("accepted_by_op", {}).items()):
             rows.append((f"writes accepted: {kind}", str(count)))
         for kind, count in sorted(self.writes.get("accepted_by_actor_kind", {}).items()):
@@ -186,10 +197,18 @@ def load_cases(path: Path, repo: Store) -> list[Case]:
     if not isinstance(raw, list) or not raw:
         raise UsageError(f"{path}: give a list of cases (or cases: [...])", param="cases")
     known = set(repo.memory_paths_at("HEAD")) if repo.git.head() else set()
-    return [_case(item, n, known) for n, item in enumerate(raw, 1)]
+    purged = purged_digests(repo) if repo.git.head() else set()
+    return [_case(item, n, known, purged) for n, item in enumerate(raw, 1)]
 
 
-def _case(item: Any, number: int, known: set[str]) -> Case:
+def purged_digests(repo: Store) -> set[str]:
+    """The SHA-256 of every path a purge's audit commit names (``Memfs-Purged-Path-Sha256``): a
+    purged memory is in no commit, so this is how a case may still forbid it by its path."""
+    return {match.group(1) for _, body in repo.git.messages("HEAD", "^Memfs-Op: purge$")
+            for match in _PURGED.finditer(body)}
+
+
+def _case(item: Any, number: int, known: set[str], purged: set[str]) -> Case:
     name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else f"case {number}"
 
     def bad(field_name: str, message: str) -> UsageError:
@@ -234,9 +253,13 @@ def _case(item: Any, number: int, known: set[str]) -> Case:
         raise bad("forbid", "must be a list of memory paths or a mapping path: cause")
     for field_name, listed in (("expect", expect), ("forbid", list(forbid))):
         for rel in listed:
-            if rel not in known:
+            if rel not in known and not (field_name == "forbid" and _digest(rel) in purged):
                 raise bad(field_name, f"{rel}: no such committed memory")
     return Case(str(name), task, tuple(scopes), inherit, version, at, budget, tuple(expect), forbid)
+
+
+def _digest(rel: str) -> str:
+    return hashlib.sha256(rel.encode("utf-8")).hexdigest()
 
 
 # --- running -------------------------------------------------------------------------------------
@@ -261,7 +284,7 @@ def run_case(repo: Store, case: Case) -> CaseResult:
     ctx = assemble(repo, case.task, scope=list(case.scopes), version=case.version, budget=case.budget,
                    inherit=case.inherit, at=case.at)
     recalled = [b for b in ctx.blocks if b.kind == "recalled"]
-    injected = [b.path for b in recalled]
+    injected = [b.path for b in ctx.blocks]
     rules = [recall.ScopeRule(s, case.inherit) for s in case.scopes]
     leaked = [b.path for b in recalled if not any(rule.allows(b.scope) for rule in rules)]
     wrong = {rel: cause or _cause(repo, rel, case) for rel, cause in case.forbid.items() if rel in injected}
@@ -272,7 +295,7 @@ def run_case(repo: Store, case: Case) -> CaseResult:
     baseline = system_tokens + sum(estimate_tokens(render_block(_block(m, "recalled"), "markdown", ctx.fence))
                                    for m in every)
     return CaseResult(case.name, injected, [p for p in case.expect if p not in injected], wrong, leaked,
-                      ctx.tokens, max(baseline, ctx.tokens))
+                      ctx.tokens, max(baseline, ctx.tokens), len(recalled))
 
 
 def evaluate(repo: Store, cases: list[Case], *, deletion: bool = True) -> EvalReport:
@@ -283,7 +306,7 @@ def evaluate(repo: Store, cases: list[Case], *, deletion: bool = True) -> EvalRe
         report.cases.append(result)
         report.expected += len(case.expect)
         report.hits += len(case.expect) - len(result.missing)
-        report.recalled += len(result.injected)
+        report.recalled += result.recalled
         causes.update(result.wrong.values())
         report.leakage += len(result.leaked)
         report.tokens += result.tokens
@@ -332,25 +355,35 @@ def write_counts(repo: Store) -> dict[str, Any]:
 
 def deletion_propagation(repo: Store, case: Case) -> dict[str, Any]:
     """Forget the case's first expected memory in a scratch clone, then ask search, context and the
-    index straight away; which of them still return it, and the seconds it all took."""
+    index straight away: which of them still return it, and the seconds it all took; and the same
+    for a purge (hard deletion, history rewritten) in another scratch clone, under ``purge``."""
+    forgotten = _propagation(repo, case, "forget")
+    return {**forgotten, "purge": _propagation(repo, case, "purge")}
+
+
+def _propagation(repo: Store, case: Case, operation: str) -> dict[str, Any]:
     from memfs import index
     from memfs.ops.forget import forget
+    from memfs.ops.purge import purge
 
     rel = case.expect[0]
     workdir = repo.git.workdir
     if repo.git.git_dir.resolve() != (workdir / ".git").resolve() or not (workdir / ".git").is_dir():
-        return {"path": rel, "skipped": "the repository's git directory is not its own .git folder, so it is "
-                "not copied for a scratch run", "still_returned": [], "seconds": 0.0}
+        return {"path": rel, "operation": operation, "skipped": "the repository's git directory is not its own "
+                ".git folder, so it is not copied for a scratch run", "still_returned": [], "seconds": 0.0}
     scratch = Path(tempfile.mkdtemp(prefix="memfs-eval-"))
     try:
         shutil.copytree(workdir, scratch / "r", symlinks=True)
         clone = Store.open(scratch / "r" / repo.root.relative_to(repo.git.workdir), "user:memfs-eval")
         started = time.perf_counter()
-        forget(clone, rel, reason="memfs eval: deletion propagation")
+        reason = f"memfs eval: deletion propagation ({operation})"
+        if operation == "purge":
+            purge(clone, rel, reason=reason)
+        else:
+            forget(clone, rel, reason=reason)
         still: list[str] = []
-        words = case.task
         if any(h.path == rel for s in case.scopes
-               for h in index.search(clone, words, scope=s, inherit=case.inherit, at=case.at, limit=50).hits):
+               for h in index.search(clone, case.task, scope=s, inherit=case.inherit, at=case.at, limit=50).hits):
             still.append("search")
         ctx = assemble(clone, case.task, scope=list(case.scopes), inherit=case.inherit, at=case.at,
                        version=case.version)
@@ -361,7 +394,8 @@ def deletion_propagation(repo: Store, case: Case) -> dict[str, Any]:
             still.append("index")
         seconds = time.perf_counter() - started
     except (MemfsError, OSError) as exc:
-        return {"path": rel, "error": str(exc), "still_returned": ["unknown"], "seconds": 0.0}
+        return {"path": rel, "operation": operation, "error": str(exc), "still_returned": ["unknown"],
+                "seconds": 0.0}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return {"path": rel, "operation": "forget", "still_returned": still, "seconds": round(seconds, 3)}
+    return {"path": rel, "operation": operation, "still_returned": still, "seconds": round(seconds, 3)}

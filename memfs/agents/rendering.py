@@ -89,6 +89,19 @@ class Context:
     scopes: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     low_relevance: list[str] = field(default_factory=list)
+    #: How many warnings and left-out entries the rendering lists (``None``: all); the rest are
+    #: summarised as "and N more" so that the printed context fits its budget.
+    warnings_shown: int | None = None
+    left_out_shown: int | None = None
+
+    def shown_warnings(self) -> list[str]:
+        """The warnings as rendered: the first :attr:`warnings_shown`, then a count of the rest."""
+        return _shown(self.warnings, self.warnings_shown, "warning(s), left out to fit the budget")
+
+    def shown_left_out(self) -> tuple[list[LeftOut], int]:
+        """The left-out entries rendered, and how many more are only counted."""
+        k = len(self.left_out) if self.left_out_shown is None else min(self.left_out_shown, len(self.left_out))
+        return self.left_out[:k], len(self.left_out) - k
 
     @property
     def left_out_for_budget(self) -> list[str]:
@@ -114,7 +127,7 @@ class Context:
         if not is_format(fmt):
             raise UsageError(f"{fmt!r}: use one of {', '.join(FORMATS)}", param="format")
         if fmt == "json":
-            return json.dumps(self.to_json(), ensure_ascii=False, indent=2)
+            return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
         head = render_head(self, fmt)
         body = "".join(render_block(b, fmt, self.fence) for b in self.blocks)
         tail = render_tail(self, fmt)
@@ -133,11 +146,13 @@ class Context:
             "label_tokens": self.label_tokens,
             "over_budget": self.over_budget,
             "notice": PREAMBLE,
-            "warnings": self.warnings,
+            "warnings": self.shown_warnings(),
             "duplicates": self.duplicates,
             "low_relevance": self.low_relevance,
-            "memories": [{**b.label(), "text": b.text} for b in self.blocks],
-            "left_out": [{"path": i.path, "reason": i.reason} for i in self.left_out],
+            "memories": [{**{k: v for k, v in b.label().items() if v is not None}, "text": b.text}
+                         for b in self.blocks],
+            "left_out": [{"path": i.path, "reason": i.reason} for i in self.shown_left_out()[0]],
+            "left_out_more": self.shown_left_out()[1],
             "left_out_for_budget": len(self.left_out_for_budget),
             "uncommitted": self.uncommitted,
             "uncommitted_total": self.uncommitted_total,
@@ -146,6 +161,12 @@ class Context:
 
 
 # --- rendering -----------------------------------------------------------------------------------
+def _shown(items: list[str], limit: int | None, what: str) -> list[str]:
+    if limit is None or limit >= len(items):
+        return list(items)
+    return [*items[:limit], f"and {len(items) - limit} more {what}"]
+
+
 _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+=#%-]+")
 
 
@@ -173,9 +194,10 @@ def render_block(block: Block, fmt: str, fence: str) -> str:
 
 
 def render_head(ctx: Context, fmt: str) -> str:
-    lines = [f"WARNING: {w}" for w in ctx.warnings]
+    warnings = ctx.shown_warnings()
+    lines = [f"WARNING: {w}" for w in warnings]
     if fmt == "xml":
-        warn = "".join(f"<warning>{escape(w)}</warning>\n" for w in ctx.warnings)
+        warn = "".join(f"<warning>{escape(w)}</warning>\n" for w in warnings)
         return f"{warn}<notice>{escape(PREAMBLE)}</notice>\n"
     lines.append(
         f"{PREAMBLE} Each memory starts with <<<MEMORY {ctx.fence} ...>>> and ends with <<<END {ctx.fence}>>>."
@@ -185,17 +207,19 @@ def render_head(ctx: Context, fmt: str) -> str:
 
 def render_tail(ctx: Context, fmt: str) -> str:
     notice = ctx.uncommitted_notice
+    shown, more = ctx.shown_left_out()
     if fmt == "xml":
         tail = ""
         if ctx.left_out:
-            items = "".join(f"<item path={quoteattr(i.path)} reason={quoteattr(i.reason)}/>\n" for i in ctx.left_out)
+            items = "".join(f"<item path={quoteattr(i.path)} reason={quoteattr(i.reason)}/>\n" for i in shown)
+            items += f'<more count="{more}"/>\n' if more else ""
             tail += f'<left_out count="{len(ctx.left_out)}">\n{items}</left_out>\n'
         if notice:
             tail += f'<uncommitted count="{ctx.uncommitted_total}">{escape(notice)}</uncommitted>\n'
         return tail
     tail = ""
     if ctx.left_out:
-        items = ", ".join(f"{i.path} ({i.reason})" for i in ctx.left_out)
+        items = ", ".join([f"{i.path} ({i.reason})" for i in shown] + ([f"and {more} more"] if more else []))
         tail += f"Left out ({len(ctx.left_out)}): {items}\n"
     if notice:
         tail += f"Uncommitted: {notice}\n"

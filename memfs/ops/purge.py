@@ -10,7 +10,8 @@ enough. :func:`purge`:
    which drops the file from every commit and prunes commits that become empty;
 4. expires every reflog and runs ``git gc --prune=now``;
 5. drops the search index and other caches under ``.memfs/`` (rebuilt on the next read) and the
-   memory's usage statistics;
+   memory's usage statistics; the refusal log stays (it never holds a memory's content, and
+   ``memfs eval`` reads it);
 6. verifies that no object in the repository, reachable or not, loose or packed, still contains
    any of the texts, and that no file in the work tree does;
 7. records the audit commit (``Memfs-Op: purge``), which names only a SHA-256 of the path and,
@@ -39,7 +40,7 @@ from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
 from memfs.ops.retract import derived, flag
-from memfs.store import atomic, gitcli, paths, usage
+from memfs.store import atomic, gitcli, paths, refusal_log, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
@@ -48,7 +49,7 @@ MIN_NEEDLE = 8
 #: consecutive words of the purged text (whitespace-normalized), so a quote of part of it is found.
 NGRAM_WORDS = 6
 _SIGNATURE = re.compile(rb"-----BEGIN (PGP|SSH) SIGNATURE-----")
-_KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock"}
+_KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock", refusal_log.LOG_FILE}
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """Chat transcripts: truncation to a token budget, and the thread summary record (pure).
 
 :func:`truncate` keeps the most recent messages that fit, plus pinned ones (system/developer
-messages and the first user turn by default), and never separates a question from its answer or a
-tool call from its result: a user message and everything up to the next user message (the
-assistant's reply, its tool calls and their results) form one unit, and so do a message that
-issues calls and every message holding their results (with whatever lies between); a unit is kept
-or dropped whole, so a kept answer is never shown after the wrong question. Both common shapes are understood:
+messages and the first user turn by default) and always the newest user message, and never
+separates a question from its answer or a tool call from its result: a user message and
+everything up to the next user message (the assistant's reply, its tool calls and their results)
+form one unit, and so do a message that issues calls and every message holding their results
+(with whatever lies between); a unit is kept or dropped whole (the newest turn's question alone
+first, then its pieces), so a kept answer is never shown after the wrong question. Both common
+shapes are understood:
 
 * OpenAI chat: ``assistant.tool_calls[].id`` answered by ``{"role": "tool", "tool_call_id"}``;
   Responses items ``{"type": "function_call", "call_id"}`` / ``{"type": "function_call_output"}``.
@@ -226,6 +228,27 @@ def _units(messages: Sequence[Message]) -> list[tuple[int, int]]:
     return merged
 
 
+def _newest_question(messages: Sequence[Message]) -> int | None:
+    return next((i for i in range(len(messages) - 1, -1, -1) if opens_turn(messages[i])), None)
+
+
+def _selectable(view: Sequence[Message], pinned: set[int]) -> list[list[int]]:
+    """The units of :func:`_units`, except that the newest user turn, unless pinned, is split: its
+    question alone, then each message or call-with-results after it, so that the question is kept
+    whatever the budget and the newest of what follows it fill what is left (a kept answer still
+    follows its own question, and no call is separated from its results)."""
+    newest = _newest_question(view)
+    out: list[list[int]] = []
+    for start, end in _units(view):
+        unit = list(range(start, end + 1))
+        if start != newest or pinned & set(unit):
+            out.append(unit)
+            continue
+        out.append([start])
+        out.extend(list(range(start + 1 + a, start + 2 + b)) for a, b in _units(view[start + 1 : end + 1]))
+    return out
+
+
 def truncate(
     messages: Sequence[Message],
     budget: int,
@@ -234,11 +257,15 @@ def truncate(
     pin: Callable[[Sequence[Message]], Iterable[int]] = default_pin,
     orphans: Literal["drop", "error"] = "drop",
 ) -> Truncation:
-    """Keep pinned messages and the newest whole units that fit in ``budget`` tokens.
+    """Keep pinned messages, the newest user message, and the newest whole units that fit in
+    ``budget`` tokens.
 
-    Selection walks back from the end and stops at the first unit that does not fit, so the kept
-    tail is contiguous. If the pinned messages alone exceed the budget they are still all kept and
-    ``over_budget`` is set: dropping the user's constraints silently would be worse.
+    The newest user message (one that is not just tool results) is always kept, pinned or not;
+    what follows it (the reply, its tool calls and their results) is kept newest first, a call
+    with its results as one piece, as far as the budget allows. Selection walks back from the end
+    and stops at the first unit that does not fit, so the kept tail is contiguous. If the pinned
+    messages and the newest question alone exceed the budget they are still all kept and
+    ``over_budget`` is set: dropping the user's constraints or request silently would be worse.
     """
     if budget < 0:
         raise TranscriptError(f"budget must be >= 0 tokens, got {budget}")
@@ -258,9 +285,12 @@ def truncate(
     pinned_original = set(pin(messages))
     pinned_units: list[list[int]] = []
     other_units: list[list[int]] = []
-    for start, end in _units(view):
-        unit = list(range(start, end + 1))
+    for unit in _selectable(view, {k for k, (i, _) in enumerate(cleaned) if i in pinned_original}):
         (pinned_units if any(cleaned[k][0] in pinned_original for k in unit) else other_units).append(unit)
+    newest = _newest_question(view)
+    for unit in [unit for unit in other_units if newest in unit]:
+        pinned_units.append(unit)
+        other_units.remove(unit)
     cost = [message_tokens(m, count) for m in view]
     keep = {k for unit in pinned_units for k in unit}
     used = sum(cost[k] for k in keep)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memfs.errors import InvalidMemory
 from memfs.policy.tokens import counter, estimate_tokens
 from memfs.policy.transcript import (
+    Message,
     SummaryRecord,
     TranscriptError,
     call_ids,
@@ -87,14 +90,16 @@ def test_keeps_pinned_and_newest_units():
 
 
 def test_anthropic_unit_is_kept_whole():
+    out = truncate(ANTHROPIC, 14 * 3, count=fixed)
+    assert out.kept == (0, 1, 2)  # the newest question is kept; nothing after it fits
     out = truncate(ANTHROPIC, 14 * 4, count=fixed)
-    assert out.kept == (0, 1)  # "check the calendar" and its answer go together or not at all
+    assert out.kept == (0, 1, 2, 5)  # its final answer fits; the call and its result go together or not at all
     assert truncate(ANTHROPIC, 14 * 6, count=fixed).kept == tuple(range(6))
 
 
 def test_pinned_over_budget_is_kept_and_flagged():
     out = truncate(OPENAI, 5, count=fixed)
-    assert out.kept == (0, 1, 2) and out.over_budget and out.tokens == 42
+    assert out.kept == (0, 1, 2, 8) and out.over_budget and out.tokens == 56
 
 
 def test_an_answer_never_follows_another_question():
@@ -105,7 +110,9 @@ def test_an_answer_never_follows_another_question():
     q2 = {"role": "user", "content": "Explain the fix " + "in detail " * 40}
     a2 = {"role": "assistant", "content": "OK."}
     out = truncate([sys_, q1, a1, q2, a2], 60)
-    assert out.messages == [sys_, q1, a1] and out.dropped == (3, 4)
+    assert out.messages == [sys_, q1, a1, q2] and out.dropped == (4,) and out.over_budget
+    out = truncate([sys_, q1, a1, q2, a2], out.tokens + 20)
+    assert out.messages == [sys_, q1, a1, q2, a2] and not out.over_budget
 
 
 @pytest.mark.parametrize("budget", range(0, 140, 7))
@@ -119,6 +126,60 @@ def test_every_kept_reply_keeps_its_question(budget: int):
             kept_before = [i for i in out.kept[:position] if transcript[i].get("role") == "user"
                            and not result_ids(transcript[i])]
             assert (asked[-1:] == kept_before[-1:]), (budget, out.kept)
+
+
+def _question(message: Message) -> bool:
+    return message.get("role") == "user" and not result_ids(message)
+
+
+def _check_newest_kept(transcript: list[dict], budget: int, count=estimate_tokens) -> None:
+    out = truncate(transcript, budget, count=count)
+    questions = [i for i, m in enumerate(transcript) if _question(m)]
+    if questions:
+        assert questions[-1] in out.kept, (budget, out.kept)
+    assert find_orphans(out.messages) == []
+    for position, index in enumerate(out.kept):
+        if not _question(transcript[index]):
+            asked = [i for i in questions if i < index]
+            assert asked[-1:] == [i for i in out.kept[:position] if _question(transcript[i])][-1:]
+    minimum = truncate(transcript, 0, count=count).tokens
+    assert out.tokens <= budget or (out.over_budget and out.tokens == minimum)
+
+
+@pytest.mark.parametrize("budget", range(0, 400, 3))
+def test_the_newest_user_message_is_kept_at_every_budget(budget: int):
+    """The issue's cases: OpenAI at 60 and 300, Anthropic at 30 and 200 dropped it."""
+    long_turn = [*OPENAI[:-1], {"role": "user", "content": "and now " + "B19 please " * 30}, *OPENAI[4:8]]
+    for transcript in (OPENAI, ANTHROPIC, long_turn, ANTHROPIC + ANTHROPIC[2:]):
+        _check_newest_kept(transcript, budget)
+        _check_newest_kept(transcript, budget, count=fixed)
+
+
+def _turns(draw: st.DrawFn, anthropic: bool) -> list[dict]:
+    out: list[dict] = [{"role": "system", "content": "Be brief."}] if not anthropic else []
+    words = st.text(alphabet="abc xyz", min_size=1, max_size=60)
+    for turn in range(draw(st.integers(1, 5))):
+        out.append({"role": "user", "content": draw(words)})
+        for call in range(draw(st.integers(0, 2))):
+            cid = f"t{turn}-{call}"
+            if anthropic:
+                use = {"type": "tool_use", "id": cid, "name": "f", "input": {}}
+                out.append({"role": "assistant", "content": [use]})
+                out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid,
+                                                          "content": draw(words)}]})
+            else:
+                out.append({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": cid, "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+                out.append({"role": "tool", "tool_call_id": cid, "content": draw(words)})
+        if draw(st.booleans()):
+            out.append({"role": "assistant", "content": draw(words)})
+    return out
+
+
+@given(st.data(), st.booleans(), st.integers(0, 300))
+def test_generated_transcripts_keep_the_newest_user_message(data: st.DataObject, anthropic: bool, budget: int):
+    transcript = data.draw(st.composite(_turns)(anthropic))
+    _check_newest_kept(transcript, budget)
 
 
 def test_orphaned_tool_result_in_input_is_dropped_and_reported():
