@@ -2,7 +2,7 @@
 descriptions come from the request's fields (:mod:`memfs.format.declare`), so a parameter added
 to a verb appears here without a line changed.
 
-A field is offered as its wire form (``time`` and ``text`` fields are ISO 8601 strings, a
+A field is offered as its wire form (``time`` fields are ISO 8601 strings, a
 sequence is a list, ``choices`` an enum), with its help as the description, its bounds as the
 schema's (a model's own bounds first: ``model_minimum``, ``model_maximum``), and its default (a
 model's own first: ``model_default``). A field holding a record is offered as that record's
@@ -82,7 +82,7 @@ def _annotation(field: Field, default: Any, *, admin: bool) -> Any:
         kind = str
     elif spec.choices:
         kind = Literal[spec.choices]
-    elif spec.wire in ("time", "text"):
+    elif spec.wire == "time":
         kind = str
     else:
         kind = field.base

@@ -41,7 +41,7 @@ class Candidate:
                                                        "the system.", choices=SOURCE_KINDS)
     version: str | None = param(default=None, help="The world version it applies to (product, API, config).")
     expires: dt.datetime | None = param(default=None, help="When it stops being valid: ISO 8601 with a zone, or a "
-                                                           "date.", wire="text")
+                                                           "date.", wire="time")
     depends_on: tuple[str, ...] = param(default=(), help="Paths of the memories it was derived from.",
                                         complete="memory_paths")
     confidence: float | None = param(default=None, help="How sure, from 0 to 1.", minimum=0, maximum=1)

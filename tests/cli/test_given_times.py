@@ -1,7 +1,7 @@
 """A time a person or a model asks for is read by one rule at every door
 (:func:`memfs.format.validate.given_time`): a date alone is 00:00 UTC, a zoned date-time is
 itself, and a time without a zone or a text that is no time is refused with the same words,
-at the command line (``--at``, ``--expires``) and through MCP (``at``)."""
+at the command line (``--at``, ``write`` and ``remember``'s ``--expires``) and through MCP (``at``)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,12 @@ def _cli_write(repo: MemoryRepo, text: str) -> str:
     return done.stdout + done.stderr if done.returncode else ""
 
 
+def _cli_remember(repo: MemoryRepo, text: str) -> str:
+    done = cli(repo, "remember", "--scope", "user:U5", "--source", "tool:t", "--expires", text,
+               "--body", f"A fact that stops at {text or 'no time'}.")
+    return done.stdout + done.stderr if done.returncode else ""
+
+
 def _mcp_search(repo: MemoryRepo, text: str) -> str:
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -61,7 +67,8 @@ def _mcp_search(repo: MemoryRepo, text: str) -> str:
 
 
 DOORS: dict[str, Callable[[MemoryRepo, str], str]] = {
-    "cli search --at": _cli_search, "cli write --expires": _cli_write, "mcp memory_search at": _mcp_search}
+    "cli search --at": _cli_search, "cli write --expires": _cli_write, "cli remember --expires": _cli_remember,
+    "mcp memory_search at": _mcp_search}
 
 
 @pytest.mark.parametrize("door", DOORS)
