@@ -20,7 +20,6 @@ import click
 
 from memfs.cli import State, complete
 from memfs.cli.options import (
-    FINITE,
     Finite,
     collect_fields,
     field_parameters,
@@ -169,7 +168,7 @@ def _click_type(field: Field) -> click.ParamType[Any]:
             return click.INT
         return click.IntRange(min=_whole(spec.minimum), max=_whole(spec.maximum))
     if field.base is float:
-        return FINITE if spec.minimum is None and spec.maximum is None else Finite(spec.minimum, spec.maximum)
+        return Finite(spec.minimum, spec.maximum)
     return click.STRING
 
 

@@ -417,25 +417,26 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
             _track(git, target)
             _prune_backups(git, head, keep=backups)
             return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
-        wait = retry.delay(attempt, waiting.rng)
-        if not retry.another(attempt, waiting.clock() - started, wait):
+        wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
+        if not retry.another(attempt, elapsed, wait):
             raise ConflictError(
                 f"{target.label} kept changing while syncing ({attempt} attempts in "
-                f"{waiting.clock() - started:.1f} s); nothing was lost, your commits are integrated locally; "
+                f"{elapsed:.1f} s); nothing was lost, your commits are integrated locally; "
                 "run 'memfs sync' again (or raise [sync] attempts / budget)"
             )
         waiting.sleep(wait)
 
 
-def _prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> list[str]:
+def _prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
     """Delete the backup refs (other than ``keep``, this sync's own) whose every commit is on the
-    branch at ``tip``: reachable from it, or each with an equal change there. The deleted refs."""
+    branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there."""
     if tip is None:
-        return []
-    gone = [ref for ref, sha in git.refs(BACKUP_PREFIX) if ref not in keep and git.holds_all(tip, sha)]
+        return
+    reachable = {ref for ref, _ in git.refs(BACKUP_PREFIX, merged=tip)}
+    gone = [ref for ref, sha in git.refs(BACKUP_PREFIX)
+            if ref not in keep and (ref in reachable or git.changes_on(tip, sha))]
     if gone:
         git.delete_refs(gone)
-    return gone
 
 
 def _result(

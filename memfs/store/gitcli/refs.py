@@ -100,16 +100,16 @@ class Refs(Base):
     def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
         self._text("update-ref", "-m", message, ref, sha)
 
-    def refs(self, prefix: str) -> list[tuple[str, str]]:
-        """(ref, commit) of every ref under ``prefix``, sorted by name."""
-        out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", prefix)
+    def refs(self, prefix: str, *, merged: str | None = None) -> list[tuple[str, str]]:
+        """(ref, commit) of every ref under ``prefix``, sorted by name; with ``merged``, only those
+        whose commit is reachable from it."""
+        where = (f"--merged={merged}",) if merged is not None else ()
+        out = self._text("for-each-ref", "--sort=refname", "--format=%(refname) %(objectname)", *where, prefix)
         return [(ref, sha) for ref, _, sha in (line.partition(" ") for line in out.splitlines() if line)]
 
-    def holds_all(self, tip: str, commit: str) -> bool:
-        """Whether every commit of ``commit``'s history is on ``tip``'s: reachable from it, or an
-        equal change there (``git cherry``: same patch id, as after a rebase)."""
-        if self.is_ancestor(commit, tip):
-            return True
+    def changes_on(self, tip: str, commit: str) -> bool:
+        """Whether each commit of ``commit``'s history that ``tip`` lacks has an equal change on
+        ``tip`` (``git cherry``: the same patch id, as after a rebase)."""
         out = self._text("cherry", tip, commit)
         return all(line.startswith("-") for line in out.splitlines() if line)
 
