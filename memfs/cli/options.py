@@ -78,23 +78,6 @@ _FIELD_OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 _NAMES = {"id_": "id", "type_": "type", "version_": "version"}
 
 
-def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the memory-field options; the command receives them collected as ``fields``."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return func(*args, fields=collect_fields(kwargs), **kwargs)
-
-    for option in reversed(field_option_list()):
-        wrapper = option(wrapper)
-    return wrapper
-
-
-def field_option_list() -> list[Callable[[Any], Any]]:
-    """The memory-field options, as click decorators (what ``--type``, ``--scope``... are)."""
-    return [click.option(*option, **extra) for option, extra in _FIELD_OPTIONS]
-
-
 def field_parameters() -> list[click.Option]:
     """The memory-field options as click parameters (for a command derived from a declaration)."""
     return [click.Option(list(option), **extra) for option, extra in _FIELD_OPTIONS]
