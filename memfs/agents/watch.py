@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from memfs import index
-from memfs.errors import InvalidMemory, MemfsError, PathError, Refused
+from memfs.errors import InvalidConfig, InvalidMemory, MemfsError, PathError, Refused
+from memfs.format.interop.adopt import NO_SCOPE_FIX, adopt_note, is_plain
+from memfs.format.interop.common import NO_SCOPE
 from memfs.format.model import Problem
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction
@@ -321,6 +323,8 @@ class Watcher:
         if data == committed or (expected != "absent" and expected == _digest(data)):
             return WatchEvent(rel, "unchanged")
         try:
+            if data is not None and is_plain(data):
+                return self._adopt_plain(tx, rel, data, committed)
             tx.adopt(rel, at_head=(committed,))
         except InvalidMemory as exc:
             return WatchEvent(rel, "invalid", problems=tuple(exc.problems), message=str(exc))
@@ -328,6 +332,22 @@ class Watcher:
             action: Action = "delete" if data is None else "update"
             problem = Problem(rel, None, str(exc), _restore_hint(repo, rel) if data is None else "")
             return WatchEvent(rel, "invalid", action, problems=(problem,))
+        return None
+
+    def _adopt_plain(self, tx: Transaction, rel: str, data: bytes, committed: bytes | None) -> WatchEvent | None:
+        """Stage a plain note (no frontmatter) with the frontmatter ``[adopt]`` gives it; the event
+        saying why not (the file is then left as it is) when no scope can be derived for it."""
+        try:
+            config = self.repo.config().adopt
+        except InvalidConfig as exc:
+            problem = Problem(rel, None, f"a plain note that cannot be adopted: {exc}", "fix .memfs.toml")
+            return WatchEvent(rel, "invalid", problems=(problem,), message=str(problem))
+        adopted = adopt_note(config, rel, data, self.actor)
+        if adopted.content is None:
+            why = NO_SCOPE_FIX if adopted.problem == NO_SCOPE else ""
+            problem = Problem(rel, None, f"a plain note that cannot be adopted: it {adopted.problem}", why)
+            return WatchEvent(rel, "invalid", problems=(problem,), message=str(problem))
+        tx.admit(rel, adopted.content, committed)
         return None
 
     def _emit(self, event: WatchEvent) -> None:

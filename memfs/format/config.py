@@ -28,6 +28,14 @@
     superseded_days = 30         # superseded, expired or retracted for N days: moved under archive/
     review_days = 60             # awaiting review for N days with no independent source left: retracted
 
+    [adopt]                      # plain notes (Markdown without frontmatter) become memories
+    scope = "user:maria"         # whose they are (needed outside system/; no scope: not adopted)
+    type = "note"                # the default type
+    source = "obsidian:vault"    # default: file:<path>
+    source_kind = "user"         # default: the writer's kind (user for a person, agent, tool)
+    [adopt.folders."Work/Team"]  # a folder's own defaults over those above (the deepest wins)
+    scope = "team:platform"
+
     [consolidate]                # memfs consolidate: related episodes -> one summary
     window_days = 14             # episodes at most this far apart in time...
     min_overlap = 0.25           # ...sharing at least this share of their terms (Jaccard)...
@@ -50,6 +58,8 @@ from typing import Any, Literal, TypeGuard
 from memfs.errors import InvalidConfig
 from memfs.format.limits import FIELDS as LIMIT_FIELDS
 from memfs.format.limits import Limits
+from memfs.format.model import SOURCE_KINDS, TYPES
+from memfs.format.validate import scope_problem
 
 CONFIG_FILE = ".memfs.toml"
 SyncMode = Literal["rebase", "merge"]
@@ -99,6 +109,38 @@ class ConsolidateConfig:
 
 
 @dataclass(frozen=True)
+class AdoptRule:
+    """What a plain note (no frontmatter) is given when memfs adopts it; ``None``: not set here."""
+
+    scope: str | None = None
+    type: str | None = None
+    source: str | None = None
+    source_kind: str | None = None
+
+    def over(self, base: AdoptRule) -> AdoptRule:
+        """This rule's settings, and ``base``'s where this one says nothing."""
+        return AdoptRule(*(mine if mine is not None else theirs for mine, theirs in zip(
+            (self.scope, self.type, self.source, self.source_kind),
+            (base.scope, base.type, base.source, base.source_kind), strict=True)))
+
+
+@dataclass(frozen=True)
+class AdoptConfig:
+    """``[adopt]``: the defaults for plain notes, for the whole root and per folder."""
+
+    base: AdoptRule = field(default_factory=AdoptRule)
+    folders: Mapping[str, AdoptRule] = field(default_factory=dict)
+
+    def rule_for(self, rel: str) -> AdoptRule:
+        """The settings for the note at ``rel``: the deepest folder's over its parents' over the root's."""
+        rule = self.base
+        for folder in sorted(self.folders, key=lambda f: f.count("/")):
+            if rel.startswith(folder + "/"):
+                rule = self.folders[folder].over(rule)
+        return rule
+
+
+@dataclass(frozen=True)
 class Config:
     """The settings of one memory root; every field has a default, so no file means defaults."""
 
@@ -107,6 +149,7 @@ class Config:
     prune: PruneConfig = field(default_factory=PruneConfig)
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     limits: Limits = field(default_factory=Limits)
+    adopt: AdoptConfig = field(default_factory=AdoptConfig)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -117,7 +160,7 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         raise InvalidConfig(f"{where}: is not valid TOML ({exc}); fix the syntax") from None
     return Config(
         _half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where),
-        _limits(data, where),
+        _limits(data, where), _adopt(data, where),
     )
 
 
@@ -222,3 +265,43 @@ def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
             raise InvalidConfig(f"{where}: [sync] {key} = {value!r}; use a number of seconds from 0 to 3600")
         seconds[key] = float(value)
     return SyncConfig(mode, table.get("remote"), table.get("branch"), attempts, **seconds)
+
+
+_ADOPT_KEYS = ("scope", "type", "source", "source_kind")
+
+
+def _adopt(data: Mapping[str, Any], where: str) -> AdoptConfig:
+    table = _table(data, "adopt", where)
+    folders = _table(data, "adopt.folders", where)
+    rules = {}
+    for folder, value in folders.items():
+        name = str(folder).strip("/")
+        if not isinstance(value, Mapping) or not name or ".." in name.split("/"):
+            raise InvalidConfig(f'{where}: [adopt.folders."{folder}"] must be a table named by a folder of the root')
+        rules[name] = _adopt_rule(value, where, f'[adopt.folders."{folder}"]')
+    return AdoptConfig(_adopt_rule(table, where, "[adopt]"), rules)
+
+
+def _adopt_rule(table: Mapping[str, Any], where: str, name: str) -> AdoptRule:
+    values: dict[str, str] = {}
+    for key in _ADOPT_KEYS:
+        if key not in table:
+            continue
+        value = table[key]
+        problem = _adopt_problem(key, value)
+        if problem:
+            raise InvalidConfig(f"{where}: {name} {key} = {value!r}: {problem}")
+        values[key] = value
+    return AdoptRule(**values)
+
+
+def _adopt_problem(key: str, value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "use a non-empty string"
+    if key == "scope":
+        return scope_problem(value)
+    if key == "type" and value not in TYPES:
+        return f"use one of {', '.join(TYPES)}"
+    if key == "source_kind" and value not in SOURCE_KINDS:
+        return f"use one of {', '.join(SOURCE_KINDS)}"
+    return None

@@ -215,11 +215,14 @@ def import_(
             else:
                 kept.append(file)
         files = kept
-    converted = letta.convert(files, defaults, _sidecar(base)) if fmt == "letta" else _CONVERTERS[fmt](files, defaults)
+    if fmt == "letta":
+        converted = letta.convert(files, defaults, _sidecar(base))
+    else:
+        converted = _with_adopt_rules(repo, fmt, files, defaults, _CONVERTERS[fmt](files, defaults))
     unscoped = sum(c.problem == NO_SCOPE for c in converted)
     if unscoped:
         raise UsageError(f"{unscoped} note(s) in {source} say not whose memory they are: give --scope, e.g. "
-                         "--scope user:U5", param="scope")
+                         '--scope user:U5, or set [adopt] scope = "user:U5" in .memfs.toml', param="scope")
     report = ImportReport(fmt, str(source), apply, skipped=skipped)
     try:
         trailers = {"Memfs-Import": [fmt]}
@@ -233,6 +236,27 @@ def import_(
     except _DryRun:
         pass
     return report
+
+
+def _with_adopt_rules(repo: Store, fmt: str, files: list[SourceFile], defaults: Defaults,
+                      converted: list[Converted]) -> list[Converted]:
+    """``converted``, with the notes that name no scope (and got none on the command line)
+    converted again with the ``[adopt]`` settings of the folder they go to, when it gives one;
+    what the command line gives still comes first."""
+    if defaults.scope is not None or not any(c.problem == NO_SCOPE for c in converted):
+        return converted
+    adopt = repo.config().adopt
+    by_origin = {file.rel: file for file in files}
+    out = []
+    for item in converted:
+        rule = adopt.rule_for(item.path)
+        if item.problem != NO_SCOPE or rule.scope is None:
+            out.append(item)
+            continue
+        given = Defaults(rule.scope, defaults.source or rule.source, defaults.source_kind or rule.source_kind,
+                         defaults.type or rule.type, defaults.prefix)
+        out.extend(_CONVERTERS[fmt]([by_origin[item.origin]], given))
+    return out
 
 
 def _letta_base(folder: Path) -> Path:

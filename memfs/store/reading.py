@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from memfs.errors import InvalidMemory, MemoryNotFound, PathError, UsageError
+from memfs.errors import InvalidConfig, InvalidMemory, MemoryNotFound, PathError, UsageError
 from memfs.format import names, validate, yamlio
-from memfs.format.model import Memory, Problem
+from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
+from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import guard
 from memfs.policy.recall import ScopeRule, check_scope
@@ -183,7 +184,7 @@ class Reader(Repository):
                 result.memories.append(parse(rel, data, limits))
                 result.data[rel] = data
             except InvalidMemory as exc:
-                result.broken.extend(exc.problems)
+                result.broken.extend(self._unparsed(rel, data, exc.problems))
         result.broken.extend(
             Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it",
                     paths.LINK_FIX, "warning")
@@ -206,6 +207,21 @@ class Reader(Repository):
             found.extend(self._secrets_in(memory, scan.data.get(memory.path)))
         found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
+
+    def _unparsed(self, rel: str, data: bytes, problems: list[Problem]) -> list[Problem]:
+        """A file's fatal ``problems``; for a plain note (no frontmatter), the fix says how it is
+        adopted (:mod:`memfs.format.interop.adopt`) instead of asking for frontmatter by hand."""
+        if not is_plain(data) or len(problems) != 1:
+            return problems
+        try:
+            scope = self.config().adopt.rule_for(rel).scope
+        except InvalidConfig:
+            scope = None
+        if scope is None and not rel.startswith(SYSTEM_DIR + "/"):
+            return [replace(problems[0], message="is a plain note (no frontmatter)", fix=NO_SCOPE_FIX)]
+        fix = (f"'memfs watch' or 'memfs import markdown . --apply' adopts it (scope {scope or 'none: system/'}"
+               " from [adopt] in .memfs.toml)")
+        return [replace(problems[0], message="is a plain note (no frontmatter), not adopted yet", fix=fix)]
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool]) -> list[Problem]:
         """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
@@ -249,7 +265,7 @@ class Reader(Repository):
                     scan.memories.append(parse(rel, data))
                     scan.data[rel] = data
             except InvalidMemory as exc:
-                scan.broken.extend(exc.problems)
+                scan.broken.extend(self._unparsed(rel, data, exc.problems))
         found = [p for p in self.validate(scan) if "is also used by" not in p.message]
         in_use = self.ids_in_use(m.id for m in scan.memories if m.id)
         for memory in scan.memories:
