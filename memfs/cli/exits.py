@@ -38,6 +38,8 @@ FAILED = 3
 INTERRUPTED = 130
 
 
+#: What a refusal a person may override says where the command has ``--force``.
+FORCE_HINT = " (a person may override this with --force)"
 #: The ``type`` of the JSON error for Ctrl-C (or a prompt answered no).
 INTERRUPTED_TYPE = "Interrupted"
 #: The ``type`` of the JSON error for click's usage errors (memfs's own UsageError has the same name).
@@ -64,7 +66,7 @@ def message(exc: MemfsError, command: click.Command | None) -> str:
     """The one line printed for ``exc`` raised by ``command``."""
     text = f"{option_name(command, exc.param)}: {exc.message}" if exc.param else str(exc)
     if exc.forceable and command is not None and any(p.name == "force" for p in command.params):
-        text += " (a person may override this with --force)"
+        text += FORCE_HINT
     return text
 
 

@@ -10,6 +10,7 @@ import click
 
 from memfs.cli import State
 from memfs.cli.derive import command
+from memfs.cli.exits import FORCE_HINT
 from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line, note
 from memfs.cli.progress import silence
@@ -32,7 +33,7 @@ def import_cmd(state: State, op: Import, verbose: bool, quiet: bool, as_json: bo
         line(f"import {op.format} from {op.source}{mode}")
         for item in report.items:
             if item.action == "refused":
-                line(f"refused    {item.origin}: {item.reason}")
+                line(f"refused    {item.origin}: {item.reason}{FORCE_HINT if item.forceable else ''}")
             elif (not quiet and item.action != "unchanged") or verbose:
                 shown = item.path if item.path == item.origin else f"{item.path} (from {item.origin})"
                 line(f"{item.action:<10} {shown}")

@@ -55,7 +55,8 @@ _CONVERTERS: dict[str, Callable[[Sequence[SourceFile], Defaults], list[Converted
 @dataclass(frozen=True)
 class ImportItem:
     """One source file: where it goes, what happens to it (``create``, ``update``, ``unchanged``
-    or ``refused``), what was mapped and kept, and why it was refused."""
+    or ``refused``), what was mapped and kept, and why it was refused (``forceable``: a person
+    may import it anyway with ``force``)."""
 
     origin: str
     path: str
@@ -63,6 +64,7 @@ class ImportItem:
     mapped: tuple[Step, ...] = ()
     kept: tuple[Step, ...] = ()
     reason: str | None = None
+    forceable: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class ImportItem:
             "mapped": [str(s) for s in self.mapped],
             "kept": [str(s) for s in self.kept],
             "reason": self.reason,
+            "forceable": self.forceable,
         }
 
 
@@ -308,9 +311,9 @@ def _stage_all(repo: Store, tx: Transaction, converted: list[Converted]) -> list
             state.memory = tx.admit(state.dest, final, committed.get(state.dest))
             state.action = "update" if tracked else "create"
         except WriteRefused as exc:
-            state.refuse("; ".join(str(r) for r in exc.refusals))
+            state.refuse("; ".join(str(r) for r in exc.refusals), exc.forceable)
         except (InvalidMemory, Refused, NotFound) as exc:
-            state.refuse(str(exc))
+            state.refuse(str(exc), exc.forceable)
     repo.progress("checking ids and links", 0, None)
     _refuse_clashing_ids(repo, tx, states)
     _refuse_orphans(repo, tx, states, committed)
@@ -326,17 +329,19 @@ class ItemState:
     action: str | None = None
     reason: str | None = None
     memory: Memory | None = None
+    forceable: bool = False
 
-    def refuse(self, reason: str) -> None:
+    def refuse(self, reason: str, forceable: bool = False) -> None:
         for where in (self.dest, self.converted.path):
             if where and reason.startswith(f"{where}: "):
                 reason = reason[len(where) + 2 :]
-        self.action, self.reason, self.memory = "refused", reason, None
+        self.action, self.reason, self.memory, self.forceable = "refused", reason, None, forceable
 
     @property
     def item(self) -> ImportItem:
         c = self.converted
-        return ImportItem(c.origin, self.dest or c.path, self.action or "refused", c.mapped, c.kept, self.reason)
+        return ImportItem(c.origin, self.dest or c.path, self.action or "refused", c.mapped, c.kept, self.reason,
+                          self.forceable)
 
 
 def _final(content: bytes, current: bytes | None, now: dt.datetime) -> bytes:

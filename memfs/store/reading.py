@@ -265,7 +265,7 @@ class Reader(Repository):
                     scan.memories.append(parse(rel, data))
                     scan.data[rel] = data
             except InvalidMemory as exc:
-                scan.broken.extend(self._unparsed(rel, data, exc.problems))
+                scan.broken.extend(self._unparsed(rel, data or b"", exc.problems))
         found = [p for p in self.validate(scan) if "is also used by" not in p.message]
         in_use = self.ids_in_use(m.id for m in scan.memories if m.id)
         for memory in scan.memories:

@@ -59,3 +59,14 @@ def test_export_letta(repo: MemoryRepo, tmp_path: Path) -> None:
     assert conflict.returncode == 1 and "conflict   system/persona.md: changed in Letta" in conflict.stdout
     inside = cli(repo, "export", "letta", str(repo.root / "sub"))
     assert inside.returncode == 2 and "inside the memory repository" in inside.stderr
+
+
+def test_a_refusal_a_person_may_force_names_the_flag(repo: MemoryRepo, tmp_path: Path) -> None:
+    folder = tmp_path / "letta"
+    (folder / "system").mkdir(parents=True)
+    (folder / "system/persona.md").write_text("---\ndescription: me\nread_only: true\n---\nI am Ada.\n")
+    done = cli(repo, "import", "letta", str(folder), "--apply")
+    assert done.returncode == 1
+    assert "system/persona.md: is read_only: true" in done.stdout and "--force" in done.stdout
+    forced = cli(repo, "import", "letta", str(folder), "--apply", "--force")
+    assert forced.returncode == 0 and "I am Ada." in (repo.root / "system/persona.md").read_text()

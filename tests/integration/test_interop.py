@@ -229,3 +229,43 @@ def test_scope_of_an_export(repo: MemoryRepo, tmp_path: Path) -> None:
     report = repo.export("letta", tmp_path / "out", scope="user:U5")
     assert {i.path for i in report.of("create")} == {"mine.md", "system/persona.md"}
     assert parse("x.md", b"---\n" + b"type: fact\n---\n").type == FACT["type"]
+
+
+def test_letta_skill_keys_survive_export_and_come_back(repo: MemoryRepo, tmp_path: Path) -> None:
+    source = tmp_path / "agent"
+    shutil.copytree(FIXTURES / "letta", source)
+    skill = source / "skills/release-notes/SKILL.md"
+    skill.write_text(skill.read_text().replace("name: release-notes\n",
+                                               "name: release-notes\nlicense: MIT\nallowed-tools: [Read, Grep]\n"))
+    repo.import_("letta", source, scope="user:U5", apply=True, force=True)
+    out = tmp_path / "out"
+    repo.export("letta", out, apply=True)
+    exported = (out / "skills/release-notes/SKILL.md").read_text()
+    head = exported.split("---\n", 2)[1]
+    assert head.startswith("name: release-notes\n") and "license: MIT\n" in head and "allowed-tools:" in head
+    assert "scope:" not in head and "source:" not in head, "memfs's own fields stay in the sidecar"
+    assert letta.hook_problems("skills/release-notes/SKILL.md", exported) == []
+    assert repo.import_("letta", out, apply=True).commit is None, "export → import changes nothing"
+
+
+@pytest.mark.parametrize(("actor", "force", "imported"), [
+    ("user:U5", False, False), ("user:U5", True, True), ("agent:bot", True, False), ("agent:bot", False, False),
+])
+def test_a_read_only_letta_persona_over_memfs_own_needs_a_person_and_the_flag_is_named(
+    repo: MemoryRepo, actor: str, force: bool, imported: bool,
+) -> None:
+    assert repo.store.read("system/persona.md").read_only
+    source = FIXTURES / "letta"
+    text = (source / "system/persona.md").read_text().replace("limit: 20000\n", "limit: 20000\nread_only: true\n")
+    folder = Path(repo.root).parent / "agent"
+    shutil.copytree(source, folder)
+    (folder / "system/persona.md").write_text(text)
+    report = repo.import_("letta", folder, scope="user:U5", apply=True, force=force, actor=actor)
+    persona = repo.store.read("system/persona.md")
+    if imported:
+        assert persona.body.startswith("I am a coding assistant") and persona.read_only is True
+        return
+    refused = {i.path: i for i in report.items if i.action == "refused"}
+    assert "read_only" in (refused["system/persona.md"].reason or "")
+    assert refused["system/persona.md"].forceable, "the CLI then names --force"
+    assert not persona.body.startswith("I am a coding assistant")

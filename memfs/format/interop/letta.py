@@ -12,9 +12,11 @@ memfs what they mean in Letta and are kept; memfs adds its own fields (``type``:
 ``procedure`` for a skill; ``source: letta:<label>``; ``source_kind: agent``, since a Letta
 agent writes its own memory; ``scope`` from the command line for files outside ``system/``).
 
-**Out.** Each memory becomes a file the hook accepts: only ``description`` (the memory's, else
+**Out.** Each memory becomes a file the hook accepts: ``description`` (the memory's, else
 its first line of text, since Letta requires one), ``limit`` and ``read_only`` in the
-frontmatter, then the body byte for byte. memfs's own fields go to a sidecar,
+frontmatter, then the body byte for byte. Outside the folders the hook checks (a skill's
+``SKILL.md``), the other keys that are not memfs's own (``name``, ``license``,
+``allowed-tools``...) go out too, as Letta wrote them. memfs's own fields go to a sidecar,
 :data:`SIDECAR` at the top of the Letta folder (a dotfile, which Letta neither injects nor
 validates), holding for each file the exact text memfs had before the body and the Letta values
 written. Importing an export restores those bytes, applying only what changed on Letta's side
@@ -44,7 +46,7 @@ from memfs.format.interop.common import (
     read_note,
     unreadable,
 )
-from memfs.format.model import SYSTEM_DIR
+from memfs.format.model import FIELDS, SYSTEM_DIR
 
 NAME = "letta"
 SIDECAR = ".memfs-letta.json"
@@ -162,7 +164,9 @@ def export_file(rel: str, data: bytes) -> Exported:
         values["limit"] = limit
     if isinstance(meta.get("read_only"), bool):
         values["read_only"] = meta["read_only"]
-    head = "---\n" + yamlio.render(values, LETTA_KEYS) + "---\n"
+    if rel.split("/", 1)[0] not in CHECKED_DIRS:
+        values.update((k, v) for k, v in meta.items() if k not in FIELDS and k not in values)
+    head = "---\n" + yamlio.render(values, ("name", *LETTA_KEYS)) + "---\n"
     content = (head + doc.body).encode("utf-8")
     path = letta_path(rel)
     entry = {
