@@ -53,6 +53,7 @@ from memfs.agents.filetools import Door, Host, Outcome, Run, Texts, commands, ex
 from memfs.agents.verbs import REFERENCE
 from memfs.errors import MemfsError, PathError, UsageError
 from memfs.format import names
+from memfs.format.model import SYSTEM_DIR
 from memfs.store import paths
 from memfs.store.repo import Store
 
@@ -153,7 +154,9 @@ class MemoryTool:
             done = within(self.repo, DOOR, self._host, commands.clear)
             if done is not None:
                 self._called(done, "clear_all_memory", ROOT)
-            return "All memory cleared"
+            count = len(done.changed) if done is not None else 0
+            return (f"Cleared {count} memory file(s) of this session; core memory under {ROOT}/{SYSTEM_DIR}/ "
+                    "stays (only a person changes it)")
 
     def _called(self, done: Outcome, command: str, path: str) -> None:
         call = Call(command, path, done.commit, done.changed)
