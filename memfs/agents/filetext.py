@@ -144,6 +144,31 @@ def stored_text(doc: Document, meta: Mapping[str, Any]) -> ModelText:
     return ModelText(own, block, doc.body, doc.opening, doc.closing, doc.bom)
 
 
+def model_lines(stored: str, data: bytes) -> dict[int, int | None]:
+    """Each 1-based line of the stored file ``data`` mapped to the line of the text the model
+    sees (:func:`view_text`), ``None`` for the lines of memfs's own fields, which the model never
+    sees: so an error names the line the model wrote. Empty when ``data`` is not a memory."""
+    try:
+        doc, meta = load_document(stored, data)
+    except InvalidMemory:
+        return {}
+    model = stored_text(doc, meta)
+    fm_lines = len(doc.frontmatter.splitlines())
+    mapped: dict[int, int | None] = {1: 1 if model.block else None, fm_lines + 2: None}
+    shown = 2
+    spans = sorted(span for key, span in block_spans(doc.frontmatter).items() if key in model.meta)
+    kept = {i for a, b in spans for i in range(a, b)}
+    for index in range(fm_lines):
+        mapped[index + 2] = shown if index in kept else None
+        shown += index in kept
+    if model.block:
+        mapped[fm_lines + 2] = shown
+    body_start = shown + 1 if model.block else 1
+    for index in range(len(doc.body.splitlines())):
+        mapped[fm_lines + 3 + index] = body_start + index
+    return mapped
+
+
 def refuse_reserved(own: Mapping[str, Any], where: str) -> None:
     """A model's block may not set ``read_only`` nor the keys memfs keeps itself."""
     if "read_only" in own:

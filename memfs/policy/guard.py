@@ -142,8 +142,9 @@ class FileChange:
 
     ``before``/``after`` are the frontmatter mappings (``None``: the file does not exist on that
     side; an unreadable side is ``{}``, so it is treated as having none of the fields);
-    ``changed`` the top-level keys whose value differs; ``added`` the text of the lines that are
-    new (where a new secret could be); ``moved_from`` the path a rename takes it from; ``floor``
+    ``changed`` the top-level keys whose value differs; ``added`` the file's text with only
+    its new lines kept, the others blank (where a new secret could be, at the file's own line
+    numbers); ``moved_from`` the path a rename takes it from; ``floor``
     the highest revision the memory ever had in history (a new revision goes above it, so after a
     revert the number may jump)."""
 
@@ -430,9 +431,11 @@ def _key_texts(frontmatter: str) -> dict[str, str]:
 
 
 def _added_lines(before: str | None, after: str | None) -> str:
+    """The lines of ``after`` that ``before`` does not have, the others blanked: a finding's line
+    and column are the file's own, and only lines added next to each other are joined."""
     if after is None:
         return ""
     if before is None:
         return after
     old = set(before.splitlines())
-    return "\n".join(line for line in after.splitlines() if line not in old)
+    return "\n".join("" if line in old else line for line in after.splitlines())

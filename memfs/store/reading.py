@@ -218,10 +218,10 @@ class Reader(Repository):
         except InvalidConfig:
             scope = None
         if scope is None and not rel.startswith(SYSTEM_DIR + "/"):
-            return [replace(problems[0], message="is a plain note (no frontmatter)", fix=NO_SCOPE_FIX)]
-        fix = (f"'memfs watch' or 'memfs import markdown . --apply' adopts it (scope {scope or 'none: system/'}"
-               " from [adopt] in .memfs.toml)")
-        return [replace(problems[0], message="is a plain note (no frontmatter), not adopted yet", fix=fix)]
+            return [replace(problems[0], fix=f"a plain note: to adopt it, {NO_SCOPE_FIX}")]
+        fix = (f"a plain note: 'memfs watch' or 'memfs import markdown . --apply' adopts it (scope "
+               f"{scope or 'none: system/'} from [adopt] in .memfs.toml)")
+        return [replace(problems[0], fix=fix)]
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool]) -> list[Problem]:
         """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each

@@ -39,6 +39,10 @@ class Door:
     def call(self, command: str, **arguments: Any) -> str:
         raise NotImplementedError
 
+    def fail(self, command: str, **arguments: Any) -> str:
+        """The error text of a call that must be refused."""
+        raise NotImplementedError
+
     def view(self, path: str, view_range: list[int] | None = None) -> list[tuple[int, str]]:
         """The numbered lines ``view`` showed (a reference tool's empty last line left out)."""
         shown = self.call("view", path=path, **({"view_range": view_range} if view_range else {}))
@@ -58,6 +62,13 @@ class CliDoor(Door):
         assert result["ok"], result["output"]
         return str(result["output"])
 
+    def fail(self, command: str, **arguments: Any) -> str:
+        done = cli(self.repo, "--actor", "agent:cli", "tool", "--scope", SCOPE,
+                   input=json.dumps({"command": command, **arguments}))
+        result = json.loads(done.stdout)
+        assert not result["ok"], result
+        return str(result["output"])
+
 
 class McpDoor(Door):
     name = "mcp"
@@ -69,6 +80,16 @@ class McpDoor(Door):
         result = anyio.run(server.call_tool, f"memory_{command}", arguments)
         assert not getattr(result, "is_error", False), result
         return "\n".join(getattr(c, "text", "") for c in getattr(result, "content", []))
+
+    def fail(self, command: str, **arguments: Any) -> str:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from memfs.mcp_server import build_server
+
+        server = build_server(self.repo.session(SCOPE, actor="agent:mcp"))
+        with pytest.raises(ToolError) as caught:
+            anyio.run(server.call_tool, f"memory_{command}", arguments)
+        return str(caught.value)
 
 
 class AnthropicDoor(Door):
@@ -93,6 +114,13 @@ class AnthropicDoor(Door):
         }
         method: Callable[[Any], str] = getattr(tool, command)
         return method(kinds[command](command=command, **arguments))
+
+    def fail(self, command: str, **arguments: Any) -> str:
+        from anthropic.lib.tools import ToolError
+
+        with pytest.raises(ToolError) as caught:
+            self.call(command, **arguments)
+        return str(caught.value)
 
 
 DOORS = [CliDoor, McpDoor, AnthropicDoor]
@@ -196,3 +224,28 @@ def test_the_same_edit_gives_the_same_file_text_at_every_door(repo: MemoryRepo) 
     assert len({tuple(v) for v in seen.values()}) == 1, seen
     assert seen["mcp"] == ["---", "title: Coffee", "tags: [drinks]", "---", "Oat milk.", "Large cup.",
                            "No sugar, ever.", "The end."]
+
+
+SECRET_LINE = "password: hunter2hunter2X9"
+#: (what the model sends, the edit that must be refused or None, the line the error must cite)
+REFUSED: dict[str, tuple[str, tuple[str, str] | None, str]] = {
+    "a secret on line 3 of a bare body": ("one\ntwo\n" + SECRET_LINE + "\nfour\n", None, "line 3,"),
+    "an unknown type in the model's own block": ("---\ntype: rumour\n---\nbody\n", None, ":2:"),
+    "a confidence out of range, line 4": ("---\ndescription: d\ntags: [x]\nconfidence: 7\n---\nbody\n", None, ":4:"),
+    "a secret put in by str_replace": ("one\ntwo\nthree\n", ("three", SECRET_LINE), "line 3,"),
+}
+
+
+@pytest.mark.parametrize("door_type", DOORS, ids=[d.name for d in DOORS])
+@pytest.mark.parametrize("case", list(REFUSED), ids=list(REFUSED))
+def test_an_error_cites_the_line_the_model_wrote(repo: MemoryRepo, door_type: type[Door], case: str) -> None:
+    text, edit, cited = REFUSED[case]
+    door = door_type(repo)
+    path = "/memories/notes/refused.md"
+    if edit is None:
+        said = door.fail("create", path=path, file_text=text)
+    else:
+        door.call("create", path=path, file_text=text)
+        said = door.fail("str_replace", path=path, old_str=edit[0], new_str=edit[1])
+    assert cited in said, said
+    assert "notes/refused.md.md" not in said and str(repo.root) not in said

@@ -94,7 +94,7 @@ def test_plain_notes_at_every_door(repo: MemoryRepo, door: str, case: Case):
 def test_validate_says_how_a_plain_note_is_adopted(repo: MemoryRepo, case: Case):
     _setup(repo, case)
     found = [p for p in repo.validate() if p.path == case.rel]
-    assert len(found) == 1 and "plain note" in found[0].message
+    assert len(found) == 1 and "does not start with" in found[0].message and "a plain note" in found[0].fix
     if case.configured:
         assert "memfs watch" in found[0].fix and "[adopt]" in found[0].fix
     else:

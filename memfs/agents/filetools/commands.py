@@ -78,7 +78,7 @@ def _create(run: Run, op: Create) -> Outcome:
             name = posixpath.basename(rel) if stored != rel else None
             content = filetext.new_file(text, host=_host(run, op, stored, tx.actor), now=tx.now,
                                         strict=run.door.strict, where=where, name=name)
-            memory = run.gated(tx.write_bytes(stored, content), None)
+            memory = run.gated(run.write(tx, stored, content), None)
     return run.done(op, tx, "overwrote" if entry is not None else "created", stored, memory)
 
 
@@ -266,7 +266,7 @@ def _rename(run: Run, op: Rename) -> Outcome:
         run.remove(tx, entries)
         memory = None
         for entry, name, stored in targets:
-            memory = tx.write_bytes(stored, _renamed(entry, name, stored), moved_from=entry.stored)
+            memory = run.write(tx, stored, _renamed(entry, name, stored), moved_from=entry.stored)
     final = targets[0][2] if len(targets) == 1 else new
     return run.done(op, tx, "renamed", final, memory if len(targets) == 1 else None, **paths)
 

@@ -167,7 +167,7 @@ def runs(cls: type[F]) -> Callable[[Callable[[Run, F], Outcome]], Callable[[Run,
 
 def execute(store: Store, door: Door, host: Host, request: Any) -> Outcome:
     """Read one request at ``door`` and run it (see :func:`run`)."""
-    with _as_door(door, {}):
+    with _as_door(door, {}, {}):
         op = parse_request(request, door)
     return run(store, door, host, op)
 
@@ -180,21 +180,30 @@ def run(store: Store, door: Door, host: Host, op: FileCommand) -> Outcome:
 def within(store: Store, door: Door, host: Host, work: Callable[[Run], T]) -> T:
     """``work`` as one call at ``door``, its errors as the door raises them."""
     call = Run(store, door, host)
-    with _as_door(door, call.named):
+    with _as_door(door, call.named, call.composed):
         return work(call)
 
 
 @contextlib.contextmanager
-def _as_door(door: Door, named: Mapping[str, str]) -> Iterator[None]:
-    if door.error is None:
-        yield
-        return
+def _as_door(door: Door, named: Mapping[str, str], composed: Mapping[str, bytes]) -> Iterator[None]:
     try:
         yield
     except MemfsError as exc:
+        if door.error is None:
+            _cite_model_lines(exc, composed)
+            raise
         if isinstance(exc, door.error):
             raise
-        raise door.error(_renamed_message(str(exc), {k: door.where(v) for k, v in named.items()})) from None
+        message = _model_line_numbers(str(exc), composed)
+        raise door.error(_renamed_message(message, {k: door.where(v) for k, v in named.items()})) from None
+
+
+def _cite_model_lines(exc: MemfsError, composed: Mapping[str, bytes]) -> None:
+    """``exc``'s message, in place, citing the model's lines (for doors that raise memfs's own errors)."""
+    message = _model_line_numbers(exc.message, composed)
+    if message != exc.message:
+        exc.message = message
+        exc.args = (f"{exc.param}: {message}" if exc.param else message,)
 
 
 def _renamed_message(message: str, named: Mapping[str, str]) -> str:
@@ -206,6 +215,25 @@ def _renamed_message(message: str, named: Mapping[str, str]) -> str:
     return message
 
 
+def _model_line_numbers(message: str, composed: Mapping[str, bytes]) -> str:
+    """``message`` citing the lines of the text the model sent instead of the stored file's
+    (:func:`memfs.agents.filetext.model_lines`): ``notes.md:10:`` after a file's name, and
+    ``line 10`` too when the call wrote one file. A line of memfs's own fields is not cited."""
+    for stored, data in composed.items():
+        lines = filetext.model_lines(stored, data)
+        if not lines:
+            continue
+
+        def cite(match: re.Match[str], lines: dict[int, int | None] = lines) -> str:
+            shown = lines.get(int(match.group("n")))
+            return match.group("pre") + (str(shown) if shown is not None else "?") + match.group("post")
+
+        message = re.sub(r"(?P<pre>" + re.escape(stored) + r":)(?P<n>\d+)(?P<post>:)", cite, message)
+        if len(composed) == 1:
+            message = re.sub(r"(?P<pre>\bline )(?P<n>\d+)(?P<post>\b)", cite, message)
+    return message
+
+
 # --- one call --------------------------------------------------------------------------------------
 class Run:
     """One call at a door: the session, what the door does, and the memory files the call has
@@ -214,6 +242,8 @@ class Run:
     def __init__(self, store: Store, door: Door, host: Host) -> None:
         self.store, self.door, self.host = store, door, host
         self.named: dict[str, str] = {}
+        #: the bytes the call is writing, per stored file (for the line numbers of its errors)
+        self.composed: dict[str, bytes] = {}
 
     def say(self, key: str, **values: Any) -> str:
         return self.door.texts[key].format(**values)
@@ -279,7 +309,12 @@ class Run:
                                    where=self.door.where(entry.name))
         if content is None:
             return parse(entry.stored, entry.data)
-        return self.gated(tx.write_bytes(entry.stored, content), parse(entry.stored, entry.data))
+        return self.gated(self.write(tx, entry.stored, content), parse(entry.stored, entry.data))
+
+    def write(self, tx: Transaction, stored: str, content: bytes, moved_from: str | None = None) -> Memory:
+        """Stage ``content`` at ``stored`` (kept, so an error cites the model's own lines)."""
+        self.composed[stored] = content
+        return tx.write_bytes(stored, content, moved_from=moved_from)
 
     def gated(self, memory: Memory, existing: Memory | None) -> Memory:
         """The write gate over the memory a call would leave (secrets are the core guard's, which
