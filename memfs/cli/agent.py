@@ -97,10 +97,16 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     The server keeps a live index while it runs (as 'memfs serve' does, without the socket), so
     its searches skip the per-query git scan; --no-live turns that off.
 
+    Over several roots (-C A -C B mcp) it serves memory_search and memory_context over all of
+    them, each root in its own session, and no write tool (a write acts on one repository).
+
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
     from memfs import mcp_server
 
+    if state.several():
+        _serve_roots(state, session, http_port, list_tools)
+        return
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
@@ -118,6 +124,24 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     finally:
         if live is not None:
             live.stop()
+
+
+def _serve_roots(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
+    """``memfs -C A -C B mcp``: a server that recalls from every root and writes to none; a
+    root that does not open is named on stderr and the others are served."""
+    from memfs import mcp_server
+
+    repos = session.open_roots(state, MCP_ACTOR)
+    for failed in repos.failures:
+        note(f"memfs: error: {failed}")
+    server = mcp_server.build_roots_server(repos)
+    if list_tools:
+        emit_json(mcp_server.tool_names(server))
+    elif http_port is None:
+        mcp_server.serve(server)
+    else:
+        note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
+        mcp_server.serve(server, transport="http", port=http_port)
 
 
 def _interrupt_stdio(repo: MemoryRepo, live: LiveIndex | None) -> None:
@@ -154,6 +178,12 @@ def hosted_live(repo: MemoryRepo) -> LiveIndex | None:
 
 @command(Context)
 def context_cmd(state: State, op: Context) -> None:
+    if state.several():
+        from memfs.cli.roots import context_roots
+
+        scope = op.scope if isinstance(op.scope, str) else None
+        context_roots(state.repos(scope, bool(op.inherit)), op, _print_context)
+        return
     answered = state.ask_live("context", op)
     if answered is not None:
         for text in answered["notices"]:
