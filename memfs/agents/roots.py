@@ -28,7 +28,7 @@ from memfs.errors import MemfsError, UsageError, one_line
 from memfs.index.results import Hit, SearchResult
 from memfs.ops.verbs.recall import Search
 from memfs.policy import fusion
-from memfs.policy.tokens import counter
+from memfs.policy.tokens import TokenCounter, counter
 from memfs.store.repo import Store
 
 T = TypeVar("T")
@@ -58,7 +58,8 @@ class RootFailure:
         return {"root": self.root, "error": self.error, "kind": self.kind}
 
     def __str__(self) -> str:
-        return f"{self.root}: {self.error}"
+        named = self.error.startswith((self.root, os.path.abspath(self.root)))
+        return self.error if named else f"{self.root}: {self.error}"
 
 
 def failure(root: str | os.PathLike[str], exc: BaseException) -> RootFailure:
@@ -214,19 +215,14 @@ class RootsContext:
         return sum(part.tokens for part in self.parts)
 
     def render(self, format: str | None = None) -> str:
+        """The contexts in one text: one root that answered, with nothing to report, is exactly
+        its own context; otherwise each under its root's heading, then the roots that failed."""
         fmt = format or self.format
-        pairs = list(zip(self.roots, self.parts, strict=True))
         if fmt == "json":
             import json
 
             return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
-        if fmt == "xml":
-            from xml.sax.saxutils import quoteattr
-
-            inner = "".join(f"<repository label={quoteattr(r.label)} root={quoteattr(r.path)}>\n"
-                            f"{part.render('xml')}</repository>\n" for r, part in pairs)
-            return f"<memory_repositories>\n{inner}</memory_repositories>\n"
-        return "".join(heading(r) + part.render("markdown") + "\n" for r, part in pairs)
+        return compose(self.roots, [part.render(fmt) for part in self.parts], self.errors, fmt)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -240,9 +236,35 @@ class RootsContext:
         }
 
 
-def heading(root: Root) -> str:
-    """What introduces one root's context in the markdown rendering."""
-    return f"# Memory repository {root.label}\n\n"
+def compose(roots: Sequence[Root], rendered: Sequence[str], errors: Sequence[RootFailure], fmt: str) -> str:
+    """Each root's rendered context under its heading, then the roots that did not answer;
+    one root and no failure: its context alone."""
+    if len(roots) == 1 and not errors:
+        return rendered[0]
+    pairs = list(zip(roots, rendered, strict=True))
+    if fmt == "xml":
+        from xml.sax.saxutils import quoteattr
+
+        inner = "".join(f"<repository label={quoteattr(r.label)} root={quoteattr(r.path)}>\n{text}</repository>\n"
+                        for r, text in pairs)
+        inner += "".join(f"<failed root={quoteattr(e.root)} reason={quoteattr(e.error)}/>\n" for e in errors)
+        return f"<memory_repositories>\n{inner}</memory_repositories>\n"
+    text = "".join(f"# Memory repository {r.label}\n\n{part}\n" for r, part in pairs)
+    if errors:
+        text += "Memory repositories that did not answer: " + "; ".join(str(e) for e in errors) + "\n"
+    return text
+
+
+def _frame_cost(roots: Sequence[Root], errors: Sequence[RootFailure], op: ContextRequest, count: TokenCounter) -> int:
+    """What the text around the roots' contexts costs (headings, wrappers, failures), with room
+    to spare for counts that do not add up exactly."""
+    if op.format == "json":
+        import json
+
+        listed = {"roots": [r.to_json() for r in roots], "errors": [e.to_json() for e in errors]}
+        return count(json.dumps(listed, ensure_ascii=False)) + 16 * len(roots) + 16
+    frame = compose(roots, [""] * len(roots), errors, op.format)
+    return count(frame) + (8 if frame else 0)
 
 
 def context(roots: Sequence[Root], op: ContextRequest, failures: Sequence[RootFailure] = ()) -> RootsContext:
@@ -254,8 +276,8 @@ def context(roots: Sequence[Root], op: ContextRequest, failures: Sequence[RootFa
 
     count = op.count or counter(op.counter)
     asked = dataclasses.replace(op, count=count)
-    room = op.budget - sum(count(heading(root)) for root in roots) - 8
-    share = room // max(1, len(roots))
+    opened_errors = list(failures)
+    share = (op.budget - _frame_cost(roots, opened_errors, op, count)) // max(1, len(roots))
     if roots and share < 1:
         raise UsageError(f"{op.budget}: too small a budget for {len(roots)} memory repositories", param="budget")
 

@@ -45,13 +45,12 @@ def fuse(scores: Sequence[Sequence[float]], limit: int | None = None) -> list[tu
 
 
 def labels(roots: Sequence[str]) -> list[str]:
-    """A short, distinct label for each root path: its folder's name, or as many of its last
-    path parts as it takes to tell it from the others (the whole path at most)."""
+    """A short, distinct label for each (distinct, absolute) root path: its folder's name, or as
+    many of its last path parts as it takes to tell it from the others."""
     parts = [[p for p in root.split(os.sep) if p] or [root] for root in roots]
     depth = [1] * len(roots)
     while True:
-        made = [os.sep.join(p[-d:]) if d < len(p) else roots[i]
-                for i, (p, d) in enumerate(zip(parts, depth, strict=True))]
+        made = [os.sep.join(p[-d:]) for p, d in zip(parts, depth, strict=True)]
         clashing = {i for i, label in enumerate(made) if made.count(label) > 1 and depth[i] < len(parts[i])}
         if not clashing:
             return made
