@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -99,6 +100,19 @@ def labelled(stores: Sequence[Store]) -> list[Root]:
     return [Root(path, label, store) for path, label, store in zip(paths, fusion.labels(paths), stores, strict=True)]
 
 
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads roots are read in, made once per process: starting threads for every call
+    cost more CPU than the overlap saved (bench/bench_roots.py)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="memfs-roots"))
+        return _POOL[0]
+
+
 def each(roots: Sequence[Root], fn: Callable[[Store], T]) -> list[T | RootFailure]:
     """``fn`` in every root (in threads when there are several: most of a search's time is git and
     the file system), each root's answer or its failure, in the roots' order. A usage error is the
@@ -114,8 +128,7 @@ def each(roots: Sequence[Root], fn: Callable[[Store], T]) -> list[T | RootFailur
 
     if len(roots) < 2:
         return [one(root) for root in roots]
-    with ThreadPoolExecutor(max_workers=min(4, len(roots))) as pool:
-        return list(pool.map(one, roots))
+    return list(_pool().map(one, roots))
 
 
 # --- search ----------------------------------------------------------------------------------------
