@@ -7,7 +7,7 @@ memory into an agent's context. The file is ``$MEMFS_CONFIG``, else
 ``$XDG_CONFIG_HOME/memfs/config.toml`` (``~/.config/memfs/config.toml``)::
 
     [recall]
-    roots = ["~/memory", "~/work/team-memory", "/srv/org-memory"]
+    roots = ["~/memory", "~/team-memory", "/srv/org-memory"]
 
 Relative paths are read from the file's folder. The list is used by ``search``, ``context`` and
 ``mcp`` when no ``-C`` is given; writes always act on one repository (``-C`` or the current
