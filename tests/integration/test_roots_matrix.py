@@ -44,7 +44,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory: pytest.TempPathFactory, template_repo: Path) -> Path:
-    """``user``, ``team`` and ``org`` memory repositories and ``plain`` (a folder, no repository)."""
+    """``user``, ``team`` and ``org`` memory repositories, ``plain`` (a folder, no repository) and
+    ``badconf`` (a memory repository whose ``.memfs.toml`` does not parse)."""
     base = tmp_path_factory.mktemp("roots")
     for name, files in FILES.items():
         root = copy_repo(template_repo, base / name)
@@ -52,6 +53,7 @@ def roots(tmp_path_factory: pytest.TempPathFactory, template_repo: Path) -> Path
             write_file(root / rel, memory_text(body, scope=scope, source=f"test:{name}", created=T))
         commit_all(root, "memories")
     (base / "plain").mkdir()
+    (copy_repo(template_repo, base / "badconf") / ".memfs.toml").write_text("[recall\n")
     return base
 
 
@@ -70,6 +72,7 @@ CASES = {
     "user-team-org": Case(["user", "team", "org"], ["user", "team", "org"], []),
     "one-missing": Case(["user", "missing", "org"], ["user", "org"], ["missing"]),
     "not-a-repository": Case(["plain", "team"], ["team"], ["plain"]),
+    "unreadable-config": Case(["badconf", "org"], ["org"], ["badconf"]),
     "given-twice": Case(["user", "team", "user", "user/prefs"], ["user", "team"], []),
     "none-answers": Case(["missing", "plain"], [], ["missing", "plain"]),
 }
@@ -188,6 +191,15 @@ def test_coverage_ranks_first_and_each_roots_own_order_is_kept(roots: Path) -> N
     for root, found in zip(merged.roots, merged.results, strict=True):
         assert [h.path for h in merged.hits if h.root == root] == [h.path for h in found.hits]
     assert [h.root.label for h in merged.hits if h.path == "facts/shared.md"] == ["team", "org"]
+
+
+def test_the_library_over_several_roots_takes_what_one_root_takes() -> None:
+    import inspect
+
+    from memfs import MemoryRepo
+
+    for name in ("search", "context"):
+        assert inspect.signature(getattr(MemoryRepos, name)) == inspect.signature(getattr(MemoryRepo, name))
 
 
 def test_writes_take_one_root_at_every_door(roots: Path) -> None:
