@@ -87,10 +87,9 @@ def open_roots(
             failures.append(failure(start, exc))
             continue
         root = os.path.realpath(store.root)
-        if root not in seen or given == root:
-            seen.add(root)
-            if all(os.path.realpath(s.root) != root for s in stores):
-                stores.append(store)
+        seen.add(root)
+        if all(os.path.realpath(s.root) != root for s in stores):
+            stores.append(store)
     return labelled(stores), failures
 
 
@@ -170,7 +169,7 @@ class RootsSearchResult:
             "scope": first.scope if first else None,
             "inherit": first.inherit if first else False,
             "version": first.version if first else None,
-            "at": first.to_json(body=False)["at"] if first else None,
+            "at": first.at.isoformat().replace("+00:00", "Z") if first else None,
             "terms": first.terms if first else [],
             "roots": [root.to_json() for root in self.roots],
             "hits": [hit.to_json(body=body) for hit in self.hits],

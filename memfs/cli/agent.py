@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -104,14 +104,14 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     """
     from memfs import mcp_server
 
+    if http_port is not None and not 1 <= http_port <= 65535:
+        raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
     if state.several():
         _serve_roots(state, session, http_port, list_tools)
         return
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    if http_port is not None and not 1 <= http_port <= 65535:
-        raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
     live = None if no_live else hosted_live(state.repo())
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
@@ -138,28 +138,35 @@ def _serve_roots(state: State, session: SessionSpec, http_port: int | None, list
     if list_tools:
         emit_json(mcp_server.tool_names(server))
     elif http_port is None:
+        _interrupt_stdio(None, None)
         mcp_server.serve(server)
     else:
         note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
         mcp_server.serve(server, transport="http", port=http_port)
 
 
-def _interrupt_stdio(repo: MemoryRepo, live: LiveIndex | None) -> None:
+def _interrupt_stdio(repo: MemoryRepo | None, live: LiveIndex | None) -> None:
     """Ctrl-C ends a stdio server with 130, as every verb. The transport reads stdin in a thread
     that nothing can wake (a terminal's stdin stays open), so an interrupt would wait for the
     host's next line: instead the process ends here, once no tool call is between reading and
-    committing (it holds the repository's write lock until its commit exists)."""
+    committing (it holds the repository's write lock until its commit exists); a server that
+    writes nothing (``repo`` ``None``: several roots) ends at once."""
     import os
     import signal
 
+    def end() -> NoReturn:
+        if live is not None:
+            live.stop()
+        note("memfs: error: interrupted")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exits.INTERRUPTED)
+
     def interrupted(signum: int, frame: object) -> None:
+        if repo is None:
+            end()
         with repo.store.locked():
-            if live is not None:
-                live.stop()
-            note("memfs: error: interrupted")
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(exits.INTERRUPTED)
+            end()
 
     signal.signal(signal.SIGINT, interrupted)
 
