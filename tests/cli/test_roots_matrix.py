@@ -212,6 +212,10 @@ def test_writes_take_one_root_at_every_door(roots: Path) -> None:
         MemoryRepos.open(paths).run(Remember({"body": "x"}))
     assert tool_names(build_roots_server(MemoryRepos.open(paths).session(SCOPE))) == ["memory_search",
                                                                                     "memory_context"]
+    listed = run_cli("-C", str(paths[0]), "-C", str(roots / "missing"), "mcp", "--scope", SCOPE, "--list-tools")
+    assert json.loads(listed.stdout) == ["memory_search", "memory_context"] and "missing" in listed.stderr
+    unbound = run_cli("-C", str(paths[0]), "-C", str(paths[1]), "mcp", "--list-tools")
+    assert unbound.returncode == 2 and "--scope" in unbound.stderr
 
 
 def test_configured_roots_are_read_when_no_root_is_given(roots: Path, tmp_path: Path) -> None:
