@@ -13,6 +13,7 @@ from typing import Any
 #: public name -> module that defines it
 _EXPORTS = {
     "MemoryRepo": "memfs.api",
+    "MemoryRepos": "memfs.repos",
     # records
     "Memory": "memfs.format.model",
     "Problem": "memfs.format.model",

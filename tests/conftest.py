@@ -67,6 +67,8 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("MEMFS_ACTOR", ACTOR)
+    monkeypatch.delenv("MEMFS_CONFIG", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
 
 
 def _compact(repo: Path, git_dir: Path) -> None:

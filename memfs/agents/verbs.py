@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 C = TypeVar("C", bound=type)
 
 @request("context", tool="memory_context",
-         cli_note="Several --scope are each matched exactly.",
+         cli_note="Several --scope are each matched exactly. Several roots (memfs -C A -C B context): one "
+                  "context per root, the budget shared.",
          model_note="")
 class Context(Request["ContextResult"]):
     """The memory to put in front of a model for a task: system/ files (as committed), then

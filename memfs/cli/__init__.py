@@ -18,6 +18,7 @@ import click
 
 if TYPE_CHECKING:
     from memfs.api import MemoryRepo
+    from memfs.repos import MemoryRepos
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,39 @@ class State:
     debug: bool
     quiet: bool = False
     _repo: MemoryRepo | None = field(default=None, repr=False)
+    #: Every root ``-C`` named, in order, duplicates (by resolved path) dropped; empty: none named.
+    given: tuple[Path, ...] = ()
+
+    def several(self) -> bool:
+        """Whether this command reads several memory repositories: ``-C`` named more than one,
+        or none and the user's configuration lists roots (:mod:`memfs.cli.roots`)."""
+        return len(self.roots()) > 1
+
+    def roots(self) -> list[Path]:
+        """The roots a read verb (search, context, mcp) reads: those ``-C`` named, else the
+        configured ones, else the current directory's."""
+        from memfs.cli.roots import configured_roots
+
+        return list(self.given) or configured_roots() or [self.directory]
+
+    def repos(self, scope: str | None = None, inherit: bool = False) -> MemoryRepos:
+        """Every root of :meth:`roots`, with ``scope`` as a session in each (see :meth:`scoped`)."""
+        from memfs.cli.output import note
+        from memfs.repos import MemoryRepos
+
+        repos = MemoryRepos.open(self.roots(), self.actor)
+        for text in repos.notices:
+            note(text)
+        return repos if scope is None else repos.session(scope, inherit=inherit)
 
     def repo(self) -> MemoryRepo:
+        if len(self.given) > 1:
+            from memfs.errors import UsageError
+
+            verb = click.get_current_context().info_name
+            raise UsageError(
+                f"memfs {verb} acts on one memory repository, and -C named {len(self.given)} "
+                f"({', '.join(str(p) for p in self.given)}): only search, context and mcp read several")
         if self._repo is None:
             from memfs.api import MemoryRepo
             from memfs.cli import progress
@@ -186,7 +218,7 @@ class State:
         (:mod:`memfs.agents.live.wire`)."""
         import os
 
-        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None:
+        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None or self.several():
             return None
         from memfs.agents.live import wire
         from memfs.format.declare import CLI, to_wire
@@ -204,28 +236,36 @@ class State:
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "-C",
-    "directory",
+    "directories",
     type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    help="Act on the memory repository containing DIR (default: the current directory).",
+    multiple=True,
+    help="Act on the memory repository containing DIR (default: the current directory). search, context "
+         "and mcp take several (-C A -C B) and read them all; other verbs take one.",
 )
 @click.option("--actor", envvar="MEMFS_ACTOR", help="Who is acting, e.g. agent:release-bot (author of commits).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar (it is drawn only on a terminal anyway).")
 @click.version_option(None, "-V", "--version", package_name="memfs")
 @click.pass_context
-def cli(ctx: click.Context, directory: Path, actor: str | None, debug: bool, quiet: bool) -> None:
+def cli(ctx: click.Context, directories: tuple[Path, ...], actor: str | None, debug: bool, quiet: bool) -> None:
     """memfs: long-term memory for LLM agents, as Markdown files in a git repository.
 
     \b
     Exit codes:
       0  done
-      1  the command ran and found problems (validate; import: a file was refused)
+      1  the command ran and found problems (validate; import: a file was refused;
+         search or context over several roots: one of them failed, the others answered)
       2  usage error (an unknown option, a malformed or missing value)
       3  refused or failed (not found, conflict, refused by a rule, git failed)
     Shell completion: eval "$(_MEMFS_COMPLETE=bash_source memfs)" (zsh_source, fish_source).
     """
-    ctx.obj = State(directory, actor, debug, quiet)
+    import os
+
+    seen: dict[str, Path] = {}
+    for directory in directories:
+        seen.setdefault(os.path.realpath(directory), directory)
+    given = tuple(seen.values())
+    ctx.obj = State(given[0] if given else Path("."), actor, debug, quiet, given=given)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -97,15 +97,21 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     The server keeps a live index while it runs (as 'memfs serve' does, without the socket), so
     its searches skip the per-query git scan; --no-live turns that off.
 
+    Over several roots (-C A -C B mcp) it serves memory_search and memory_context over all of
+    them, each root in its own session, and no write tool (a write acts on one repository).
+
     Example host config: {"command": "memfs", "args": ["-C", "/path/to/memory", "mcp", "--scope", "user:U5"]}
     """
     from memfs import mcp_server
 
+    if http_port is not None and not 1 <= http_port <= 65535:
+        raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
+    if state.several():
+        _serve_roots(state, session, http_port, list_tools)
+        return
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    if http_port is not None and not 1 <= http_port <= 65535:
-        raise UsageError(f"{http_port}: give a port from 1 to 65535", param="http_port")
     live = None if no_live else hosted_live(state.repo())
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
@@ -120,22 +126,47 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
             live.stop()
 
 
-def _interrupt_stdio(repo: MemoryRepo, live: LiveIndex | None) -> None:
+def _serve_roots(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
+    """``memfs -C A -C B mcp``: a server that recalls from every root and writes to none; a
+    root that does not open is named on stderr and the others are served."""
+    from memfs import mcp_server
+
+    repos = session.open_roots(state, MCP_ACTOR)
+    for failed in repos.failures:
+        note(f"memfs: error: {failed}")
+    server = mcp_server.build_roots_server(repos)
+    if list_tools:
+        emit_json(mcp_server.tool_names(server))
+    elif http_port is None:
+        _interrupt_stdio(None, None)
+        mcp_server.serve(server)
+    else:
+        note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
+        mcp_server.serve(server, transport="http", port=http_port)
+
+
+def _interrupt_stdio(repo: MemoryRepo | None, live: LiveIndex | None) -> None:
     """Ctrl-C ends a stdio server with 130, as every verb. The transport reads stdin in a thread
     that nothing can wake (a terminal's stdin stays open), so an interrupt would wait for the
     host's next line: instead the process ends here, once no tool call is between reading and
-    committing (it holds the repository's write lock until its commit exists)."""
+    committing (it holds the repository's write lock until its commit exists); a server that
+    writes nothing (``repo`` ``None``: several roots) ends at once."""
     import os
     import signal
 
+    def end() -> NoReturn:
+        if live is not None:
+            live.stop()
+        note("memfs: error: interrupted")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exits.INTERRUPTED)
+
     def interrupted(signum: int, frame: object) -> None:
+        if repo is None:
+            end()
         with repo.store.locked():
-            if live is not None:
-                live.stop()
-            note("memfs: error: interrupted")
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(exits.INTERRUPTED)
+            end()
 
     signal.signal(signal.SIGINT, interrupted)
 
@@ -154,6 +185,12 @@ def hosted_live(repo: MemoryRepo) -> LiveIndex | None:
 
 @command(Context)
 def context_cmd(state: State, op: Context) -> None:
+    if state.several():
+        from memfs.cli.roots import context_roots
+
+        scope = op.scope if isinstance(op.scope, str) else None
+        context_roots(state.repos(scope, bool(op.inherit)), op, _print_context)
+        return
     answered = state.ask_live("context", op)
     if answered is not None:
         for text in answered["notices"]:

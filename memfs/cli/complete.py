@@ -40,12 +40,13 @@ def templates(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
 
 
 def memory_paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """Memory files of the repository ``-C`` names (or the current directory's), by path."""
+    """Memory files of the repository the first ``-C`` names (or the current directory's), by path."""
     from memfs.errors import MemfsError
     from memfs.store.paths import iter_memory_paths
     from memfs.store.repo import Store
 
-    directory = ctx.find_root().params.get("directory") or Path(".")
+    given = ctx.find_root().params.get("directories") or ()
+    directory = given[0] if given else Path(".")
     try:
         root = Store.open(directory).root
         found = list(iter_memory_paths(root))

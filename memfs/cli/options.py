@@ -18,6 +18,7 @@ from memfs.format import limits
 if TYPE_CHECKING:
     from memfs.api import MemoryRepo
     from memfs.policy.guard import Grants
+    from memfs.repos import MemoryRepos
 
 pass_state = click.make_pass_decorator(State)
 
@@ -170,6 +171,18 @@ class SessionSpec:
     grants: Grants
 
     def open(self, state: State, default_actor: str) -> MemoryRepo:
+        self.check()
+        return state.repo().session(
+            self.scope, inherit=self.inherit, grants=self.grants, actor=state.actor or default_actor
+        )
+
+    def open_roots(self, state: State, default_actor: str) -> MemoryRepos:
+        """The session in every root of a read over several (``memfs -C A -C B mcp``)."""
+        self.check()
+        return state.repos().session(self.scope, inherit=self.inherit, grants=self.grants,
+                                     actor=state.actor or default_actor)
+
+    def check(self) -> None:
         if self.scope is None and not self.all_scopes:
             raise UsageError(
                 "an agent session is bound to one scope: give --scope (e.g. user:U5), or --all-scopes to "
@@ -177,9 +190,6 @@ class SessionSpec:
             )
         if self.scope is not None and self.all_scopes:
             raise UsageError("give --scope or --all-scopes, not both", param="scope")
-        return state.repo().session(
-            self.scope, inherit=self.inherit, grants=self.grants, actor=state.actor or default_actor
-        )
 
 
 def session_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -18,6 +18,11 @@ from memfs.ops.verbs.recall import Reindex, Search
 @command(Search)
 @json_option
 def search_cmd(state: State, op: Search, as_json: bool) -> None:
+    if state.several():
+        from memfs.cli.roots import search_roots
+
+        search_roots(state.repos(op.scope, bool(op.inherit)), op, as_json, _print)
+        return
     answered = _ask_live(state, op, as_json)
     if answered is not None:
         _print(*answered, as_json=as_json, explain=op.explain)
@@ -61,7 +66,8 @@ def _print_text(view: dict[str, Any], explain: bool) -> None:
     for rank, hit in enumerate(view["hits"], start=1):
         facts = [f for f in (hit["scope"], hit["type"], hit["version"] and f"version {hit['version']}") if f]
         mark = "  [uncommitted]" if hit["uncommitted"] else ""
-        line(f"{rank}. {hit['path']}  score {hit['score']:.3f}  [{', '.join(facts)}]{mark}")
+        root = f"[{hit['root_label']}] " if "root_label" in hit else ""
+        line(f"{rank}. {root}{hit['path']}  score {hit['score']:.3f}  [{', '.join(facts)}]{mark}")
         if hit["summary"]:
             line(f"   {hit['summary'][:160]}")
         if explain:

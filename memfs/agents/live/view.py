@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memfs.agents.roots import RootsSearchResult
     from memfs.index.results import Hit, SearchResult
 
 
@@ -33,3 +34,20 @@ def _hit_view(hit: Hit) -> dict[str, Any]:
         "summary": summary, "score": hit.score, "relevance": hit.relevance, "freshness": hit.freshness,
         "confidence": hit.confidence, "uncommitted": hit.uncommitted,
     }
+
+
+def roots_search_view(result: RootsSearchResult, *, as_json: bool) -> dict[str, Any]:
+    """:func:`search_view` of a search over several roots: each hit labelled with its root (the
+    ``root_label`` key the printer shows), the filtered and unreadable ones too."""
+    view: dict[str, Any] = {"notices": result.notices}
+    if as_json:
+        view["json"] = result.to_json()
+        return view
+    pairs = list(zip(result.roots, result.results, strict=True))
+    view["broken"] = [f"{root.label}: {p}" for root, found in pairs for p in found.broken]
+    view["scope"] = result.results[0].scope if result.results else None
+    view["terms"] = list(result.results[0].terms) if result.results else []
+    view["filtered"] = [[f"{root.label}: {f.path}", f.relevance, f.reason] for root, found in pairs
+                        for f in found.filtered]
+    view["hits"] = [{**_hit_view(hit.hit), "root_label": hit.root.label} for hit in result.hits]
+    return view

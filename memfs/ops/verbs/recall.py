@@ -26,7 +26,9 @@ MODEL_INHERIT = ("Default: as the server was started (--inherit); true needs a s
 
 
 @request("search", tool="memory_search",
-         cli_note="With a live index running ('memfs serve'), it answers; the output is the same either way.",
+         cli_note="With a live index running ('memfs serve'), it answers; the output is the same either way. "
+                  "Several roots (memfs -C A -C B search): each searched by its own rules, every hit "
+                  "labelled with its root, coverage ranked first.",
          model_note="Each hit has path, scope, source, type, status, score and body.")
 class Search(Request["SearchResult"]):
     """Find eligible memories matching the query, best first (plain words, any language, CJK
