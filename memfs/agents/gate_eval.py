@@ -162,7 +162,8 @@ def evaluate_gate(path: Path, judge: Callable[[Candidate], Reading | None] | Non
     """Run every utterance of ``path`` through the gate (asking ``judge`` first, if given)."""
     report = GateReport()
     for item in load_utterances(path):
-        got = outcome(item.candidate, judge(item.candidate) if judge is not None else None)
+        asked = judge is not None and not gate.secrets(item.candidate)  # a secret is never sent to a judge
+        got = outcome(item.candidate, judge(item.candidate) if asked and judge is not None else None)
         report.counts[(item.label, got)] += 1
         report.by_lang.setdefault(item.lang, Counter())[(item.label, got)] += 1
         if got != item.label:
