@@ -95,6 +95,8 @@ _ONE_OFF_EN = (
     rf"\b(?:yesterday|today|tomorrow|tonight|{_WEEKDAY})['’]s\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     # an imperative on one particular thing: "shorten this", "format it as a table"
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
+    # a point earlier in this conversation: "the question from earlier", "what you just wrote"
+    rf"\b(?:{_THINGS_EN})\s+(?:from\s+)?(?:earlier|before|just\s+now)\b",
     # time-bounded scope: today, tomorrow, this week
     r"\b(?:today|tonight|tomorrow)\b(?!['’]s\s+date)",
     r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
@@ -124,7 +126,7 @@ LASTING_ZH = (
 #: Someone's guess about the user, not the user's statement.
 _INFERRED = (
     r"\b(?:seems?|seemed|appears?|appeared)\s+to\b|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
-    r"\bapparently\b|\bprobably\b|\bpresumably\b|\blikely\s+(?:prefers?|likes?|wants?|to)\b|"
+    r"\bapparently\b|\bprobably\b|\bpresumably\b|\bperhaps\b|\bmaybe\b|\bpossibly\b|\blikely\s+(?:prefers?|likes?|wants?|to)\b|"
     r"\b(?:is|are|most|very|quite)\s+likely\b|\blooks\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
     r"\bjudging\s+(?:by|from)\b|\bI\s+(?:guess|suspect|assume|infer)\b|\bmight\s+(?:prefer|like|want)\b|"
     r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
