@@ -8,7 +8,8 @@ The file is JSONL, one utterance per line (blank lines and lines starting with `
      "label": "store", "source_kind": "tool", "type": "fact", "expires": "2026-12-31"}
 
 Fields: ``text`` and ``lang`` (required strings), ``label`` (required: ``store``, it becomes an
-active memory as asked; ``hold``, stored ``needs_review`` for a person; ``refuse``, not written),
+active memory as asked; ``hold``, stored ``needs_review`` for a person; ``refuse``, not written;
+also spelt ``stored``, ``held``, ``needs_review``, ``refused``...),
 ``source_kind`` (default ``user``), ``type`` (default ``preference`` for the user's and the
 system's words, ``fact`` for the others'), ``expires`` (ISO 8601), ``note`` (free text, for the
 reader). Any other field is an error naming the line and the field.
@@ -35,6 +36,9 @@ from memfs.policy.candidate import Candidate, from_mapping
 from memfs.policy.meaning import Reading
 
 LABELS = ("store", "hold", "refuse")
+#: Other spellings of the labels a hand-written file may use.
+SYNONYMS = {"stored": "store", "keep": "store", "held": "hold", "review": "hold", "needs_review": "hold",
+            "refused": "refuse", "reject": "refuse", "rejected": "refuse"}
 FIELDS = ("text", "lang", "label", "source_kind", "type", "expires", "note")
 #: Below these ``memfs eval`` exits 1 (the targets of issue #27).
 MIN_PRECISION = 0.95
@@ -130,7 +134,8 @@ def _utterance(path: Path, number: int, line: str) -> Utterance:
     for name in ("text", "lang", "label"):
         if not isinstance(item.get(name), str) or not item[name].strip():
             raise bad(name, "missing (required, a non-empty string)")
-    if item["label"] not in LABELS:
+    label = SYNONYMS.get(item["label"].strip().lower(), item["label"].strip().lower())
+    if label not in LABELS:
         raise bad("label", f"{item['label']!r} is not one of {', '.join(LABELS)}")
     kind = item.get("source_kind", "user")
     fields = {"scope": "user:eval", "source": f"eval:line-{number}", "source_kind": kind, "body": item["text"],
@@ -140,7 +145,7 @@ def _utterance(path: Path, number: int, line: str) -> Utterance:
         candidate = from_mapping(fields)
     except MemfsError as exc:
         raise bad(_named(str(exc)), str(exc)) from None
-    return Utterance(number, item["text"], item["lang"], item["label"], candidate)
+    return Utterance(number, item["text"], item["lang"], label, candidate)
 
 
 def _named(message: str) -> str:

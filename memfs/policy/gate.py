@@ -228,7 +228,7 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
         return [
             Refusal(
                 "inferred-preference",
-                (f"{cue!r} is" if cue else "the judge read it as") + " someone's guess about the user, not the "
+                (f"{cue!r} is" if cue else f"{said.by} read it as") + " someone's guess about the user, not the "
                 f"user's own statement; it is stored needs_review with confidence {DOWNGRADED_CONFIDENCE}, so it "
                 "is not recalled until a person confirms it",
                 "ask the user and store their own words, or a person confirms it with memfs reinstate; " + OVERRIDE,

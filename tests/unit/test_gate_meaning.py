@@ -181,3 +181,13 @@ def test_a_bad_utterance_line_names_the_line_and_the_field(tmp_path: Path, line:
     path.write_text(f"{good}\n{line}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
         load_utterances(path)
+
+
+def test_labels_may_be_spelt_as_outcomes(tmp_path: Path) -> None:
+    path = tmp_path / "u.jsonl"
+    lines = [{"text": "Reply to this thread in French.", "lang": "en", "label": "refused"},
+             {"text": "User seems to prefer tea.", "lang": "en", "label": "needs_review"},
+             {"text": "I prefer tea.", "lang": "en", "label": "Stored"}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert [u.label for u in load_utterances(path)] == ["refuse", "hold", "store"]
+    assert evaluate_gate(path).wrong == []
