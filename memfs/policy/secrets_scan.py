@@ -9,8 +9,10 @@ ad-hoc mode, flag ordinary words ("my", "password") as high-entropy. What it lac
 here: passwords written in prose ("my password is ..."; also 密码), current OpenAI, Anthropic,
 Google and Hugging Face key shapes,
 ``api_key=...`` style assignments, URLs and connection strings with a password, payment card
-numbers (Luhn check plus a card-network prefix) and 18-digit Chinese resident ID numbers (birth
-date and ISO 7064 MOD 11-2 check digit, via ``python-stdnum``).
+numbers (Luhn check plus a card-network prefix), 18-digit Chinese resident ID numbers (birth
+date and ISO 7064 MOD 11-2 check digit, via ``python-stdnum``) and the number after an ID
+document's name in any of a dozen languages (passport, driving licence, national ID, 护照号,
+身份证, Personalausweis, pasaporte, passeport, パスポート...; at least three digits, not a date).
 
 Every finding says which rule fired and where (offset, line, column); the secret itself is never
 echoed back, only a masked preview.
