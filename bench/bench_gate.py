@@ -1,5 +1,7 @@
 """The write gate's detection rates on its phrase set, and its false-positive rate on ordinary text.
 
+0. The labelled utterance set (bench/gate_utterances.jsonl, issue #27): precision and recall of
+   "stored", as ``memfs eval --gate`` reports them.
 1. The phrase set (tests/unit/gate_phrases.py, the same the tests check): one-off requests in
    English and Chinese, each offered as the user's preference (must be refused), and near-misses
    (lasting requests, ordinary preferences sharing words; must pass).
@@ -25,11 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from memfs.agents.gate_eval import evaluate_gate  # noqa: E402
 from memfs.policy import gate  # noqa: E402
 from memfs.policy.candidate import from_mapping  # noqa: E402
 from tests.unit import gate_phrases  # noqa: E402
 
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
+UTTERANCES = ROOT / "bench" / "gate_utterances.jsonl"
 USER = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user"}
 
 
@@ -64,6 +68,15 @@ def main() -> None:
         print(f"{name}: {len(hits)}/{len(phrases)} {what} ({len(hits) / len(phrases):.0%})")
         for miss in sorted(set(phrases) - set(hits)):
             print(f"    wrong: {miss!r}")
+
+    report = evaluate_gate(UTTERANCES)
+    started = time.process_time()
+    evaluate_gate(UTTERANCES)
+    per = (time.process_time() - started) * 1e6 / sum(report.counts.values())
+    print(f"labelled utterances ({UTTERANCES.name}): precision {report.precision:.1%}, recall {report.recall:.1%} "
+          f"({sum(report.counts.values())} utterances, {per:.0f} µs CPU each)")
+    for name, value in report.rows()[3:]:
+        print(f"    {name}: {value}")
 
     if not args.locomo.is_file():
         print(f"LoCoMo not found at {args.locomo}; skipped")

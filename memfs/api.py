@@ -524,6 +524,15 @@ def _consolidate(repo: MemoryRepo, op: Consolidate) -> ConsolidateResult:
 def _eval(repo: MemoryRepo, op: Eval) -> EvalReport:
     from pathlib import Path
 
-    from memfs.agents.evaluate import evaluate, load_cases
+    from memfs.agents.evaluate import EvalReport, evaluate, load_cases
+    from memfs.agents.gate_eval import evaluate_gate
+    from memfs.errors import UsageError
+    from memfs.ops.judge import configured
 
-    return evaluate(repo.store, load_cases(Path(op.cases), repo.store), deletion=op.deletion)
+    if op.cases is None and op.gate is None:
+        raise UsageError("give a cases file, or --gate with a labelled utterance file (or both)", param="cases")
+    report = (evaluate(repo.store, load_cases(Path(op.cases), repo.store), deletion=op.deletion)
+              if op.cases is not None else EvalReport())
+    if op.gate is not None:
+        report.gate = evaluate_gate(Path(op.gate), configured(repo.store))
+    return report

@@ -49,6 +49,7 @@ SECRETS: dict[str, str] = {
     "api-key": "api_key=Zk3LmQ9xR2vT8wY5pA7s",
     "payment-card": "4111 1111 1111 1111",
     "cn-resident-id": "11010519491231002X",
+    "id-document": "passport number X1234567",
     "npm-token": "//registry.npmjs.org/:_authToken=npm_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
     "pypi-token": "pypi-AgEIcHlwaS5vcmc" + "A1b2" * 18,
     "sendgrid-key": "SG." + "a" * 22 + "." + "b" * 43,

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from memfs.agents.context import _block, _committed_in_scope, assemble
+from memfs.agents.gate_eval import GateReport
 from memfs.agents.rendering import render_block
 from memfs.errors import MemfsError, UsageError
 from memfs.format import yamlio
@@ -100,6 +101,7 @@ class EvalReport:
     baseline_tokens: int = 0
     deletion: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, Any] = field(default_factory=dict)
+    gate: GateReport | None = None
 
     @property
     def hit_rate(self) -> float:
@@ -117,7 +119,8 @@ class EvalReport:
     def passed(self) -> bool:
         return (self.hit_rate >= MIN_HIT_RATE and self.wrong_rate <= MAX_WRONG_RATE and self.leakage == 0
                 and all(c.ok for c in self.cases) and not self.deletion.get("still_returned")
-                and not self.deletion.get("purge", {}).get("still_returned"))
+                and not self.deletion.get("purge", {}).get("still_returned")
+                and (self.gate is None or self.gate.passed))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,9 +131,22 @@ class EvalReport:
             "tokens_all_eligible": self.baseline_tokens, "token_savings": round(self.savings, 4),
             "deletion_propagation": self.deletion, "writes": self.writes,
             "cases": [c.to_json() for c in self.cases],
+            **({"gate": self.gate.to_json()} if self.gate is not None else {}),
         }
 
     def table(self) -> str:
+        rows = self.gate.rows() if self.gate is not None and not self.cases else self._context_rows()
+        width = max(len(name) for name, _ in rows)
+        lines = [f"{name.ljust(width)}  {value}" for name, value in rows]
+        for case in self.cases:
+            if not case.ok:
+                why = [f"missing {', '.join(case.missing)}"] if case.missing else []
+                why += [f"wrongly injected {p} ({c})" for p, c in case.wrong.items()]
+                why += [f"leaked {', '.join(case.leaked)}"] if case.leaked else []
+                lines.append(f"FAIL {case.name}: {'; '.join(why)}")
+        return "\n".join(lines) + "\n"
+
+    def _context_rows(self) -> list[tuple[str, str]]:
         rows = [
             ("cases ok", f"{sum(c.ok for c in self.cases)}/{len(self.cases)}"),
             ("hit rate", f"{self.hit_rate:.0%} ({self.hits}/{self.expected})"),
@@ -160,15 +176,9 @@ class EvalReport:
             rows.extend((f"  refused by {rule}", str(n)) for rule, n in sorted(w["refused_by_rule"].items()))
         else:
             rows.append(("writes refused", "none recorded in this checkout"))
-        width = max(len(name) for name, _ in rows)
-        lines = [f"{name.ljust(width)}  {value}" for name, value in rows]
-        for case in self.cases:
-            if not case.ok:
-                why = [f"missing {', '.join(case.missing)}"] if case.missing else []
-                why += [f"wrongly injected {p} ({c})" for p, c in case.wrong.items()]
-                why += [f"leaked {', '.join(case.leaked)}"] if case.leaked else []
-                lines.append(f"FAIL {case.name}: {'; '.join(why)}")
-        return "\n".join(lines) + "\n"
+        if self.gate is not None:
+            rows.extend(self.gate.rows())
+        return rows
 
 
 # --- reading cases -------------------------------------------------------------------------------

@@ -200,9 +200,14 @@ class Eval(Request["EvalReport"]):
     """Measure context assembly against CASES (YAML or JSONL: task, scope(s), version, at, the
     memories expected in context and those that must not appear): hit rate, wrong injections by
     cause, cross-scope leakage, tokens and savings, deletion propagation, writes by commit
-    trailer. Exits 1 when a case fails or a rate is below its threshold."""
+    trailer; with --gate, the write gate's precision and recall on a labelled utterance file.
+    Exits 1 when a case fails or a rate is below its threshold."""
 
-    cases: str | os.PathLike[str] = param(help="The cases file (YAML or JSONL).", argument=True, path="file",
-                                          kw_only=False)
+    cases: str | os.PathLike[str] | None = param(default=None, help="The cases file (YAML or JSONL).",
+                                                 argument=True, path="file", kw_only=False)
+    gate: str | os.PathLike[str] | None = param(
+        default=None, path="file", metavar="UTTERANCES",
+        help="A labelled utterance file (JSONL: text, lang, label store|hold|refuse, optional source_kind, type, "
+             "expires, note): report the write gate's precision and recall, with the [judge] if one is set.")
     deletion: bool = param(default=True,
                            help="Skip the deletion-propagation check (it works on a scratch clone).")

@@ -268,13 +268,26 @@ def cli(ctx: click.Context, directories: tuple[Path, ...], actor: str | None, de
     ctx.obj = State(given[0] if given else Path("."), actor, debug, quiet, given=given)
 
 
+def _judge_notices() -> None:
+    """What the write gate's judge had to say (it could not be used: the offline rules decided),
+    once each, on stderr; only when a verb loaded the judge."""
+    from memfs.cli.output import note
+
+    judge = sys.modules.get("memfs.ops.judge")
+    for text in judge.drain() if judge is not None else ():
+        note(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: the group does the error handling; this adds what happens outside a verb
     (the global options, an unknown verb, Ctrl-C before a verb starts) in the same one line."""
     from memfs.cli import exits, output
 
     try:
-        status = cli.main(args=argv, prog_name="memfs", standalone_mode=False)
+        try:
+            status = cli.main(args=argv, prog_name="memfs", standalone_mode=False)
+        finally:
+            _judge_notices()
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:
         output.error(_stopped(exc))
         sys.exit(exits.INTERRUPTED)

@@ -23,12 +23,12 @@ from memfs.cli.options import (
     Finite,
     collect_fields,
     field_parameters,
-    load_callable,
     parse_assignments,
     read_body,
     read_json_object,
 )
 from memfs.format.declare import CLI, NOT_SET, Field, fields
+from memfs.ops.judge import load_callable
 from memfs.ops.verbs.declare import Request, description
 
 Handler = Callable[..., None]

@@ -221,24 +221,3 @@ def session_options(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
-
-
-def load_callable(spec: str, param: str) -> Any:
-    """The callable ``MODULE:FUNCTION`` names (imported from this Python's path, never from the
-    repository's configuration); ``param`` is the option it was given to, for the error."""
-    import importlib
-    import importlib.util
-
-    module, _, name = spec.partition(":")
-    if not module or not name:
-        raise UsageError(f"{spec!r}: give it as MODULE:FUNCTION, e.g. mytools.summaries:summarise", param=param)
-    parts = module.split(".")
-    for end in range(1, len(parts) + 1):
-        if importlib.util.find_spec(".".join(parts[:end])) is None:
-            raise UsageError(f"{spec!r}: no module {'.'.join(parts[:end])!r} in this Python", param=param)
-    found = getattr(importlib.import_module(module), name, None)
-    if found is None:
-        raise UsageError(f"{spec!r}: {module} has no {name!r}", param=param)
-    if not callable(found):
-        raise UsageError(f"{spec!r}: is not callable", param=param)
-    return found

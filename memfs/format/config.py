@@ -42,6 +42,10 @@
     min_group = 2                # ...at least this many of them
     expires_days = 90            # the summary's expires when no source has a later one
 
+    [judge]                      # memfs.ops.judge: a callable that reads a candidate's meaning
+    classify = "mypkg.judges:classify"   # MODULE:FUNCTION (default: none, the offline rules)
+    timeout = 10                 # seconds to wait for an answer (at most 300)
+
 The store reads the file (:meth:`memfs.store.repo.Store.config`); everything that needs a setting
 takes it from the :class:`Config` parsed here, so the file has one reader and one set of rules.
 Unknown tables and keys are left alone (other tools may keep settings here).
@@ -141,6 +145,15 @@ class AdoptConfig:
 
 
 @dataclass(frozen=True)
+class JudgeConfig:
+    """``[judge]``: the callable the write gate asks about a candidate's meaning (``MODULE:FUNCTION``,
+    imported from this Python's path; ``None``: the offline rules) and how long it may take."""
+
+    classify: str | None = None
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True)
 class Config:
     """The settings of one memory root; every field has a default, so no file means defaults."""
 
@@ -150,6 +163,7 @@ class Config:
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     limits: Limits = field(default_factory=Limits)
     adopt: AdoptConfig = field(default_factory=AdoptConfig)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -160,8 +174,19 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         raise InvalidConfig(f"{where}: is not valid TOML ({exc}); fix the syntax") from None
     return Config(
         _half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where),
-        _limits(data, where), _adopt(data, where),
+        _limits(data, where), adopt=_adopt(data, where), judge=_judge(data, where),
     )
+
+
+def _judge(data: Mapping[str, Any], where: str) -> JudgeConfig:
+    table = _table(data, "judge", where)
+    classify = table.get("classify")
+    if classify is not None and (not isinstance(classify, str) or ":" not in classify):
+        raise InvalidConfig(f'{where}: [judge] classify = {classify!r}: give "MODULE:FUNCTION"')
+    timeout = _number(table.get("timeout", 10.0), where, "[judge] timeout", most=300)
+    if timeout <= 0:
+        raise InvalidConfig(f"{where}: [judge] timeout = {timeout!r}: use a number of seconds above 0")
+    return JudgeConfig(classify or None, float(timeout))
 
 
 def _number(value: Any, where: str, name: str, *, whole: bool = False, most: float | None = None) -> float:

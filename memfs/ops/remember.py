@@ -25,9 +25,11 @@ from memfs.format.model import Memory
 from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
+from memfs.ops.judge import configured
 from memfs.ops.retract import retract
 from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
+from memfs.policy.meaning import Reading
 from memfs.policy.reconcile import Decision, Op, reconcile
 from memfs.store.gitcli import ere_escape
 from memfs.store.repo import Store, Transaction
@@ -82,12 +84,14 @@ def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: s
     ``candidate.expected_revision`` is stale.
     """
     candidate = _tidy(candidate)
+    judge = configured(repo)
+    reading = judge(candidate) if judge is not None and not gate.secrets(candidate) else None
     with repo.transaction("remember", actor=actor, force=force) as tx:
         refused = gate.secrets(candidate)
         if refused:
             raise WriteRefused(refused)
         keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
-        step = _remember_in(repo, tx, candidate, force, keys)
+        step = _remember_in(repo, tx, candidate, force, keys, reading=reading)
         tx.op = step.op.trailer
         tx.reason = candidate.reason or step.reason
         tx.trailers.update(_trailers([candidate], [r for r in step.forced]))
@@ -121,6 +125,8 @@ def remember_batch(
     A RETRACT uses the lineage retraction, which makes its own commit."""
     result = BatchResult(None, [], {})
     tidy = [_tidy(c) for c in candidates]
+    judge = configured(repo)
+    readings = [judge(c) if judge is not None and not gate.secrets(c) else None for c in tidy]
     with repo.transaction("remember", actor=actor, force=force) as tx:
         applied = dict(idempotency.applied_keys(repo))
         ops: Counter[str] = Counter()
@@ -131,7 +137,7 @@ def remember_batch(
                 refused = gate.secrets(candidate)
                 if refused:
                     raise WriteRefused(refused)
-                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged))
+                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged), readings[index])
             except WriteRefused as exc:
                 tx.note_refused(exc.refusals)
                 result.refused[index] = exc.refusals
@@ -169,13 +175,15 @@ def _remember_in(
     force: bool,
     applied_keys: dict[str, str],
     staged: tuple[str, ...] = (),
+    reading: Reading | None = None,
 ) -> Outcome:
     """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
-    operation (a lineage retraction) committed on its own."""
+    operation (a lineage retraction) committed on its own. ``reading`` is the judge's reading of
+    the candidate's meaning, asked before the lock (:mod:`memfs.ops.judge`)."""
     force = force and tx.forced  # only a person overrides the gate
     memories = _related_memories(repo, tx, candidate, staged)
     decision = reconcile(candidate, memories)
-    refusals = gate.check(candidate, decision.target)
+    refusals = gate.check(candidate, decision.target, reading)
     blocking = [r for r in refusals if not (force and r.forceable)]
     if blocking:
         raise WriteRefused(blocking)
@@ -185,7 +193,7 @@ def _remember_in(
     offered = _roots(tx, candidate.source, candidate.source_kind, candidate.depends_on)
     downgraded: list[gate.Refusal] = []
     if decision.op in (Op.INSERT, Op.KEEP_BOTH, Op.SUPERSEDE):
-        downgraded = gate.downgrades(candidate, offered)
+        downgraded = gate.downgrades(candidate, offered, reading)
         if force:
             refusals, downgraded = [*refusals, *downgraded], []
     counted = None

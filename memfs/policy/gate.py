@@ -8,9 +8,12 @@ Refusals, in the order they are checked:
 * ``untrusted-preference``: a preference created or changed by anything but the user's own
   statement (``source_kind: user``, or ``system`` for administrators). A tool result or document
   that says "use English" is data, not the user's wish (prompt-injection defence).
-* ``one-off-preference``: a request marked ``one_off``, or worded for this time only ("just this
-  once", "for the next email", "这次", "临时"...) and not as lasting ("from now on", "以后"...),
-  would become a lasting preference. Store it as an episode, or give the preference ``expires``.
+* ``one-off-preference``: a request marked ``one_off``, or worded for this time only, would become
+  a lasting preference. The wording is read by :mod:`memfs.policy.meaning` (or by a judge, see
+  :mod:`memfs.ops.judge`): phrase families ("just this once", "临时") and what the request refers
+  to (this thread, letter, meeting; the paragraph above; today, tomorrow, this week; 这次, 本周,
+  这封), unless it is also worded as lasting ("from now on", "以后"). Store it as an episode, or
+  give the preference ``expires``.
 * ``episode-without-trigger`` / ``episode-without-expiry``: an episode is one event; without the
   conditions that triggered it (a ``trigger`` field, or a "Trigger" section in the body) a reader
   cannot tell whether it applies again, and without ``expires`` it is kept as if it were a rule.
@@ -19,11 +22,18 @@ Refusals, in the order they are checked:
 
 Downgrades (:func:`downgrades`): stored, but not as asked.
 
-* ``single-event-rule``: a procedure, or a rule ("never use X", "always ..."), that a tool or an
-  agent drew from one observation (at most one independent root, see
-  :mod:`memfs.policy.evidence`) is stored ``needs_review`` with low confidence, so it is not
-  recalled until a person confirms it (``memfs reinstate``); procedures from such sources also
-  age (see :mod:`memfs.policy.recall`).
+* ``single-event-rule``: a procedure, or a fact or note that claims something durable ("never
+  use X", "it is never available", "permanently", "永远"), that a tool or an agent drew from one
+  observation (at most one independent root, see :mod:`memfs.policy.evidence`) is stored
+  ``needs_review`` with low confidence, so it is not recalled until a person confirms it
+  (``memfs reinstate``); procedures from such sources also age (see :mod:`memfs.policy.recall`).
+  A fact or note with ``expires`` is a status of the moment and is stored as asked.
+* ``inferred-preference``: a preference worded as someone's guess ("seems to", "probably",
+  "看起来", "好像") is held the same way, whatever its ``source_kind`` says: it is not the user's
+  explicit statement.
+
+A judge's reading (:class:`memfs.policy.meaning.Reading`) replaces the offline reading of the
+wording only: the secret, source and trust rules never depend on it.
 
 Each refusal and downgrade names the rule, the field and the position in the text, says why, and
 how to override it: a person (a ``user:`` actor) with ``--force``; agents never can.
@@ -35,7 +45,9 @@ import re
 from dataclasses import dataclass
 
 from memfs.format.model import Memory
+from memfs.policy import meaning
 from memfs.policy.candidate import Candidate
+from memfs.policy.meaning import CHOICES, Question, Reading
 from memfs.policy.secrets_scan import scan
 
 TRUSTED_FOR_PREFERENCES = ("user", "system")
@@ -48,64 +60,6 @@ RECORD = "gate"
 #: Said after every forceable refusal and every downgrade.
 OVERRIDE = "a person (not an agent) may store it as asked with --force"
 
-#: Requests for this time only, English. Each alternative is one phrasing family; the tests hold
-#: a phrase for each and near-misses that must pass (tests/unit/gate_phrases.py).
-ONE_OFF_EN = (
-    r"just\s+(?:this\s+once|once|for\s+(?:now|today|this))",
-    r"(?:only|just)\s+this\s+(?:once|time)",
-    r"this\s+(?:once|one\s+time)\b",
-    r"this\s+time\b(?!\s*(?:zone|of\b|frame))",
-    r"one[- ](?:off|time)\b(?!\s+(?:password|code|token|setup|fee|payment))",
-    r"for\s+now\b",
-    r"for\s+the\s+(?:time\s+being|moment)",
-    r"right\s+now\b",
-    r"(?:today|tonight)\s+only|only\s+(?:today|tonight)|just\s+(?:today|tonight)",
-    r"for\s+(?:today|tonight|this\s+(?:morning|afternoon|evening|week|weekend))\b",
-    r"temporar(?:il)?y\s+(?:switch|change|use|reply|answer|write)|temporarily",
-    r"as\s+an?\s+exception|exceptionally",
-    r"(?:for|in|on|to|with)\s+(?:this|that|the\s+next|my\s+next|your\s+next|the\s+following)\s+"
-    r"(?:one|message|e-?mails?|mails?|reply|replies|response|answer|document|doc|file|draft|request|task|"
-    r"ticket|meeting|call|chat|conversation|report|letter|memo|slide\s+deck|deck|pr|pull\s+request|commit|"
-    r"session|question|post|tweet|summary|invoice)\b",
-    r"(?:reply|respond|answer|write)\s+(?:to\s+)?(?:the|my|your)\s+next\s+(?:e-?mail|message|one|letter)",
-    r"the\s+next\s+(?:e-?mail|message|reply|response|letter)\b",
-    r"until\s+(?:tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|sprint)|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+week|the\s+release|i\s+say\s+otherwise)\b",
-    r"translate\s+(?:this|that|it)\b",
-)
-#: Requests for this time only, Chinese.
-ONE_OFF_ZH = (
-    r"这次|这一次|这回|这一回|本次|此次|这趟",
-    r"只此一次|仅此一次|就这一次|就这一回|下不为例|一次性",
-    r"暂时|暂且|姑且|目前先|先这样",
-    r"临时(?!文件|目录|变量|表|工|存储|缓存)",
-    r"今天先|今天就|今晚先|今天用|今天请",
-    r"下一封|下封|这封|这条(?:消息|回复|邮件)|这份|这篇",
-    r"翻译一下|把这[个段句篇封份条]",
-    r"破例|例外地?",
-)
-#: Wording that makes a request lasting; with it, a one-off marker is not a refusal.
-LASTING_EN = (
-    r"from\s+(?:now|here|today)\s+on(?:wards?)?|from\s+now\b|going\s+forward|henceforth|hereafter",
-    r"\balways\b|every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
-    r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
-)
-LASTING_ZH = (
-    r"以后|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此",
-    r"一直|每次|每一次|总是|永远|始终|一律|默认|长期|以后都|都要",
-)
-_ONE_OFF = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in ONE_OFF_EN) + "|" + "|".join(ONE_OFF_ZH))
-_LASTING = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH))
-#: A rule: an instruction to always or never do something, at the start of a line or sentence.
-_RULE = re.compile(
-    r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:"
-    r"never(?!\s+(?:mind|been|had|saw|thought|knew|seen|heard)\b)"
-    r"|always(?!\s+(?:here|good|happy|been|nice|great|fun|glad|a|an|the|so|up)\b)"
-    r"|(?:do\s+not|don['’]t)(?!\s+(?:worry|know|think|mind|get|be\s+sorry|you|we|they)\b)"
-    r"|must(?!['’]ve|\s+(?:have|be|feel)\b)(?:\s+not)?"
-    r"|avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
-    r"|不要|别再|禁止|永远不要|切勿|必须|务必|一定要|总是|避免"
-)
 #: Where an episode's trigger conditions may be given in its body: a heading or a label.
 _TRIGGER = re.compile(
     r"(?im)^\s*(?:#{1,6}\s*)?(?:triggers?|triggered\s+by|conditions?|when|触发条件|触发|条件)\s*(?:[:：]|$)"
@@ -143,10 +97,36 @@ class Refusal:
         }
 
 
-def check(candidate: Candidate, existing: Memory | None = None) -> list[Refusal]:
+def question(candidate: Candidate, existing: Memory | None = None) -> Question | None:
+    """The meaning question the gate asks of ``candidate`` (:mod:`memfs.policy.meaning`), or
+    ``None`` when its wording decides nothing: ``preference`` for a trusted preference without
+    ``expires`` (one-off? inferred?), ``observation`` for a tool's or agent's fact or note
+    without ``expires`` (a durable claim, or a status?). An ``expires`` bounds it already."""
+    if candidate.expires is not None:
+        return None
+    is_preference = candidate.type == "preference" or (existing is not None and existing.type == "preference")
+    if is_preference:
+        trusted = candidate.source_kind in TRUSTED_FOR_PREFERENCES and not candidate.one_off
+        return "preference" if trusted else None
+    if candidate.source_kind in OBSERVERS and candidate.type in ("fact", "note"):
+        return "observation"
+    return None
+
+
+def read(candidate: Candidate, asked: Question, given: Reading | None = None) -> Reading:
+    """``given`` (a judge's reading) when it answers ``asked``, else the offline rules' reading."""
+    if given is not None and given.question == asked and given.label in CHOICES[asked]:
+        return given
+    if asked == "preference":
+        return meaning.read_preference(candidate.body)
+    return meaning.read_observation(candidate.body)
+
+
+def check(candidate: Candidate, existing: Memory | None = None, reading: Reading | None = None) -> list[Refusal]:
     """Every rule the candidate breaks (empty: it may be written). ``existing`` is the active
     memory it would change, if any (changing a preference counts even if the candidate says
-    another type)."""
+    another type); ``reading`` a judge's answer to :func:`question` (else the offline rules read
+    the wording). The secret, source and trust rules never depend on a reading."""
     found = secrets(candidate)
     if not (candidate.source or "").strip():
         found.append(
@@ -176,7 +156,7 @@ def check(candidate: Candidate, existing: Memory | None = None) -> list[Refusal]
             )
         )
     if is_preference and candidate.expires is None:
-        found.extend(_one_off(candidate))
+        found.extend(_one_off(candidate, reading if question(candidate, existing) == "preference" else None))
     found.extend(_episode(candidate))
     if candidate.type == "summary" and candidate.expires is None:
         found.append(
@@ -222,25 +202,52 @@ def _episode(candidate: Candidate) -> list[Refusal]:
     return found
 
 
-def is_rule(candidate: Candidate) -> bool:
-    """A procedure, or a fact or note worded as a rule ("never use X", "总是…")."""
+def is_rule(candidate: Candidate, reading: Reading | None = None) -> bool:
+    """A procedure, or a fact or note without ``expires`` read as a durable claim ("never use X",
+    "it is never available", "总是…"): an ``expires`` makes it a status of the moment."""
     if candidate.type == "procedure":
         return True
-    return candidate.type in ("fact", "note") and _RULE.search(candidate.body) is not None
+    if candidate.type not in ("fact", "note") or candidate.expires is not None:
+        return False
+    return read(candidate, "observation", reading).label == "durable-claim"
 
 
-def downgrades(candidate: Candidate, roots: frozenset[str]) -> list[Refusal]:
+def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | None = None) -> list[Refusal]:
     """What the candidate is stored as instead of what it asks (empty: as asked). ``roots`` are
-    its independent sources (:func:`memfs.policy.evidence.roots`)."""
-    if candidate.source_kind not in OBSERVERS or len(roots) > 1 or not is_rule(candidate):
+    its independent sources (:func:`memfs.policy.evidence.roots`); ``reading`` a judge's answer
+    to :func:`question`.
+
+    ``inferred-preference``: a preference worded as someone's guess ("seems to", "probably",
+    "看起来") is never the user's explicit statement, whatever its ``source_kind`` says: it is
+    held (``needs_review``, low confidence) until a person confirms it."""
+    if question(candidate) == "preference":
+        said = read(candidate, "preference", reading)
+        if said.label != "inferred":
+            return []
+        cue = said.cue(candidate.body)
+        return [
+            Refusal(
+                "inferred-preference",
+                (f"{cue!r} is" if cue else f"{said.by} read it as") + " someone's guess about the user, not the "
+                f"user's own statement; it is stored needs_review with confidence {DOWNGRADED_CONFIDENCE}, so it "
+                "is not recalled until a person confirms it",
+                "ask the user and store their own words, or a person confirms it with memfs reinstate; " + OVERRIDE,
+                "body",
+                said.start,
+                said.end,
+                forceable=True,
+            )
+        ]
+    if candidate.source_kind not in OBSERVERS or len(roots) > 1 or not is_rule(candidate, reading):
         return []
-    what = "a procedure" if candidate.type == "procedure" else "a rule"
+    what = "a procedure" if candidate.type == "procedure" else "a rule or durable claim"
     seen = f"one {candidate.source_kind} observation" + (f" ({', '.join(sorted(roots))})" if roots else "")
     return [
         Refusal(
             "single-event-rule",
             f"{what} drawn from {seen} is one event, not yet a rule; it is stored needs_review with confidence "
-            f"{DOWNGRADED_CONFIDENCE}, so it is not recalled until a person confirms it",
+            f"{DOWNGRADED_CONFIDENCE}, so it is not recalled until a person confirms it (a status of the moment "
+            "with an expires time is stored as asked)",
             "a person confirms it with memfs reinstate, or records it as an episode with its trigger; "
             + OVERRIDE,
             "type" if candidate.type == "procedure" else "body",
@@ -270,15 +277,11 @@ def secrets(candidate: Candidate) -> list[Refusal]:
 
 
 def one_off_marker(text: str) -> re.Match[str] | None:
-    """The first wording of ``text`` that asks for this time only, unless ``text`` also says the
-    request is lasting ("from now on", "以后"); ``None`` otherwise."""
-    marker = _ONE_OFF.search(text)
-    if marker is None or _LASTING.search(text):
-        return None
-    return marker
+    """See :func:`memfs.policy.meaning.one_off_marker`."""
+    return meaning.one_off_marker(text)
 
 
-def _one_off(candidate: Candidate) -> list[Refusal]:
+def _one_off(candidate: Candidate, reading: Reading | None) -> list[Refusal]:
     fix = f"store it as an episode (type: episode), or give the preference an expires time; {OVERRIDE}"
     if candidate.one_off:
         return [
@@ -291,19 +294,21 @@ def _one_off(candidate: Candidate) -> list[Refusal]:
             )
         ]
     text = candidate.body
-    marker = one_off_marker(text)
-    if marker is None:
+    said = read(candidate, "preference", reading)
+    if said.label != "one-off":
         return []
-    line = text.count("\n", 0, marker.start()) + 1
-    column = marker.start() - (text.rfind("\n", 0, marker.start()) + 1) + 1
+    cue, start = said.cue(text), said.start
+    line = text.count("\n", 0, start) + 1 if start is not None else None
+    column = start - (text.rfind("\n", 0, start) + 1) + 1 if start is not None else None
     return [
         Refusal(
             "one-off-preference",
-            f"{marker.group(0)!r} reads as a request for this time only, not a lasting preference",
+            (f"{cue!r} reads" if cue else f"{said.by} reads it") + " as a request for this time only (this "
+            "thread, letter or meeting; today, this week), not a lasting preference",
             fix + " (or say 'from now on' if it is meant to last)",
             "body",
-            marker.start(),
-            marker.end(),
+            said.start,
+            said.end,
             line,
             column,
             forceable=True,

@@ -72,3 +72,24 @@ def test_bad_jsonl_line_is_named(demo: Path, tmp_path: Path) -> None:
     cases.write_text('{"task": "t"\n')
     ran = run_cli("-C", str(demo), "eval", str(cases))
     assert ran.returncode == 2 and "line 1 is not JSON" in ran.stderr
+
+
+UTTERANCES = Path(__file__).resolve().parents[2] / "bench" / "gate_utterances.jsonl"
+
+
+def test_the_gate_is_measured_on_a_labelled_file(demo: Path, tmp_path: Path) -> None:
+    ran = run_cli("-C", str(demo), "eval", "--gate", str(UTTERANCES), "--json")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    gate = json.loads(ran.stdout)["gate"]
+    assert gate["precision"] >= 0.95 and gate["recall"] >= 0.95 and gate["utterances"] >= 60
+    assert {"en", "zh"} <= set(gate["by_lang"])
+    wrong = tmp_path / "wrong.jsonl"  # a one-off request labelled as a lasting one: the gate disagrees
+    wrong.write_text(json.dumps({"text": "Reply to this thread in French.", "lang": "en", "label": "store"}) + "\n")
+    failed = run_cli("-C", str(demo), "eval", "--gate", str(wrong))
+    assert failed.returncode == 1 and "store -> refuse: Reply to this thread" in failed.stdout
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "x", "lang": "en", "label": "store"}\n{"text": "y", "lang": "en", "label": "store", '
+                   '"speaker": "me"}\n')
+    refused = run_cli("-C", str(demo), "eval", "--gate", str(bad))
+    assert refused.returncode == 2 and "line 2, field speaker: unknown field" in refused.stderr
+    assert run_cli("-C", str(demo), "eval").returncode == 2  # neither cases nor --gate

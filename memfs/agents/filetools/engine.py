@@ -318,7 +318,8 @@ class Run:
 
     def gated(self, memory: Memory, existing: Memory | None) -> Memory:
         """The write gate over the memory a call would leave (secrets are the core guard's, which
-        sees the path and the message too)."""
+        sees the path and the message too); an inferred preference is refused, since a file door
+        cannot store it for review as ``remember`` does."""
         if not self.door.gate:
             return memory
         candidate = Candidate(
@@ -327,6 +328,9 @@ class Run:
             expires=memory.expires, description=memory.description, tags=memory.tags,
         )
         refusals = [r for r in gate.check(candidate, existing) if not r.rule.startswith("secret/")]
+        # a file door cannot hold a memory for review, so what remember would hold as an inferred
+        # preference is refused here (the single-event downgrade stays remember's)
+        refusals += [r for r in gate.downgrades(candidate, frozenset()) if r.rule == "inferred-preference"]
         if refusals:
             raise WriteRefused(refusals)
         return memory

@@ -1,0 +1,178 @@
+"""The judge: a caller's callable that reads what a candidate means, for the write gate.
+
+Configured in ``.memfs.toml`` like the summariser is named on the command line, as
+``MODULE:FUNCTION``::
+
+    [judge]
+    classify = "memfs.integrations.anthropic_judge:classify"   # or your own
+    timeout = 10                                              # seconds (default 10, at most 300)
+
+**Contract.** ``classify(question: JudgeQuestion) -> str``. The question says which of the gate's
+meaning questions is asked (:data:`memfs.policy.meaning.CHOICES`), the candidate's text, type,
+source kind and scope, what the offline rules read, and ``choices``, the allowed answers:
+
+* ``preference`` (the user's or an administrator's preference): ``lasting``, ``one-off`` (for this
+  time, thread, letter, meeting, day or week only) or ``inferred`` (a guess about the user, not
+  their statement);
+* ``observation`` (a fact or note a tool or an agent observed once): ``status`` (how things are
+  now) or ``durable-claim`` (that something always or never holds).
+
+The answer is one of ``choices`` (case and surrounding space ignored). The callable runs in a
+separate thread; memfs waits ``timeout`` seconds for it.
+
+**Fallback.** A judge that is missing (no such module or function, or a module inside the
+memory repository itself: a clone must not run its own code), raises, times out or answers
+anything else: the offline rules decide, and memfs says so once per process and judge
+(:class:`JudgeFallback`, a warning). A judge only reads meaning: the secret, ID, source and trust
+rules and the core guard run whatever it answers, so nothing is written on its word alone that
+they would refuse. Asked only where a question applies (a trusted preference, or a tool's or
+agent's fact or note, without ``expires``), before the write lock is taken.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memfs.errors import UsageError
+from memfs.policy import gate
+from memfs.policy.candidate import Candidate
+from memfs.policy.meaning import CHOICES, Question, Reading
+from memfs.store.repo import Store
+
+#: What each question asks, in words a model prompt can use.
+ASKS: dict[Question, str] = {
+    "preference": "Is this the user's lasting preference (lasting), a request for this one time, thread, letter, "
+                  "message, meeting, day or week only (one-off), or someone's guess about what the user prefers "
+                  "rather than the user's own statement (inferred)?",
+    "observation": "A tool or an agent observed this once. Is it a status, how things are now (status), or a claim "
+                   "that something always, never or permanently holds (durable-claim)?",
+}
+
+
+class JudgeFallback(UserWarning):
+    """The judge could not be used; the offline rules decided (said once per judge and reason)."""
+
+
+@dataclass(frozen=True)
+class JudgeQuestion:
+    """What a judge is asked about one candidate (see the module's contract)."""
+
+    question: Question
+    asks: str
+    text: str
+    type: str
+    source_kind: str | None
+    scope: str
+    choices: tuple[str, ...]
+    offline: str
+
+
+Classify = Callable[[JudgeQuestion], object]
+_said: set[tuple[str, str]] = set()
+_unread: list[str] = []
+
+
+def load_callable(spec: str, param: str, *, outside: Path | None = None) -> Any:
+    """The callable ``MODULE:FUNCTION`` names, imported from this Python's path; with ``outside``,
+    a module whose file lies under that folder is refused (the repository's own code).
+    :class:`UsageError` naming ``param`` otherwise."""
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise UsageError(f"{spec!r}: give it as MODULE:FUNCTION, e.g. mytools.summaries:summarise", param=param)
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        found_spec = importlib.util.find_spec(".".join(parts[:end]))
+        if found_spec is None:
+            raise UsageError(f"{spec!r}: no module {'.'.join(parts[:end])!r} in this Python", param=param)
+        origin = found_spec.origin
+        if outside is not None and origin and Path(origin).resolve().is_relative_to(outside.resolve()):
+            raise UsageError(f"{spec!r}: {origin} is inside the memory repository; memfs does not run code a "
+                             "repository brings with it", param=param)
+    found = getattr(importlib.import_module(module), name, None)
+    if found is None:
+        raise UsageError(f"{spec!r}: {module} has no {name!r}", param=param)
+    if not callable(found):
+        raise UsageError(f"{spec!r}: is not callable", param=param)
+    return found
+
+
+def question_for(candidate: Candidate) -> JudgeQuestion | None:
+    """The question a judge is asked about ``candidate``, or ``None`` when none applies."""
+    asked = gate.question(candidate)
+    if asked is None:
+        return None
+    return JudgeQuestion(asked, ASKS[asked], candidate.body, candidate.type, candidate.source_kind, candidate.scope,
+                         CHOICES[asked], gate.read(candidate, asked).label)
+
+
+def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float) -> Reading | None:
+    """The judge's reading of ``question``, or ``None`` (and a warning, once) when it cannot give one."""
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["answer"] = classify(question)
+        except BaseException as exc:  # a judge's failure of any kind means: use the offline rules
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="memfs-judge", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        return _fallback(name, "timeout", f"gave no answer within {timeout:g} s")
+    if "error" in box:
+        error = box["error"]
+        return _fallback(name, "raised", f"raised {type(error).__name__}: {error}")
+    answer = box.get("answer")
+    label = answer.strip().lower() if isinstance(answer, str) else None
+    if label not in question.choices:
+        return _fallback(name, "nonsense", f"answered {answer!r}, not one of {', '.join(question.choices)}")
+    return Reading(question.question, label, by=f"judge {name}")
+
+
+def _fallback(name: str, kind: str, why: str) -> Reading | None:
+    if (name, kind) not in _said:
+        _said.add((name, kind))
+        text = f"memfs: the judge {name} {why}; the offline rules decide instead"
+        _unread.append(text)
+        warnings.warn(text, JudgeFallback, stacklevel=3)
+    return None  # the offline rules read it
+
+
+def drain() -> list[str]:
+    """The fallback notices not yet shown (each once per process): for a door to print (the CLI
+    does on stderr), since a host may route Python warnings elsewhere."""
+    out = list(_unread)
+    _unread.clear()
+    return out
+
+
+def configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
+    """The ``[judge]`` of ``repo`` as a function of a candidate (``None``: no judge configured;
+    a judge that cannot be loaded reads nothing, and says so once)."""
+    settings = repo.config().judge
+    spec = settings.classify
+    if spec is None:
+        return None
+    try:
+        classify: Classify = load_callable(spec, "[judge] classify", outside=repo.git.workdir)
+    except Exception as exc:  # importing a module runs its code: any failure means it cannot be used
+        failure = str(exc)
+
+        def missing(candidate: Candidate) -> Reading | None:
+            return _fallback(spec, "missing", f"cannot be used ({failure})") if question_for(candidate) else None
+
+        return missing
+
+    def judged(candidate: Candidate) -> Reading | None:
+        question = question_for(candidate)
+        return None if question is None else ask(classify, spec, question, settings.timeout)
+
+    return judged

@@ -1,0 +1,216 @@
+"""What a candidate means, read offline: the questions the write gate asks of its wording (pure).
+
+A judge (:mod:`memfs.ops.judge`) may answer the same questions instead; its answer has the same
+shape (:class:`Reading`) and the same allowed labels, so the gate applies either the same way.
+
+Two questions, by what the candidate is:
+
+* ``preference`` (the user's or an administrator's preference): is it ``lasting``, a ``one-off``
+  request (this time, this thread, letter or meeting, today, this week...), or ``inferred``
+  wording (someone's guess about the user: "seems to", "probably", "看起来", "好像")?
+* ``observation`` (a fact or note a tool or an agent observed once): is it a ``durable-claim``
+  ("never", "always", "permanently", "从不", "永远", or a rule "do not ...") or a ``status`` of
+  the moment?
+
+One-off requests are recognised by what they refer to, not by a list of sentences: a deictic
+reference to one particular artifact or event (*this* thread, letter, paragraph, call, meeting,
+email; *the* paragraph *above*; 这封, 这段, 上面的), or a time-bounded scope (today, tonight,
+tomorrow, this week; 今天, 明天, 本周, 这次), unless the wording also makes it lasting ("from now
+on", "always", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
+an account, an email *address*) are not one-off references.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Question = Literal["preference", "observation"]
+#: The labels each question allows (the judge's contract, see :mod:`memfs.ops.judge`).
+CHOICES: dict[Question, tuple[str, ...]] = {
+    "preference": ("lasting", "one-off", "inferred"),
+    "observation": ("status", "durable-claim"),
+}
+
+#: Words after the noun that make it a lasting thing (an email *address*, a report *template*).
+_LASTING_COMPOUND = r"(?!\s+(?:address(?:es)?|accounts?|signatures?|templates?|formats?|styles?|domains?|clients?|" \
+                    r"aliases|lists?|folders?|channels?|series|types?)\b)"
+#: Requests for this time only, English. Each alternative is one phrasing family; the tests hold
+#: a phrase for each and near-misses that must pass (tests/unit/gate_phrases.py).
+PHRASES_EN = (
+    r"just\s+(?:this\s+once|once|for\s+(?:now|today|this))",
+    r"(?:only|just)\s+this\s+(?:once|time)",
+    r"this\s+(?:once|one\s+time)\b",
+    r"this\s+time\b(?!\s*(?:zone|of\b|frame))",
+    r"one[- ](?:off|time)\b(?!\s+(?:password|code|token|setup|fee|payment))",
+    r"for\s+now\b",
+    r"for\s+the\s+(?:time\s+being|moment)",
+    r"right\s+now\b",
+    r"(?:today|tonight)\s+only|only\s+(?:today|tonight)|just\s+(?:today|tonight)",
+    r"for\s+(?:today|tonight|this\s+(?:morning|afternoon|evening|week|weekend))\b",
+    r"temporar(?:il)?y\s+(?:switch|change|use|reply|answer|write)|temporarily",
+    r"as\s+an?\s+exception|exceptionally",
+    r"(?:for|in|on|to|with)\s+(?:this|that|the\s+next|my\s+next|your\s+next|the\s+following)\s+"
+    r"(?:one|message|e-?mails?|mails?|reply|replies|response|answer|document|doc|file|draft|request|task|"
+    r"ticket|meeting|call|chat|conversation|report|letter|memo|slide\s+deck|deck|pr|pull\s+request|commit|"
+    r"session|question|post|tweet|summary|invoice)\b" + _LASTING_COMPOUND,
+    r"(?:reply|respond|answer|write)\s+(?:to\s+)?(?:the|my|your)\s+next\s+(?:e-?mail|message|one|letter)",
+    r"the\s+next\s+(?:e-?mail|message|reply|response|letter)\b",
+    r"until\s+(?:tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|sprint)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+week|the\s+release|i\s+say\s+otherwise)\b",
+    r"translate\s+(?:this|that|it)\b",
+)
+#: Requests for this time only, Chinese.
+PHRASES_ZH = (
+    r"这次|这一次|这回|这一回|本次|此次|这趟",
+    r"只此一次|仅此一次|就这一次|就这一回|下不为例|一次性",
+    r"暂时|暂且|姑且|目前先|先这样",
+    r"临时(?!文件|目录|变量|表|工|存储|缓存)",
+    r"今天先|今天就|今晚先|今天用|今天请",
+    r"下一封|下封|这封|这条(?:消息|回复|邮件)|这份|这篇",
+    r"翻译一下|把这[个段句篇封份条]",
+    r"破例|例外地?",
+)
+#: Particular artifacts and events a request may point at ("this thread"): one-off scope.
+_THINGS_EN = (
+    r"threads?|letters?|paragraphs?|passages?|sentences?|sections?|pages?|chapters?|calls?|meetings?|"
+    r"e-?mails?|mails?|messages?|repl(?:y|ies)|responses?|answers?|drafts?|documents?|docs?|reports?|memos?|"
+    r"(?:slide\s+)?decks?|slides?|presentations?|chats?|conversations?|tickets?|prs?|pull\s+requests?|"
+    r"commits?|questions?|posts?|tweets?|summar(?:y|ies)|invoices?|texts?|tables?|charts?|snippets?|"
+    r"notes?|interviews?|appointments?|trip|visit|demo|session|request|task|proposal|invites?|standup"
+)
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
+_ONE_OFF_EN = (
+    # this thread, these slides, this particular letter
+    rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
+    # to that email, for those slides (a bare "that" is too often a conjunction)
+    rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
+    rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
+    # the paragraph above, the attached report, the email I just sent
+    rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:above|below|attached|here|I\s+(?:just\s+)?"
+    r"(?:sent|wrote|pasted|shared|forwarded|mentioned)|you\s+just)",
+    rf"\bthe\s+(?:above|attached|following|previous|last|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
+    rf"\b(?:yesterday|today|tomorrow|tonight|{_WEEKDAY})['’]s\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
+    # an imperative on one particular thing: "shorten this", "format it as a table"
+    r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
+    # a point earlier in this conversation: "the question from earlier", "what you just wrote"
+    rf"\b(?:{_THINGS_EN})\s+(?:from\s+)?(?:earlier|before|just\s+now)\b",
+    # time-bounded scope: today, tomorrow, this week
+    r"\b(?:today|tonight|tomorrow)\b(?!['’]s\s+date)",
+    r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
+    rf"\b(?:this|next)\s+(?:week|{_WEEKDAY})\b",
+)
+_ONE_OFF_ZH = (
+    r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
+    r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
+    r"[这那本此][一]?[封份篇段条句页章场通]",
+    r"[这那]个?(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题)",
+    r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
+)
+#: Wording that makes a request lasting, even one that names a time ("from today on").
+LASTING_EN = (
+    r"from\s+(?:now|here|today|tomorrow|this\s+\w+|next\s+\w+)\s+on(?:wards?)?|from\s+now\b|going\s+forward|"
+    r"henceforth|hereafter|starting\s+(?:today|tomorrow|now|this\s+\w+|next\s+\w+)",
+    r"\balways\b|every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
+    r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
+    r"call|report|letter|message|reply)",
+)
+LASTING_ZH = (
+    r"以后|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
+    r"从(?:今天|明天|下周|本周)(?:起|开始)",
+    r"一直|每次|每一次|每天|每周|每封|每份|每篇|总是|永远|始终|一律|默认|长期|以后都|都要",
+)
+#: Someone's guess about the user, not the user's statement.
+_INFERRED = (
+    r"\b(?:seems?|seemed|appears?|appeared)\s+to\b|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
+    r"\bapparently\b|\bprobably\b|\bpresumably\b|\bperhaps\b|\bmaybe\b|\bpossibly\b|\blikely\s+(?:prefers?|likes?|wants?|to)\b|"
+    r"\b(?:is|are|most|very|quite)\s+likely\b|\blooks\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
+    r"\bjudging\s+(?:by|from)\b|\bI\s+(?:guess|suspect|assume|infer)\b|\bmight\s+(?:prefer|like|want)\b|"
+    r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
+    r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)"
+)
+#: A claim that something always or never holds: from one observation, not yet knowledge.
+_DURABLE = (
+    r"\b(?:never|always|permanently|forever|at\s+all\s+times|under\s+no\s+circumstances|in\s+no\s+case|"
+    r"no\s+longer\s+(?:exists?|available|supported)|will\s+not\s+ever|cannot\s+ever|is\s+not\s+ever)\b|"
+    r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不"
+)
+
+_PHRASES = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in PHRASES_EN) + "|" + "|".join(PHRASES_ZH))
+_ONE_OFF = re.compile("(?i)" + "|".join(_ONE_OFF_EN) + "|" + "|".join(_ONE_OFF_ZH))
+_LASTING = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH))
+#: A rule: an instruction to always or never do something, at the start of a line or sentence.
+_RULE = re.compile(
+    r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:"
+    r"never(?!\s+(?:mind|been|had|saw|thought|knew|seen|heard)\b)"
+    r"|always(?!\s+(?:here|good|happy|been|nice|great|fun|glad|a|an|the|so|up)\b)"
+    r"|(?:do\s+not|don['’]t)(?!\s+(?:worry|know|think|mind|get|be\s+sorry|you|we|they)\b)"
+    r"|must(?!['’]ve|\s+(?:have|be|feel)\b)(?:\s+not)?"
+    r"|avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
+    r"|不要|别再|禁止|永远不要|切勿|必须|务必|一定要|总是|避免"
+)
+_INFERRED_RE = re.compile("(?i)" + _INFERRED)
+#: Just before "always"/"never": wording that takes the durability back ("not always", "as always").
+_HEDGED = re.compile(r"(?i)(?:\bnot|n['’]t|\bas|\blike|\balmost|\bnearly|\bhardly)\s+$")
+_DURABLE_RE = re.compile("(?i)" + _DURABLE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The answer to one question about a candidate: its ``label`` (one of :data:`CHOICES`), who
+    read it (``rules``, or the judge's name) and, for the offline rules, the wording that decided
+    it (``start``/``end`` offsets into the body)."""
+
+    question: Question
+    label: str
+    by: str = "rules"
+    start: int | None = None
+    end: int | None = None
+
+    def cue(self, text: str) -> str | None:
+        return text[self.start : self.end] if self.start is not None and self.end is not None else None
+
+
+def lasting(text: str) -> bool:
+    """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on")."""
+    return _LASTING.search(text) is not None
+
+
+def one_off_marker(text: str) -> re.Match[str] | None:
+    """The first wording of ``text`` that asks for this time only (a phrase family: "just this
+    once", "暂时"; or a reference: this thread, the paragraph above, tomorrow, 本周), unless
+    ``text`` also says the request is lasting; ``None`` otherwise."""
+    if lasting(text):
+        return None
+    found = [m for m in (_PHRASES.search(text), _ONE_OFF.search(text)) if m is not None]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+def rule_marker(text: str) -> re.Match[str] | None:
+    """An instruction to always or never do something, at the start of a line or sentence."""
+    return _RULE.search(text)
+
+
+def read_preference(text: str) -> Reading:
+    """The offline reading of a preference's wording: one-off, inferred, or lasting."""
+    marker = one_off_marker(text)
+    if marker is not None:
+        return Reading("preference", "one-off", start=marker.start(), end=marker.end())
+    guess = _INFERRED_RE.search(text)
+    if guess is not None:
+        return Reading("preference", "inferred", start=guess.start(), end=guess.end())
+    return Reading("preference", "lasting")
+
+
+def read_observation(text: str) -> Reading:
+    """The offline reading of a tool's or an agent's fact or note: a durable claim (an imperative
+    rule, "do not use X", or durable wording anywhere, "it is never available") or a status."""
+    durable = next((m for m in _DURABLE_RE.finditer(text) if not _HEDGED.search(text, 0, m.start())), None)
+    found = [m for m in (_RULE.search(text), durable) if m is not None]
+    if found:
+        first = min(found, key=lambda m: m.start())
+        return Reading("observation", "durable-claim", start=first.start(), end=first.end())
+    return Reading("observation", "status")
