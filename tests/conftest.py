@@ -67,6 +67,9 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("MEMFS_ACTOR", ACTOR)
+    # memfs's hooks (installed by init) would start Python twice per hand commit; the tests of
+    # the hooks themselves (tests/cli/test_hooks.py) run them
+    monkeypatch.setenv("MEMFS_HOOKS", "skip")
 
 
 def _compact(repo: Path, git_dir: Path) -> None:
