@@ -358,8 +358,8 @@ def _mask(value: str) -> str:
 def _matches(rule: _Rule, line: str) -> Iterator[tuple[int, int, str]]:
     for match in rule.pattern.finditer(line):
         group = rule.group
-        if group == 0 and match.lastindex:
-            group = match.lastindex
+        if group == 0 and match.lastindex and match.end(match.lastindex) >= match.end() - 1:
+            group = match.lastindex  # a value group (``key = (value)``), not a prefix's (``(ghp|gho)_...``)
         value = match.group(group)
         if not value:
             continue
