@@ -24,14 +24,24 @@ from memfs.store.repo import Store
 _SCISSORS = re.compile(r"^# -+ >8 -+$", re.MULTILINE)
 
 
+def blobs_needed(repo: Store, changes: Sequence[gitcli.Change]) -> list[str]:
+    """The blobs :func:`changed_files` reads for ``changes``: both sides of each file changed under
+    the memory root."""
+    return [sha for c in changes if c.after and repo.from_git_path(c.path) is not None
+            for sha in (c.before, c.after) if sha]
+
+
 def changed_files(
-    repo: Store, changes: Sequence[gitcli.Change], objects: tuple[Path, Path] | None = None
+    repo: Store, changes: Sequence[gitcli.Change], objects: tuple[Path, Path] | None = None,
+    blobs: dict[str, bytes] | None = None,
 ) -> list[str]:
     """``path: refusal`` for each secret the ``changes`` (paths from the work tree's top) bring
-    into the memory root; files outside it are not judged. All blobs are read in one batch."""
+    into the memory root; files outside it are not judged. The blobs are ``blobs`` if the caller
+    read them (:func:`blobs_needed`, for many commits at once), else read here in one batch."""
     inside = [(c, rel) for c in changes if (rel := repo.from_git_path(c.path)) is not None and c.after]
-    shas = [sha for c, _ in inside for sha in (c.before, c.after) if sha]
-    blobs = repo.git.read_typed(shas, objects) if shas else {}
+    if blobs is None:
+        shas = blobs_needed(repo, changes)
+        blobs = repo.git.read_typed(shas, objects) if shas else {}
     found = []
     for change, rel in inside:
         after = blobs.get(change.after or "")

@@ -36,8 +36,10 @@ def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
             return None
         found = []
         commits = git.incoming(tip, objects)
+        shas = [sha for commit in commits for sha in entry.blobs_needed(repo, commit.changes)]
+        blobs = git.read_typed(shas, objects) if shas else {}
         for commit in commits:
-            problems = entry.message(commit.message) + entry.changed_files(repo, commit.changes, objects)
+            problems = entry.message(commit.message) + entry.changed_files(repo, commit.changes, objects, blobs)
             found += [f"commit {commit.sha[:10]}: {p}" for p in problems]
         if found:
             more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
