@@ -9,7 +9,9 @@ does not. ``memfs init`` and ``memfs install-hooks`` install two hooks that run 
   memory root (every commit, when the memory root is the top of the repository).
 
 They go where git looks for hooks: ``core.hooksPath`` if set, else the repository's ``hooks``
-folder. A hook already there that memfs did not write is never overwritten: it is kept as
+folder (refused when that is a folder the repository tracks: a team's shared hooks are not memfs's
+to move, and memfs's name this machine's Python). A hook already there that memfs did not write
+is never overwritten: it is kept as
 ``<name>.memfs-chained`` and run first, with the same arguments, and its refusal stops the commit
 as before. If that name is taken too, installing refuses and says what to do. Re-installing
 rewrites memfs's own hooks only (to point at the Python memfs now runs under).
@@ -100,6 +102,7 @@ def install(git: gitcli.Git, prefix: str, python: str | None = None) -> HooksIns
     """Install memfs's hooks for the memory root at ``prefix``; see the module docstring. Refuses
     (:class:`ConflictError`, nothing changed) when a user's hook cannot be kept aside."""
     where = folder(git)
+    _refuse_shared(git, where, prefix)
     plan = []
     for name in HOOKS:
         path, kept = where / name, where / (name + CHAINED)
@@ -121,6 +124,24 @@ def install(git: gitcli.Git, prefix: str, python: str | None = None) -> HooksIns
         path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         done.installed.append(name)
     return done
+
+
+def _refuse_shared(git: gitcli.Git, where: Path, prefix: str) -> None:
+    """Refuse a hooks folder the repository tracks (``core.hooksPath`` pointing at a committed
+    ``.husky/`` or ``.githooks/``): memfs's hooks name this machine's Python, so committed they
+    would break every other clone, and the team's hooks are not memfs's to move."""
+    try:
+        inside = where.resolve().relative_to(git.workdir.resolve()).as_posix()
+    except ValueError:
+        return
+    if inside != "." and git.head() is not None and git.tree_files("HEAD", inside):
+        at = prefix.rstrip("/") or "."
+        raise ConflictError(
+            f"core.hooksPath is {inside}/, a folder this repository tracks (its hooks are shared by every clone), so "
+            f"memfs does not write its machine-specific hooks there; add 'memfs -C {at} hook pre-commit' to your "
+            f"pre-commit hook and 'memfs -C {at} hook commit-msg \"$1\"' to your commit-msg hook instead (memfs init: "
+            "--no-hooks)"
+        )
 
 
 def _head(path: Path) -> str:

@@ -90,6 +90,10 @@ def test_install_hooks_goes_where_core_hooks_path_points(tmp_path: Path) -> None
     ran = run_cli("-C", str(repo.root), "install-hooks", "--json", cwd=repo.root)
     assert ran.returncode == 0, ran.stderr
     assert (repo.root / ".githooks" / "commit-msg").exists() and (repo.root / ".githooks" / "pre-commit").exists()
+    git(repo.root, "add", ".githooks")
+    git(repo.root, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "shared hooks")
+    ran = run_cli("-C", str(repo.root), "install-hooks", cwd=repo.root)
+    assert ran.returncode != 0 and "a folder this repository tracks" in ran.stderr  # shared hooks: refused
 
 
 def test_a_memory_root_in_a_sub_folder_checks_only_its_own_files_and_commits(tmp_path: Path) -> None:
