@@ -4,7 +4,8 @@ other clones made (``memfs sync``, :mod:`memfs.ops.incoming`).
 
 What is judged is the same at both doors: every file the commit changes under the memory root
 (memories as the guard judges their changes, any other file by its added lines and its name) and
-the commit message, trailers included. Nobody can force past it: git keeps what it is given.
+the commit message, trailers included. A binary file (a NUL byte among its first 8,000, git's own
+test) is judged by its name only. Nobody can force past it: git keeps what it is given.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from memfs.store import gitcli, paths
 from memfs.store.hooks import HooksInstalled
 from memfs.store.repo import Store
 
+#: A file with a NUL byte in its first bytes is binary, as git's diff decides it.
+_BINARY_PROBE = 8000
 #: The line below which ``git commit -v`` puts the diff in the message file (git drops it).
 _SCISSORS = re.compile(r"^# -+ >8 -+$", re.MULTILINE)
 
@@ -50,6 +53,8 @@ def changed_files(
             continue
         before = blobs.get(change.before) if change.before else None
         memory = paths.is_memory_name(rel) and not paths.is_ignored(repo.root, rel)
+        if not memory and b"\0" in after[:_BINARY_PROBE]:
+            before, after = None, b""  # binary (an image, an archive): only its name is text to judge
         refusals = guard.file_secrets(rel, _text(before), _text(after), memory=memory)
         found += [_line(rel, r) for r in refusals]
     return found

@@ -30,6 +30,7 @@ CASES = [
     ("other-file", {"notes/todo.txt": f"call the api with {TOKEN}\n"}, "todo", "pre-commit"),
     ("readme", {"README.md": f"# memory\nGITHUB_TOKEN={TOKEN}\n"}, "readme", "pre-commit"),
     ("file-name", {f"notes/{TOKEN}.txt": "x\n"}, "a file", "pre-commit"),
+    ("binary", {"notes/image.png": "\x89PNG\x00\x00" + TOKEN + "\x00"}, "an image", None),  # by name only
     ("message", {"notes/ok.txt": "fine\n"}, f"use {TOKEN} for the bot", "commit-msg"),
     ("trailer", {"notes/ok2.txt": "fine\n"}, f"fix\n\nwhy\n\nMemfs-Idempotency-Key: {TOKEN}\n", "commit-msg"),
     ("ordinary", {"notes/plain.md": memory_text("the build is green\n", type="fact", scope="user:U5",
