@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from memfs.agents.verbs import Context, Eval
 from memfs.ops.verbs.collab import Export, Import, Propose, Sync
 from memfs.ops.verbs.declare import Request, verb
-from memfs.ops.verbs.files import Delete, InstallMergeDriver, New, Validate, Write
+from memfs.ops.verbs.files import Delete, InstallHooks, InstallMergeDriver, New, Validate, Write
 from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
 from memfs.ops.verbs.lifecycle import Consolidate, Expire, Forget, Prune, Purge, Remember, Stats
 from memfs.ops.verbs.lineage import Graph, Impact, Reinstate, Retract
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from memfs.policy.guard import Grants
     from memfs.policy.recall import ScopeRule
     from memfs.store.history import FileDiff, LogEntry, Revision
+    from memfs.store.hooks import HooksInstalled
 
 
 class MemoryRepo:
@@ -80,13 +81,14 @@ class MemoryRepo:
 
     @classmethod
     def init(
-        cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None
+        cls, directory: str | os.PathLike[str], actor: str | None = None, *, ci: str | None = None, hooks: bool = True
     ) -> MemoryRepo:
         """``memfs init``: make ``directory`` a memory repository (see
-        :meth:`~memfs.store.repo.Store.init`); with ``ci`` (``"github"`` or ``"gitlab"``) also the
-        CI job that validates memory and posts ``memfs review BASE..HEAD`` on every pull request or
-        merge request (:meth:`~memfs.store.repo.Store.add_ci`)."""
-        store = Store.init(directory, actor)
+        :meth:`~memfs.store.repo.Store.init`) with the hooks that check hand commits (unless
+        ``hooks`` is false: :mod:`memfs.store.hooks`); with ``ci`` (``"github"`` or ``"gitlab"``)
+        also the CI job that validates memory and posts ``memfs review BASE..HEAD`` on every pull
+        request or merge request (:meth:`~memfs.store.repo.Store.add_ci`)."""
+        store = Store.init(directory, actor, hooks=hooks)
         if ci is not None:
             store.add_ci(ci)
         return cls(store)
@@ -293,6 +295,7 @@ class MemoryRepo:
         return [self.run(op) for op in ops]
 
     install_merge_driver = verb(InstallMergeDriver)
+    install_hooks = verb(InstallHooks)
 
 # --- how each declared verb runs: one function per request, in the module that does the work ---
 _DOERS: dict[type, Callable[[MemoryRepo, Any], Any]] = {}
@@ -484,6 +487,11 @@ def _install_merge_driver(repo: MemoryRepo, op: InstallMergeDriver) -> Installed
     from memfs.ops.mergedriver import install
 
     return install(repo.store, op.command)
+
+
+@_does(InstallHooks)
+def _install_hooks(repo: MemoryRepo, op: InstallHooks) -> HooksInstalled:
+    return repo.store.install_hooks()
 
 
 @_does(Sync)

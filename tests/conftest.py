@@ -69,6 +69,9 @@ def _isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     monkeypatch.setenv("MEMFS_ACTOR", ACTOR)
     monkeypatch.delenv("MEMFS_CONFIG", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    # memfs's hooks (installed by init) would start Python twice per hand commit; the tests of
+    # the hooks themselves (tests/cli/test_hooks.py) run them
+    monkeypatch.setenv("MEMFS_HOOKS", "skip")
 
 
 def _compact(repo: Path, git_dir: Path) -> None:

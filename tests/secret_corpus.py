@@ -93,7 +93,23 @@ KINDS: dict[str, Callable[[random.Random], Sample]] = {
     "password-fr": lambda r: _with(_password(r), _pick(
         r, "mon mot de passe est {v}", "Le mot de passe du wifi est {v}")),
     "password-ja": lambda r: _with(_password(r), _pick(r, "パスワードは {v} です", "パスワード：{v}")),
+    "password-words": lambda r: _words(r),
 }
+
+_ZH_WORDS = ["春天来了", "小猫钓鱼", "大河向东流", "月亮代表我的心", "青山绿水", "长城万里"]
+_JA_WORDS = ["さくらさくら", "はるがきた", "ふじやま", "うみのおと"]
+_LATIN_WORDS = ["sunflower", "Sonnenblume", "mariposa", "papillon", "swordfish", "Tannenbaum"]
+
+
+def _words(rng: random.Random) -> Sample:
+    """A password of words only, no digits or symbols (what a person picks and says aloud)."""
+    zh, ja, latin = rng.choice(_ZH_WORDS), rng.choice(_JA_WORDS), rng.choice(_LATIN_WORDS)
+    return rng.choice([
+        _with(zh, "我的密码是{v}"), _with(zh, "wifi密码是{v}，别告诉别人"), _with(zh, "密码是「{v}」"),
+        _with(ja, "パスワードは「{v}」です"), _with(latin, 'my password is "{v}"'),
+        _with(latin, "mein Passwort ist '{v}'"), _with(latin, 'mi contraseña es "{v}"'),
+        _with(latin, "mon mot de passe est « {v} »".replace("« ", '"').replace(" »", '"')),
+    ])
 
 _CYRILLIC = str.maketrans("aeopcxyisjABEKMHOPCTX", "аеорсхуіѕјАВЕКМНОРСТХ")
 _INVISIBLES = "\u034f\u115f\u3164\ufe0f\u200b\u2060\u00ad"
@@ -177,6 +193,14 @@ PROSE_PASSWORDS = [
     "请修改默认密码。",
     "忘记密码时，可以通过邮箱重置。",
     "密码长度至少为 8 位",
+    "密码是多少？",
+    "密码为空时无法登录。",
+    "密码是加密存储的。",
+    "我的密码是随机生成的，很复杂",
+    "管理员密码是必填项",
+    "パスワードは「8文字以上」にしてください。",
+    'The password is "required" for every account.',
+    "mi contraseña es muy segura",
     "API 密钥保存在保险库里。",
     "Das Passwort muss mindestens 12 Zeichen lang sein.",
     "Passwort ist 12 Zeichen lang",

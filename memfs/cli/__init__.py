@@ -84,6 +84,8 @@ COMMANDS: dict[str, Verb] = {
     "propose": _verb("collab:propose_cmd", "propose"),
     "install-merge-driver": _verb("collab:install_merge_driver_cmd", "install_merge_driver"),
     "merge-driver": _verb("collab:merge_driver_cmd", "memfs.ops.mergedriver:run"),
+    "install-hooks": _verb("collab:install_hooks_cmd", "install_hooks"),
+    "hook": _verb("collab:hook_cmd", "memfs.ops.entry:staged", "memfs.ops.entry:commit_message"),
 }
 
 

@@ -1,4 +1,5 @@
-"""``memfs sync``, ``propose``, ``install-merge-driver`` and the ``merge-driver`` entry git runs."""
+"""``memfs sync``, ``propose``, ``install-merge-driver``, ``install-hooks``, and the entries git
+runs: ``merge-driver`` and ``hook``."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import click
 
 from memfs.cli import State
 from memfs.cli.derive import command
-from memfs.cli.options import json_option
+from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
 from memfs.ops.verbs.collab import Propose, Sync
-from memfs.ops.verbs.files import InstallMergeDriver
+from memfs.ops.verbs.files import InstallHooks, InstallMergeDriver
 
 
 @command(Sync)
@@ -70,4 +71,38 @@ def merge_driver_cmd(base: Path, ours: Path, theirs: Path, path: str, marker_siz
 
     if not run(base, ours, theirs, path, marker_size):
         note(f"memfs: {path}: conflicting changes left as conflict markers; edit the file, then 'memfs validate'")
+        sys.exit(1)
+
+
+@command(InstallHooks)
+@json_option
+def install_hooks_cmd(state: State, op: InstallHooks, as_json: bool) -> None:
+    result = state.repo().run(op)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for text in result.lines():
+        line(text)
+
+
+@click.command("hook", hidden=True)
+@click.argument("name", type=click.Choice(["pre-commit", "commit-msg"]))
+@click.argument("message", required=False, type=click.Path(path_type=Path))
+@pass_state
+def hook_cmd(state: State, name: str, message: Path | None) -> None:
+    """What memfs's git hooks run: NAME is the hook; commit-msg gets git's MESSAGE file. Exit 1
+    refuses the commit, saying why."""
+    from memfs.ops import entry
+
+    repo = state.repo().store
+    if name == "commit-msg" and message is None:
+        raise click.UsageError("commit-msg needs the message file git passes")
+    problems = entry.staged(repo) if name == "pre-commit" else entry.commit_message(repo, Path(message or ""))
+    if problems:
+        for text in problems:
+            note(f"memfs {name}: {text}")
+        fix = ("remove it from the file (edit it, git add it) and commit again" if name == "pre-commit"
+               else "write the message without it and commit again")
+        note(f"memfs {name}: commit refused: memfs never lets a secret into memory, because git keeps it in history "
+             f"and sends it to every clone; {fix}")
         sys.exit(1)

@@ -16,12 +16,15 @@ from memfs.cli.output import line
 @click.option("--ci", type=click.Choice(["github", "gitlab"]),
               help="Also add the CI job that validates memory and posts 'memfs review' on pull requests "
                    "(github) or merge requests (gitlab).")
+@click.option("--no-hooks", "no_hooks", is_flag=True,
+              help="Do not install the git hooks that check hand commits for secrets (see memfs install-hooks).")
 @pass_state
-def init_cmd(state: State, directory: Path | None, ci: str | None) -> None:
+def init_cmd(state: State, directory: Path | None, ci: str | None, no_hooks: bool) -> None:
     """Create a memory repository in DIRECTORY (default: -C or the current directory).
 
     Inside an existing git repository the folder becomes a memory root within it; otherwise a
-    new git repository is created. Safe to run again. With --ci github, also
+    new git repository is created. Safe to run again. It installs the git hooks that refuse a
+    hand commit carrying a secret (memfs install-hooks), unless --no-hooks. With --ci github, also
     .github/workflows/memfs.yml: on every pull request, memfs validate, and memfs review
     BASE..HEAD posted as the pull request's comment. With --ci gitlab, also .gitlab-ci.yml:
     the same on every merge request, posted as a note (it needs a token in the CI/CD variable
@@ -29,7 +32,7 @@ def init_cmd(state: State, directory: Path | None, ci: str | None) -> None:
     """
     from memfs.api import MemoryRepo
 
-    repo = MemoryRepo.init(directory or state.directory, state.actor, ci=ci)
+    repo = MemoryRepo.init(directory or state.directory, state.actor, ci=ci, hooks=not no_hooks)
     line(f"memory repository ready at {repo.root}")
     if ci is not None:
         from memfs.store.init import CI

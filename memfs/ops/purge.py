@@ -12,8 +12,10 @@ enough. :func:`purge`:
 5. drops the search index and other caches under ``.memfs/`` (rebuilt on the next read) and the
    memory's usage statistics; the refusal log stays (it never holds a memory's content, and
    ``memfs eval`` reads it);
-6. verifies that no object in the repository, reachable or not, loose or packed, still contains
-   any of the texts, and that no file in the work tree does;
+6. verifies that nothing in the repository still holds any of the texts or their distinctive
+   fragments (:mod:`memfs.ops.purge_verify`: every object, reachable or not, ref names, the git
+   directory's files, the caches, every work-tree file); anything found is listed, and the purge
+   is then not verified;
 7. records the audit commit (``Memfs-Op: purge``), which names only a SHA-256 of the path and,
    like a retraction, flags what was derived from the memory: every memory downstream of it
    along reverse ``depends_on`` becomes ``needs_review`` with an ``invalidated_by`` record whose
@@ -39,17 +41,18 @@ from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageErro
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.ops import idempotency
+from memfs.ops.purge_verify import MIN_NEEDLE, distinctive, normalized, other_files, verify
 from memfs.ops.retract import derived, flag
-from memfs.store import atomic, gitcli, paths, refusal_log, usage
+from memfs.store import atomic, gitcli, refusal_log, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
-MIN_NEEDLE = 8
-#: Words per fragment: verification and message redaction look for every run of this many
-#: consecutive words of the purged text (whitespace-normalized), so a quote of part of it is found.
-NGRAM_WORDS = 6
 _SIGNATURE = re.compile(rb"-----BEGIN (PGP|SSH) SIGNATURE-----")
+_DESCRIPTION = re.compile(r"^description:[ \t]*(.+)$", re.MULTILINE)
 _KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock", refusal_log.LOG_FILE}
+#: Scratch files git leaves in its directory (the last message written, the last fetch, the tip
+#: before the last reset): stale after a rewrite, and they may quote the purged text.
+_SCRATCH = ("COMMIT_EDITMSG", "FETCH_HEAD", "ORIG_HEAD")
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,13 @@ class PurgePlan:
     commits: tuple[str, ...]
     remotes: dict[str, str]
     texts: tuple[str, ...] = field(repr=False)
+    #: The texts' distinctive fragments (:func:`memfs.ops.purge_verify.distinctive`).
+    fragments: tuple[bytes, ...] = field(default=(), repr=False)
+
+    @property
+    def needles(self) -> list[bytes]:
+        """What verification and redaction look for: each text whole, and its fragments."""
+        return [t.encode("utf-8") for t in self.texts if t] + list(self.fragments)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,8 +135,10 @@ class PurgeReport:
             out.append("NOT CLEAN, the text or its path is still in: " + "; ".join(self.remaining))
         else:
             out.append(
-                "no object in this repository (commits, messages, tags, notes, stashes, every ref) and no "
-                "work-tree file contains the purged text, any 6-word fragment of it, or its path"
+                "nothing in this repository (objects: commits, messages, trailers, tags, notes, stashes; ref names; "
+                "the index, reflogs and other git files; memfs's caches; every work-tree file, other memories "
+                "included) holds the purged text, a distinctive fragment of it (3 words, a token of 8+ characters), "
+                "or its path"
             )
         if self.unrewritable:
             out.append("NOT VERIFIED, copies this purge cannot rewrite: " + "; ".join(self.unrewritable))
@@ -202,11 +214,22 @@ def _last_id(repo: Store, git_path: str) -> str | None:
 def _texts(data: bytes) -> list[str]:
     """The distinctive text of one version of the file: its body, else the whole file."""
     text = data.decode("utf-8", "replace")
-    try:
-        body = split(text).body.strip()
-    except SplitError:
-        body = text.strip()
+    body = _body(text)
     return [body] if len(body) >= MIN_NEEDLE else ([text.strip()] if text.strip() else [])
+
+
+def _prose(data: bytes) -> list[str]:
+    """What the fragments of one version are taken from: its body and its description, never the
+    frontmatter's keys and fixed values (``type: preference`` is in every memory)."""
+    text = data.decode("utf-8", "replace")
+    return [t for t in (_body(text), *_DESCRIPTION.findall(text)) if t.strip()]
+
+
+def _body(text: str) -> str:
+    try:
+        return split(text).body.strip()
+    except SplitError:
+        return text.strip()
 
 
 def plan(repo: Store, path: str) -> PurgePlan:
@@ -215,19 +238,19 @@ def plan(repo: Store, path: str) -> PurgePlan:
     git_paths = _history_paths(repo, rel)
     commits: list[str] = []
     texts: dict[str, None] = {}
+    prose: dict[str, None] = {}
     current = repo.read_bytes(rel)
-    if current is not None:
-        texts.update(dict.fromkeys(_texts(current)))
+    versions = [current] if current is not None else []
     commits = repo.git.commits_touching(git_paths)
-    if commits:
-        for sha in commits:
-            for name in git_paths:
-                data = repo.git.show_file(sha, name)
-                if data is not None:
-                    texts.update(dict.fromkeys(_texts(data)))
+    for sha in commits:
+        versions += [data for name in git_paths if (data := repo.git.show_file(sha, name)) is not None]
     if current is None and not commits:
         raise MemoryNotFound(f"{rel}: no such memory, now or in history; nothing to purge")
-    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts))
+    for data in versions:
+        texts.update(dict.fromkeys(_texts(data)))
+        prose.update(dict.fromkeys(_prose(data)))
+    found = distinctive(list(prose), other_files(repo, git_paths))
+    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts), tuple(found))
 
 
 def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
@@ -251,9 +274,11 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
             target.unlink()
         repo.git.expire_reflogs()
         repo.git.prune()
+        for scratch in _SCRATCH:
+            (repo.git.git_dir / scratch).unlink(missing_ok=True)
         report.caches_dropped = _drop_caches(repo, the_plan)
         repo.progress("checking every object", 0, None)
-        report.remaining = verify(repo, the_plan.texts, the_plan.git_paths)
+        report.remaining = verify(repo, the_plan.needles, _path_pattern(the_plan.git_paths))
         if repo.git.head() is not None:
             report.audit_commit = _audit(repo, the_plan, reason, actor, report)
     return report
@@ -304,12 +329,12 @@ def _rewrite_notes(repo: Store, the_plan: PurgePlan, report: PurgeReport, actor:
     """Git notes quoting the memory: a notes ref whose history holds the text (whole or any
     fragment) is replaced by one commit without the offending notes (its history is dropped, as
     a note's history is only earlier versions of notes)."""
-    needles = [t.encode("utf-8") for t in the_plan.texts if t] + fragments(the_plan.texts)
+    needles = the_plan.needles
     if not needles:
         return
 
     def quotes(data: bytes) -> bool:
-        return any(n in data or n in _normalized(data) for n in needles)
+        return any(n in data or n in normalized(data) for n in needles)
 
     for ref, _ in repo.git.refs("refs/notes/"):
         history = repo.git.read_objects(repo.git.blobs_reachable(ref))
@@ -339,24 +364,6 @@ def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
     return dropped
 
 
-def fragments(texts: tuple[str, ...] | list[str]) -> list[bytes]:
-    """Every run of :data:`NGRAM_WORDS` words of ``texts`` (whitespace-normalized; a shorter text
-    whole), at least :data:`MIN_NEEDLE` bytes long, for finding a partial quote."""
-    found: dict[bytes, None] = {}
-    for text in texts:
-        words = text.split()
-        if len(words) <= NGRAM_WORDS:
-            runs = [" ".join(words)]
-        else:
-            runs = [" ".join(words[i : i + NGRAM_WORDS]) for i in range(len(words) - NGRAM_WORDS + 1)]
-        found.update(dict.fromkeys(r.encode("utf-8") for r in runs if len(r) >= MIN_NEEDLE))
-    return list(found)
-
-
-def _normalized(data: bytes) -> bytes:
-    return b" ".join(data.split())
-
-
 def _path_pattern(git_paths: tuple[str, ...] | list[str]) -> re.Pattern[bytes] | None:
     names = [re.escape(p.encode("utf-8")) for p in git_paths if p]
     if not names:
@@ -364,39 +371,12 @@ def _path_pattern(git_paths: tuple[str, ...] | list[str]) -> re.Pattern[bytes] |
     return re.compile(rb"(?<![\w./-])(?:" + b"|".join(names) + rb")(?![\w./-])")
 
 
-def verify(
-    repo: Store, texts: tuple[str, ...] | list[str], git_paths: tuple[str, ...] | list[str] = ()
-) -> list[str]:
-    """Where any of ``texts`` (whole, or any :func:`fragments` of it) or, in a commit or tag
-    message, any of ``git_paths`` still is: objects (``<type> <sha>``, reachable or not: commits
-    and their messages, annotated tags, notes, stashes) and work-tree files (regular ones, read
-    whole; a symlink's text is in its object). Empty means clean."""
-    needles = [t.encode("utf-8") for t in texts if t] + fragments(texts)
-    named = _path_pattern(git_paths)
-    if not needles and named is None:
-        return []
-    found = []
-    for sha, kind, content in repo.git.objects():
-        flat = _normalized(content)
-        if any(n in content or n in flat for n in needles):
-            found.append(f"{kind} {sha}")
-        elif named is not None and kind in ("commit", "tag") and named.search(content):
-            found.append(f"{kind} {sha} (names the path)")
-    for name in sorted(set(repo.git.listed_files())):
-        try:
-            data = paths.read_file(repo.git.workdir, name, limit=None)
-        except OSError:
-            continue
-        if isinstance(data, bytes) and any(n in data or n in _normalized(data) for n in needles):
-            found.append(f"work tree file {name}")
-    return sorted(set(found))
-
-
 def _redaction(the_plan: PurgePlan) -> dict[str, Any]:
     return {
         "paths": list(the_plan.git_paths),
         "digest": hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest(),
         "needles": [t for t in the_plan.texts if t],
+        "fragments": [f.decode("utf-8", "surrogateescape") for f in the_plan.fragments],
     }
 
 
@@ -404,7 +384,8 @@ def _redaction(the_plan: PurgePlan) -> dict[str, Any]:
 def _load_redaction(where: str) -> tuple[re.Pattern[bytes] | None, bytes, list[bytes]]:
     with open(where, encoding="utf-8") as handle:
         data = json.load(handle)
-    needles = [t.encode("utf-8") for t in data["needles"]] + fragments(data["needles"])
+    needles = [t.encode("utf-8") for t in data["needles"]] + [
+        f.encode("utf-8", "surrogateescape") for f in data["fragments"]]
     return _path_pattern(data["paths"]), data["digest"].encode(), needles
 
 
@@ -412,15 +393,15 @@ def redact_message(message: bytes, where: str) -> bytes:
     """A commit or tag message without the purged memory (run by git-filter-repo for each one):
     its path, wherever it appears (a ``Memfs-Path`` trailer, a subject), becomes
     ``sha256:<digest>``, the hash the purge commit records; a line quoting the purged text (whole
-    or any 6-word fragment) becomes ``[purged]``; if a quote spans lines, everything after the
-    subject does."""
+    or any distinctive fragment: 3 words, a rare token) becomes ``[purged]``; if a quote spans
+    lines, everything after the subject does."""
     named, digest, needles = _load_redaction(where)
     if named is not None:
         message = named.sub(b"sha256:" + digest, message)
     lines = message.split(b"\n")
-    lines = [b"[purged]" if any(n in _normalized(line) for n in needles) else line for line in lines]
+    lines = [b"[purged]" if any(n in normalized(line) for n in needles) else line for line in lines]
     message = b"\n".join(lines)
-    flat = _normalized(message)
+    flat = normalized(message)
     if any(n in flat for n in needles):
         message = lines[0] + b"\n\n[purged]\n"
     return message

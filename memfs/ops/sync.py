@@ -36,6 +36,7 @@ from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncR
 from memfs.format.config import CONFIG_FILE, SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
 from memfs.format.parse import parse
+from memfs.ops import incoming
 from memfs.policy import guard
 from memfs.policy.retry import Backoff
 from memfs.store import gitcli, paths
@@ -195,9 +196,10 @@ def _uncommitted_memories(repo: Store) -> list[str]:
     return sorted(set(found))
 
 
-def _fetch(git: gitcli.Git, target: _Target) -> str | None:
-    """Fetch the remote branch into its tracking ref; its tip, or ``None`` if it does not exist yet."""
-    return git.fetch_branch(target.remote, target.branch, target.tracking)
+def _fetch(repo: Store, target: _Target) -> str | None:
+    """Fetch the remote branch into its tracking ref once what it brings is judged clean
+    (:mod:`memfs.ops.incoming`); its tip, or ``None`` if it does not exist yet."""
+    return incoming.fetch(repo, target.remote, target.branch, target.tracking)
 
 
 def _backup(git: gitcli.Git, sha: str, why: str) -> str:
@@ -397,7 +399,7 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
     how, pulled, attempt = "none", 0, 0
     while True:
         attempt += 1
-        upstream = _fetch(git, target)
+        upstream = _fetch(repo, target)
         if upstream is not None:
             start = git.head()
             step, backup = _integrate(repo, target, upstream, mode)
@@ -526,7 +528,7 @@ def propose(
     with repo.locked():
         target = _target(git, remote, base, repo.config().sync)
         _check_no_operation(repo)
-        upstream = _fetch(git, target)
+        upstream = _fetch(repo, target)
         if upstream is None:
             raise NotFound(
                 f"{target.label} does not exist yet, so there is nothing to review against; publish the shared "

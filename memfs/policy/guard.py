@@ -235,6 +235,18 @@ def secrets(change: FileChange) -> list[Refusal]:
     return found
 
 
+def file_secrets(path: str, before: str | None, after: str | None, *, memory: bool) -> list[Refusal]:
+    """Secrets a change to any file under the memory root brings in, whoever made it (a hand
+    commit, a commit another clone made): for a memory, as :func:`secrets` judges its change
+    (decoded frontmatter values too); for any other file (a README, notes, configuration) in its
+    added lines and its name. Deleting a file brings nothing in."""
+    if after is None:
+        return []
+    if memory:
+        return secrets(describe(path, before, after))
+    return secrets(FileChange(path, None, None, frozenset(), _added_lines(before, after)))
+
+
 def secret_problems(path: str, text: str, meta: Mapping[str, Any] | None = None) -> list[Problem]:
     """The secrets in a whole memory file (its text, its decoded frontmatter values ``meta`` if
     the caller parsed them, its path) as validation findings: what ``memfs validate`` (the

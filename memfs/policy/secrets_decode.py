@@ -170,6 +170,7 @@ def base64_runs(text: str) -> Iterator[tuple[int, int, str]]:
 _TOKENISH = re.compile(r"[0-9_/+=#*!%$&~^-]")
 _SENTENCE_END = frozenset(".!?,;:)]\"'…。！？")
 _BLANK = " \t\r"
+_OPEN_QUOTE = re.compile(r"[\"'「『“][^\"'」』”]+$")
 
 
 def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
@@ -194,8 +195,11 @@ def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
 def _mid_token(line: str, left: str, right: str) -> bool:
     """Whether a line break may fall inside a credential: the word before it and the word after it
     hold a digit or a symbol between them (after a sentence's or clause's end, the word before it
-    alone must), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
+    alone must), the word before it opens a quote it does not close (a quoted password of words:
+    ``"Tanne\\nnbaum"``), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
     prose (words only) is not joined, which keeps the scan of a long note cheap."""
+    if _OPEN_QUOTE.search(left):
+        return True
     if left[-1] in _SENTENCE_END:
         left, right = left[:-1], ""
     return (len(left) >= 2 and _TOKENISH.search(left + right) is not None) or "-----" in line

@@ -120,6 +120,40 @@ def _bare_password(value: str) -> bool:
     return _password_value(value) and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
+def _quoted_word(value: str) -> bool:
+    """A quoted one-word password ("my password is 'sunflower'"): a placeholder or a quoted phrase
+    ("is 'too weak'") stays prose; unquoted words never count, since "mi contraseña es segura"
+    describes a password."""
+    quoted = len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]
+    inner = value[1:-1] if quoted else ""
+    return quoted and len(inner) >= 4 and " " not in inner and not _PLACEHOLDER.match(inner)
+
+
+def _written_password(value: str) -> bool:
+    return _password_value(value) or _quoted_word(value)
+
+
+#: Words that make a Chinese sentence after 密码是 describe the password rather than give it.
+_CJK_PROSE = re.compile(
+    r"用户|设置|設置|必须|必須|需要|包含|长度|長度|至少|最少|位数|位數|字符|不能|不可|应该|應該|可以|什么|什麼|多少|自己"
+    r"|保管|保存|存储|存儲|加密|错误|錯誤|正确|正確|安全|默认|默認|空|无效|無效|过期|過期|一样|相同|必填|选填|可选|忘|重置"
+    r"|修改|更改|泄露|洩露|保密|随机|隨機|复杂|複雜|简单|簡單|管理|哪|吗|嗎|呢|？|\?"
+    r"|文字|桁|以上|以下|以内|以內|数字|數字|字母|大小写|大小寫|符号|符號"
+)
+
+
+def _cjk_password(value: str) -> bool:
+    """A password written in Chinese characters after 密码是/为 ("我的密码是春天来了"), or any
+    quoted one ("密码是「春天来了」"): unquoted, it is prose when it reads as a description (ends in
+    的, asks, or names a property: 用户自己设置的, 必填, 加密存储; quoted or not, 「8文字以上」)."""
+    inner = value.strip(_EDGES)
+    if len(inner) < 2 or _PLACEHOLDER.match(inner) or inner in ("密码", "口令", "密碼"):
+        return False
+    if value[0] in "「『“\"'" and len(inner) >= 2:
+        return not _CJK_PROSE.search(inner)
+    return not inner.endswith(("的", "了吗")) and not _CJK_PROSE.search(inner)
+
+
 def _secret_value(value: str) -> bool:
     """An assigned value that looks like a credential (``DB_PASSWORD=...``, ``aws_secret_access_key
     = ...``): at least 8 characters, not a placeholder or a slug of words, and either with digits
@@ -229,7 +263,7 @@ _GENERIC_RULES = (
             r"(?:ist|lautet|war|es|est|era|était|é|is|:|：|=)\s*(?P<v>\"[^\"\n]{4,}\"|'[^'\n]{4,}'|[^\s,;]{4,})"
         ),
         "v",
-        _password_value,
+        _written_password,
     ),
     _Rule(
         "password",
@@ -247,7 +281,7 @@ _GENERIC_RULES = (
             r"(?P<v>\"[^\"\n]{4,}\"|'[^'\n]{4,}'|`[^`\n]{4,}`|[^\s,;]{4,})"
         ),
         "v",
-        _password_value,
+        _written_password,
     ),
     _Rule(
         "password",
@@ -262,6 +296,24 @@ _GENERIC_RULES = (
         re.compile(r"(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)\s*[「“\"']?(?P<v>[!-~]{4,})"),
         "v",
         _password_value,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(
+            r"(?:密码|口令|密碼)\s*(?:是|为|為)\s*(?P<v>[「『“\"'][^」』”\"'\n]{2,32}[」』”\"']"
+            r"|[^\s。！？!?，,；;、:：\"'「」『』“”]*[\u3400-\u9fff][^\s。！？!?，,；;、:：\"'「」『』“”]*)"
+            r"(?=[\s。！？!?，,；;、\"'」』”）)]|$)"
+        ),
+        "v",
+        _cjk_password,
+    ),
+    _Rule(
+        "password",
+        "password",
+        re.compile(r"(?:パスワード|暗証番号|パスコード|密码|口令|密碼)\s*(?:は|が|:|：|=)\s*(?P<v>[「『“][^」』”\n]{2,32}[」』”])"),
+        "v",
+        _cjk_password,
     ),
     _Rule(
         "credentials-in-url",
@@ -338,8 +390,8 @@ def _mask(value: str) -> str:
 def _matches(rule: _Rule, line: str) -> Iterator[tuple[int, int, str]]:
     for match in rule.pattern.finditer(line):
         group = rule.group
-        if group == 0 and match.lastindex:
-            group = match.lastindex
+        if group == 0 and match.lastindex and match.end(match.lastindex) >= match.end() - 1:
+            group = match.lastindex  # a value group (``key = (value)``), not a prefix's (``(ghp|gho)_...``)
         value = match.group(group)
         if not value:
             continue

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memfs.errors import Refused
+from memfs.store import hooks as store_hooks
 from memfs.store import init, paths
 from memfs.store.commits import Change, CommitResult
+from memfs.store.hooks import HooksInstalled
 from memfs.store.reading import Reader, Scan
 from memfs.store.transaction import Transaction
 from memfs.store.upkeep import default_actor
@@ -41,8 +43,9 @@ class Store(Reader):
     through :class:`~memfs.store.reading.Reader` and changed only by :meth:`transaction`."""
 
     @classmethod
-    def init(cls: type[T], directory: str | os.PathLike[str], actor: str | None = None) -> T:
-        """Make ``directory`` a memory repository (see :mod:`memfs.store.init`) and open it."""
+    def init(cls: type[T], directory: str | os.PathLike[str], actor: str | None = None, *, hooks: bool = True) -> T:
+        """Make ``directory`` a memory repository (see :mod:`memfs.store.init`) and open it; with
+        ``hooks``, install the hooks that check hand commits (:mod:`memfs.store.hooks`)."""
         root = Path(directory)
         git = init.prepare(root)
         store = cls(root.resolve(), git, actor)
@@ -52,7 +55,13 @@ class Store(Reader):
                     tx.write_bytes(rel, data)
                 else:
                     tx.write_file(rel, data)
+        if hooks:
+            store.install_hooks()
         return cls.open(store.root, store.actor)
+
+    def install_hooks(self) -> HooksInstalled:
+        """Install the hooks that check hand commits in this clone (:mod:`memfs.store.hooks`)."""
+        return store_hooks.install(self.git, self.prefix)
 
     def add_ci(self, kind: str) -> CommitResult:
         """Add the CI set-up ``kind`` (:data:`memfs.store.init.CI`: ``github`` writes

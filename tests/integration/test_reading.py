@@ -140,11 +140,11 @@ def test_a_config_file_that_is_not_a_plain_file_is_an_error_not_a_hang(repo: Mem
 
 
 def test_purge_verification_reads_no_device(repo: MemoryRepo) -> None:
-    from memfs.ops.purge import verify
+    from memfs.ops.purge_verify import verify
 
     add(repo, "facts/a.md", body="okapi secret\n")
     os.symlink("/dev/zero", repo.root / "zero.md")
-    assert "work tree file facts/a.md" in finishes(lambda: verify(repo.store, ["okapi secret"]))
+    assert "work tree file facts/a.md" in finishes(lambda: verify(repo.store, [b"okapi secret"]))
 
 
 def test_a_bound_session_judges_a_file_by_its_bytes_now(repo: MemoryRepo) -> None:

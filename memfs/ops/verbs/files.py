@@ -1,5 +1,5 @@
 """Memory files by path: ``write`` (and ``add``), ``new``, ``rm``, ``validate``; and
-``install-merge-driver``."""
+``install-merge-driver`` and ``install-hooks``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from memfs.ops.verbs.declare import Request, request
 if TYPE_CHECKING:
     from memfs.format.model import Problem  # noqa: F401 - results named in Request["..."]
     from memfs.ops.mergedriver import Installed  # noqa: F401
+    from memfs.store.hooks import HooksInstalled  # noqa: F401
     from memfs.store.reading import Scan
     from memfs.store.repo import CommitResult  # noqa: F401
 
@@ -66,6 +67,19 @@ class InstallMergeDriver(Request["Installed"]):
     """Register memfs's frontmatter-aware merge driver in this clone (git config is per clone)."""
 
     command: str | None = param(default=None, help="Driver command line for git (default: this Python's -m memfs).")
+
+
+@request("install-hooks")
+class InstallHooks(Request["HooksInstalled"]):
+    """Install the git hooks that check commits made by hand in this clone (memfs init does it too).
+
+    pre-commit refuses a commit that puts a secret into any staged file under the memory root
+    (memories and every other file, and their names); commit-msg refuses one in the commit
+    message or its trailers. They go where git runs hooks (core.hooksPath, else .git/hooks). A
+    hook of yours already there is kept as NAME.memfs-chained and runs first; if that name is
+    taken too, nothing is changed and the message says what to move. Hooks are per clone, like
+    the merge driver: run this in every clone. git commit --no-verify skips them (git keeps what
+    it is given; memfs sync still refuses such a commit coming from another clone)."""
 
 
 @request("validate")

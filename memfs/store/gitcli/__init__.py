@@ -13,7 +13,8 @@ The package by section: :mod:`.process` starts git (the only module that starts 
 :class:`~.process.Base` is what every section runs git through), and :class:`Git` is made of
 the sections, each with the parser of its own output: :mod:`.refs` (HEAD, refs, config),
 :mod:`.trees` (blobs, trees, grep), :mod:`.status` (the work tree and index), :mod:`.commit`
-(exact commits), :mod:`.history` (log) and :mod:`.remotes` (fetch, push, maintenance).
+(exact commits), :mod:`.history` (log), :mod:`.remotes` (fetch, push, maintenance) and :mod:`.quarantine` (what
+comes in: a quarantined fetch, the commits it brought, a hand commit's staged changes).
 """
 
 from __future__ import annotations
@@ -27,17 +28,18 @@ from memfs.store.gitcli import process
 from memfs.store.gitcli.commit import PRIVATE_INDEX, Committed, Committing, refuse_secrets
 from memfs.store.gitcli.history import Commit, History
 from memfs.store.gitcli.process import Identity
+from memfs.store.gitcli.quarantine import Change, Incoming, Quarantine
 from memfs.store.gitcli.remotes import Remotes
 from memfs.store.gitcli.status import Probe, Untracked
 from memfs.store.gitcli.trees import Trees, blob_id
 
 __all__ = [
-    "PRIVATE_INDEX", "Commit", "Committed", "Git", "Identity", "Probe", "Untracked", "blob_id", "create",
-    "discover", "ere_escape", "merge_text", "refuse_secrets",
+    "PRIVATE_INDEX", "Change", "Commit", "Committed", "Git", "Identity", "Incoming", "Probe", "Untracked", "blob_id",
+    "create", "discover", "ere_escape", "merge_text", "refuse_secrets",
 ]
 
 
-class Git(Committing, History, Remotes, Trees):
+class Git(Committing, History, Quarantine, Remotes, Trees):
     """The git repository a memory root lives in, every section together. Paths given to it are
     work-tree-relative and match only themselves (``:(literal)``), except the ``pathspec`` of the
     grep methods, a glob such as ``*.md``. Paths git lists are read NUL-separated, never C-quoted."""

@@ -28,6 +28,9 @@ _BASE_ENV = {
     "GIT_EDITOR": "true",
     "GIT_SEQUENCE_EDITOR": "true",
     "GIT_TERMINAL_PROMPT": "0",
+    # memfs's own commits were judged by the core guard already: its hooks need not start Python
+    # again for them (a user's own hooks, chained before memfs's, still run).
+    "MEMFS_HOOKS": "skip",
     "GIT_MERGE_AUTOEDIT": "no",
     "LC_ALL": "C",
 }
@@ -95,13 +98,18 @@ def env(identity: Identity | None) -> dict[str, str]:
 
 def run(
     cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None,
-    index: Path | None = None,
+    index: Path | None = None, objects: tuple[Path, Path] | None = None,
 ) -> Completed:
     """Run ``git ARGS`` in ``cwd``; raise :class:`GitError` with git's message when ``check``.
-    ``index``: the index file git uses instead of the repository's own (``GIT_INDEX_FILE``)."""
+    ``index``: the index file git uses instead of the repository's own (``GIT_INDEX_FILE``);
+    ``objects``: (quarantine, the repository's object folder): new objects are written to the
+    quarantine only, existing ones read from both (as ``git receive-pack`` quarantines a push)."""
     environment = env(identity)
     if index is not None:
         environment["GIT_INDEX_FILE"] = str(index)
+    if objects is not None:
+        environment["GIT_OBJECT_DIRECTORY"] = str(objects[0])
+        environment["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(objects[1])
     try:
         proc = subprocess.run(
             ["git", *CONFIG, *args],
@@ -175,10 +183,10 @@ class Base:
 
     def _run(
         self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None,
-        index: Path | None = None,
+        index: Path | None = None, objects: tuple[Path, Path] | None = None,
     ) -> Completed:
         """``git ARGS`` in the work tree (:func:`run`)."""
-        return run(self.workdir, *args, stdin=stdin, check=check, identity=identity, index=index)
+        return run(self.workdir, *args, stdin=stdin, check=check, identity=identity, index=index, objects=objects)
 
     def _text(
         self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None

@@ -79,3 +79,9 @@ class Remotes(Refs):
         for header, content in process.stream(self.workdir, *batch):
             sha, kind, _ = header.decode().split()
             yield sha, kind, content
+
+    def object_paths(self) -> dict[str, str]:
+        """The path each object reachable from a ref, the index or a reflog has in some tree
+        (``git rev-list --objects``): to name a blob in a report."""
+        out = self._text("rev-list", "--all", "--objects", "--indexed-objects", "--reflog")
+        return {sha: name for sha, _, name in (line.partition(" ") for line in out.splitlines()) if name}

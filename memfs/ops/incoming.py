@@ -1,0 +1,56 @@
+"""What ``memfs sync`` lets in: the remote branch fetched into quarantine and judged before any of
+it becomes part of this repository.
+
+:func:`fetch` fetches the remote branch with its new objects written to a quarantine folder
+(:mod:`memfs.store.gitcli.quarantine`), judges every commit it brings that this repository does
+not have (:mod:`memfs.ops.entry`): its message and trailers, and every file it changes under the
+memory root, memories or not. Only then are the objects moved in and the remote-tracking ref
+(``origin/main``) set. A refusal removes the quarantine: the secret is in no object of this
+repository and on no ref, reachable or not, so nothing is left for a ``gc`` to find or a clone of
+this one to copy.
+
+Where the memory root is a sub-folder of a larger repository, the messages of all incoming
+commits are judged (they enter this branch's history whatever they change), and files outside
+the memory root are not (they are the repository's own business, not memory).
+"""
+
+from __future__ import annotations
+
+from memfs.errors import SyncRefused
+from memfs.ops import entry
+from memfs.store.repo import Store
+
+#: How many refusals the error names before saying how many more there are.
+SHOWN = 5
+
+
+def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
+    """Fetch ``remote``'s ``branch`` into ``tracking`` once every commit it brings is judged clean:
+    its tip, or ``None`` if the branch does not exist. Raises :class:`SyncRefused`, with nothing
+    fetched kept, when a commit carries a secret."""
+    git = repo.git
+    objects = git.quarantine_dir()
+    try:
+        tip = git.fetch_quarantined(remote, branch, objects)
+        if tip is None:
+            return None
+        found = []
+        commits = git.incoming(tip, objects)
+        shas = [sha for commit in commits for sha in entry.blobs_needed(repo, commit.changes)]
+        blobs = git.read_typed(shas, objects) if shas else {}
+        for commit in commits:
+            problems = entry.message(commit.message) + entry.changed_files(repo, commit.changes, objects, blobs)
+            found += [f"commit {commit.sha[:10]}: {p}" for p in problems]
+        if found:
+            more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
+            raise SyncRefused(
+                f"the commits on {remote}/{branch} carry a secret: {'; '.join(found[:SHOWN])}{more}. Nothing was "
+                f"fetched or integrated ({remote}/{branch} here is unchanged and none of its objects were kept). Have "
+                "it erased where it was committed (memfs purge there, then a force-push by an administrator), then "
+                "sync again"
+            )
+        git.adopt(objects)
+        git.update_ref(tracking, tip, f"memfs sync: fetched {remote}/{branch}")
+        return tip
+    finally:
+        git.discard(objects)
