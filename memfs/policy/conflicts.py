@@ -14,8 +14,9 @@ How (general means only, no phrase of a known pair):
    maps the words of one class to one canonical value across scripts (``English``/``英文``/``英语``
    → ``language:english``): values of one class exclude each other.
 2. **Values.** A token is a value when it is a class value, holds a digit, is a capitalised word
-   that does not open its sentence, or is CJK. A value after a negation ("not Portuguese",
-   "不要用葡萄牙语") is *rejected*, not held.
+   that does not open its sentence, or is CJK; a number right after a lowercase word ("note 3")
+   names a numbered thing instead, and a slot holding one is another subject. A value after a
+   negation ("not Portuguese", "不要用葡萄牙语") is *rejected*, not held.
 3. **Subject and value.** What both texts share, outside the values, is the subject; what differs
    is grouped into slots (runs of adjacent differing tokens). A conflict needs: no additive marker
    in the new text ("also", "too", 也, 还); one slot of differing values on each side (two slots
@@ -35,6 +36,7 @@ How (general means only, no phrase of a known pair):
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -45,6 +47,8 @@ from typing import Any, Literal
 SUBJECT_OVERLAP = 0.5
 #: Memories with more content tokens than this are documents, not one value: never compared.
 MAX_TOKENS = 40
+#: Longer bodies are not even read for tokens (a value is said in a sentence or two).
+MAX_CHARS = 600
 #: A token more memories of one group use is no subject (too common to pair them by).
 MAX_SHARING = 100
 
@@ -84,6 +88,8 @@ _CJK_FUNCTION = ("从现在开始", "从现在起", "从今以后", "以后", "�
                  "是", "了", "我", "你", "他", "她", "都", "给", "把", "要", "和", "与", "以", "对", "吧", "呢")
 _CJK_WORDS = tuple(sorted((w for w in _CLASSES if not w.isascii()), key=len, reverse=True))
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_DIGIT = re.compile(r"\d")
+_CJK_START = re.compile(f"[{_CJK}]")
 _PIECE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?|[.!?。！？;；]")
 
 
@@ -99,6 +105,9 @@ class Token:
     rejected: bool
     position: int
     capital: bool = False
+    #: A number written right after a lowercase word ("note 3", "room 12"): a numbered thing's
+    #: name, part of the subject, not a value.
+    numbering: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,74 +133,74 @@ def _stem(word: str) -> str:
     return word
 
 
+_CJK_CUT = re.compile("(" + "|".join(sorted((*_CJK_WORDS, *_CJK_NEGATIONS, *_CJK_FUNCTION), key=len, reverse=True))
+                      + ")")
+_CJK_NEGATION_SET = frozenset(_CJK_NEGATIONS)
+_CJK_WORD_SET = frozenset(_CJK_WORDS)
+
+
 def _cjk_pieces(run: str) -> list[tuple[str, bool]]:
     """A CJK run cut into (piece, negated): class words whole, function words dropped (a negation
     marks the next piece), the rest into character pairs (a single character alone)."""
     out: list[tuple[str, bool]] = []
     negated = False
-    buffer = ""
-
-    def flush() -> None:
-        nonlocal buffer
-        if len(buffer) == 1:
-            out.append((buffer, negated))
-        out.extend((buffer[i:i + 2], negated) for i in range(len(buffer) - 1))
-        buffer = ""
-
-    i = 0
-    while i < len(run):
-        word = next((w for w in _CJK_WORDS if run.startswith(w, i)), None)
-        if word is not None:
-            flush()
-            out.append((word, negated))
-            negated = False
-            i += len(word)
+    for part in _CJK_CUT.split(run):
+        if not part:
             continue
-        neg = next((w for w in _CJK_NEGATIONS if run.startswith(w, i)), None)
-        stop = None if neg else next((w for w in _CJK_FUNCTION if run.startswith(w, i)), None)
-        if neg or stop:
-            flush()
-            negated = negated or bool(neg)
-            i += len(neg or stop or "")
+        if part in _CJK_NEGATION_SET:
+            negated = True
             continue
-        buffer += run[i]
-        i += 1
-    flush()
+        if part in _CJK_WORD_SET:
+            out.append((part, negated))
+        elif _CJK_CUT.fullmatch(part):
+            continue
+        elif len(part) == 1:
+            out.append((part, negated))
+        else:
+            out.extend((part[k:k + 2], negated) for k in range(len(part) - 1))
+        negated = False
     return out
 
 
-def tokens(text: str) -> list[Token]:
-    """The content tokens of ``text``, in order (see the module docstring)."""
+@functools.lru_cache(maxsize=4096)
+def tokens(text: str) -> tuple[Token, ...]:
+    """The content tokens of ``text``, in order (see the module docstring); remembered for the
+    last few thousand texts (a context weighs the same memories call after call)."""
     text = unicodedata.normalize("NFKC", text)
     out: list[Token] = []
     sentence_start, before, negated = True, None, False
+    previous: Token | None = None
     for match in _PIECE.finditer(text):
         piece = match.group()
         if piece in ".!?。！？;；":
-            sentence_start, before, negated = True, None, False
+            sentence_start, before, negated, previous = True, None, False, None
             continue
-        if re.match(rf"[{_CJK}]", piece):
+        if _CJK_START.match(piece):
             for part, neg in _cjk_pieces(piece):
                 form = _CLASSES.get(part, part)
                 out.append(Token(form, True, False, None, neg or negated, len(out)))
-            sentence_start, negated = False, False
+            sentence_start, negated, previous = False, False, None
             continue
         word = piece.casefold().replace("’", "'").removesuffix("'s")
         if word in _NEGATIONS:
-            negated = True
+            negated, previous = True, None
             continue
         if word in _PREPOSITIONS:
-            before = word
+            before, previous = word, None
             continue
         if word in _FUNCTION:
+            previous = None
             sentence_start = sentence_start and word in ("please", "always", "now", "from", "on", "then", "i")
             continue
         form = _CLASSES.get(word, _stem(word))
-        value = (word in _CLASSES or any(c.isdigit() for c in word)
+        value = (word in _CLASSES or _DIGIT.search(word) is not None
                  or (piece[:1].isupper() and not sentence_start))
-        out.append(Token(form, value, sentence_start, before, negated, len(out), piece[:1].isupper()))
+        numbering = word.isdigit() and previous is not None and not previous.capital and not previous.value
+        out.append(Token(form, value and not numbering, sentence_start, before, negated, len(out),
+                         piece[:1].isupper(), numbering))
+        previous = out[-1]
         sentence_start, before = False, None
-    return out
+    return tuple(out)
 
 
 def _additive(text: str) -> bool:
@@ -226,7 +235,7 @@ def compare(old: str, new: str) -> Verdict:
     return _compare(tokens(old), tokens(new), new)
 
 
-def _compare(a_all: list[Token], b_all: list[Token], new: str) -> Verdict:
+def _compare(a_all: Sequence[Token], b_all: Sequence[Token], new: str) -> Verdict:
     a = [t for t in a_all if not t.rejected]
     b = [t for t in b_all if not t.rejected]
     rejected = {t.form for t in b_all if t.rejected}
@@ -252,6 +261,8 @@ def _compare(a_all: list[Token], b_all: list[Token], new: str) -> Verdict:
     slots_a, slots_b = _slots(a, old_only), _slots(b, new_only)
     valued_a = [s for s in slots_a if any(t.value for t in s)]
     valued_b = [s for s in slots_b if any(t.value for t in s)]
+    if any(t.numbering for s in slots_a + slots_b for t in s):
+        return Verdict("different", "another numbered thing: another subject")
     if _names_differ(slots_a, slots_b):
         return Verdict("different", "the texts open with different names: another subject")
     if not valued_a and not valued_b and a_values & b_values:
@@ -338,13 +349,13 @@ def pair_of(a: Any, b: Any) -> Pair | None:
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     """The memories ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``, ``version``,
     ``key``, ``body``) probably conflicts with, newest first: those it would replace."""
-    read = tokens(new.body)
+    read = tokens(new.body) if len(new.body) <= MAX_CHARS else ()
     if not read or len(read) > MAX_TOKENS:
         return []
     probe = _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
     found = []
     for memory in memories:
-        if not comparable(probe, memory):
+        if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
             continue
         verdict = _compare(tokens(memory.body), read, new.body)
         if verdict.conflict:
@@ -373,8 +384,8 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
             groups.setdefault((memory.scope, memory.type or "note", memory.version), []).append(memory)
     found: list[Pair] = []
     for group in groups.values():
-        read = {m.path: tokens(m.body) for m in group}
-        short = sorted((m for m in group if 0 < len(read[m.path]) <= MAX_TOKENS), key=_when)
+        read = {m.path: tokens(m.body) for m in group if len(m.body) <= MAX_CHARS}
+        short = sorted((m for m in group if 0 < len(read.get(m.path, ())) <= MAX_TOKENS), key=_when)
         users: dict[str, list[int]] = {}
         for number, memory in enumerate(short):
             for form in {t.form for t in read[memory.path]}:
