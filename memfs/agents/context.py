@@ -29,6 +29,8 @@ Order and rules (each is tested):
    conflict without a key is injected, the newer; the others are left out and reported as a
    warning (:mod:`memfs.agents.dedupe`; ``memfs validate`` flags them too). Several scopes may be
    asked at once, each matched exactly (a bound session still refuses any scope but its own).
+   Asked without a scope, a context whose memories belong to more than one person (``user:``
+   segments) is refused, as an unbound ``memfs tool`` is, unless ``all_scopes``.
 3. **Labels and delimiters.** Each memory carries its path, scope, type, source, date, revision,
    confidence and version (when it has one; when memories carry versions and none was asked
    for, the context says so), all injected memories being active, inside a delimiter that text
@@ -189,9 +191,12 @@ def assemble(
     candidates: int = RECALL_CANDIDATES,
     at: dt.datetime | None = None,
     min_relevance: float = MIN_RELEVANCE,
+    all_scopes: bool = False,
 ) -> Context:
     """Build the context for ``task`` (see the module docstring for the rules). ``scope`` may be
-    one scope or several, each matched exactly (with ``inherit``, each with its ancestors)."""
+    one scope or several, each matched exactly (with ``inherit``, each with its ancestors).
+    Without a scope, memories of more than one person are refused unless ``all_scopes``
+    (:func:`memfs.policy.recall.check_one_person`)."""
     if not is_format(format):
         raise UsageError(f"{format!r}: use one of {', '.join(FORMATS)}", param="format")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -235,6 +240,9 @@ def assemble(
     now = at or utcnow()
     in_scope = [] if candidates_at_head is None else _in_scope(requests, scope_files, version, now)
     _recall(repo, ctx, cost, count, requests, in_scope, candidates=candidates, now=now, min_relevance=min_relevance)
+    if not all_scopes and any(one is None for one, _ in requests):
+        recall.check_one_person((b.scope for b in ctx.blocks if b.kind == "recalled"),
+                                "the memories recalled for this task")
     _finish(ctx, count, cost, system_fit)
     usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
     return ctx
