@@ -50,7 +50,7 @@ MAX_TOKENS = 40
 #: Longer bodies are not even read for tokens (a value is said in a sentence or two).
 MAX_CHARS = 600
 #: A token more memories of one group use is no subject (too common to pair them by).
-MAX_SHARING = 100
+MAX_SHARING = 20
 
 _LANGUAGES = {
     "english": ("english", "英文", "英语", "英語"),
@@ -297,7 +297,7 @@ def _without_values(
     last_a, last_b = a[-1], b[-1]
     if old_only == {last_a.form} and new_only == {last_b.form} and len(a) > 1 and len(b) > 1:
         rest = ({t.form for t in a} | {t.form for t in b}) - old_only - new_only
-        if rest and (last_a.before == last_b.before):
+        if rest and last_a.before == last_b.before and overlap >= SUBJECT_OVERLAP:
             return Verdict("conflict", "one final word differs", (last_a.form,), (last_b.form,), subject)
     return Verdict("different", f"no value replaced (subject overlap {overlap:.2f})")
 
@@ -346,6 +346,39 @@ def pair_of(a: Any, b: Any) -> Pair | None:
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None
 
 
+@dataclass(frozen=True)
+class _Sketch:
+    """What :func:`_compare` needs at least, as sets: pairs that cannot pass it are skipped
+    without reading them in order (a repository has many more pairs than conflicts)."""
+
+    subject: frozenset[str]
+    classes: frozenset[str]
+    names: frozenset[str]
+    values: frozenset[str]
+    rejected: frozenset[str]
+    forms: frozenset[str]
+
+    @classmethod
+    def of(cls, toks: Sequence[Token]) -> _Sketch:
+        held = [t for t in toks if not t.rejected]
+        return cls(
+            frozenset(t.form for t in held if not t.value),
+            frozenset(t.form.partition(":")[0] for t in held if t.value and ":" in t.form),
+            frozenset(t.form for t in held if (t.capital and not t.first) or _DIGIT.search(t.form)),
+            frozenset(t.form for t in held if t.value),
+            frozenset(t.form for t in toks if t.rejected),
+            frozenset(t.form for t in held),
+        )
+
+    def may_conflict(self, newer: _Sketch) -> bool:
+        union = self.subject | newer.subject
+        if not union or len(self.subject & newer.subject) * 2 >= len(union):
+            return True
+        if self.classes & newer.classes and self.names & newer.names:
+            return True
+        return bool(self.values & newer.rejected and self.forms & newer.forms)
+
+
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     """The memories ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``, ``version``,
     ``key``, ``body``) probably conflicts with, newest first: those it would replace."""
@@ -392,9 +425,10 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
+        sketches = [_Sketch.of(read[m.path]) for m in short]
         for i, j in sorted(candidates):
             older, newer = short[i], short[j]
-            if older.key and newer.key:
+            if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):
                 continue
             verdict = _compare(read[older.path], read[newer.path], newer.body)
             if verdict.conflict:
