@@ -14,7 +14,7 @@ How (general means only, no phrase of a known pair):
    maps the words of one class to one canonical value across scripts (``English``/``英文``/``英语``
    → ``language:english``): values of one class exclude each other.
 2. **Values.** A token is a value when it is a class value, holds a digit, is a capitalised word
-   that does not open its sentence, or is CJK; a number right after a lowercase word ("note 3")
+   that does not open its sentence, or is CJK; a number right after a common word ("note 3")
    names a numbered thing instead, and a slot holding one is another subject. A value after a
    negation ("not Portuguese", "不要用葡萄牙语") is *rejected*, not held.
 3. **Subject and value.** What both texts share, outside the values, is the subject; what differs
@@ -105,7 +105,7 @@ class Token:
     rejected: bool
     position: int
     capital: bool = False
-    #: A number written right after a lowercase word ("note 3", "room 12"): a numbered thing's
+    #: A number written right after a common word ("note 3", "Deploy 4"): a numbered thing's
     #: name, part of the subject, not a value.
     numbering: bool = False
 
@@ -195,7 +195,8 @@ def tokens(text: str) -> tuple[Token, ...]:
         form = _CLASSES.get(word, _stem(word))
         value = (word in _CLASSES or _DIGIT.search(word) is not None
                  or (piece[:1].isupper() and not sentence_start))
-        numbering = word.isdigit() and previous is not None and not previous.capital and not previous.value
+        numbering = (word.isdigit() and previous is not None and not previous.value
+                     and not (previous.capital and not previous.first))
         out.append(Token(form, value and not numbering, sentence_start, before, negated, len(out),
                          piece[:1].isupper(), numbering))
         previous = out[-1]
@@ -316,9 +317,15 @@ class Pair:
         return {"older": self.older, "newer": self.newer, "why": self.why}
 
 
+#: Types whose memories are events, each true on its own ("Deploy 3 went fine."): never a conflict.
+EVENTS = frozenset({"episode", "summary"})
+
+
 def eligible(memory: Any) -> bool:
-    """A memory that may take part in a probable conflict: active and not in ``system/``."""
-    return memory.status in (None, "active") and not getattr(memory, "is_system", False)
+    """A memory that may take part in a probable conflict: active, not in ``system/``, and a
+    lasting value (a preference, fact, note or procedure), not an event (:data:`EVENTS`)."""
+    return (memory.status in (None, "active") and not getattr(memory, "is_system", False)
+            and (memory.type or "note") not in EVENTS)
 
 
 def comparable(a: Any, b: Any) -> bool:
@@ -386,6 +393,8 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     if not read or len(read) > MAX_TOKENS:
         return []
     probe = _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
+    if not eligible(probe):
+        return []
     found = []
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
