@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -231,6 +231,16 @@ def _names_differ(slots_a: list[list[Token]], slots_b: list[list[Token]]) -> boo
     return opening_name(slots_a) and opening_name(slots_b)
 
 
+def _overlap(subject_a: Set[str], subject_b: Set[str], forms_a: Set[str], forms_b: Set[str]) -> float:
+    """How much of the subject two texts share: the Jaccard overlap of their non-value tokens, or
+    of all their tokens when neither has any (CJK text is all values)."""
+    union = subject_a | subject_b
+    if union:
+        return len(subject_a & subject_b) / len(union)
+    every = forms_a | forms_b
+    return len(forms_a & forms_b) / len(every) if every else 0.0
+
+
 def compare(old: str, new: str) -> Verdict:
     """How ``new`` relates to ``old`` (both of one scope, type and version; see the module docstring)."""
     return _compare(tokens(old), tokens(new), new)
@@ -246,8 +256,7 @@ def _compare(a_all: Sequence[Token], b_all: Sequence[Token], new: str) -> Verdic
     shared = a_forms & b_forms
     subject_a = {t.form for t in a if not t.value}
     subject_b = {t.form for t in b if not t.value}
-    union = subject_a | subject_b
-    overlap = len(subject_a & subject_b) / len(union) if union else 1.0
+    overlap = _overlap(subject_a, subject_b, a_forms, b_forms)
     subject = tuple(sorted(shared - a_values - b_values))
     old_only, new_only = a_forms - b_forms, b_forms - a_forms
     if not a or not b:
@@ -378,10 +387,9 @@ class _Sketch:
         )
 
     def may_conflict(self, newer: _Sketch) -> bool:
-        union = self.subject | newer.subject
-        if not union or len(self.subject & newer.subject) * 2 >= len(union):
+        if _overlap(self.subject, newer.subject, self.forms, newer.forms) >= SUBJECT_OVERLAP:
             return True
-        if self.classes & newer.classes and self.names & newer.names:
+        if self.classes & newer.classes and self.names & newer.forms:
             return True
         return bool(self.values & newer.rejected and self.forms & newer.forms)
 

@@ -113,7 +113,9 @@ def test_the_newer_is_second_whatever_the_order() -> None:
 
 def test_pairs_finds_what_compare_finds() -> None:
     """pairs() skips pairs by a set sketch before comparing: the sketch may never hide a conflict."""
-    for row in PAIRS:
-        old = M("notes/old.md", row["old"], updated=_at(1))
-        new = M("notes/new.md", row["new"], updated=_at(2))
-        assert bool(conflicts.pairs([old, new])) is conflicts.compare(row["old"], row["new"]).conflict, row
+    texts = sorted({text for row in PAIRS for text in (row["old"], row["new"])})
+    for first in texts:
+        for second in texts:
+            old = M("notes/old.md", first, updated=_at(1))
+            new = M("notes/new.md", second, updated=_at(2))
+            assert bool(conflicts.pairs([old, new])) is conflicts.compare(first, second).conflict, (first, second)
