@@ -26,7 +26,9 @@ from benchlib import packed
 from corpus import generate, write
 
 from memfs import MemoryRepo
+from memfs.policy.conflicts import tokens
 from memfs.policy.secrets_scan import scan
+from memfs.store.reading import conflict_problems
 
 
 def main() -> None:
@@ -44,7 +46,8 @@ def main() -> None:
     repo = MemoryRepo.open(root, actor="bench:validate")
     texts = [(root / rel).read_text(encoding="utf-8") for rel in repo.store.memory_paths()]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {len(texts)} files")
-    scans, validates = [], []
+    scans, validates, conflicts = [], [], []
+    memories = repo.store.scan().memories
     for _ in range(args.runs):
         started = time.process_time()
         found = sum(len(scan(text)) for text in texts)
@@ -52,10 +55,16 @@ def main() -> None:
         started = time.process_time()
         problems = repo.validate()
         validates.append(time.process_time() - started)
+        tokens.cache_clear()
+        started = time.process_time()
+        pairs = conflict_problems(memories)
+        conflicts.append(time.process_time() - started)
     print(f"secret scan of every file: {statistics.median(scans):.2f} CPU-s "
           f"({statistics.median(scans) / len(texts) * 1e6:.0f} µs a file; {found} findings)")
     print(f"validate (whole repository): {statistics.median(validates):.2f} CPU-s ({len(problems)} problems); "
           f"load average at end {os.getloadavg()[0]:.2f}")
+    print(f"  of which probable conflicts (#27): {statistics.median(conflicts):.2f} CPU-s, cold token cache "
+          f"({len(pairs) // 2} pairs)")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from memfs.ops.stats import Stats as StatsResult
     from memfs.ops.sync import ProposeResult, SyncResult
     from memfs.policy.candidate import Candidate
+    from memfs.policy.conflicts import Pair
     from memfs.policy.guard import Grants
     from memfs.policy.recall import ScopeRule
     from memfs.store.history import FileDiff, LogEntry, Revision
@@ -212,6 +213,13 @@ class MemoryRepo:
         from memfs.ops.retract import review_queue
 
         return review_queue(self.store)
+
+    def conflicts(self) -> list[Pair]:
+        """Probable conflicts: two active memories of one scope, type and version that give two
+        values for one subject without a shared key (``memfs review``, ``memfs validate``)."""
+        from memfs.ops.conflicts import every_pair
+
+        return every_pair(self.store)
 
     def review(self, base: str, head: str = "HEAD") -> ReviewSummary:
         """``memfs review BASE..HEAD``: what a branch changes in memory, for a pull request."""

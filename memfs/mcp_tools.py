@@ -21,7 +21,7 @@ from pydantic import Field as Schema
 from memfs.format.declare import MCP, NOT_SET, Field, fields
 
 #: Arguments a tool takes only on an administration server (``--all-scopes``).
-ADMIN_ONLY = frozenset({"scope"})
+ADMIN_ONLY = frozenset({"scope", "all_scopes"})
 
 
 def offered(cls: type, *, admin: bool) -> list[Field]:

@@ -25,10 +25,12 @@ Order and rules (each is tested):
    hits that matched, and pinned: placed even over the budget, for 4. to weigh. Hits that
    cover fewer query terms than the best one and whose relevance is below ``min_relevance`` ×
    the best hit's are dropped (noise does not fill the budget; a hit of the best coverage is
-   always kept). At most one active memory per
-   ``(scope, key, version)`` is injected, the highest revision; the others are left out and the
-   duplicate is reported as a warning (``memfs validate`` flags it too). Several scopes may be
+   always kept). At most one side of a duplicate ``(scope, key, version)`` or of a probable
+   conflict without a key is injected, the newer; the others are left out and reported as a
+   warning (:mod:`memfs.agents.dedupe`; ``memfs validate`` flags them too). Several scopes may be
    asked at once, each matched exactly (a bound session still refuses any scope but its own).
+   Asked without a scope, a context whose memories belong to more than one person (``user:``
+   segments) is refused, as an unbound ``memfs tool`` is, unless ``all_scopes``.
 3. **Labels and delimiters.** Each memory carries its path, scope, type, source, date, revision,
    confidence and version (when it has one; when memories carry versions and none was asked
    for, the context says so), all injected memories being active, inside a delimiter that text
@@ -56,12 +58,13 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from memfs import index
+from memfs.agents import dedupe
+from memfs.agents.dedupe import Candidate
 from memfs.agents.formats import FORMATS, is_format
 from memfs.agents.rendering import Block, Context, LeftOut, render_block, render_head, render_tail
 from memfs.errors import InvalidMemory, UsageError
 from memfs.format.model import SYSTEM_DIR, Memory, utcnow
 from memfs.format.parse import parse
-from memfs.format.validate import identity_of
 from memfs.index.results import Hit, SearchResult, Uncommitted
 from memfs.policy import recall
 from memfs.policy.tokens import TokenCounter, estimate_tokens
@@ -188,9 +191,12 @@ def assemble(
     candidates: int = RECALL_CANDIDATES,
     at: dt.datetime | None = None,
     min_relevance: float = MIN_RELEVANCE,
+    all_scopes: bool = False,
 ) -> Context:
     """Build the context for ``task`` (see the module docstring for the rules). ``scope`` may be
-    one scope or several, each matched exactly (with ``inherit``, each with its ancestors)."""
+    one scope or several, each matched exactly (with ``inherit``, each with its ancestors).
+    Without a scope, memories of more than one person are refused unless ``all_scopes``
+    (:func:`memfs.policy.recall.check_one_person`)."""
     if not is_format(format):
         raise UsageError(f"{format!r}: use one of {', '.join(FORMATS)}", param="format")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -234,6 +240,9 @@ def assemble(
     now = at or utcnow()
     in_scope = [] if candidates_at_head is None else _in_scope(requests, scope_files, version, now)
     _recall(repo, ctx, cost, count, requests, in_scope, candidates=candidates, now=now, min_relevance=min_relevance)
+    if not all_scopes and any(one is None for one, _ in requests):
+        recall.check_one_person((b.scope for b in ctx.blocks if b.kind == "recalled"),
+                                "the memories recalled for this task")
     _finish(ctx, count, cost, system_fit)
     usage.record_recall(repo, [b.path for b in ctx.blocks if b.kind == "recalled"])
     return ctx
@@ -270,14 +279,7 @@ class _SystemFit:
         return fitted
 
 
-@dataclass
-class _Candidate:
-    memory: Memory
-    score: float | None
-    relevance: float | None
-
-
-def _is_noise(ranked: list[_Candidate], min_relevance: float) -> Callable[[_Candidate], bool]:
+def _is_noise(ranked: list[Candidate], min_relevance: float) -> Callable[[Candidate], bool]:
     """Noise: a hit that covers fewer of the query's terms than the best hit and whose relevance
     is below ``min_relevance`` × the best. A hit of the best coverage is never noise (the ranking
     rule that no partial match buries a full one holds in the context too)."""
@@ -298,7 +300,7 @@ def _recall(
     now: dt.datetime,
     min_relevance: float,
 ) -> None:
-    found_hits: dict[str, _Candidate] = {}
+    found_hits: dict[str, Candidate] = {}
     if not any(ch.isalnum() for ch in ctx.task):
         ctx.warnings.append("the task has no searchable words, so only system/ memory and preferences were included")
         _note_uncommitted(repo, ctx, index.uncommitted(repo), [])
@@ -324,7 +326,7 @@ def _recall(
                     continue
                 seen = found_hits.get(hit.path)
                 if seen is None or (seen.score or 0) < hit.score:
-                    found_hits[hit.path] = _Candidate(memory, hit.score, hit.relevance)
+                    found_hits[hit.path] = Candidate(memory, hit.score, hit.relevance)
             if len(found.hits) >= candidates:
                 ctx.warnings.append(f"only the best {candidates} matches were considered; more may exist")
         _note_uncommitted(repo, ctx, changed, all_hits)
@@ -333,8 +335,8 @@ def _recall(
     kept = [c for c in ranked if not noise(c)]
     ctx.low_relevance = [c.memory.path for c in ranked if noise(c)]
     chosen = {c.memory.path for c in kept}
-    kept.extend(_Candidate(m, None, None) for m in in_scope if m.type == "preference" and m.path not in chosen)
-    kept = _one_per_identity(ctx, kept, in_scope)
+    kept.extend(Candidate(m, None, None) for m in in_scope if m.type == "preference" and m.path not in chosen)
+    kept = dedupe.newer_side(ctx, dedupe.one_per_identity(ctx, kept, in_scope), in_scope)
     _note_versions(ctx, [c.memory for c in ranked] + in_scope)
     used = _used(ctx, count, cost)
     for candidate in kept:
@@ -393,41 +395,6 @@ def _in_scope(
         if any(recall.eligibility(memory, scope=rule, version=version, now=now) is None for rule in rules):
             out.append(memory)
     return sorted(out, key=lambda m: m.path)
-
-
-def _one_per_identity(ctx: Context, candidates: list[_Candidate], in_scope: list[Memory]) -> list[_Candidate]:
-    """At most one memory per ``(scope, key, version)``: the highest revision of the eligible ones,
-    in the place of the best-ranked one; every other one is left out and reported."""
-    groups: dict[tuple[str | None, str, str | None], list[Memory]] = {}
-    for memory in [c.memory for c in candidates] + in_scope:
-        identity = identity_of(memory)
-        if identity is not None:
-            group = groups.setdefault(identity, [])
-            if all(m.path != memory.path for m in group):
-                group.append(memory)
-    out: list[_Candidate] = []
-    placed: set[tuple[str | None, str, str | None]] = set()
-    for candidate in candidates:
-        identity = identity_of(candidate.memory)
-        if identity is None or len(groups[identity]) < 2:
-            out.append(candidate)
-            continue
-        if identity in placed:
-            continue
-        placed.add(identity)
-        group = sorted(groups[identity], key=lambda m: (-m.revision, m.path))
-        winner = group[0]
-        out.append(candidate if winner.path == candidate.memory.path else _Candidate(winner, candidate.score, None))
-        scope, key, version = identity
-        for other in group[1:]:
-            ctx.left_out.append(LeftOut(other.path, f"duplicate of {winner.path} (revision {winner.revision})"))
-        ctx.duplicates.extend(m.path for m in group)
-        ctx.warnings.append(
-            f"{len(group)} active memories share scope {scope or 'none'}, key {key!r}, version {version or 'any'}: "
-            f"{', '.join(m.path for m in group)}; only {winner.path} (revision {winner.revision}) was injected. "
-            "Supersede, retract or forget the others (memfs validate lists them)."
-        )
-    return out
 
 
 def _note_versions(ctx: Context, memories: list[Memory]) -> None:

@@ -14,7 +14,9 @@ name a purged one (its path's digest is in a purge's audit commit). Any problem 
 Metrics (:class:`EvalReport`): hit rate (expected memories injected, ``system/`` files included,
 / expected), wrong-injection rate (forbidden memories injected / memories recalled, ``system/``
 not counted among the recalled) split by cause, cross-scope leakage
-(recalled memories whose scope the request does not allow; must be 0), tokens injected and the
+(recalled memories whose scope the request does not allow; must be 0), duplicate rate (cases whose
+context holds two values for one subject: one ``(scope, key, version)`` twice or a probable
+conflict, :mod:`memfs.policy.conflicts`; must be 0), tokens injected and the
 saving against injecting every eligible memory, deletion propagation (on scratch clones: forget
 one expected memory, and separately purge it, then ask search, context and the index at once; the
 operations that still return it, and the time each took, reported, never asserted), and writes by operation and actor
@@ -24,6 +26,7 @@ the refusal log in ``.memfs/`` (a refused write makes no commit, so history cann
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -42,9 +45,9 @@ from memfs.agents.rendering import render_block
 from memfs.errors import MemfsError, UsageError
 from memfs.format import yamlio
 from memfs.format.parse import parse
-from memfs.format.validate import parse_time
+from memfs.format.validate import identity_of, parse_time
 from memfs.format.yamlio import YamlError
-from memfs.policy import recall
+from memfs.policy import conflicts, recall
 from memfs.policy.tokens import estimate_tokens
 from memfs.store.repo import Store
 
@@ -52,6 +55,7 @@ CAUSES = ("superseded", "conflicting", "out of scope", "expired", "wrong version
 #: The thresholds below which ``memfs eval`` exits 1.
 MIN_HIT_RATE = 1.0
 MAX_WRONG_RATE = 0.0
+MAX_DUPLICATE_RATE = 0.0
 _PURGED = re.compile(r"^Memfs-Purged-Path-Sha256: ([0-9a-f]{64})$", re.MULTILINE)
 
 
@@ -78,15 +82,19 @@ class CaseResult:
     tokens: int
     baseline_tokens: int
     recalled: int = 0
+    #: Pairs injected together that give two values for one subject: a probable conflict
+    #: (:mod:`memfs.policy.conflicts`) or one ``(scope, key, version)`` twice.
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.missing and not self.wrong and not self.leaked
+        return not self.missing and not self.wrong and not self.leaked and not self.duplicates
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "ok": self.ok, "injected": self.injected, "missing": self.missing,
                 "wrong": self.wrong, "leaked": self.leaked, "tokens": self.tokens,
-                "baseline_tokens": self.baseline_tokens}
+                "baseline_tokens": self.baseline_tokens,
+                "duplicates": [{"older": a, "newer": b} for a, b in self.duplicates]}
 
 
 @dataclass
@@ -112,12 +120,18 @@ class EvalReport:
         return sum(self.wrong_by_cause.values()) / self.recalled if self.recalled else 0.0
 
     @property
+    def duplicate_rate(self) -> float:
+        """The share of cases whose context holds both sides of a duplicate or probable conflict."""
+        return sum(bool(c.duplicates) for c in self.cases) / len(self.cases) if self.cases else 0.0
+
+    @property
     def savings(self) -> float:
         return 1 - self.tokens / self.baseline_tokens if self.baseline_tokens else 0.0
 
     @property
     def passed(self) -> bool:
         return (self.hit_rate >= MIN_HIT_RATE and self.wrong_rate <= MAX_WRONG_RATE and self.leakage == 0
+                and self.duplicate_rate <= MAX_DUPLICATE_RATE
                 and all(c.ok for c in self.cases) and not self.deletion.get("still_returned")
                 and not self.deletion.get("purge", {}).get("still_returned")
                 and (self.gate is None or self.gate.passed))
@@ -127,7 +141,9 @@ class EvalReport:
             "passed": self.passed, "cases_total": len(self.cases), "cases_ok": sum(c.ok for c in self.cases),
             "hit_rate": round(self.hit_rate, 4), "wrong_injection_rate": round(self.wrong_rate, 4),
             "wrong_injection_by_cause": {cause: self.wrong_by_cause.get(cause, 0) for cause in CAUSES},
-            "cross_scope_leakage": self.leakage, "tokens_injected": self.tokens,
+            "cross_scope_leakage": self.leakage, "duplicate_rate": round(self.duplicate_rate, 4),
+            "duplicate_pairs_injected": sum(len(c.duplicates) for c in self.cases),
+            "tokens_injected": self.tokens,
             "tokens_all_eligible": self.baseline_tokens, "token_savings": round(self.savings, 4),
             "deletion_propagation": self.deletion, "writes": self.writes,
             "cases": [c.to_json() for c in self.cases],
@@ -143,6 +159,7 @@ class EvalReport:
                 why = [f"missing {', '.join(case.missing)}"] if case.missing else []
                 why += [f"wrongly injected {p} ({c})" for p, c in case.wrong.items()]
                 why += [f"leaked {', '.join(case.leaked)}"] if case.leaked else []
+                why += [f"injected {a} with {b}, two values for one subject" for a, b in case.duplicates]
                 lines.append(f"FAIL {case.name}: {'; '.join(why)}")
         return "\n".join(lines) + "\n"
 
@@ -153,6 +170,8 @@ class EvalReport:
             ("wrong-injection rate", f"{self.wrong_rate:.0%} ({sum(self.wrong_by_cause.values())}/{self.recalled})"),
             *((f"  {cause}", str(self.wrong_by_cause.get(cause, 0))) for cause in CAUSES),
             ("cross-scope leakage", f"{self.leakage} (must be 0)"),
+            ("duplicate rate", f"{self.duplicate_rate:.0%} ({sum(bool(c.duplicates) for c in self.cases)} case(s) "
+                               f"with both sides of a conflict; must be 0)"),
             ("tokens injected", str(self.tokens)),
             ("tokens, every eligible memory", str(self.baseline_tokens)),
             ("token savings", f"{self.savings:.0%}"),
@@ -305,7 +324,27 @@ def run_case(repo: Store, case: Case) -> CaseResult:
     baseline = system_tokens + sum(estimate_tokens(render_block(_block(m, "recalled"), "markdown", ctx.fence))
                                    for m in every)
     return CaseResult(case.name, injected, [p for p in case.expect if p not in injected], wrong, leaked,
-                      ctx.tokens, max(baseline, ctx.tokens), len(recalled))
+                      ctx.tokens, max(baseline, ctx.tokens), len(recalled),
+                      injected_together(repo, [b.path for b in recalled]))
+
+
+def injected_together(repo: Store, paths: list[str]) -> list[tuple[str, str]]:
+    """The pairs among the injected memories ``paths`` (read at HEAD, as the context reads them)
+    that give two values for one subject: one ``(scope, key, version)`` twice, or a probable
+    conflict. Judged here from the files, not from what the context says it did."""
+    memories = []
+    for rel, data in repo.files_at("HEAD", paths).items():
+        if data is not None:
+            with contextlib.suppress(MemfsError):
+                memories.append(parse(rel, data))
+    found = [(pair.older, pair.newer) for pair in conflicts.pairs(memories)]
+    by_identity: dict[tuple[str | None, str, str | None], list[str]] = {}
+    for memory in memories:
+        identity = identity_of(memory)
+        if identity is not None:
+            by_identity.setdefault(identity, []).append(memory.path)
+    found += [(group[0], other) for group in by_identity.values() for other in group[1:]]
+    return found
 
 
 def evaluate(repo: Store, cases: list[Case], *, deletion: bool = True) -> EvalReport:

@@ -88,6 +88,8 @@ class Context:
     uncommitted_total: int = 0
     scopes: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    #: Probable conflicts (older, newer) of which only the newer was injected.
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
     low_relevance: list[str] = field(default_factory=list)
     #: How many warnings and left-out entries the rendering lists (``None``: all); the rest are
     #: summarised as "and N more" so that the printed context fits its budget.

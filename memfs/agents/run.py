@@ -18,5 +18,5 @@ def context(repo: Store, op: ContextRequest) -> Context:
     return assemble(
         repo, op.task, scope=op.scope, version=op.version, budget=op.budget, format=op.format,
         inherit=bool(op.inherit), system_share=op.system_share, count=op.count or counter(op.counter),
-        at=op.at, min_relevance=op.min_relevance,
+        at=op.at, min_relevance=op.min_relevance, all_scopes=op.all_scopes,
     )

@@ -40,6 +40,9 @@ class Context(Request["ContextResult"]):
                         model_maximum=200_000)
     format: str = param(default="markdown", help="markdown (fenced blocks), xml (escaped) or json.", choices=FORMATS)
     inherit: bool | None = param(default=None, help=INHERIT, model_note=MODEL_INHERIT)
+    all_scopes: bool = param(default=False, doors={CLI, MCP},
+                             help="Without a scope, recall from every scope even when the memories belong to more "
+                                  "than one person (administration; otherwise that is refused).")
     system_share: float = param(default=0.5, help="Largest fraction of the budget system/ may use.", doors={CLI})
     counter: str | None = param(default=None, doors={CLI},
                                 help="Token counter: heuristic (default), bpe-openai:ENC or tiktoken:ENC.")

@@ -184,10 +184,9 @@ class SessionSpec:
 
     def check(self) -> None:
         if self.scope is None and not self.all_scopes:
-            raise UsageError(
-                "an agent session is bound to one scope: give --scope (e.g. user:U5), or --all-scopes to "
-                "administer every scope", param="scope",
-            )
+            from memfs.policy.recall import ONE_SCOPE_FIX
+
+            raise UsageError(f"an agent session is bound to one scope: {ONE_SCOPE_FIX}", param="scope")
         if self.scope is not None and self.all_scopes:
             raise UsageError("give --scope or --all-scopes, not both", param="scope")
 

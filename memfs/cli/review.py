@@ -15,19 +15,27 @@ from memfs.errors import UsageError
 @json_option
 @pass_state
 def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
-    """Without an argument: every needs_review memory, grouped by the retraction that flagged it,
-    and whether each could be reinstated now. With BASE..HEAD: a summary of what that range
+    """Without an argument: the probable conflicts (two values for one subject, the newer
+    named second), then every needs_review memory, grouped by the retraction that flagged it,
+    and whether each could be reinstated now (--json: the needs_review groups only; memfs
+    validate --json lists the conflicts). With BASE..HEAD: a summary of what that range
     changes in memory."""
     if range_:
         _range_summary(state, range_, as_json)
         return
-    groups = state.repo().review_queue()
+    repo = state.repo()
+    groups = repo.review_queue()
     if as_json:
         emit_json([g.to_json() for g in groups])
         return
-    if not groups:
+    pairs = repo.conflicts()
+    if not groups and not pairs:
         line("nothing awaits review")
         return
+    if pairs:
+        line("probable conflicts (two values for one subject; edit or delete the older, or give each a key):")
+        for pair in pairs:
+            line(f"  {pair.older} -> {pair.newer}: {pair.why}")
     for group in groups:
         if group.root is None:
             line("flagged without a retraction record (by hand, or held back by the write gate):")

@@ -57,6 +57,8 @@ class Candidate:
                           doors={CLI})
     retract: bool = param(default=False, help="An explicit correction: withdraw the memory at (scope, key).",
                           doors={CLI})
+    keep_both: bool = param(default=False, help="Keep it beside an active memory that looks like another value "
+                                                "for the same subject (a probable conflict) instead of replacing it.")
     reason: str | None = param(default=None, help="Why this change is made; it goes into the git commit message.")
     extra: Mapping[str, Any] = param(default_factory=dict, help="Any other frontmatter field (repeatable).",
                                      doors={CLI}, flags=("--set",), metavar="FIELD=YAML", wire="assignments")
@@ -149,6 +151,6 @@ def _check_own_fields(values: Mapping[str, Any]) -> None:
         value = values["expected_revision"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise _bad("expected_revision", "must be a whole number >= 0 (0: the memory must not exist yet)")
-    for name in ("one_off", "retract"):
+    for name in ("one_off", "retract", "keep_both"):
         if name in values and not isinstance(values[name], bool):
             raise _bad(name, "must be true or false")

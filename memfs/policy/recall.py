@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -131,6 +131,26 @@ class ScopeRule:
         if scope is None:
             return False
         return scope in allowed or (self.descendants and scope.startswith(f"{self.scope}/"))
+
+
+#: What an agent-facing request without a scope is told: the fix ``memfs tool``, ``memfs mcp`` and
+#: ``memfs context`` give alike.
+ONE_SCOPE_FIX = "give --scope (e.g. user:U5), or --all-scopes to administer every scope"
+
+
+def people(scopes: Iterable[str | None]) -> list[str]:
+    """The persons (``user:`` segments, by whole segment) ``scopes`` belong to, sorted:
+    ``user:maria/project:P8`` and ``user:mariana`` are two people; ``project:P8`` is nobody."""
+    return sorted({seg for scope in scopes if scope for seg in scope.split("/") if seg.startswith("user:")})
+
+
+def check_one_person(scopes: Iterable[str | None], what: str) -> None:
+    """Fail closed when ``what`` (recalled without a scope) belongs to more than one person: an
+    unscoped request never mixes people silently (:data:`ONE_SCOPE_FIX` says how to ask)."""
+    found = people(scopes)
+    if len(found) > 1:
+        raise UsageError(f"{what} belong to more than one person ({', '.join(found)}): {ONE_SCOPE_FIX}",
+                         param="scope")
 
 
 def check_scope(scope: str | None) -> str | None:

@@ -9,9 +9,11 @@ INSERT         nothing active about this subject (or this content, for keyless c
 REINFORCE      same value from a new source: ``updated`` and confidence go up, no new file, no new
                revision (the value did not change)
 SUPERSEDE      a different value for the subject: the same file gets the new value, revision + 1;
-               the old value stays in git history (``memfs history PATH``)
-KEEP_BOTH      the key exists only in other scopes or for other versions: those stay, a new file is
-               added beside them
+               the old value stays in git history (``memfs history PATH``). Without a key, a
+               *probable conflict* (:mod:`memfs.policy.conflicts`: same scope, type and version,
+               same subject, another value) is one too, unless the candidate asks ``keep_both``
+KEEP_BOTH      the key exists only in other scopes or for other versions, or the candidate asked to
+               keep a probable conflict: those stay, a new file is added beside them
 RETRACT        an explicit correction (``retract: true``) withdrawing the active memory
 NOOP           the idempotency key was already applied, or the exact same value from the same
                source again (a replay), or a retraction of something no longer active
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memfs.format.model import Memory
+from memfs.policy import conflicts
 from memfs.policy.candidate import Candidate
 
 DEFAULT_EVIDENCE = 0.5
@@ -96,6 +99,23 @@ def _kept_apart(candidate: Candidate, others: list[Memory]) -> str:
     return f"the key is also used by {' and '.join(parts)}; both are kept"
 
 
+def _rival(candidate: Candidate, rivals: list[tuple[Memory, conflicts.Verdict]]) -> Decision:
+    """A keyless candidate that probably gives a new value for an active memory's subject
+    (:mod:`memfs.policy.conflicts`): it replaces the newest such memory, unless ``keep_both``."""
+    target, verdict = rivals[0]
+    named = ", ".join(m.path for m, _ in rivals)
+    if candidate.keep_both:
+        return Decision(Op.KEEP_BOTH, f"probable conflict with {named} ({verdict.why}); both are kept, as asked",
+                        None, tuple(m.path for m, _ in rivals))
+    extra = f" ({len(rivals) - 1} more: {', '.join(m.path for m, _ in rivals[1:])})" if rivals[1:] else ""
+    return Decision(
+        Op.SUPERSEDE,
+        f"probable conflict: {verdict.why}; the new value replaces revision {target.revision} of {target.path}"
+        f"{extra} (--keep-both keeps both)",
+        target,
+    )
+
+
 def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None) -> Decision:
     """What to do with ``candidate`` given ``memories`` (any set that includes every active memory
     with its key, or in its scope for keyless candidates; others are ignored). ``applied_in`` is
@@ -125,6 +145,10 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
         return Decision(
             Op.SUPERSEDE, f"new value for {subject} replaces revision {target.revision} of {target.path}{extra}", target
         )
+    if not candidate.key:
+        rivals = conflicts.against(candidate, active)
+        if rivals:
+            return _rival(candidate, rivals)
     others = tuple(m.path for m in active if _related(candidate, m))
     if others:
         return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others)

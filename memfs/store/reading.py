@@ -19,7 +19,7 @@ from memfs.format import names, validate, yamlio
 from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
 from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
-from memfs.policy import guard
+from memfs.policy import conflicts, guard
 from memfs.policy.recall import ScopeRule, check_scope
 from memfs.store import paths, progress
 from memfs.store.upkeep import Repository
@@ -244,6 +244,7 @@ class Reader(Repository):
             deps = tuple(d for d in memory.depends_on if d not in refused)
             kept.append(memory if not refused else replace(memory, depends_on=deps))
         found.extend(validate.check_repo(kept, exists))
+        found.extend(conflict_problems(kept))
         return found
 
     def _dependency_refusal(self, dep: str) -> str | None:
@@ -431,3 +432,15 @@ def _id_value(line: str) -> str | None:
 def _ordered(found: list[Problem]) -> list[Problem]:
     return sorted(found, key=lambda p: (paths.sort_key(p.path), p.severity != "error", p.field or ""))
 
+
+def conflict_problems(memories: list[Memory]) -> list[Problem]:
+    """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
+    values for one subject without a key; ``memfs context`` injects only the newer."""
+    found = []
+    for pair in conflicts.pairs(memories):
+        fix = f"keep one value: edit or delete {pair.older}, or give each a key if both hold"
+        found.append(Problem(pair.older, "body", f"probable conflict: {pair.newer} is a newer value for the same "
+                             f"subject ({pair.why})", fix, "warning"))
+        found.append(Problem(pair.newer, "body", f"probable conflict: replaces {pair.older} ({pair.why})", fix,
+                             "warning"))
+    return found

@@ -5,15 +5,16 @@ for purge as well as forget."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo
-from memfs.agents.evaluate import evaluate, load_cases, write_counts
+from memfs.agents.evaluate import CaseResult, EvalReport, evaluate, injected_together, load_cases, write_counts
 from memfs.errors import UsageError, WriteRefused
 from memfs.store import refusal_log
-from tests.helpers import candidate
+from tests.helpers import Clock, candidate
 
 SECRET = "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
 AT = "2030-01-01T00:00:00Z"
@@ -68,3 +69,22 @@ def test_deletion_latency_is_reported_for_purge_and_forget(filled: MemoryRepo, t
     table = report.table()
     assert "  after forget" in table and "  after purge" in table
     assert (filled.root / "facts/b17.md").exists()  # the scratch runs leave the repository alone
+
+
+def test_duplicate_rate_counts_both_sides_injected_together(repo: MemoryRepo, clock: Clock, tmp_path: Path) -> None:
+    """The seeds' duplicate rate: 0 when context keeps one side of a probable conflict, and the
+    judge (read from the files, not from what context says) finds the pair when both are there."""
+    old = candidate(scope="user:kai", body="Kai works in Berlin.", type="fact", source_kind="agent", key=None,
+                    path="facts/old.md")
+    repo.remember(old, actor="agent:bot")
+    clock.at(5)
+    repo.remember(replace(old, body="Kai works in Paris now.", path="facts/new.md", keep_both=True), actor="agent:bot")
+    cases = load_cases(_cases(tmp_path, {"task": "where does Kai work", "scope": "user:kai",
+                                         "expect": ["facts/new.md"]}), repo.store)
+    report = evaluate(repo.store, cases, deletion=False)
+    assert report.duplicate_rate == 0.0 and report.passed and "duplicate rate" in report.table()
+    assert report.to_json()["duplicate_pairs_injected"] == 0
+    assert injected_together(repo.store, ["facts/old.md", "facts/new.md"]) == [("facts/old.md", "facts/new.md")]
+    both = CaseResult("both", ["facts/old.md", "facts/new.md"], [], {}, [], 1, 1, 2,
+                      [("facts/old.md", "facts/new.md")])
+    assert not both.ok and EvalReport(cases=[both]).duplicate_rate == 1.0 and not EvalReport(cases=[both]).passed

@@ -32,6 +32,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFoun
 from memfs.format.declare import Field, fields, fits
 from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
+from memfs.ops import conflicts
 from memfs.policy import gate
 from memfs.policy.candidate import Candidate
 from memfs.store.repo import Store, Transaction
@@ -371,8 +372,28 @@ class Run:
             text += "\nWarnings: " + "; ".join(warnings) if warnings else ""
         if commit:
             catch_up_index(self.store)
+            text += self.conflict_notice(memory) if memory is not None else ""
         revision = memory.revision if memory is not None else None
         return Outcome(op, text, stored, commit, revision, changed)
+
+
+    def conflict_notice(self, memory: Memory) -> str:
+        """What the model reads when the memory it wrote probably gives a new value for another
+        one's subject (:mod:`memfs.policy.conflicts`): the other's name, so it edits or deletes
+        one of them. Ignored, the pair stays listed by ``memfs validate`` and ``memfs review``, and
+        ``memfs context`` injects only the newer."""
+        found = conflicts.similar(self.store, memory)
+        if not found:
+            return ""
+        names = []
+        for other, _ in found:
+            name = self.door.name_of(other.path, other.meta) if self.door.name_of is not None else other.path
+            names.append(self.door.where(name))
+        one = len(names) == 1
+        return (f"\nNote: {', '.join(names)} {'looks' if one else 'look'} like another value for the same subject "
+                f"({found[0][1].why}). If this replaces {'it' if one else 'them'}, delete or edit "
+                f"{'it' if one else 'them'} so that one value stays; if both hold, say how they differ. Until then "
+                "only the newer is recalled.")
 
 
 def catch_up_index(store: Store) -> None:

@@ -1,0 +1,165 @@
+"""Probable conflicts without a key at every door (#27), as a matrix of doors x cases.
+
+Each case writes an old memory, then a new one, through one door, in a scope of its own. Writing
+doors: ``remember`` (library and CLI) answers SUPERSEDE for a probable conflict, so one value is
+left; the file tools (``memfs tool``, MCP, the Anthropic adapter) reply with a notice naming the
+old memory. The model here ignores the notice, so the pair stays, and the reading doors must
+still handle it: ``validate`` and ``memfs review`` list it, ``context`` injects only the newer and
+says so. Near-misses (a duplicate worded differently, another person, an additive fact) get none
+of this.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio
+import pytest
+
+from memfs import MemoryRepo
+from memfs.agents.context import assemble
+from memfs.integrations.anthropic import open_tool
+from memfs.policy.candidate import Candidate
+from memfs.policy.guard import Grants
+from tests.helpers import Clock, cli
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    type: str
+    old: str
+    new: str
+    conflict: bool
+    task: str
+
+
+CASES = [
+    Case("language", "preference", "Always answer me in Portuguese.",
+         "From now on answer me in Spanish, not Portuguese.", True, "answer language"),
+    Case("city", "fact", "Kai works in Berlin.", "Kai works in Paris now.", True, "where does Kai work"),
+    Case("chinese", "preference", "以后P8的发布说明请用中文", "P8 release notes in English from now on", True,
+         "P8 release notes"),
+    Case("paraphrase", "preference", "Always answer me in Portuguese.", "Please reply to me in Portuguese.", False,
+         "answer Portuguese"),
+    Case("other person", "fact", "Kai works in Berlin.", "Mia works in Paris.", False, "works Berlin Paris"),
+    Case("additive", "fact", "Kai speaks German.", "Kai also speaks French.", False, "Kai speaks"),
+]
+
+#: The host vouches that what its agent writes as the user's is (preferences need the user's word).
+VOUCHED = Grants(vouch_user_source=True)
+FIELDS = {"source": "conversation:C1", "source_kind": "user"}
+#: A door writes ``body`` as a memory of ``type`` in ``scope`` at ``path`` and returns what it answers.
+Write = Callable[[MemoryRepo, str, str, str, str], str]
+
+
+def _remember(repo: MemoryRepo, scope: str, path: str, type_: str, body: str) -> str:
+    done = repo.remember(Candidate(scope, body, type=type_, source="conversation:C1", source_kind="user",
+                                   path=path), actor=scope)
+    return f"{done.op.value} {done.reason}"
+
+
+def _cli_remember(repo: MemoryRepo, scope: str, path: str, type_: str, body: str) -> str:
+    ran = cli(repo, "--actor", scope, "remember", "--scope", scope, "--body", body, "--type", type_,
+              "--source", "conversation:C1", "--source-kind", "user", "--path", path)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
+
+
+def _tool(repo: MemoryRepo, scope: str, path: str, type_: str, body: str) -> str:
+    done = repo.session(scope, actor="agent:tool", grants=VOUCHED).tool(
+        {"command": "create", "path": path, "file_text": body, "fields": FIELDS | {"type": type_}})
+    assert done.ok, done.output
+    return done.output
+
+
+def _mcp(repo: MemoryRepo, scope: str, path: str, type_: str, body: str) -> str:
+    from memfs.mcp_server import build_server
+
+    server = build_server(repo.session(scope, actor="agent:mcp", grants=VOUCHED))
+    arguments = {"path": path, "file_text": body, "fields": FIELDS | {"type": type_}}
+    result = anyio.run(server.call_tool, "memory_create", arguments)
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        return json.dumps(structured, ensure_ascii=False)
+    return "\n".join(getattr(c, "text", "") for c in getattr(result, "content", result))
+
+
+def _anthropic(repo: MemoryRepo, scope: str, path: str, type_: str, body: str) -> str:
+    tool = open_tool(repo, scope=scope, actor="agent:claude", source="conversation:C1", grants=VOUCHED,
+                     defaults={"type": type_, "source_kind": "user"})
+    return tool.create(f"/memories/{path}", body)
+
+
+REMEMBER: dict[str, Write] = {"remember": _remember, "cli remember": _cli_remember}
+FILE_TOOLS: dict[str, Write] = {"tool": _tool, "mcp": _mcp, "anthropic": _anthropic}
+DOORS = {**REMEMBER, **FILE_TOOLS}
+
+
+def _write_all(repo: MemoryRepo, clock: Clock, write: Write) -> list[tuple[Case, str, str, str, str]]:
+    """Every case through ``write``: (case, scope, old path, new path, the door's answer to the new one)."""
+    done = []
+    for number, case in enumerate(CASES):
+        scope = f"user:case{number}"
+        old, new = f"notes/case{number}-old.md", f"notes/case{number}-new.md"
+        clock.at(number * 10)
+        write(repo, scope, old, case.type, case.old)
+        clock.at(number * 10 + 5)
+        done.append((case, scope, old, new, write(repo, scope, new, case.type, case.new)))
+    return done
+
+
+@pytest.mark.parametrize("door", list(DOORS))
+def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    written = _write_all(repo, clock, DOORS[door])
+    listed = {(p.older, p.newer) for p in repo.conflicts()}
+    warned = {(p.path, p.message) for p in repo.validate() if "probable conflict" in p.message}
+    review = cli(repo, "review").stdout
+    for case, scope, old, new, answer in written:
+        label = f"{door} x {case.name}: {answer}"
+        if door in REMEMBER:
+            assert answer.startswith("SUPERSEDE") is case.conflict, label
+            if case.conflict:
+                assert not (repo.root / new).exists() and case.new in (repo.root / old).read_text("utf-8")
+            continue
+        assert ("Note:" in answer and old in answer) is case.conflict, label
+        assert ((old, new) in listed) is case.conflict, label
+        assert any(path == old and new in message for path, message in warned) is case.conflict, label
+        assert (f"{old} -> {new}" in review) is case.conflict, label
+        ctx = assemble(repo.store, case.task, scope=scope)
+        injected = {b.path for b in ctx.blocks if b.kind == "recalled"}
+        if case.conflict:
+            assert injected == {new}, label
+            assert (old, new) in ctx.conflicts and any(old in w and new in w for w in ctx.warnings), label
+        else:
+            assert not ctx.conflicts, label
+
+
+def test_keep_both_keeps_a_probable_conflict(repo: MemoryRepo, clock: Clock) -> None:
+    case = CASES[1]
+    _remember(repo, "user:kai", "facts/old.md", case.type, case.old)
+    clock.at(5)
+    done = repo.remember(Candidate("user:kai", case.new, type=case.type, source="conversation:C2",
+                                   source_kind="user", path="facts/new.md", keep_both=True), actor="user:kai")
+    assert done.op.value == "KEEP_BOTH" and "facts/old.md" in done.reason
+    assert [(p.older, p.newer) for p in repo.conflicts()] == [("facts/old.md", "facts/new.md")]
+
+
+def test_context_without_a_scope_refuses_two_people(repo: MemoryRepo) -> None:
+    """#27 item 3a: user:maria and user:mariana are two people; --all-scopes is the way to ask."""
+    for scope, body in (("user:maria", "Maria is allergic to peanuts."), ("user:mariana", "Mariana is allergic "
+                                                                                        "to cats.")):
+        _remember(repo, scope, f"facts/{scope[5:]}.md", "fact", body)
+    refused = cli(repo, "context", "what am I allergic to")
+    assert refused.returncode == 2 and "user:maria, user:mariana" in refused.stderr and "--all-scopes" in refused.stderr
+    allowed = cli(repo, "context", "what am I allergic to", "--all-scopes")
+    assert allowed.returncode == 0 and "peanuts" in allowed.stdout and "cats" in allowed.stdout
+    one = cli(repo, "context", "what am I allergic to", "--scope", "user:maria")
+    assert one.returncode == 0 and "cats" not in one.stdout
+
+
+def test_the_matrix_covers_both_outcomes() -> None:
+    assert {c.conflict for c in CASES} == {True, False}
+    assert set(DOORS) == {"remember", "cli remember", "tool", "mcp", "anthropic"}
