@@ -296,6 +296,7 @@ class MemfsStore(BaseStore):
         self.clock = clock
         self.broken: list[Problem] = []
         self._lock = threading.RLock()
+        self._parsed: dict[str, tuple[tuple[int, ...], _Stored | None]] = {}
         self.index_config = index
         self.semantic = None if index is None else Semantic.configure(index, self.repo.store.cache_dir)
         self.embeddings = None if self.semantic is None else self.semantic.embeddings
@@ -392,7 +393,8 @@ class MemfsStore(BaseStore):
         else:
             listed = [s for s in self._items(_folder(prefix) if prefix else BASE) if keep(s)]
             listed.sort(key=lambda s: (-s.updated.timestamp(), s.namespace, s.key))
-            found = self._hybrid(op.query, prefix, keep, listed) if op.query and op.query.strip() else [
+            query = op.query.strip() if op.query else ""
+            found = self._hybrid(op.query or "", prefix, keep, listed, max(2 * wanted, 50)) if query else [
                 (s, None) for s in listed]
         page = found[max(op.offset, 0) : wanted]
         if op.refresh_ttl:
@@ -418,11 +420,12 @@ class MemfsStore(BaseStore):
             fetch *= 4
 
     def _hybrid(self, query: str, prefix: tuple[str, ...], keep: Callable[[_Stored], bool],
-                listed: list[_Stored]) -> list[tuple[_Stored, float | None]]:
+                listed: list[_Stored], depth: int) -> list[tuple[_Stored, float | None]]:
         """Every candidate (``listed``: eligible and through the filter, newest first), ranked by
-        BM25 and by vector similarity fused by reciprocal rank, then those neither ranks."""
+        BM25's first ``depth`` hits and by vector similarity, fused by reciprocal rank, then
+        those neither ranks."""
         assert self.semantic is not None
-        words = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, len(listed))]
+        words = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth)]
         scores, problems = self.semantic.scores(query, [(s.path, s.value, s.index) for s in listed])
         self.broken.extend(problems)
         near = sorted(scores.items(), key=lambda pair: -pair[1])
@@ -453,6 +456,22 @@ class MemfsStore(BaseStore):
         return found
 
     def _read(self, rel: str, *, strict: bool = False) -> _Stored | None:
+        """The item in a file, parsed again only when the file changed (its ``lstat``: every
+        memfs write replaces the file, a new inode)."""
+        try:
+            st = os.lstat(os.path.join(self.repo.store.root, rel))
+            signature: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+        except OSError:
+            signature = None
+        kept = self._parsed.get(rel)
+        if kept is not None and signature is not None and kept[0] == signature:
+            return kept[1]
+        stored = self._load(rel, strict=strict)
+        if signature is not None and (stored is not None or rel not in {p.path for p in self.broken}):
+            self._parsed[rel] = (signature, stored)
+        return stored
+
+    def _load(self, rel: str, *, strict: bool) -> _Stored | None:
         _, memory, why = self.repo.store.load(rel)
         if memory is None:
             if why is not None:
