@@ -394,7 +394,7 @@ class MemfsStore(BaseStore):
             listed = [s for s in self._items(_folder(prefix) if prefix else BASE) if keep(s)]
             listed.sort(key=lambda s: (-s.updated.timestamp(), s.namespace, s.key))
             query = op.query.strip() if op.query else ""
-            found = self._hybrid(op.query or "", prefix, keep, listed, max(2 * wanted, 50)) if query else [
+            found = self._hybrid(op.query or "", prefix, keep, listed, max(wanted, 10)) if query else [
                 (s, None) for s in listed]
         page = found[max(op.offset, 0) : wanted]
         if op.refresh_ttl:
