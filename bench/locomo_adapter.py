@@ -5,9 +5,18 @@ calls the same library function as ``memfs search`` (:func:`memfs.index.search`)
 retrieval equals the CLI's; only process start-up is left out of the latency.
 Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops aging);
 ``boost_<field>=x``, ``k1=x``, ``b=x`` override scoring constants for experiments.
+``fuse=1`` fuses BM25 (its first 50 hits) with vector similarity by reciprocal rank, as
+``MemfsStore(index=...)`` does, with a deterministic hashed bag-of-words embedder
+(``bench_langgraph.embed``: no model, so it can show that fusion costs BM25 no recall, not what a
+real model would add); ``fuse=vectors`` ranks by the vectors alone.
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memfs import MemoryRepo, index
 from memfs.index import documents, postings
@@ -29,5 +38,34 @@ def factory(ctx: dict):
     def search(query: str, limit: int) -> list[dict]:
         result = index.search(repo.store, query, scope=ctx["scope"], limit=limit, policy=policy)
         return [{"source": h.memory.source, "path": h.path} for h in result.hits]
+
+    if ctx["opts"].get("fuse") in ("1", "vectors"):
+        return _fused(repo, ctx, policy, vectors_only=ctx["opts"]["fuse"] == "vectors")
+    return search
+
+
+def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, vectors_only: bool):
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+    from bench_langgraph import DIMS, embed
+
+    from memfs.index import vectors
+
+    docs = ctx["docs"]
+    sources = [f"locomo:{ctx['conv']}:{d['dia_id']}" for d in docs]
+    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", DIMS, embed)
+    matrix = cache.vectors([d["body"] for d in docs], lambda i: sources[i])
+
+    def search(query: str, limit: int) -> list[dict]:
+        near_scores = vectors.cosine(vectors.checked(embed([query]), 1, DIMS)[0], matrix)
+        order = np.argsort(-near_scores, kind="stable")[:200]
+        near = [(sources[i], float(near_scores[i])) for i in order]
+        if vectors_only:
+            return [{"source": s} for s, _ in near[:limit]]
+        result = index.search(repo.store, query, scope=ctx["scope"], limit=50, policy=policy)
+        words = [(h.memory.source, h.score) for h in result.hits]
+        return [{"source": s} for s in vectors.fuse([words, near])[:limit]]
 
     return search

@@ -81,12 +81,12 @@ from memfs.errors import InvalidMemory, UsageError  # noqa: E402
 from memfs.format import names  # noqa: E402
 from memfs.format.model import Memory, Problem  # noqa: E402
 from memfs.index.state import ensure_cache  # noqa: E402
-from memfs.index.vectors import fuse  # noqa: E402
+from memfs.index.vectors import EmbeddingFailed, fuse  # noqa: E402
 from memfs.integrations.langgraph_commits import AsyncGroups, GroupCommit  # noqa: E402
 from memfs.integrations.langgraph_semantic import IndexSpec, Semantic, index_spec_of, info_of, spec_of_info  # noqa: E402
 from memfs.store import atomic  # noqa: E402
 
-__all__ = ["MemfsStore", "label_of", "namespace_of", "scope_of", "segment_of"]
+__all__ = ["EmbeddingFailed", "MemfsStore", "label_of", "namespace_of", "scope_of", "segment_of"]
 
 #: Folder (under the memory root) that holds the store's items.
 BASE = "langgraph"

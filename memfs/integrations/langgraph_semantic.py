@@ -148,11 +148,13 @@ class Semantic:
                 answer = _run(self.embeddings.aembed_query(text))
             else:
                 answer = self.embeddings.embed_query(text)
-            row: Matrix = checked([answer], 1, self.dims)[0]
-            return row
         except Exception as exc:  # the embedder is the caller's code
-            problem = str(exc) if isinstance(exc, ValueError) else f"raised {type(exc).__name__}: {exc}"
-            raise EmbeddingFailed("the query", problem) from exc
+            raise EmbeddingFailed("the query", f"raised {type(exc).__name__}: {exc}") from exc
+        try:
+            row: Matrix = checked([answer], 1, self.dims)[0]
+        except ValueError as exc:
+            raise EmbeddingFailed("the query", str(exc)) from exc
+        return row
 
     def texts(self, value: Mapping[str, Any], spec: IndexSpec) -> list[str]:
         """The texts of an item that get a vector each (none for ``index=False``)."""

@@ -182,6 +182,8 @@ def test_an_embedder_failing_on_one_edited_item_leaves_it_to_its_words(repo: Mem
     found = store.search(("prefs",), query="hotel")
     assert found[0].key == "travel" and found[0].score is None, "ranked by BM25 alone"
     assert [p.path for p in store.broken] == ["langgraph/prefs/u5/travel.md"]
+    with pytest.raises(EmbeddingFailed, match=r"^the query: the embedder raised ValueError: cannot embed that"):
+        store.search(("prefs",), query="poison")
 
 
 def test_index_config_mistakes_are_named(repo: MemoryRepo) -> None:
