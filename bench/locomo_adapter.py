@@ -7,8 +7,9 @@ Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops
 ``boost_<field>=x``, ``k1=x``, ``b=x`` override scoring constants for experiments.
 ``fuse=1`` fuses BM25 (its first 50 hits) with vector similarity by reciprocal rank, as
 ``MemfsStore(index=...)`` does, with a deterministic hashed bag-of-words embedder
-(``bench_langgraph.embed``: no model, so it can show that fusion costs BM25 no recall, not what a
-real model would add); ``fuse=vectors`` ranks by the vectors alone.
+(``bench_langgraph.embed``; ``embed=idf``: hashed words without stop words, weighted by the
+conversation's IDF): no model, so it shows what fusion costs or keeps of BM25's recall, never
+what a real model would add. ``fuse=vectors`` ranks by the vectors alone.
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, vec
 
     docs = ctx["docs"]
     sources = [f"locomo:{ctx['conv']}:{d['dia_id']}" for d in docs]
-    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", DIMS, embed)
+    embedder, dims = (_idf_embedder([d["body"] for d in docs]), 1024) if ctx["opts"].get("embed") == "idf" else (
+        embed, DIMS)
+    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", dims, embedder)
     matrix = cache.vectors([d["body"] for d in docs], lambda i: sources[i])
 
     def search(query: str, limit: int) -> list[dict]:
-        near_scores = vectors.cosine(vectors.checked(embed([query]), 1, DIMS)[0], matrix)
+        near_scores = vectors.cosine(vectors.checked(embedder([query]), 1, dims)[0], matrix)
         order = np.argsort(-near_scores, kind="stable")[:200]
         near = [(sources[i], float(near_scores[i])) for i in order]
         if vectors_only:
@@ -69,3 +72,36 @@ def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, vec
         return [{"source": s} for s in vectors.fuse([words, near])[:limit]]
 
     return search
+
+
+_STOP = frozenset("a an and are as at be by did do does for from had has have he her his how i in is it its me "
+                  "my of on or she so that the their them they this to was we were what when where which who "
+                  "why will with you your".split())
+
+
+def _idf_embedder(corpus: list[str]):
+    """Hashed words (no stop words) weighted ``(1 + log tf) * idf`` over the conversation: a
+    deterministic embedder about as good as a lexical ranker gets, still no model."""
+    import hashlib
+    import math
+    import re
+    from collections import Counter
+
+    def words(text: str) -> list[str]:
+        return [w for w in re.findall(r"\w+", text.lower()) if w not in _STOP]
+
+    df = Counter(w for text in corpus for w in set(words(text)))
+    n = len(corpus)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vec = [0.0] * 1024
+            for word, tf in Counter(words(text)).items():
+                slot = int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % 1024
+                vec[slot] += (1 + math.log(tf)) * math.log((n + 1) / (df.get(word, 0) + 1))
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+    return embed
