@@ -5,9 +5,19 @@ calls the same library function as ``memfs search`` (:func:`memfs.index.search`)
 retrieval equals the CLI's; only process start-up is left out of the latency.
 Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops aging);
 ``boost_<field>=x``, ``k1=x``, ``b=x`` override scoring constants for experiments.
+``fuse=1`` fuses BM25 (its first 50 hits) with vector similarity by reciprocal rank, as
+``MemfsStore(index=...)`` does, with a deterministic hashed bag-of-words embedder
+(``bench_langgraph.embed``; ``embed=idf``: hashed words without stop words, weighted by the
+conversation's IDF): no model, so it shows what fusion costs or keeps of BM25's recall, never
+what a real model would add. ``fuse=vectors`` ranks by the vectors alone.
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memfs import MemoryRepo, index
 from memfs.index import documents, postings
@@ -30,4 +40,68 @@ def factory(ctx: dict):
         result = index.search(repo.store, query, scope=ctx["scope"], limit=limit, policy=policy)
         return [{"source": h.memory.source, "path": h.path} for h in result.hits]
 
+    if ctx["opts"].get("fuse") in ("1", "vectors"):
+        return _fused(repo, ctx, policy, vectors_only=ctx["opts"]["fuse"] == "vectors")
     return search
+
+
+def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, vectors_only: bool):
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+    from bench_langgraph import DIMS, embed
+
+    from memfs.index import vectors
+
+    docs = ctx["docs"]
+    sources = [f"locomo:{ctx['conv']}:{d['dia_id']}" for d in docs]
+    embedder, dims = (_idf_embedder([d["body"] for d in docs]), 1024) if ctx["opts"].get("embed") == "idf" else (
+        embed, DIMS)
+    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", dims, embedder)
+    matrix = cache.vectors([d["body"] for d in docs], lambda i: sources[i])
+
+    def search(query: str, limit: int) -> list[dict]:
+        near_scores = vectors.cosine(vectors.checked(embedder([query]), 1, dims)[0], matrix)
+        order = np.argsort(-near_scores, kind="stable")[:200]
+        near = [(sources[i], float(near_scores[i])) for i in order]
+        if vectors_only:
+            return [{"source": s} for s, _ in near[:limit]]
+        result = index.search(repo.store, query, scope=ctx["scope"], limit=50, policy=policy)
+        words = [(h.memory.source, h.score) for h in result.hits]
+        return [{"source": s} for s in vectors.fuse([words, near])[:limit]]
+
+    return search
+
+
+_STOP = frozenset("a an and are as at be by did do does for from had has have he her his how i in is it its me "
+                  "my of on or she so that the their them they this to was we were what when where which who "
+                  "why will with you your".split())
+
+
+def _idf_embedder(corpus: list[str]):
+    """Hashed words (no stop words) weighted ``(1 + log tf) * idf`` over the conversation: a
+    deterministic embedder about as good as a lexical ranker gets, still no model."""
+    import hashlib
+    import math
+    import re
+    from collections import Counter
+
+    def words(text: str) -> list[str]:
+        return [w for w in re.findall(r"\w+", text.lower()) if w not in _STOP]
+
+    df = Counter(w for text in corpus for w in set(words(text)))
+    n = len(corpus)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vec = [0.0] * 1024
+            for word, tf in Counter(words(text)).items():
+                slot = int(hashlib.blake2b(word.encode(), digest_size=4).hexdigest(), 16) % 1024
+                vec[slot] += (1 + math.log(tf)) * math.log((n + 1) / (df.get(word, 0) + 1))
+            norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+            out.append([v / norm for v in vec])
+        return out
+
+    return embed

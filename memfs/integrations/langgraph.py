@@ -21,9 +21,16 @@ How LangGraph's model maps onto memfs:
   when there is a query (BM25F; ``SearchItem.score``), by listing the namespace's folder when
   there is none (newest first). ``filter`` takes LangGraph's operators (``$eq $ne $gt $gte $lt
   $lte``, nested objects, exact lists).
+* **Semantic search with the caller's embedder.** ``index={"dims": …, "embed": …, "fields": […]}``
+  is LangGraph's ``IndexConfig`` (:mod:`memfs.integrations.langgraph_semantic`); memfs ships no
+  model. Vectors are derived data in ``.memfs/vectors/``, keyed by text and embedder. A query is
+  then ranked by BM25 and by vectors, fused by reciprocal rank, after eligibility and ``filter``
+  chose the candidates; ``score`` is the item's best cosine similarity (``None`` without vectors:
+  ``index=False``), and every candidate is returned, the unranked last, as LangGraph's stores do.
 * **A batch is one commit.** ``batch``/``abatch`` answer every read from the state before the
   batch, then apply all its puts and deletes (the last put of a key wins) in one transaction,
-  through the core guard, by the store's actor.
+  through the core guard, by the store's actor. Puts from concurrent callers (``aput`` in a
+  graph, ``put`` from threads) are grouped into one commit (:mod:`memfs.integrations.langgraph_commits`).
 * **TTL is ``expires``.** A put with ``ttl`` (minutes) writes ``expires = updated + ttl``, which
   every memfs door honours. Reads that refresh the TTL do not commit: the refreshed times are
   kept in ``.memfs/langgraph-ttl.json`` (never in git), and the item expires ``ttl`` after its
@@ -31,8 +38,7 @@ How LangGraph's model maps onto memfs:
   deletes them (one commit), unless ``ttl_config={"omit_expired": True}``, as LangGraph's
   ``TTLConfig`` says.
 
-Memories that a person retracts or supersedes are not items any more (memfs never recalls them);
-``index`` (vector indexing) is accepted and ignored: search is by words.
+Memories that a person retracts or supersedes are not items any more (memfs never recalls them).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ require("langgraph", "langgraph")
 from langgraph.store.base import (  # noqa: E402
     BaseStore,
     GetOp,
+    IndexConfig,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
@@ -74,9 +81,12 @@ from memfs.errors import InvalidMemory, UsageError  # noqa: E402
 from memfs.format import names  # noqa: E402
 from memfs.format.model import Memory, Problem  # noqa: E402
 from memfs.index.state import ensure_cache  # noqa: E402
+from memfs.index.vectors import EmbeddingFailed, fuse  # noqa: E402
+from memfs.integrations.langgraph_commits import AsyncGroups, GroupCommit  # noqa: E402
+from memfs.integrations.langgraph_semantic import IndexSpec, Semantic, index_spec_of, info_of, spec_of_info  # noqa: E402
 from memfs.store import atomic  # noqa: E402
 
-__all__ = ["MemfsStore", "label_of", "namespace_of", "scope_of", "segment_of"]
+__all__ = ["EmbeddingFailed", "MemfsStore", "label_of", "namespace_of", "scope_of", "segment_of"]
 
 #: Folder (under the memory root) that holds the store's items.
 BASE = "langgraph"
@@ -85,7 +95,7 @@ TTL_FILE = "langgraph-ttl.json"
 DEFAULT_ACTOR = "agent:langgraph"
 #: Largest value the store keeps (the body must stay well under memfs's 1 MB read cap).
 MAX_VALUE_BYTES = 500_000
-_FENCE = "```json\n"
+_FENCE = "```json"
 _SEGMENT_SAFE = re.compile(r"[A-Za-z0-9_:@+-]")
 _PATH_UNSAFE = frozenset('/\\%:*?"<>|')
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -149,34 +159,48 @@ def _folder(namespace: tuple[str, ...]) -> str:
 
 
 # --- values and filters -------------------------------------------------------------------------
-def _body(value: Mapping[str, Any]) -> str:
+def _body(value: Mapping[str, Any], spec: IndexSpec = None) -> str:
     try:
         text = json.dumps(dict(value), ensure_ascii=False, indent=2, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"the value must be JSON (a mapping of JSON values): {exc}", param="value") from None
     if len(text.encode()) > MAX_VALUE_BYTES:
         raise UsageError(f"the value is over {MAX_VALUE_BYTES} bytes as JSON; store less in one item", param="value")
-    return _FENCE + text + "\n```\n"
+    return _FENCE + info_of(spec) + "\n" + text + "\n```\n"
 
 
-def _value(memory: Memory) -> dict[str, Any]:
-    body = memory.body
-    if not body.startswith(_FENCE) or not body.rstrip().endswith("```"):
+def _value(memory: Memory) -> tuple[dict[str, Any], IndexSpec]:
+    """The item's value, and the put's ``index`` recorded in the fence's info string."""
+    first, newline, rest = memory.body.partition("\n")
+    if not first.startswith(_FENCE) or not newline or not rest.rstrip().endswith("```"):
         raise InvalidMemory(f"{memory.path}: the body is not the item's JSON block (```json ... ```); fix it by hand")
     try:
-        value = json.loads(body[len(_FENCE) : body.rstrip().rfind("```")])
-    except json.JSONDecodeError as exc:
+        spec = spec_of_info(first[len(_FENCE):])
+        value = json.loads(rest[: rest.rstrip().rfind("```")])
+    except ValueError as exc:
         raise InvalidMemory(f"{memory.path}: the item's JSON does not parse ({exc}); fix it by hand") from None
     if not isinstance(value, dict):
         raise InvalidMemory(f"{memory.path}: the item's JSON is not an object; fix it by hand")
-    return value
+    return value, spec
 
 
 def matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
     """Whether an item's value passes a LangGraph ``filter``: every key's condition holds (an exact
     value, a nested object compared key by key, a list compared whole, or operators ``$eq``,
-    ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``)."""
-    return not conditions or all(_compare(value.get(k), c) for k, c in conditions.items())
+    ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``). A key the value lacks that holds dots is read
+    as a path into nested objects (``"user.level"``), as LangGraph's SQL stores read it."""
+    return not conditions or all(_compare(_at(value, k), c) for k, c in conditions.items())
+
+
+def _at(value: Mapping[str, Any], key: str) -> Any:
+    if key in value or "." not in key:
+        return value.get(key)
+    found: Any = value
+    for part in key.split("."):
+        if not isinstance(found, Mapping) or part not in found:
+            return None
+        found = found[part]
+    return found
 
 
 def _compare(value: Any, condition: Any) -> bool:
@@ -224,6 +248,7 @@ class _Stored:
     created: dt.datetime
     updated: dt.datetime
     expires: dt.datetime | None
+    index: IndexSpec = None
 
     @property
     def ttl(self) -> dt.timedelta | None:
@@ -243,8 +268,10 @@ class MemfsStore(BaseStore):
     commit by ``actor``; ``source`` is the ``source`` of new items (default ``langgraph``) and
     ``defaults`` further frontmatter for them (``type``, ``tags``...). ``ttl_config`` is
     LangGraph's ``TTLConfig`` (``default_ttl``, ``refresh_on_read``, ``omit_expired``).
+    ``index`` is LangGraph's ``IndexConfig`` (semantic search with the caller's embedder).
     ``clock`` replaces the current time (tests, replays). Files that do not hold an item (their
-    JSON was broken by hand) are left out of searches and listed in :attr:`broken`."""
+    JSON was broken by hand), and items the embedder failed on while searching, are listed in
+    :attr:`broken`; the first are left out of searches, the second rank by their words only."""
 
     supports_ttl = True
 
@@ -256,6 +283,7 @@ class MemfsStore(BaseStore):
         source: str = "langgraph",
         defaults: Mapping[str, Any] | None = None,
         ttl_config: TTLConfig | None = None,
+        index: IndexConfig | None = None,
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         base = repo if isinstance(repo, MemoryRepo) else MemoryRepo.open(repo)
@@ -268,12 +296,21 @@ class MemfsStore(BaseStore):
         self.clock = clock
         self.broken: list[Problem] = []
         self._lock = threading.RLock()
+        self._parsed: dict[str, tuple[tuple[int, ...], _Stored | None]] = {}
+        self.index_config = index
+        self.semantic = None if index is None else Semantic.configure(index, self.repo.store.cache_dir)
+        self.embeddings = None if self.semantic is None else self.semantic.embeddings
+        self.commits: GroupCommit[list[PutOp]] = GroupCommit(self._apply_group)
+        self._async_commits = AsyncGroups(self.commits)
 
     # --- BaseStore ---------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         for op in ops:
             validate_op_namespace(op)
+        if ops and all(isinstance(op, PutOp) for op in ops):
+            self.commits.submit(self._puts(ops))
+            return [None] * len(ops)
         with self._lock:
             now = self._now()
             refreshed: dict[str, dt.datetime] = {}
@@ -287,20 +324,35 @@ class MemfsStore(BaseStore):
                 elif isinstance(op, ListNamespacesOp):
                     results.append(self._list_namespaces(op, now))
                 elif isinstance(op, PutOp):
-                    if op.value is not None and not op.namespace:
-                        raise InvalidNamespaceError("Namespace cannot be empty.")
                     puts[(tuple(op.namespace), op.key)] = op
                     results.append(None)
                 else:
                     raise TypeError(f"unknown operation {type(op).__name__}")
             if puts:
-                self._apply(list(puts.values()))
+                self._apply(self._puts(list(puts.values())))
             if refreshed:
                 self._save_refreshed(refreshed)
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        return await asyncio.to_thread(self.batch, list(ops))
+        ops = list(ops)
+        if ops and all(isinstance(op, PutOp) for op in ops):
+            for op in ops:
+                validate_op_namespace(op)
+            await self._async_commits.submit(self._puts(ops))
+            return [None] * len(ops)
+        return await asyncio.to_thread(self.batch, ops)
+
+    def _puts(self, ops: list[Op]) -> list[PutOp]:
+        """One caller's puts checked before they queue (the last put of a key wins)."""
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            assert isinstance(op, PutOp)
+            if op.value is not None and not op.namespace:
+                raise InvalidNamespaceError("Namespace cannot be empty.")
+            index_spec_of(op.index)
+            puts[(tuple(op.namespace), op.key)] = op
+        return list(puts.values())
 
     # --- TTL ---------------------------------------------------------------------------------
     def sweep_ttl(self) -> int:
@@ -336,12 +388,14 @@ class MemfsStore(BaseStore):
         )
         wanted = max(op.offset, 0) + max(op.limit, 0)
         found: list[tuple[_Stored, float | None]]
-        if op.query and op.query.strip():
+        if op.query and op.query.strip() and self.semantic is None:
             found = self._ranked(op.query, prefix, keep, wanted)
         else:
             listed = [s for s in self._items(_folder(prefix) if prefix else BASE) if keep(s)]
             listed.sort(key=lambda s: (-s.updated.timestamp(), s.namespace, s.key))
-            found = [(s, None) for s in listed]
+            query = op.query.strip() if op.query else ""
+            found = self._hybrid(op.query or "", prefix, keep, listed, max(wanted, 10)) if query else [
+                (s, None) for s in listed]
         page = found[max(op.offset, 0) : wanted]
         if op.refresh_ttl:
             refreshed.update((s.path, now) for s, _ in page if s.ttl is not None)
@@ -365,6 +419,21 @@ class MemfsStore(BaseStore):
                 return found
             fetch *= 4
 
+    def _hybrid(self, query: str, prefix: tuple[str, ...], keep: Callable[[_Stored], bool],
+                listed: list[_Stored], depth: int) -> list[tuple[_Stored, float | None]]:
+        """Every candidate (``listed``: eligible and through the filter, newest first), ranked by
+        BM25's first ``depth`` hits and by vector similarity, fused by reciprocal rank, then
+        those neither ranks."""
+        assert self.semantic is not None
+        words = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth)]
+        scores, problems = self.semantic.scores(query, [(s.path, s.value, s.index) for s in listed])
+        self.broken.extend(problems)
+        near = sorted(scores.items(), key=lambda pair: -pair[1])
+        by_path = {s.path: s for s in listed}
+        ranked = [path for path in fuse([words, near]) if path in by_path]
+        seen = set(ranked)
+        return [(by_path[p], scores.get(p)) for p in ranked] + [(s, None) for s in listed if s.path not in seen]
+
     def _list_namespaces(self, op: ListNamespacesOp, now: dt.datetime) -> list[tuple[str, ...]]:
         known = self._load_refreshed()
         spaces = {s.namespace for s in self._items(BASE)
@@ -387,6 +456,22 @@ class MemfsStore(BaseStore):
         return found
 
     def _read(self, rel: str, *, strict: bool = False) -> _Stored | None:
+        """The item in a file, parsed again only when the file changed (its ``lstat``: every
+        memfs write replaces the file, a new inode)."""
+        try:
+            st = os.lstat(os.path.join(self.repo.store.root, rel))
+            signature: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+        except OSError:
+            signature = None
+        kept = self._parsed.get(rel)
+        if kept is not None and signature is not None and kept[0] == signature:
+            return kept[1]
+        stored = self._load(rel, strict=strict)
+        if signature is not None and (stored is not None or rel not in {p.path for p in self.broken}):
+            self._parsed[rel] = (signature, stored)
+        return stored
+
+    def _load(self, rel: str, *, strict: bool) -> _Stored | None:
         _, memory, why = self.repo.store.load(rel)
         if memory is None:
             if why is not None:
@@ -411,11 +496,26 @@ class MemfsStore(BaseStore):
         if memory.path != _path(namespace, memory.key):
             return None
         created = memory.created or memory.updated or _EPOCH
-        return _Stored(memory.path, namespace, memory.key, _value(memory), created, memory.updated or created,
-                       memory.expires)
+        value, spec = _value(memory)
+        return _Stored(memory.path, namespace, memory.key, value, created, memory.updated or created,
+                       memory.expires, spec)
 
     # --- writing -----------------------------------------------------------------------------
+    def _apply_group(self, works: list[list[PutOp]]) -> None:
+        """Several callers' puts as one transaction (a later put of a key wins)."""
+        merged: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for work in works:
+            merged.update(((tuple(op.namespace), op.key), op) for op in work)
+        with self._lock:
+            self._apply(list(merged.values()))
+
     def _apply(self, puts: list[PutOp]) -> None:
+        """The puts and deletes as one transaction; their vectors (when the store has an index)
+        are embedded first, so an embedder failure writes nothing."""
+        semantic = self.semantic
+        if semantic is not None:
+            semantic.prepare([(_path(tuple(op.namespace), op.key), op.value, op.index)
+                              for op in puts if op.value is not None])
         changes = sum(op.value is not None for op in puts)
         reason = f"LangGraph store: {changes} put(s), {len(puts) - changes} delete(s)"
         with self.repo.store.transaction("langgraph", reason=reason, when=self._when()) as tx:
@@ -427,8 +527,6 @@ class MemfsStore(BaseStore):
                     if current is not None:
                         tx.delete(rel)
                     continue
-                if namespace[0] == "langgraph":
-                    raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph". Got: {namespace}')
                 expires = None if op.ttl is None else tx.now + dt.timedelta(minutes=op.ttl)
                 fields: dict[str, Any] = {"expires": expires}
                 if current is None:
@@ -436,9 +534,11 @@ class MemfsStore(BaseStore):
                               "scope": scope_of(namespace), "key": op.key, "source": self.source}
                     if expires is None:
                         del fields["expires"]
-                tx.write(rel, fields=fields, body=_body(op.value))
+                tx.write(rel, fields=fields, body=_body(op.value, op.index if semantic is not None else None))
         if tx.result.commit:
             self._forget_refreshed({c.path for c in tx.result.changes})
+        if semantic is not None:
+            semantic.cache.save()
 
     # --- time and refreshed reads ------------------------------------------------------------
     def _now(self) -> dt.datetime:
