@@ -35,7 +35,8 @@ from typing import Any
 from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
 from memfs.format.config import CONFIG_FILE, SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
-from memfs.format.parse import parse
+from memfs.ops import reconcile_sync
+from memfs.ops.reconcile_sync import Settlement
 from memfs.policy import guard
 from memfs.policy.retry import Backoff
 from memfs.store import gitcli, paths
@@ -45,7 +46,7 @@ from memfs.store.repo import Store
 BACKUP_PREFIX = "refs/memfs/backup/"
 
 
-_HOW = {"rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
+_HOW = {"reconcile": ", reconciled", "rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -56,12 +57,19 @@ class SyncResult:
     mode: Mode
     before: str | None
     after: str | None
-    integrated: str  # none | fast-forward | rebase | merge
+    integrated: str  # none | fast-forward | rebase | merge | reconcile
     pulled: int
     pushed: int
     backups: tuple[str, ...] = ()
     attempts: int = 1
     uncommitted: tuple[str, ...] = ()
+    #: Memories memfs settled while integrating (both sides changed them), and those it flagged.
+    reconciled: tuple[Settlement, ...] = ()
+
+    @property
+    def review(self) -> tuple[Settlement, ...]:
+        """What this sync handed to a person: memories now ``needs_review`` (see ``memfs review``)."""
+        return tuple(s for s in self.reconciled if s.review)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +84,7 @@ class SyncResult:
             "backups": list(self.backups),
             "attempts": self.attempts,
             "uncommitted": list(self.uncommitted),
+            "reconciled": [s.to_json() for s in self.reconciled],
         }
 
     def summary(self) -> list[str]:
@@ -87,6 +96,8 @@ class SyncResult:
             lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out"]
             lines.append(f"HEAD is now {(self.after or '')[:10]}")
         lines += [f"backup of the previous tip: {ref}" for ref in self.backups]
+        lines += [f"reconciled {s.line()}" for s in self.reconciled if not s.review]
+        lines += [f"needs review (memfs review): {s.line()}" for s in self.review]
         if self.uncommitted:
             lines.append(
                 f"not synced, not committed yet: {', '.join(self.uncommitted[:5])}"
@@ -260,20 +271,21 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
-    """Bring ``upstream`` into the current branch; (how, backup ref). Raises on conflict, leaving
-    the branch where it was."""
+def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
+    """Bring ``upstream`` into the current branch; (how, backup ref, what memfs settled). Memory
+    files both sides changed are reconciled (:mod:`memfs.ops.reconcile_sync`); raises on any other
+    conflict, leaving the branch where it was."""
     git = repo.git
     head = git.head()
     if head != upstream and not (head is not None and git.is_ancestor(upstream, head)):
         _refuse_incoming_secrets(repo, target, head, upstream)
     if head is None or git.is_ancestor(head, upstream):
         if head == upstream:
-            return "none", None
+            return "none", None, []
         git.fast_forward(upstream)
-        return "fast-forward", None
+        return "fast-forward", None, []
     if git.is_ancestor(upstream, head):
-        return "none", None
+        return "none", None, []
     if git.merge_base(head, upstream) is None:
         raise SyncRefused(
             f"your {target.local} and {target.label} share no history, so syncing would mean discarding one "
@@ -281,6 +293,19 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
             f"{target.label}', resolve, commit, then 'memfs sync'."
         )
     backup = _backup(git, head, f"sync {mode} onto {target.label}")
+    diverged = reconcile_sync.diverged(repo, head, upstream)
+    if diverged.both:
+        how, settled = "reconcile", _reconcile(repo, target, head, upstream, backup, mode, diverged)
+    else:
+        how, settled = mode, []
+        _replay(repo, target, head, upstream, backup, mode)
+    _undo_if_broken(repo, target, head, upstream, backup, mode)
+    return how, backup, settled + reconcile_sync.keep_lineage(repo, diverged)
+
+
+def _replay(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+    """Rebase onto, or merge, ``upstream`` with git (no memory file changed on both sides)."""
+    git = repo.git
     identity = gitcli.Identity.for_actor(repo.actor)
     if mode == "rebase":
         done, detail = git.rebase(upstream, identity)
@@ -298,16 +323,30 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
             f"git {mode} onto {target.label} failed; nothing was changed (your branch is back at {head[:10]}, "
             f"saved as {backup}): {detail}"
         )
-    broken = _broken_by_merge(repo, head, upstream)
+
+
+def _reconcile(
+    repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode,
+    diverged: reconcile_sync.Divergence,
+) -> list[Settlement]:
+    """One merge commit whose memory files both sides changed memfs settles."""
+    subject = f"reconcile {target.label} into {target.local}"
+    try:
+        return reconcile_sync.merge_settled(repo, diverged, head, upstream, subject)
+    except reconcile_sync.Unsettled as exc:
+        raise ConflictError(_conflict_message(repo.git, target, head, upstream, backup, mode, exc.files)) from None
+
+
+def _undo_if_broken(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+    broken = reconcile_sync.broken_by_merge(repo, head, upstream)
     if broken:
-        git.reset_hard(head)
+        repo.git.reset_hard(head)
         raise ConflictError(
             f"integrating {target.label} produced invalid memory files ({'; '.join(broken[:3])}); it was undone, "
             f"your branch is back at {head[:10]} (saved as {backup}) and nothing was pushed. Integrate by hand: "
             f"git {'pull --rebase' if mode == 'rebase' else 'pull --no-rebase'} {target.remote} {target.branch}, "
             "fix the files until 'memfs validate' passes, commit, then 'memfs sync'."
         )
-    return mode, backup
 
 
 def _conflict_message(
@@ -326,30 +365,6 @@ def _conflict_message(
         "then 'memfs sync'.\n"
         "Or put your changes up for review instead: 'memfs propose'."
     )
-
-
-def _broken_by_merge(repo: Store, before: str, upstream: str) -> list[str]:
-    """Memory files invalid after integration although valid on both sides (a bad text merge)."""
-    git = repo.git
-    names = git.diff_names(upstream, "HEAD", repo.pathspec)
-    rels = [rel for n in names if (rel := repo.from_git_path(n)) and paths.is_memory_name(rel)]
-    found = []
-    for rel in rels:
-        after = repo.peek(rel)
-        if after is None or not _errors(rel, after):
-            continue
-        sides = [git.show_file(rev, repo.git_path(rel)) for rev in (before, upstream)]
-        if all(side is None or not _errors(rel, side) for side in sides):
-            found.append(f"{rel}: {_errors(rel, after)[0]}")
-    return found
-
-
-def _errors(rel: str, data: bytes) -> list[str]:
-    try:
-        memory = parse(rel, data)
-    except InvalidMemory as exc:
-        return [str(p) for p in exc.problems] or [str(exc)]
-    return [str(p) for p in memory.errors]
 
 
 # --- sync ------------------------------------------------------------------------------------
@@ -394,13 +409,15 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
     git = repo.git
     before, started = git.head(), waiting.clock()
     backups: list[str] = []
+    settled: list[Settlement] = []
     how, pulled, attempt = "none", 0, 0
     while True:
         attempt += 1
         upstream = _fetch(git, target)
         if upstream is not None:
             start = git.head()
-            step, backup = _integrate(repo, target, upstream, mode)
+            step, backup, found = _integrate(repo, target, upstream, mode)
+            settled += found
             if step != "none":
                 how = step if how in ("none", "fast-forward") else how
                 pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
@@ -408,7 +425,7 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
         head = git.head()
         if not push or head is None or head == upstream:
             _prune_backups(git, upstream, keep=backups)
-            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo)
+            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
         if upstream is not None and not git.is_ancestor(upstream, head):
             raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
         sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
@@ -416,7 +433,7 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
         if pushed:
             _track(git, target)
             _prune_backups(git, head, keep=backups)
-            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
+            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
         if not retry.another(attempt, elapsed, wait):
             raise ConflictError(
@@ -450,6 +467,7 @@ def _result(
     backups: list[str],
     attempts: int,
     repo: Store,
+    settled: list[Settlement],
 ) -> SyncResult:
     return SyncResult(
         target.remote,
@@ -463,6 +481,7 @@ def _result(
         tuple(backups),
         attempts,
         tuple(_uncommitted_memories(repo)),
+        tuple(settled),
     )
 
 
