@@ -11,10 +11,11 @@ one side kept the ancestor       the other side's file (what git would do)
 one deleted it, one changed it   REVIEW: the changed file, held ``needs_review`` for a person
 both added it, other subjects    KEEP_BOTH: upstream keeps the path, the local memory moves to a
                                  free path (:attr:`Settled.relocate`)
-one retracted it, the other      REVIEW: the new value, held ``needs_review`` (a ``gate`` record,
-changed its value                rule ``concurrent-retraction``): the retraction was about the old
-                                 value, nobody judged the new one. ``memfs reinstate`` (a person)
-                                 keeps it; ``memfs retract`` withdraws it
+one withdrew it (retracted it,   REVIEW: the new value, held ``needs_review`` (a ``gate`` record,
+or it became needs_review), the  rule ``concurrent-retraction``): the withdrawal was about the old
+other changed its value          value, nobody judged the new one. ``memfs reinstate`` (a person)
+                                 keeps it; ``memfs retract`` withdraws it. A later edit of a held
+                                 memory is held again, so a hold is never lost
 both changed the value (or both  SUPERSEDE by :func:`precedence`: the winner's file; the loser is
 added the same subject)          the previous revision in history
 one changed the value            that side's file: a new value replaces its provenance, as
@@ -55,6 +56,12 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 #: The ``gate`` record's rule for a change that needs a person.
 CONCURRENT_RETRACTION = "concurrent-retraction"
 CONCURRENT_DELETION = "concurrent-deletion"
+#: Statuses that withdraw a memory pending nothing (retracted) or pending a person (needs_review).
+WITHDRAWN = ("retracted", "needs_review")
+#: What a new value brings with it (as ``remember``'s SUPERSEDE replaces it): taken from the side
+#: that changed the value, whatever the other side did to them.
+VALUE_FIELDS = ("status", "source", "source_kind", "confidence", "evidence", "description", "expires",
+                "depends_on", gate.RECORD)
 
 
 @dataclass(frozen=True)
@@ -120,24 +127,25 @@ def _settle_values(
     assert me.data is not None and them.data is not None
     datas = (me.data, them.data)
     value = {"local": _changed_value(old, mine), "upstream": _changed_value(old, theirs)}
-    retracted = {"local": _retracted(old, mine), "upstream": _retracted(old, theirs)}
-    for by, other in (("local", "upstream"), ("upstream", "local")):
-        if value[by] and retracted[other] and not retracted[by]:
-            kept = me if by == "local" else them
-            why = (
-                f"{(them if by == 'local' else me).actor or 'a clone'} retracted {path} while "
-                f"{kept.actor or 'another clone'} gave it a new value; the new value is held for a person"
-            )
-            assert kept.data is not None
-            return _held(path, kept.data, datas, CONCURRENT_RETRACTION, why, now, actor, by)
+    withdrawn = {"local": _withdrawn(old, mine), "upstream": _withdrawn(old, theirs)}
     winner = "local" if precedence(mine, me.actor, me.data) > precedence(theirs, them.actor, them.data) else "upstream"
     if value["local"] and value["upstream"]:
         return Settled("supersede", _with_revision(path, datas, me.data if winner == "local" else them.data), winner)
-    if value["local"] or value["upstream"]:
-        by = "local" if value["local"] else "upstream"
-        return Settled("value", _with_revision(path, datas, me.data if by == "local" else them.data), by)
-    top = (mine, me.data) if winner == "local" else (theirs, them.data)
-    return Settled("fields", _merged_fields(path, old, mine, theirs, top), winner)
+    sides = {"local": (mine, me), "upstream": (theirs, them)}
+    by = "local" if value["local"] else "upstream" if value["upstream"] else winner
+    top, side = sides[by]
+    assert side.data is not None
+    if not value[by]:
+        return Settled("fields", _merged_fields(path, old, mine, theirs, (top, side.data)), winner)
+    merged = _merged_fields(path, old, mine, theirs, (top, side.data), VALUE_FIELDS)
+    other = them if by == "local" else me
+    if withdrawn["upstream" if by == "local" else "local"]:
+        why = (
+            f"{other.actor or 'a clone'} withdrew {path} while {side.actor or 'another clone'} gave it a new "
+            "value; the new value is held for a person"
+        )
+        return _held(path, merged, datas, CONCURRENT_RETRACTION, why, now, actor, by)
+    return Settled("value", merged, by)
 
 
 def _subject(memory: Memory) -> tuple[Any, ...]:
@@ -150,8 +158,9 @@ def _changed_value(old: Memory | None, new: Memory) -> bool:
     return old is None or normalise(old.body) != normalise(new.body)
 
 
-def _retracted(old: Memory | None, new: Memory) -> bool:
-    return new.status == "retracted" and (old is None or old.status != "retracted")
+def _withdrawn(old: Memory | None, new: Memory) -> bool:
+    """Retracted, or held for review (a retraction upstream of it, a review hold), by this side."""
+    return new.status in WITHDRAWN and (old is None or old.status != new.status)
 
 
 def _top_revision(path: str, datas: tuple[bytes, ...]) -> int:
@@ -179,7 +188,9 @@ def _held(
     """``data`` held ``needs_review`` with a ``gate`` record, as the write gate holds a memory for
     a person: ``memfs review`` lists it, ``memfs reinstate`` (a person) restores it."""
     memory = parse(path, data)
-    asked = memory.confidence if memory.confidence is not None else 0.8
+    held = memory.meta.get(gate.RECORD)
+    asked = held.get("confidence") if isinstance(held, dict) else memory.confidence
+    asked = asked if isinstance(asked, int | float) and not isinstance(asked, bool) else 0.8
     record = {
         "rule": rule,
         "reason": why,
@@ -197,14 +208,16 @@ def _held(
     return Settled("review", _edited(path, data, changes), by, review=why)
 
 
-def _merged_fields(path: str, old: Memory | None, mine: Memory, theirs: Memory, top: tuple[Memory, bytes]) -> bytes:
-    """Neither side changed the value: the fields merged, a field both changed differently taking
-    the winner's value; the winner's text with only the changed lines replaced."""
+def _merged_fields(
+    path: str, old: Memory | None, mine: Memory, theirs: Memory, top: tuple[Memory, bytes], keep: tuple[str, ...] = ()
+) -> bytes:
+    """The fields merged, a field both changed differently (and every field in ``keep``) taking
+    the winner's value; the winner's text (its body too) with only the changed lines replaced."""
     base_meta: Mapping[str, Any] = old.meta if old is not None else {}
     fields = merge.merge_fields(base_meta, mine.meta, theirs.meta)
     winner, data = top
     meta = dict(fields.meta)
-    for key in fields.conflicts:
+    for key in (*fields.conflicts, *keep):
         if key in winner.meta:
             meta[key] = winner.meta[key]
         else:

@@ -89,7 +89,7 @@ def test_a_retraction_against_a_concurrent_new_value_is_held_for_review(clone: C
     sync(a.store)
     result = sync(b.store)
     (item,) = result.review
-    assert item.path == "facts/x.md" and item.rule == "review" and "retracted" in (item.review or "")
+    assert item.path == "facts/x.md" and item.rule == "review" and "withdrew" in (item.review or "")
     memory = b.store.read("facts/x.md")
     assert (memory.status, memory.body, memory.description) == ("needs_review", "one\n\nthree\n", "edited")
     assert [m.path for g in b.review_queue() for m in g.items] == ["facts/x.md"]
