@@ -14,9 +14,12 @@ Invariants (each has a test):
 * **Retries spread out.** A push that lost a race is fetched, integrated and pushed again after a
   random wait that doubles with each loss (:mod:`memfs.policy.retry`), at most ``[sync]
   attempts`` tries and none started after ``budget`` seconds.
-* **A conflict stops cleanly.** If integration conflicts (or would produce an invalid memory), the
-  rebase/merge is aborted, the branch is exactly where it was, nothing is pushed, and the error
-  says which files and what to do.
+* **Memory is reconciled, not text-merged.** When both sides changed a memory file, integration is
+  one merge commit whose memory files memfs settles (:mod:`memfs.ops.reconcile_sync`); a change
+  that needs a person is held ``needs_review`` and reported, never a blocked clone.
+* **Any other conflict stops cleanly.** If integration conflicts on a file memfs cannot settle (or
+  would produce an invalid memory), the rebase/merge is aborted, the branch is exactly where it
+  was, nothing is pushed, and the error says which files and what to do.
 
 The whole operation holds the repository's write lock, so no memfs write interleaves with it.
 The search index needs nothing from here: every read brings it up to date with HEAD.
