@@ -120,3 +120,16 @@ def test_orphans_are_active_memories_derived_from_a_retracted_one_transitively()
     assert concurrent.orphans(changed, known) == {
         "notes/new.md": ["facts/gone.md"], "notes/newer.md": ["facts/gone.md"],
     }
+
+
+def test_the_merge_driver_holds_a_retraction_against_a_new_value_too(tmp_path: Any) -> None:
+    from memfs.ops import mergedriver
+
+    files = {name: tmp_path / name for name in ("base", "ours", "theirs")}
+    for name, data in (("base", text()), ("ours", text(status="retracted", revision=3)),
+                       ("theirs", text("new value", revision=3))):
+        files[name].write_bytes(data)
+    assert mergedriver.run(files["base"], files["ours"], files["theirs"], PATH)
+    memory = parse(PATH, files["ours"].read_bytes())
+    assert (memory.status, memory.body, memory.meta[gate.RECORD]["rule"]) == (
+        "needs_review", "new value\n", concurrent.CONCURRENT_RETRACTION)
