@@ -32,6 +32,23 @@ def test_the_same_key_in_two_scopes_never_shares_a_file(clone: Clone, remote: Pa
     assert {m.scope for m in b.store.scan().memories if m.key == "format"} == {"agent:a", "agent:b"}
 
 
+def test_a_clone_an_older_memfs_left_stuck_on_one_path_for_two_scopes_syncs(clone: Clone, remote: Path) -> None:
+    """The issue's reproduction, as an older memfs named the files: both clones wrote
+    facts/format.md, for agent:a and for agent:b. Sync used to stop with exit 3 on every try; now
+    both memories are kept (KEEP_BOTH), the local one at its scope's default path."""
+    a, b = clone("a"), clone("b")
+    for repo, scope in ((a, "agent:a"), (b, "agent:b")):
+        repo.write("facts/format.md", fields={"type": "fact", "scope": scope, "key": "format", "source": "doc:1"},
+                   body=f"{scope} format\n")
+    sync(a.store)
+    (moved,) = sync(b.store).reconciled
+    assert (moved.rule, moved.moved_to) == ("keep-both", "facts/format--agent-b.md")
+    kept = {m.path: (m.scope, m.id) for m in b.store.scan().memories if m.key == "format"}
+    assert kept == {"facts/format.md": ("agent:a", "facts/format"),
+                    "facts/format--agent-b.md": ("agent:b", "facts/format--agent-b")}
+    assert b.validate() == [] and remote_head(remote) == b.store.git.head()
+
+
 def test_concurrent_supersedes_become_revisions_and_unrelated_changes_flow(clone: Clone, remote: Path) -> None:
     """The clone that would have stopped on a text conflict (exit 3, every later sync too) syncs:
     one value wins by precedence, the other is a revision in history, and the clone's unrelated
