@@ -84,6 +84,8 @@ def test_a_retraction_against_a_supersede_is_a_review_item_at_the_cli(clone: Clo
     assert ran.returncode == 0, ran.stderr
     assert f"needs review (memfs review): {path}: held for review" in ran.stdout
     assert path in cli(b, "review").stdout
+    comment = cli(b, "review", "HEAD^2..HEAD").stdout  # what the pull-request comment shows
+    assert path in comment and "held for a person" in comment
     assert b.store.read(path).status == "needs_review"
     assert "status: retracted" in git(b.root, "log", "-p", "--format=", "--", path)
 
