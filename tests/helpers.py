@@ -53,7 +53,7 @@ TIMEOUT = 30.0
 #: A note with :data:`FACT`'s scope and source.
 NOTE: dict[str, Any] = {**FACT, "type": "note"}
 #: Where ``remember`` keeps :data:`PREFERENCE` (a file per subject, named after its key).
-PREFERENCE_PATH = "prefs/release-note-language.md"
+PREFERENCE_PATH = "prefs/release-note-language--user-u5-project-p8-f32854.md"
 #: The frontmatter of a valid fact with id ``{id}``, as text: add hand-written (invalid) lines to it.
 VALID = "id: {id}\ntype: fact\nscope: user:U5\nsource: tool:ci\nstatus: active\n"
 #: ``created`` of memory files written directly (:func:`put`): fixed, so freshness is too.

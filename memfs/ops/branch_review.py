@@ -216,7 +216,7 @@ def _label(path: str) -> str:
 
 
 def _flagged(e: Entry) -> str:
-    return f"- {code(e.path)}{_desc(e)}" + (f" (because of {code(e.by)})" if e.by else "")
+    return f"- {code(e.path)}{_desc(e)}" + (f" (because of {code(e.by)})" if e.by else "") + _why(e)
 
 
 def _changed(e: Entry) -> str:
@@ -397,13 +397,21 @@ def _classify(
             )
         )
     elif status == "needs_review":
-        summary.flagged.append(Entry(d.path, desc, by=_flagged_by(new)))
+        summary.flagged.append(Entry(d.path, desc, by=_flagged_by(new), reason=_held_because(new)))
     elif status == "expired":
         summary.expired.append(Entry(d.path, desc, reason=_reason(log)))
     others = tuple(f for f in d.fields if f.field != "status")
     explained = (*NOISE, "invalidated_by") if status == "needs_review" else NOISE
     if any(f.field not in explained for f in others) or (d.body_changed and status is None):
         summary.changed.append(Entry(d.path, desc, fields=others, body_changed=d.body_changed))
+
+
+def _held_because(memory: Memory | None) -> str | None:
+    """Why a memory was held for a person (the ``gate`` record: the write gate, or sync's
+    reconciliation of concurrent changes), if it says."""
+    record = memory.meta.get("gate") if memory else None
+    reason = record.get("reason") if isinstance(record, dict) else None
+    return str(reason) if reason else None
 
 
 def _flagged_by(memory: Memory | None) -> str | None:

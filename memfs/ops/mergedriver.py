@@ -8,12 +8,13 @@ only rewrites the one file git hands it and never commits.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from memfs.policy import merge
+from memfs.policy import concurrent, merge
 from memfs.store import gitcli
 from memfs.store.init import ATTRIBUTES_FILE, DRIVER, attributes_text, configure_merge_driver
 from memfs.store.repo import Store
@@ -42,13 +43,22 @@ def install(repo: Store, command: str | None = None) -> Installed:
 
 
 def run(base: Path, ours: Path, theirs: Path, path: str, marker_size: int = 7) -> bool:
-    """What git's ``%O %A %B %P`` call does: merge into ``ours`` in place; ``True`` if clean."""
+    """What git's ``%O %A %B %P`` call does: merge into ``ours`` in place; ``True`` if clean.
+
+    A withdrawal on one side against a new value on the other is held for review, as sync holds it
+    (:mod:`memfs.policy.concurrent`), never merged into a retracted file with the new value."""
     base_data = base.read_bytes()
+    mine, other = ours.read_bytes(), theirs.read_bytes()
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    held = concurrent.settle(path, base_data or None, concurrent.Side(mine), concurrent.Side(other), now, DRIVER)
+    if held.rule == "review" and held.content is not None:
+        ours.write_bytes(held.content)
+        return True
     result = merge.merge_memory(
         path,
         base_data or None,
-        ours.read_bytes(),
-        theirs.read_bytes(),
+        mine,
+        other,
         partial(gitcli.merge_text, labels=merge.LABELS, marker_size=marker_size),
         marker_size=marker_size,
     )

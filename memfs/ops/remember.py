@@ -10,6 +10,7 @@ passes the revision it read gets a :class:`~memfs.errors.ConflictError` instead 
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 import unicodedata
@@ -401,16 +402,33 @@ def slugify(text: str, limit: int = 60) -> str:
     return slug[:limit].rstrip("-") or "memory"
 
 
+#: A scope written only with these (``agent:a``, ``team:x/project:p8``) appears in a file name as is,
+#: ``:`` as ``-`` and ``/`` as ``--``, which reads back to exactly one scope.
+_PLAIN_SCOPE = re.compile(r"[a-z0-9_]+(?:[:/][a-z0-9_]+)*")
+
+
+def scoped_stem(base: str, scope: str) -> str:
+    """A default file-name stem in ``scope``: ``format--agent-a``. A scope the plain form cannot
+    render exactly (capitals, other characters, more than 40 characters) is shortened and gets the
+    first 6 hex digits of its SHA-256 (``format--user-u5-1c9f0e``), so two scopes never share a
+    default name: clones that remember the same key in different scopes never write one file."""
+    plain = scope.replace("/", "--").replace(":", "-")
+    if _PLAIN_SCOPE.fullmatch(scope) and len(plain) <= 40:
+        return f"{base}--{plain}"
+    return f"{base}--{slugify(scope, 32)}-{hashlib.sha256(scope.encode('utf-8')).hexdigest()[:6]}"
+
+
 def _new_path(repo: Store, tx: Transaction, candidate: Candidate) -> str:
-    """``prefs/release-note-language.md``; the scope, then a number, is added when taken (a file
-    there, or a memory already using that path as its id)."""
+    """``prefs/release-note-language--user-u5-1c9f0e.md``: the key (else the first words), the
+    version, then the scope (:func:`scoped_stem`); a number is added when taken (a file there, or a
+    memory already using that path as its id). Files named before the scope was part of the name
+    (``prefs/release-note-language.md``) keep their names: memories are found by key, not path."""
     folder = TYPE_DIRS.get(candidate.type, "notes")
     base = slugify(candidate.key or " ".join(candidate.body.split()[:8]))
     if candidate.version:
         base += "-" + slugify(candidate.version, 20)
-    stems = [base, f"{base}--{slugify(candidate.scope, 40)}"]
-    stems += [f"{stems[1]}-{n}" for n in range(2, 1000)]
-    for stem in stems:
+    first = scoped_stem(base, candidate.scope)
+    for stem in (first, *(f"{first}-{n}" for n in range(2, 1000))):
         rel = posixpath.join(folder, stem + ".md")
         if tx.current_bytes(rel) is None and tx.id_is_free(default_id(rel)):
             return rel

@@ -14,9 +14,12 @@ Invariants (each has a test):
 * **Retries spread out.** A push that lost a race is fetched, integrated and pushed again after a
   random wait that doubles with each loss (:mod:`memfs.policy.retry`), at most ``[sync]
   attempts`` tries and none started after ``budget`` seconds.
-* **A conflict stops cleanly.** If integration conflicts (or would produce an invalid memory), the
-  rebase/merge is aborted, the branch is exactly where it was, nothing is pushed, and the error
-  says which files and what to do.
+* **Memory is reconciled, not text-merged.** When both sides changed a memory file, integration is
+  one merge commit whose memory files memfs settles (:mod:`memfs.ops.reconcile_sync`); a change
+  that needs a person is held ``needs_review`` and reported, never a blocked clone.
+* **Any other conflict stops cleanly.** If integration conflicts on a file memfs cannot settle (or
+  would produce an invalid memory), the rebase/merge is aborted, the branch is exactly where it
+  was, nothing is pushed, and the error says which files and what to do.
 
 The whole operation holds the repository's write lock, so no memfs write interleaves with it.
 The search index needs nothing from here: every read brings it up to date with HEAD.
@@ -33,11 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
-from memfs.format.config import CONFIG_FILE, SyncConfig, is_sync_mode
+from memfs.format.config import SyncConfig, is_sync_mode
 from memfs.format.config import SyncMode as Mode
-from memfs.format.parse import parse
-from memfs.ops import incoming
-from memfs.policy import guard
+from memfs.ops import incoming, reconcile_sync
+from memfs.ops.reconcile_sync import Settlement
 from memfs.policy.retry import Backoff
 from memfs.store import gitcli, paths
 from memfs.store.commits import Message
@@ -46,7 +48,7 @@ from memfs.store.repo import Store
 BACKUP_PREFIX = "refs/memfs/backup/"
 
 
-_HOW = {"rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
+_HOW = {"reconcile": ", reconciled", "rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -57,12 +59,19 @@ class SyncResult:
     mode: Mode
     before: str | None
     after: str | None
-    integrated: str  # none | fast-forward | rebase | merge
+    integrated: str  # none | fast-forward | rebase | merge | reconcile
     pulled: int
     pushed: int
     backups: tuple[str, ...] = ()
     attempts: int = 1
     uncommitted: tuple[str, ...] = ()
+    #: Memories memfs settled while integrating (both sides changed them), and those it flagged.
+    reconciled: tuple[Settlement, ...] = ()
+
+    @property
+    def review(self) -> tuple[Settlement, ...]:
+        """What this sync handed to a person: memories now ``needs_review`` (see ``memfs review``)."""
+        return tuple(s for s in self.reconciled if s.review)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +86,7 @@ class SyncResult:
             "backups": list(self.backups),
             "attempts": self.attempts,
             "uncommitted": list(self.uncommitted),
+            "reconciled": [s.to_json() for s in self.reconciled],
         }
 
     def summary(self) -> list[str]:
@@ -88,6 +98,8 @@ class SyncResult:
             lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out"]
             lines.append(f"HEAD is now {(self.after or '')[:10]}")
         lines += [f"backup of the previous tip: {ref}" for ref in self.backups]
+        lines += [f"reconciled {s.line()}" for s in self.reconciled if not s.review]
+        lines += [f"needs review (memfs review): {s.line()}" for s in self.review]
         if self.uncommitted:
             lines.append(
                 f"not synced, not committed yet: {', '.join(self.uncommitted[:5])}"
@@ -230,52 +242,19 @@ def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool,
 
 
 # --- integration -----------------------------------------------------------------------------
-def _refuse_incoming_secrets(repo: Store, target: _Target, head: str | None, upstream: str) -> None:
-    """The core guard's secret rule over what integrating ``upstream`` would bring in: every memory
-    file (and ``.memfs.toml``) it changes since the common ancestor, read in two batches. A secret
-    another clone committed is refused here, before it enters this clone's history."""
-    base = repo.git.merge_base(head, upstream) if head else None
-    git = repo.git
-    names = git.diff_names(base, upstream, repo.pathspec) if base else git.tree_files(upstream, repo.pathspec)
-    rels = [r for n in names if (r := repo.from_git_path(n)) and (paths.is_memory_name(r) or r == CONFIG_FILE)]
-    if not rels:
-        return
-    before = repo.files_at(base, rels) if base else dict.fromkeys(rels)
-    after = repo.files_at(upstream, rels)
-    found = []
-    for rel in rels:
-        text = after.get(rel)
-        if text is None:
-            continue
-        old = before.get(rel)
-        change = guard.describe(rel, _text(old), _text(text))
-        found += [f"{rel} ({r.rule})" for r in guard.secrets(change)]
-    if found:
-        raise SyncRefused(
-            f"the commits on {target.label} bring a secret into memory: {', '.join(found[:5])}; nothing was "
-            "integrated. Have it erased where it was committed (memfs purge, then a force-push by an administrator), "
-            "then sync again"
-        )
-
-
-def _text(data: bytes | None) -> str | None:
-    return None if data is None else data.decode("utf-8", "replace")
-
-
-def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None]:
-    """Bring ``upstream`` into the current branch; (how, backup ref). Raises on conflict, leaving
-    the branch where it was."""
+def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
+    """Bring ``upstream`` into the current branch; (how, backup ref, what memfs settled). Memory
+    files both sides changed are reconciled (:mod:`memfs.ops.reconcile_sync`); raises on any other
+    conflict, leaving the branch where it was."""
     git = repo.git
     head = git.head()
-    if head != upstream and not (head is not None and git.is_ancestor(upstream, head)):
-        _refuse_incoming_secrets(repo, target, head, upstream)
     if head is None or git.is_ancestor(head, upstream):
         if head == upstream:
-            return "none", None
+            return "none", None, []
         git.fast_forward(upstream)
-        return "fast-forward", None
+        return "fast-forward", None, []
     if git.is_ancestor(upstream, head):
-        return "none", None
+        return "none", None, []
     if git.merge_base(head, upstream) is None:
         raise SyncRefused(
             f"your {target.local} and {target.label} share no history, so syncing would mean discarding one "
@@ -283,6 +262,19 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
             f"{target.label}', resolve, commit, then 'memfs sync'."
         )
     backup = _backup(git, head, f"sync {mode} onto {target.label}")
+    diverged = reconcile_sync.diverged(repo, head, upstream)
+    if diverged.both:
+        how, settled = "reconcile", _reconcile(repo, target, head, upstream, backup, mode, diverged)
+    else:
+        how, settled = mode, []
+        _replay(repo, target, head, upstream, backup, mode)
+    _undo_if_broken(repo, target, head, upstream, backup, mode)
+    return how, backup, settled + reconcile_sync.keep_lineage(repo, diverged)
+
+
+def _replay(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+    """Rebase onto, or merge, ``upstream`` with git (no memory file changed on both sides)."""
+    git = repo.git
     identity = gitcli.Identity.for_actor(repo.actor)
     if mode == "rebase":
         done, detail = git.rebase(upstream, identity)
@@ -300,16 +292,30 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
             f"git {mode} onto {target.label} failed; nothing was changed (your branch is back at {head[:10]}, "
             f"saved as {backup}): {detail}"
         )
-    broken = _broken_by_merge(repo, head, upstream)
+
+
+def _reconcile(
+    repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode,
+    diverged: reconcile_sync.Divergence,
+) -> list[Settlement]:
+    """One merge commit whose memory files both sides changed memfs settles."""
+    subject = f"reconcile {target.label} into {target.local}"
+    try:
+        return reconcile_sync.merge_settled(repo, diverged, head, upstream, subject)
+    except reconcile_sync.Unsettled as exc:
+        raise ConflictError(_conflict_message(repo.git, target, head, upstream, backup, mode, exc.files)) from None
+
+
+def _undo_if_broken(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+    broken = reconcile_sync.broken_by_merge(repo, head, upstream)
     if broken:
-        git.reset_hard(head)
+        repo.git.reset_hard(head)
         raise ConflictError(
             f"integrating {target.label} produced invalid memory files ({'; '.join(broken[:3])}); it was undone, "
             f"your branch is back at {head[:10]} (saved as {backup}) and nothing was pushed. Integrate by hand: "
             f"git {'pull --rebase' if mode == 'rebase' else 'pull --no-rebase'} {target.remote} {target.branch}, "
             "fix the files until 'memfs validate' passes, commit, then 'memfs sync'."
         )
-    return mode, backup
 
 
 def _conflict_message(
@@ -328,30 +334,6 @@ def _conflict_message(
         "then 'memfs sync'.\n"
         "Or put your changes up for review instead: 'memfs propose'."
     )
-
-
-def _broken_by_merge(repo: Store, before: str, upstream: str) -> list[str]:
-    """Memory files invalid after integration although valid on both sides (a bad text merge)."""
-    git = repo.git
-    names = git.diff_names(upstream, "HEAD", repo.pathspec)
-    rels = [rel for n in names if (rel := repo.from_git_path(n)) and paths.is_memory_name(rel)]
-    found = []
-    for rel in rels:
-        after = repo.peek(rel)
-        if after is None or not _errors(rel, after):
-            continue
-        sides = [git.show_file(rev, repo.git_path(rel)) for rev in (before, upstream)]
-        if all(side is None or not _errors(rel, side) for side in sides):
-            found.append(f"{rel}: {_errors(rel, after)[0]}")
-    return found
-
-
-def _errors(rel: str, data: bytes) -> list[str]:
-    try:
-        memory = parse(rel, data)
-    except InvalidMemory as exc:
-        return [str(p) for p in exc.problems] or [str(exc)]
-    return [str(p) for p in memory.errors]
 
 
 # --- sync ------------------------------------------------------------------------------------
@@ -396,13 +378,15 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
     git = repo.git
     before, started = git.head(), waiting.clock()
     backups: list[str] = []
+    settled: list[Settlement] = []
     how, pulled, attempt = "none", 0, 0
     while True:
         attempt += 1
         upstream = _fetch(repo, target)
         if upstream is not None:
             start = git.head()
-            step, backup = _integrate(repo, target, upstream, mode)
+            step, backup, found = _integrate(repo, target, upstream, mode)
+            settled += found
             if step != "none":
                 how = step if how in ("none", "fast-forward") else how
                 pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
@@ -410,7 +394,7 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
         head = git.head()
         if not push or head is None or head == upstream:
             _prune_backups(git, upstream, keep=backups)
-            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo)
+            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
         if upstream is not None and not git.is_ancestor(upstream, head):
             raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
         sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
@@ -418,7 +402,7 @@ def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Ba
         if pushed:
             _track(git, target)
             _prune_backups(git, head, keep=backups)
-            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo)
+            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
         if not retry.another(attempt, elapsed, wait):
             raise ConflictError(
@@ -452,6 +436,7 @@ def _result(
     backups: list[str],
     attempts: int,
     repo: Store,
+    settled: list[Settlement],
 ) -> SyncResult:
     return SyncResult(
         target.remote,
@@ -465,6 +450,7 @@ def _result(
         tuple(backups),
         attempts,
         tuple(_uncommitted_memories(repo)),
+        tuple(settled),
     )
 
 

@@ -104,7 +104,7 @@ def test_cli_remember_json_history_and_refusal(repo: MemoryRepo) -> None:
     assert result["op"] == "INSERT" and result["paths"] == [PREFERENCE_PATH] and result["commit"]
     assert json.loads(run_cli("remember", "--json", "-", cwd=repo.root, input=data).stdout)["op"] == "NOOP"
     out = run_cli("remember", *options({**PREFERENCE, "source": "c:2", "value": "English"}), cwd=repo.root)
-    assert out.returncode == 0 and out.stdout.startswith("SUPERSEDE prefs/release-note-language.md (revision 2)")
+    assert out.returncode == 0 and out.stdout.startswith(f"SUPERSEDE {PREFERENCE_PATH} (revision 2)")
     hist = run_cli("history", PREFERENCE_PATH, cwd=repo.root)
     assert "revision 1" in hist.stdout and "revision 2" in hist.stdout and "Chinese" in hist.stdout
     bad = json.dumps({"scope": "user:U5", "body": "key AKIAIOSFODNN7EXAMPLE", "source": "c:3"})

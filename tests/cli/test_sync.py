@@ -9,28 +9,28 @@ import pytest
 
 from memfs.errors import ConflictError
 from memfs.ops.sync import backups, sync
-from tests.helpers import FACT, Clone, git, race_pushes, remote_head, run_cli
+from tests.helpers import FACT, Clone, commit_all, git, race_pushes, remote_head, run_cli
 
 
 @pytest.mark.slow
 def test_conflict_stops_with_the_branch_unchanged_and_says_what_to_do(clone: Clone, remote: Path) -> None:
+    """A conflict in a file memfs cannot settle (not a memory: .memfs.toml) still stops cleanly;
+    memory files both sides changed are reconciled instead (tests/integration/test_sync_reconcile.py)."""
     a, b = clone("a"), clone("b")
-    a.write("facts/x.md", fields=FACT, body="one\n")
-    sync(a.store)
-    sync(b.store)
-    a.write("facts/x.md", body="uno\n")
-    b.write("facts/x.md", body="eins\n")
+    for repo, attempts in ((a, 3), (b, 4)):
+        (repo.root / ".memfs.toml").write_text(f"format = 1\n[sync]\nattempts = {attempts}\n")
+        commit_all(repo.root, "settings")
     sync(a.store)
     before, remote_before = b.store.git.head(), remote_head(remote)
     with pytest.raises(ConflictError) as caught:
         sync(b.store)
     message = str(caught.value)
-    assert "facts/x.md" in message and "Nothing was lost and nothing was pushed" in message
+    assert ".memfs.toml" in message and "Nothing was lost and nothing was pushed" in message
     assert "git pull --rebase origin main" in message and "git rebase --continue" in message
     assert b.store.git.head() == before and remote_head(remote) == remote_before
     assert git(b.root, "status", "--porcelain") == ""
     assert not (b.store.git.git_dir / "rebase-merge").exists()
-    assert b.store.read("facts/x.md").body == "eins\n"
+    assert (b.root / ".memfs.toml").read_text().endswith("attempts = 4\n")
     assert [sha for _, sha in backups(b.store)] == [before]
     proc = run_cli("sync", cwd=b.root)
     assert proc.returncode == 3 and "memfs: error: sync stopped" in proc.stderr

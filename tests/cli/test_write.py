@@ -94,6 +94,6 @@ def test_names_in_any_script_through_the_cli(repo: MemoryRepo) -> None:
     preference = {**PREFERENCE, "key": "发布说明语言"}
     remembered = cli(repo, "remember", *options(preference), "--body", "用中文写发布说明")
     assert remembered.returncode == 0, remembered.stderr
-    assert repo.store.read("prefs/发布说明语言.md").key == "发布说明语言"
+    assert repo.store.read("prefs/发布说明语言--user-u5-project-p8-f32854.md").key == "发布说明语言"
     refused = cli(repo, "write", "笔记/会议\x07.md", *options(FACT), "--body", "x")
     assert refused.returncode == 3 and "control character U+0007" in refused.stderr

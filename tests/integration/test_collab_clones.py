@@ -107,8 +107,8 @@ def run_clones(tmp_path: Path, url: str, seed: int, ops: int = OPS) -> World:
     for repo in repos:
         final = {m.path: m for m in repo.store.scan().memories}
         assert world.created <= set(final), f"lost: {sorted(world.created - set(final))}"
-        for rel in world.retracted:
-            assert final[rel].status == "retracted", rel
+        for rel in world.retracted:  # in force, or held for a person when a clone changed it meanwhile
+            assert final[rel].status in ("retracted", "needs_review"), rel
         for rel, tags in world.tagged.items():
             assert tags <= set(final[rel].tags), rel
         assert [p for p in repo.validate() if p.severity == "error"] == []

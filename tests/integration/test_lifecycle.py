@@ -148,10 +148,10 @@ def test_usage_stats_stay_out_of_git(repo: MemoryRepo) -> None:
 # --- purge ------------------------------------------------------------------------------------
 def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRepo) -> None:
     keep = remember(repo.store, candidate("Keep me around", "c:0", key="other"))
-    remember(repo.store, candidate("secret-ish diagnosis QUUX-17", "c:1", type="fact", key="diagnosis"))
+    first = remember(repo.store, candidate("secret-ish diagnosis QUUX-17", "c:1", type="fact", key="diagnosis"))
     remember(repo.store, candidate("changed diagnosis FROB-23", "c:2", type="fact", key="diagnosis"))
     remember(repo.store, candidate("Keep me around, updated", "c:3", key="other"))
-    target = "facts/diagnosis.md"
+    target = first.paths[0]
     git(repo.root, "remote", "add", "origin", "https://user:pw@example.invalid/mem.git")
     (repo.store.cache_dir / "index").mkdir(parents=True, exist_ok=True)
     (repo.store.cache_dir / "index" / "seg").write_text("QUUX-17")
@@ -171,14 +171,15 @@ def test_purge_rewrites_history_keeps_others_and_reports_remotes(repo: MemoryRep
 
 
 def test_purge_reports_copies_elsewhere_and_refuses_dirty_tree(repo: MemoryRepo) -> None:
-    remember(repo.store, candidate("the phrase ZORKMID-99 here", "c:1", type="fact", key="a"))
-    remember(repo.store, candidate("derived: the phrase ZORKMID-99 here", "c:2", type="fact", key="b"))
-    (repo.root / "facts/b.md").write_text((repo.root / "facts/b.md").read_text() + "edit\n")
+    a_md = remember(repo.store, candidate("the phrase ZORKMID-99 here", "c:1", type="fact", key="a")).paths[0]
+    derived = remember(repo.store, candidate("derived: the phrase ZORKMID-99 here", "c:2", type="fact", key="b"))
+    b_md = derived.paths[0]
+    (repo.root / b_md).write_text((repo.root / b_md).read_text() + "edit\n")
     with pytest.raises(Exception, match="commit or stash"):
-        purge(repo.store, "facts/a.md", reason="r")
-    git(repo.root, "checkout", "--", "facts/b.md")
-    report = purge(repo.store, "facts/a.md", reason="r")
-    assert not report.verified and any("facts/b.md" in r for r in report.remaining)
+        purge(repo.store, a_md, reason="r")
+    git(repo.root, "checkout", "--", b_md)
+    report = purge(repo.store, a_md, reason="r")
+    assert not report.verified and any(b_md in r for r in report.remaining)
 
 
 def test_purge_follows_archive_moves_but_not_lookalikes(repo: MemoryRepo) -> None:
@@ -198,9 +199,9 @@ def test_purge_follows_archive_moves_but_not_lookalikes(repo: MemoryRepo) -> Non
 def test_remember_a_key_in_chinese(repo: MemoryRepo) -> None:
     key = "发布说明语言"
     first = remember(repo.store, candidate("P8 的发布说明用中文写。", "conversation:C1#msg-12", key=key))
-    assert (first.op, first.paths) == (Op.INSERT, ("prefs/发布说明语言.md",))
-    memory = repo.store.read("prefs/发布说明语言.md")
-    assert (memory.id, memory.key) == ("prefs/发布说明语言", key) and repo.validate() == []
+    assert (first.op, first.paths) == (Op.INSERT, ("prefs/发布说明语言--user-u5-project-p8-f32854.md",))
+    memory = repo.store.read("prefs/发布说明语言--user-u5-project-p8-f32854.md")
+    assert (memory.id, memory.key) == ("prefs/发布说明语言--user-u5-project-p8-f32854", key) and repo.validate() == []
     again = remember(repo.store, candidate("P8 的发布说明用中文写", "conversation:C2#msg-1", key=key))
     assert (again.op, again.paths) == (Op.REINFORCE, first.paths)
     decomposed = unicodedata.normalize("NFD", "Sprache der Versionshinweise für P8")

@@ -61,20 +61,39 @@ def test_merge_mode_from_config_and_flag(clone: Clone) -> None:
     assert sync(b.store, mode="rebase").integrated == "rebase"
 
 
-def test_concurrent_edits_of_one_memory_merge_through_the_driver(clone: Clone) -> None:
+def test_concurrent_field_edits_of_one_memory_are_merged_by_field(clone: Clone) -> None:
     a, b = clone("a"), clone("b")
     a.write("facts/x.md", fields={**FACT, "tags": ["t"]}, body="one\n\ntwo\n")
     sync(a.store)
     sync(b.store)
-    a.write("facts/x.md", fields={"status": "retracted", "tags": ["t", "a"]}, body="ONE\n\ntwo\n",
-            actor="user:ops", force=True)
-    b.write("facts/x.md", fields={"description": "edited", "tags": ["t", "b"]}, body="one\n\nTWO\n")
+    a.write("facts/x.md", fields={"tags": ["t", "a"]}, body="one\n\ntwo\n")
+    b.write("facts/x.md", fields={"description": "edited", "tags": ["t", "b"]}, body="one\n\ntwo\n")
     sync(a.store)
     result = sync(b.store)
-    assert result.integrated == "rebase"
+    assert result.integrated == "reconcile" and [s.rule for s in result.reconciled] == ["fields"]
     memory = b.store.read("facts/x.md")
-    assert (memory.status, memory.description, memory.tags) == ("retracted", "edited", ("t", "a", "b"))
-    assert memory.body == "ONE\n\nTWO\n" and memory.revision == 3
+    assert (memory.status, memory.description, memory.tags) == ("active", "edited", ("t", "b", "a"))
+    assert memory.revision == 3
+    assert b.validate() == []
+
+
+def test_a_retraction_against_a_concurrent_new_value_is_held_for_review(clone: Clone) -> None:
+    """Before: the merged file was retracted with the new value as its body. Now the new value is
+    kept, held needs_review for a person, and listed by memfs review; both values are in history."""
+    a, b = clone("a"), clone("b")
+    a.write("facts/x.md", fields={**FACT, "tags": ["t"]}, body="one\n\ntwo\n")
+    sync(a.store)
+    sync(b.store)
+    a.write("facts/x.md", fields={"status": "retracted"}, actor="user:ops", force=True)
+    b.write("facts/x.md", fields={"description": "edited"}, body="one\n\nthree\n")
+    sync(a.store)
+    result = sync(b.store)
+    (item,) = result.review
+    assert item.path == "facts/x.md" and item.rule == "review" and "withdrew" in (item.review or "")
+    memory = b.store.read("facts/x.md")
+    assert (memory.status, memory.body, memory.description) == ("needs_review", "one\n\nthree\n", "edited")
+    assert [m.path for g in b.review_queue() for m in g.items] == ["facts/x.md"]
+    assert git(b.root, "show", "HEAD^2:facts/x.md").count("status: retracted") == 1
     assert b.validate() == []
 
 
@@ -137,7 +156,9 @@ def test_first_push_to_an_empty_remote_sets_the_upstream(tmp_path: Path) -> None
     assert git(bare, "rev-parse", "main").strip() == mem.store.git.head()
 
 
-def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
+def test_hand_edits_of_one_memory_on_both_sides_are_settled_not_text_merged(clone: Clone) -> None:
+    """Before, git's text merge (no driver) wrote both confidence lines and sync undid it; now
+    sync settles the file by its fields: one confidence, the winner's."""
     a, b = clone("a"), clone("b")
     for repo in (a, b):
         git(repo.root, "config", "--remove-section", "merge.memfs")
@@ -153,10 +174,10 @@ def test_a_text_merge_that_breaks_a_memory_is_undone(clone: Clone) -> None:
     add_line(a, "scope: user:U5", "confidence: 0.5")
     add_line(b, "description: d", "confidence: 0.7")
     sync(a.store)
-    before = b.store.git.head()
-    with pytest.raises(ConflictError, match=r"produced invalid memory files.*duplicate key"):
-        sync(b.store)
-    assert b.store.git.head() == before and git(b.root, "status", "--porcelain") == ""
+    result = sync(b.store)
+    assert [(s.path, s.rule) for s in result.reconciled] == [("facts/x.md", "fields")]
+    assert b.store.read("facts/x.md").confidence in (0.5, 0.7)
+    assert b.validate() == [] and git(b.root, "status", "--porcelain") == ""
 
 
 def test_detached_head_and_missing_remote_are_explained(repo: MemoryRepo) -> None:

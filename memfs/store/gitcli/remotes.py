@@ -47,6 +47,21 @@ class Remotes(Refs):
         refuse_secrets(message)
         return self._attempt(("merge", "--no-ff", "--no-edit", "--quiet", "-m", message, upstream), identity)
 
+    def merge_unfinished(self, upstream: str, identity: Identity) -> tuple[bool, str]:
+        """Merge ``upstream`` without committing (``--no-ff --no-commit``), so the caller can settle
+        files before :meth:`finish_merge`: (merged without conflicts, git's output)."""
+        return self._attempt(("merge", "--no-ff", "--no-commit", "--quiet", upstream), identity)
+
+    def stage(self, paths: list[str]) -> None:
+        """``git add -A`` of ``paths`` (work-tree additions, edits and deletions, conflicts resolved)."""
+        self._text("add", "-A", "--", *process.literal(*paths))
+
+    def finish_merge(self, message: str, identity: Identity) -> str | None:
+        """Commit the merge in progress with everything staged (no hooks): the new commit."""
+        refuse_secrets(message)
+        self._text("commit", "-q", "--no-verify", "-F", "-", stdin=message.encode("utf-8"), identity=identity)
+        return self.head()
+
     def _attempt(self, args: tuple[str, ...], identity: Identity) -> tuple[bool, str]:
         proc = self._run(*args, check=False, identity=identity)
         return proc.returncode == 0, process.output(proc)
