@@ -49,7 +49,7 @@ from memfs.agents.filetext import MAX_FILE_BYTES
 from memfs.agents.filetools import Door, Host, Run, Texts, execute
 from memfs.agents.verbs import FILE_COMMANDS
 from memfs.errors import MemfsError, PathError, UsageError, one_line
-from memfs.format import limits
+from memfs.format import limits, names
 from memfs.format.declare import MCP
 from memfs.store import paths
 from memfs.store.repo import Store
@@ -157,7 +157,7 @@ def _listing(run: Run, path: str, rel: str) -> str | None:
             flags += " [read-only]" if memory.read_only else ""
         else:
             about, flags = (f"(invalid: {why})" if why else ""), ""
-        lines.append(f"- {name}{flags}: {about}" if about else f"- {name}{flags}")
+        lines.append(f"- {names.shown(name)}{flags}" + (f": {about}" if about else ""))
     if len(found) > len(shown):
         lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")
     return "\n".join(lines)

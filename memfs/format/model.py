@@ -10,6 +10,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from memfs.format.names import shown
+
 TYPES = ("preference", "fact", "episode", "procedure", "summary", "note")
 STATUSES = ("active", "superseded", "retracted", "needs_review", "expired")
 SOURCE_KINDS = ("user", "tool", "agent", "document", "system")
@@ -64,7 +66,7 @@ class Problem:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = self.path + (f":{self.line}" if self.line else "")
+        where = shown(self.path) + (f":{self.line}" if self.line else "")
         what = f"{self.field}: " if self.field else ""
         fix = f" ({self.fix})" if self.fix else ""
         return f"{where}: {self.severity}: {what}{self.message}{fix}"

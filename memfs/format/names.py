@@ -18,6 +18,7 @@ Pure functions; :func:`memfs.store.paths.confine` applies them to every path a c
 
 from __future__ import annotations
 
+import os
 import posixpath
 import unicodedata
 
@@ -33,6 +34,17 @@ def nfc(text: str) -> str:
 
 def is_nfc(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
+
+
+def is_utf8(name: str) -> bool:
+    """Whether ``name`` (as the OS layer decodes file names, undecodable bytes as lone surrogates)
+    is valid UTF-8: a name that is not cannot be indexed, shown or committed as text."""
+    return name.isascii() or not any(0xD800 <= ord(char) <= 0xDFFF for char in name)
+
+
+def shown(name: str) -> str:
+    """``name`` printable whatever its bytes: undecodable bytes as ``\\xNN``."""
+    return name if is_utf8(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def char_problem(text: str) -> str | None:

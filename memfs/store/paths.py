@@ -313,6 +313,9 @@ def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> by
     never read), and files over ``limit`` bytes (read no further than that; ``None`` reads a
     regular file whole, for the few readers that must see every byte of any file).
     """
+    if not names.is_utf8(rel):
+        return Unreadable(names.shown(rel), "has a name that is not valid UTF-8, so memfs cannot index or show it",
+                          "rename the file to a UTF-8 name")
     parts = rel.split("/")
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
