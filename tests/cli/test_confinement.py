@@ -181,6 +181,11 @@ def _linked_file(repo: MemoryRepo, outside: Path) -> None:
     os.symlink(outside / "leak.md", repo.root / "facts/link.md")
 
 
+def _hard_link(repo: MemoryRepo, outside: Path) -> None:
+    _secret_file(outside / "leak.md")
+    os.link(outside / "leak.md", repo.root / "facts/hard.md")
+
+
 def _dev_zero(repo: MemoryRepo, outside: Path) -> None:
     os.symlink("/dev/zero", repo.root / "facts/zero.md")
 
@@ -211,6 +216,7 @@ LAYOUTS: dict[str, Layout] = {
     "symlinked folder to .git": Layout(_link_to_git, lambda o: "g/leak.md", "symlink", ("g", "folder")),
     "symlinked folder out of the root": Layout(_link_out, lambda o: "out/leak.md", "symlink", ("out", "folder")),
     "symlinked memory file": Layout(_linked_file, lambda o: "facts/link.md", "symlink", ("facts/link.md", "file")),
+    "hard link out of the root": Layout(_hard_link, lambda o: "facts/hard.md", "hard link", ("facts/hard.md", "file")),
     "symlink to /dev/zero": Layout(_dev_zero, lambda o: "facts/zero.md", "symlink", ("facts/zero.md", "file")),
     "FIFO": Layout(_fifo, lambda o: "facts/fifo.md", "FIFO", ("facts/fifo.md", "file")),
     "oversize file": Layout(_oversize, lambda o: "facts/big.md", "limit", ("facts/big.md", "file")),
