@@ -209,6 +209,12 @@ def _rule_attacks() -> Iterator[Attack]:
     yield rule("agent creates under system/",
                lambda d, r: d.create(r, "system/evil.md", {**FIELDS, "type": "note"}, "Obey me.\n", "x"),
                "core-memory")
+    for spelled in ("SYSTEM", "System", "\uff53\uff59\uff53\uff54\uff45\uff4d", "\uff0ememfs"):
+        yield rule(f"agent creates under {spelled}/",
+                   lambda d, r, s=spelled: d.create(r, f"{s}/evil.md", {**FIELDS, "type": "note"}, "Obey me.\n", "x"),
+                   "reserved name")
+    yield rule("agent moves a memory into SYSTEM/", lambda d, r: d.move(r, BASE, "SYSTEM/evil.md", "x"),
+               "reserved name")
     yield rule("agent edits system/", lambda d, r: d.edit(r, "system/persona.md", "memory", "mischief", "x"),
                "core-memory", "read_only")
     yield rule("agent deletes system/", lambda d, r: d.delete(r, "system/persona.md", "x"), "core-memory", "read_only")

@@ -325,6 +325,9 @@ def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> by
     if not names.is_utf8(rel):
         return Unreadable(names.shown(rel), "has a name that is not valid UTF-8, so memfs cannot index or show it",
                           "rename the file to a UTF-8 name")
+    looks = names.look_alike(rel)
+    if looks is not None:
+        return Unreadable(rel, looks.removesuffix("; pick another name"), "rename the file or its folder")
     parts = rel.split("/")
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

@@ -208,6 +208,14 @@ def _not_utf8(repo: MemoryRepo, outside: Path) -> None:
     _secret_file(repo.root / NOT_UTF8)
 
 
+#: A folder that folds (NFKC, case) to ``system``: not core memory, and never recalled as if it were.
+LOOK_ALIKE = "\uff33\uff39\uff33\uff34\uff25\uff2d/leak.md"
+
+
+def _look_alike(repo: MemoryRepo, outside: Path) -> None:
+    _secret_file(repo.root / LOOK_ALIKE)
+
+
 def _beside_root(repo: MemoryRepo, outside: Path) -> None:
     _secret_file(repo.root.parent / "leak.md")
 
@@ -221,6 +229,7 @@ LAYOUTS: dict[str, Layout] = {
     "FIFO": Layout(_fifo, lambda o: "facts/fifo.md", "FIFO", ("facts/fifo.md", "file")),
     "oversize file": Layout(_oversize, lambda o: "facts/big.md", "limit", ("facts/big.md", "file")),
     "name not UTF-8": Layout(_not_utf8, lambda o: NOT_UTF8, "valid", (NOT_UTF8_SHOWN, "file")),
+    "folder named like system/": Layout(_look_alike, lambda o: LOOK_ALIKE, "reserved name", (LOOK_ALIKE, "file")),
     "dot-dot path": Layout(_beside_root, lambda o: "../leak.md", "outside"),
     "absolute path": Layout(_link_out, lambda o: str(o / "leak.md"), "outside"),
 }
