@@ -360,7 +360,7 @@ class Staging:
     @property
     def access(self) -> guard.Access:
         """Who makes this change, by which verb, in which session: what the guard judges."""
-        return guard.Access(self.actor, self.verb, self.repo.binding, self.repo.grants, self.force)
+        return guard.Access(self.actor, self.verb, self.repo.binding, self.repo.grants, self.force, self.now)
 
     def check_writable(self, rel: str, current: bytes | None = None) -> None:
         """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory (its
