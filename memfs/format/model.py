@@ -87,8 +87,9 @@ class Memory:
     """One memory file, typed. ``meta`` is the frontmatter exactly as parsed (unknown keys too).
 
     Typed attributes are ``None`` when a field is absent *or invalid*; validation says which.
-    ``unreadable`` names the :data:`ELIGIBILITY_FIELDS` that are present but invalid, so recall
-    can refuse the memory instead of taking the field as absent. ``id`` is the path without
+    ``unreadable`` names the fields validation rejects (:func:`memfs.format.validate.rejected`:
+    every error, and the :data:`ELIGIBILITY_FIELDS` present but invalid), so recall refuses the
+    memory instead of taking a field as absent. ``id`` is the path without
     ``.md`` when the file names none. ``path`` is relative to the memory root, with ``/``
     separators.
     """

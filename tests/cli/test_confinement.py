@@ -445,3 +445,32 @@ def test_validate_reports_a_committed_dependency_outside_the_memories(
     assert done.ok, done.text
     found = [p for p in json.loads(done.text)["problems"] if p["path"] == NEW and p["field"] == "depends_on"]
     assert len(found) == 1 and found[0]["severity"] == "error", found
+
+
+# --- what validate rejects is never recalled -----------------------------------------------------
+#: Memories ``memfs validate`` rejects though every eligibility field reads well: each is refused by
+#: the same rule (``memfs.format.validate.rejected``) at every door that recalls.
+REJECTED: dict[str, str] = {
+    "confidence 7": "confidence: 7",
+    "confidence NaN": "confidence: .nan",
+    "malformed invalidated_by": "invalidated_by: facts/known.md",
+    "tags not a list of strings": "tags: [1, 2]",
+}
+RECALLING: dict[str, Door] = {name: OVER_EVERYTHING[name] for name in (
+    "cli search", "cli search --scope", "cli context", "mcp memory_search", "mcp memory_context")}
+
+
+@pytest.mark.parametrize("case", REJECTED)
+@pytest.mark.parametrize("door", [*RECALLING, "cli validate"])
+def test_what_validate_rejects_is_never_recalled(base: MemoryRepo, door: str, case: str) -> None:
+    text = memory_text(f"{SECRET} zebra\n", id="bad").replace("---\n", f"---\n{REJECTED[case]}\n", 1)
+    (base.root / "facts/bad.md").write_text(text)
+    commit_all(base.root, "a memory validate rejects")
+    if door == "cli validate":
+        said = guarded(_cli("validate", "facts/bad.md", allowed=(1,)), base, "")
+        assert said.ok and "facts/bad.md" in said.text, said.text
+        return
+    said = guarded(RECALLING[door], base, "")
+    assert said.ok, said.text
+    assert SECRET not in said.text
+    assert "zebra crossing" in said.text or KNOWN in said.text, said.text
