@@ -48,7 +48,7 @@ from memfs.agents import filetext
 from memfs.agents.filetext import MAX_FILE_BYTES
 from memfs.agents.filetools import Door, Host, Run, Texts, execute
 from memfs.agents.verbs import FILE_COMMANDS
-from memfs.errors import MemfsError, PathError, UsageError, one_line
+from memfs.errors import MemfsError, PathError, UsageError, one_line, without_host_paths
 from memfs.format import limits, names
 from memfs.format.declare import MCP
 from memfs.store import paths
@@ -100,9 +100,10 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
                 raise UsageError(f"the request {exc}") from None
         done = execute(repo, DOOR, Host(actor=context.actor, scope=scope, source=context.source), request)
     except MemfsError as exc:
-        return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
+        text = without_host_paths(str(exc), repo.root)
+        return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     except Exception as exc:  # a tool loop gets one error line, never a traceback
-        text = one_line(exc)
+        text = without_host_paths(one_line(exc), repo.root)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     return ToolResult(True, command, done.text, path=done.path, commit=done.commit, revision=done.revision)
 

@@ -318,6 +318,7 @@ def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, doo
     assert not said.ok, said.text
     assert case.says.lower() in said.text.lower(), said.text
     assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
     assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
 
@@ -331,6 +332,7 @@ def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, d
     said = guarded(OVER_EVERYTHING[door], base, "")
     assert said.ok, said.text
     assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
     if case.entry is not None and case.entry[1] in REPORTS.get(door, set()):
         assert case.entry[0] in said.text, said.text
     if door not in ("cli validate", "cli reindex"):
@@ -473,4 +475,5 @@ def test_what_validate_rejects_is_never_recalled(base: MemoryRepo, door: str, ca
     said = guarded(RECALLING[door], base, "")
     assert said.ok, said.text
     assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
     assert "zebra crossing" in said.text or KNOWN in said.text, said.text
