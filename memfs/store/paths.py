@@ -191,7 +191,7 @@ def lexical_rel(root: Path, path: str | os.PathLike[str], *, must_be_memory: boo
     lexical = os.path.normpath(os.path.abspath(candidate))
     rel_lexical = os.path.relpath(lexical, os.path.abspath(root))
     if rel_lexical == ".." or rel_lexical.startswith(".." + os.sep) or os.path.isabs(rel_lexical):
-        raise PathError(f"{text}: is outside the memory root {root}")
+        raise PathError(f"{text}: is outside the memory root")
     rel = posixpath.normpath(rel_lexical.replace(os.sep, "/"))
     _refuse_special_name(rel, text)
     if must_be_memory and not is_memory_name(rel):
@@ -424,6 +424,20 @@ def is_plain_file(root: Path, rel: str) -> bool:
         if stat.S_ISLNK(mode):
             return False
     return stat.S_ISREG(mode)
+
+
+def is_plain_folder(root: Path, rel: str) -> bool:
+    """Whether a folder is at root-relative ``rel`` with no symlink on the way (by ``lstat``)."""
+    here = str(root)
+    for part in rel.split("/"):
+        here = os.path.join(here, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return False
+        if not stat.S_ISDIR(mode):
+            return False
+    return True
 
 
 def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:
