@@ -30,6 +30,7 @@ The CLI maps classes to exit codes in one place (:mod:`memfs.cli.exits`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -116,6 +117,14 @@ class InvalidConfig(MemfsError):
 
 class GitError(MemfsError):
     """A git command failed; the message carries git's own explanation."""
+
+
+def without_host_paths(text: str, root: os.PathLike[str] | str) -> str:
+    """``text`` with the memory root's host path taken out (paths below it read repo-relative, the
+    root itself as ``.``): what a model is told never shows where the host keeps memory, whatever
+    raised (an operating-system error's file name, git's own message)."""
+    shown = os.fspath(root).rstrip("/")
+    return text.replace(shown + "/", "").replace(shown, ".") if shown and shown in text else text
 
 
 def one_line(exc: BaseException, limit: int = 500) -> str:

@@ -44,7 +44,7 @@ from memfs.agents.live.server import Busy, LiveIndex
 from memfs.agents.tools import ToolContext
 from memfs.agents.verbs import FILE_COMMANDS, Context, FileCommand
 from memfs.api import MemoryRepo
-from memfs.errors import MemfsError, UsageError, one_line
+from memfs.errors import MemfsError, UsageError, one_line, without_host_paths
 from memfs.format.declare import MCP, fields
 from memfs.format.model import utcnow
 from memfs.index.results import SearchResult
@@ -98,6 +98,7 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
     recall tools read through it, in the same session, so they skip the per-query git scan; a
     read after one of this server's own writes first waits until the live index has applied it."""
     server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING")
+    server.root = str(repo.root)  # type: ignore[attr-defined]  # the Server of _server_class
     session = _Session(repo, live, server)
     _file_tools(session)
     _verb_tools(session)
@@ -249,13 +250,16 @@ def _server_class() -> type[MCPServer]:
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
     class Server(MCPServer):
+        #: The memory root, taken out of every error text (a model never sees host paths).
+        root: str = ""
+
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
             except UnexpectedToolError:
                 raise
             except ToolError as exc:
-                raise ToolError(tool_error_text(exc)) from exc.__cause__
+                raise ToolError(without_host_paths(tool_error_text(exc), self.root)) from exc.__cause__
 
     return Server
 

@@ -173,6 +173,7 @@ def _model_rel(repo: Store, path: str) -> str:
     raw = path[len(ROOT) :].lstrip("/")
     if "\\" in raw or "\x00" in raw:
         raise MemoryToolError(f"{path}: backslashes and NUL bytes are not accepted in memory paths; use '/'")
+    _refuse_dot_dot_after_a_file(repo, path, raw)
     rel = posixpath.normpath(raw) if raw else ""
     rel = "" if rel == "." else rel
     if rel == ".." or rel.startswith("../"):
@@ -190,6 +191,27 @@ def _model_rel(repo: Store, path: str) -> str:
     except PathError as exc:
         raise MemoryToolError(f"{path}: {exc.message.removeprefix(rel + ': ')}") from None
     return rel
+
+
+def _refuse_dot_dot_after_a_file(repo: Store, path: str, raw: str) -> None:
+    """A ``..`` goes up from a folder, as the file system takes it: ``/memories/d/x.md/..`` is not
+    ``/memories/d`` (a lexical normalisation, which the reference tool's ``Path.resolve`` does,
+    would let ``delete`` of a file's name remove its whole folder), so ``..`` after anything but
+    an existing folder (inside the root) is refused."""
+    if ".." not in raw.split("/"):
+        return
+    here: list[str] = []
+    for part in raw.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            folder = "/".join(here)
+            if here and not (paths.is_plain_folder(repo.root, folder)):
+                raise MemoryToolError(f"{path}: {ROOT}/{folder} is not a folder, so '..' after it names nothing")
+            if here:
+                here.pop()
+            continue
+        here.append(part)
 
 
 def _stored(repo: Store, rel: str) -> str:

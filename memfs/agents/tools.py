@@ -48,8 +48,8 @@ from memfs.agents import filetext
 from memfs.agents.filetext import MAX_FILE_BYTES
 from memfs.agents.filetools import Door, Host, Run, Texts, execute
 from memfs.agents.verbs import FILE_COMMANDS
-from memfs.errors import MemfsError, PathError, UsageError, one_line
-from memfs.format import limits
+from memfs.errors import MemfsError, PathError, UsageError, one_line, without_host_paths
+from memfs.format import limits, names
 from memfs.format.declare import MCP
 from memfs.store import paths
 from memfs.store.repo import Store
@@ -100,9 +100,10 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
                 raise UsageError(f"the request {exc}") from None
         done = execute(repo, DOOR, Host(actor=context.actor, scope=scope, source=context.source), request)
     except MemfsError as exc:
-        return ToolResult(False, command, f"Error: {exc}", error=str(exc), error_type=type(exc).__name__)
+        text = without_host_paths(str(exc), repo.root)
+        return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     except Exception as exc:  # a tool loop gets one error line, never a traceback
-        text = one_line(exc)
+        text = without_host_paths(one_line(exc), repo.root)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     return ToolResult(True, command, done.text, path=done.path, commit=done.commit, revision=done.revision)
 
@@ -157,7 +158,7 @@ def _listing(run: Run, path: str, rel: str) -> str | None:
             flags += " [read-only]" if memory.read_only else ""
         else:
             about, flags = (f"(invalid: {why})" if why else ""), ""
-        lines.append(f"- {name}{flags}: {about}" if about else f"- {name}{flags}")
+        lines.append(f"- {names.shown(name)}{flags}" + (f": {about}" if about else ""))
     if len(found) > len(shown):
         lines.append(f"... and {len(found) - len(shown)} more; view a subdirectory to narrow it down")
     return "\n".join(lines)

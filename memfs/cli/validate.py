@@ -18,23 +18,32 @@ from memfs.cli.options import json_option
 from memfs.cli.output import emit_json, line, problems
 from memfs.cli.progress import silence
 from memfs.errors import PathError
+from memfs.format import names
+from memfs.format.model import Problem
 from memfs.ops.verbs.files import Validate
 from memfs.store import paths
 from memfs.store.repo import Store
 
 
-def _memory_path(repo: Store, given: str) -> str | None:
+def _memory_path(repo: Store, given: str) -> str | Problem | None:
     """The root-relative path of a named file if it is named like a memory (hooks also pass other
     files, skipped here). Judged by its name only: what is there (a symlink, a FIFO) is for
     validation to report, not a reason to skip the file.
 
     A path that exists relative to the current directory is taken as such (pre-commit passes
     paths relative to the work tree's top level); anything else is relative to the memory root.
+    A memory-named file inside the root whose *name* memfs refuses (a byte that is not UTF-8, a
+    control character) is a :class:`Problem`: a hook that passes it must fail, not skip it.
     """
+    where = os.path.abspath(given) if os.path.lexists(given) else given
     try:
-        rel = paths.lexical_rel(repo.root, os.path.abspath(given) if os.path.lexists(given) else given)
+        rel = paths.lexical_rel(repo.root, where)
     except PathError:
-        return None
+        rel = os.path.relpath(os.path.join(repo.root, where), repo.root).replace(os.sep, "/")
+        why = names.path_problem(rel)
+        if why is None or rel.startswith("../") or not paths.is_memory_name(rel):
+            return None
+        return Problem(rel, None, why, "rename the file")
     return None if paths.is_ignored(repo.root, rel) else rel
 
 
@@ -46,8 +55,10 @@ def validate_cmd(state: State, op: Validate, strict: bool, quiet: bool, as_json:
     repo = state.repo()
     if quiet or as_json:
         silence(repo.store)
-    given = [rel for f in op.only or () if (rel := _memory_path(repo.store, f))]
+    named = [rel for f in op.only or () if (rel := _memory_path(repo.store, f))]
+    given = [rel for rel in named if isinstance(rel, str)]
     found = repo.run(dataclasses.replace(op, only=given if op.only else None))
+    found = [*(p for p in named if isinstance(p, Problem)), *found]
     failing = [p for p in found if p.severity == "error" or strict]
     if quiet:
         found = [p for p in found if p.severity == "error"]

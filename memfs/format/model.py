@@ -10,6 +10,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from memfs.format.names import shown
+
 TYPES = ("preference", "fact", "episode", "procedure", "summary", "note")
 STATUSES = ("active", "superseded", "retracted", "needs_review", "expired")
 SOURCE_KINDS = ("user", "tool", "agent", "document", "system")
@@ -64,7 +66,7 @@ class Problem:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = self.path + (f":{self.line}" if self.line else "")
+        where = shown(self.path) + (f":{self.line}" if self.line else "")
         what = f"{self.field}: " if self.field else ""
         fix = f" ({self.fix})" if self.fix else ""
         return f"{where}: {self.severity}: {what}{self.message}{fix}"
@@ -85,8 +87,9 @@ class Memory:
     """One memory file, typed. ``meta`` is the frontmatter exactly as parsed (unknown keys too).
 
     Typed attributes are ``None`` when a field is absent *or invalid*; validation says which.
-    ``unreadable`` names the :data:`ELIGIBILITY_FIELDS` that are present but invalid, so recall
-    can refuse the memory instead of taking the field as absent. ``id`` is the path without
+    ``unreadable`` names the fields validation rejects (:func:`memfs.format.validate.rejected`:
+    every error, and the :data:`ELIGIBILITY_FIELDS` present but invalid), so recall refuses the
+    memory instead of taking a field as absent. ``id`` is the path without
     ``.md`` when the file names none. ``path`` is relative to the memory root, with ``/``
     separators.
     """

@@ -18,6 +18,7 @@ Pure functions; :func:`memfs.store.paths.confine` applies them to every path a c
 
 from __future__ import annotations
 
+import os
 import posixpath
 import unicodedata
 
@@ -33,6 +34,41 @@ def nfc(text: str) -> str:
 
 def is_nfc(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
+
+
+#: Names memfs gives a meaning to at the top of the memory root (core memory, its caches and
+#: settings, git's own), compared in their folded form (:func:`folded`).
+RESERVED_TOP = ("system", ".memfs", ".git", ".memfs.toml", ".memfsignore")
+
+
+def folded(text: str) -> str:
+    """``text`` as a reader sees it: NFKC, case-folded, NFKC again (``ＳＹＳＴＥＭ`` is ``system``)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def look_alike(rel: str) -> str | None:
+    """Why the first part of ``rel`` passes for a reserved name it is not, or ``None``: ``SYSTEM/``
+    or a full-width ``ｓｙｓｔｅｍ/`` would be listed and labelled like core memory without being it."""
+    first = rel.split("/", 1)[0]
+    if first.isascii() and first.islower() and first not in RESERVED_TOP:
+        return None
+    shape = folded(first)
+    for name in RESERVED_TOP:
+        if shape == name and first != name:
+            return (f"part {first!r} looks like the reserved name {name!r} (names are compared after NFKC and "
+                    "case folding); pick another name")
+    return None
+
+
+def is_utf8(name: str) -> bool:
+    """Whether ``name`` (as the OS layer decodes file names, undecodable bytes as lone surrogates)
+    is valid UTF-8: a name that is not cannot be indexed, shown or committed as text."""
+    return name.isascii() or not any(0xD800 <= ord(char) <= 0xDFFF for char in name)
+
+
+def shown(name: str) -> str:
+    """``name`` printable whatever its bytes: undecodable bytes as ``\\xNN``."""
+    return name if is_utf8(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def char_problem(text: str) -> str | None:
@@ -60,7 +96,7 @@ def part_problem(part: str) -> str | None:
     """Why one ``/``-separated part of a path cannot be a file or folder name, or ``None``."""
     if part in ("", ".", ".."):
         return "has an empty, '.' or '..' part"
-    if part.casefold() == ".git":
+    if folded(part) == ".git":
         return "has a part named .git, which git refuses to track"
     if "\\" in part:
         return "contains a backslash (a separator on Windows); use '/'"
@@ -85,6 +121,9 @@ def path_problem(rel: str) -> str | None:
         why = part_problem(part)
         if why:
             return why
+    why = look_alike(rel)
+    if why:
+        return why
     stem = posixpath.splitext(posixpath.basename(rel))[0]
     if stem != stem.strip():
         return f"name {posixpath.basename(rel)!r} has a space before its extension (its id would end with one)"

@@ -136,11 +136,27 @@ def coerce_fields(
     for name in meta:
         if name not in FIELDS:
             bad(name, "is not a memfs field; it is kept as written", "remove it or ignore this", "warning")
-    unreadable = tuple(name for name in ELIGIBILITY_FIELDS if meta.get(name) is not None and name not in typed)
+    unreadable = rejected(meta, typed, found)
     if unreadable:
         typed["unreadable"] = unreadable
-        found = [_never_recalled(p) if p.field in unreadable and p.severity == "error" else p for p in found]
+        found = [_never_recalled(p) if p.severity == "error" else p for p in found]
     return typed, found
+
+
+def rejected(meta: Mapping[str, Any], typed: Mapping[str, Any], found: Iterable[Problem]) -> tuple[str, ...]:
+    """The fields of one memory that validation rejects: what recall refuses it for (fail closed).
+
+    One rule for both: every error :func:`coerce_fields` reports (a confidence of 7 or NaN, a
+    malformed ``invalidated_by``, a missing type, a name memfs refuses: ``file name``) and every
+    eligibility field present but unreadable. ``memfs validate`` reports these problems; the
+    parsed memory lists their fields in ``unreadable``, which :func:`memfs.policy.recall.eligibility`
+    and the index's query refuse, so a memory validation rejects is never recalled or injected."""
+    fields = [name for name in ELIGIBILITY_FIELDS if meta.get(name) is not None and name not in typed]
+    for problem in found:
+        name = problem.field or "file name"
+        if problem.severity == "error" and name not in fields:
+            fields.append(name)
+    return tuple(fields)
 
 
 class _Written:

@@ -20,7 +20,7 @@ from memfs.index.analysis import ANALYZER_VERSION
 from memfs.index.documents import TEXT_FIELDS
 from memfs.store import atomic, paths
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
 STATE_FILE = "state.json"
 LOCK_FILE = "index.lock"

@@ -553,7 +553,7 @@ def graph_view(repo: Store, path: str, *, max_depth: int | None = None) -> Graph
     """What ``path`` was derived from (upstream) and what was derived from it (downstream)."""
     rel = repo.rel(path)
     if not repo.exists(rel):
-        raise MemoryNotFound(f"{rel}: no such memory in {repo.root}")
+        raise MemoryNotFound(f"{rel}: no such memory")
     graph = load_graph(repo)
     up = lineage.tree(rel, graph.parents, max_depth=max_depth)
     down = lineage.tree(rel, graph.children, max_depth=max_depth)

@@ -35,6 +35,12 @@ Why each verb owns what it owns in :data:`OWNERS`:
 * ``consolidate`` marks the episodes it summarised ``superseded`` (``status`` only: it flags
   nothing and sets no other protected field);
 * ``summarize`` (thread summaries) moves its ``source`` along the thread.
+* ``managed-time``: memfs sets ``created`` and ``updated``; an agent's change may not set them
+  to another time (a backdated ``created`` would pass an old claim for a long-standing one, and
+  make freshness lie). A value within :data:`TIME_SLACK` of the commit's time is memfs's own
+  (or an editor's save a moment ago, seen by ``memfs watch``).
+* ``system-source``: ``source_kind: system`` is the administrator's voice (trusted for
+  preferences like the user's own), so only a person or the host's grant sets it.
 * ``user-source``: ``source_kind: user`` claims the user said it, so only that user (the actor
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
   that vouches for it may write it. A person may force it.
@@ -48,6 +54,7 @@ Who acts is the actor's kind: ``user:...`` is a person; every other kind (``agen
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +62,7 @@ from typing import Any
 
 from memfs.format import yamlio
 from memfs.format.model import SYSTEM_DIR, Problem
+from memfs.format.validate import parse_time
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
 from memfs.policy.secrets_scan import Finding, scan, scan_values
@@ -97,6 +105,9 @@ _ACTOR_JUDGED = frozenset({"revert"})
 IMPORT_OPS = frozenset({"import"})
 #: Fields memfs itself keeps; on any change the guard lets them move the way memfs moves them.
 MANAGED = frozenset({"revision", "updated"})
+#: How far from the commit's time an agent's ``created`` or ``updated`` may be: memfs's own
+#: stamp, or a save moments before ``memfs watch`` commits it (and a little clock skew).
+TIME_SLACK = dt.timedelta(minutes=10)
 #: What the refusal suggests for each protected field.
 _VERB_FOR = {
     "scope": "remember the memory again with the new scope (memfs remember), then retract the old one",
@@ -130,6 +141,7 @@ class Access:
     binding: ScopeRule | None = None
     grants: Grants = field(default_factory=Grants)
     force: bool = False
+    now: dt.datetime | None = None
 
     @property
     def is_person(self) -> bool:
@@ -209,6 +221,7 @@ def check(change: FileChange, access: Access) -> list[Refusal]:
     found += _boundary(change, access)
     found += _protected(change, access)
     found += _user_source(change, access)
+    found += _agent_claims(change, access)
     if access.force and access.is_person:
         found = [r for r in found if not r.forceable]
     return found
@@ -386,6 +399,30 @@ def _user_source(change: FileChange, access: Access) -> list[Refusal]:
             forceable=True,
         )
     ]
+
+
+def _agent_claims(change: FileChange, access: Access) -> list[Refusal]:
+    """``managed-time`` and ``system-source`` (see the module docstring): what only memfs or a
+    person may set, checked on what this change sets (a new file's values, an edit's changes)."""
+    after = change.after
+    if after is None or access.is_person or access.op in HISTORY_OPS:
+        return []
+    setting = after.keys() if change.before is None else change.changed
+    found = []
+    if "source_kind" in setting and after.get("source_kind") == "system" and "source_kind" not in access.grants.fields:
+        found.append(Refusal(
+            "system-source", f"{change.path}: source_kind: system is the administrator's voice, but the actor is "
+            f"{access.actor}", "record it with the source it came from (source_kind: agent, tool or document)",
+            "source_kind"))
+    for name in ("created", "updated") if change.before is None else ("updated",):
+        if name not in setting or name in access.grants.fields or access.now is None:
+            continue
+        when = parse_time(after.get(name))
+        if when is None or abs(when - access.now) > TIME_SLACK:
+            found.append(Refusal(
+                "managed-time", f"{change.path}: {name} is set by memfs when the memory is written (the actor "
+                f"{access.actor} gave {after.get(name)!s})", f"leave {name} out; memfs stamps it", name))
+    return found
 
 
 def _person_import(access: Access) -> bool:

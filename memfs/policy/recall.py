@@ -3,9 +3,11 @@
 Eligibility comes first and is absolute: a memory is recallable for (scope, version, now) only if
 its scope is the asked one (or, when the caller asks for inheritance, one of its ancestors),
 it applies to the asked version (or to every version), it is ``active``, it has a source, and it
-has not expired (``now >= expires`` is expired). A memory whose eligibility fields cannot be read
-(``unreadable``: present but invalid) fails closed: it is never eligible, since reading a broken
-``version`` or ``expires`` as absent would make it apply to every version, forever. No relevance
+has not expired (``now >= expires`` is expired). A memory that validation rejects
+(``unreadable``: the fields it rejects, :func:`memfs.format.validate.rejected`, such as an
+eligibility field present but invalid, a confidence of 7) fails closed: it is never eligible,
+since reading a broken ``version`` or ``expires`` as absent would make it apply to every version,
+forever. No relevance
 score compensates for a failed check. The index pushes the same restriction into its query so
 eligible memories are never crowded out; :func:`eligibility` stays the final word on every
 returned hit.

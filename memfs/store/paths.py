@@ -4,10 +4,11 @@ A memory is any ``*.md`` file under the root except ``README.md`` files, paths m
 ``.memfsignore`` (gitignore syntax), and anything under a dot-directory (``.git/``, ``.memfs/``,
 ``.github/``...) or named with a leading dot (editor and atomic-write temporaries).
 
-A memory is also a *plain* file in *plain* folders: no symlink anywhere below the root, and
-never a FIFO, socket or device. Git stores a symlink as a link (the target's path), not what it
-points to, so a symlinked memory is never what git has: its history, diffs and reverts would be
-about the link while memfs read and wrote the target, which may be ``.git/``, another user's
+A memory is also a *plain* file in *plain* folders: no symlink anywhere below the root, never a
+FIFO, socket or device, and never a hard link (a file with more than one name: its other name
+may be outside the root, so it is refused like a symlink). Git stores a symlink as a link (the
+target's path), not what it points to, so a symlinked memory is never what git has: its history,
+diffs and reverts would be about the link while memfs read and wrote the target, which may be ``.git/``, another user's
 file, ``/dev/zero`` or a FIFO that blocks every reader. So :func:`confine` refuses a path with a
 symlink anywhere below the root (the file itself included) or that resolves into ``.git/``,
 ``.memfs/`` or out of the root, and :func:`read_file`, the one function that reads a memory file
@@ -190,7 +191,7 @@ def lexical_rel(root: Path, path: str | os.PathLike[str], *, must_be_memory: boo
     lexical = os.path.normpath(os.path.abspath(candidate))
     rel_lexical = os.path.relpath(lexical, os.path.abspath(root))
     if rel_lexical == ".." or rel_lexical.startswith(".." + os.sep) or os.path.isabs(rel_lexical):
-        raise PathError(f"{text}: is outside the memory root {root}")
+        raise PathError(f"{text}: is outside the memory root")
     rel = posixpath.normpath(rel_lexical.replace(os.sep, "/"))
     _refuse_special_name(rel, text)
     if must_be_memory and not is_memory_name(rel):
@@ -250,6 +251,8 @@ def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None, checked
             shown = "/".join(parts[: i + 1])
             what = "is a symlink" if shown == rel else f"goes through the symlink {shown}"
             raise PathError(f"{text}: {what}; {LINK_FIX}")
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            raise PathError(f"{text}: {_hard_link(rel, st.st_nlink)}")
         found = special.get((st.st_dev, st.st_ino))
         if found is not None:
             raise PathError(f"{text}: is inside {found}, which holds no memories and may not be touched")
@@ -257,6 +260,12 @@ def _walk_checked(root: Path, rel: str, text: str, git_dir: Path | None, checked
             return
         if checked is not None and i < last:
             checked.folders.add(here)
+
+
+def _hard_link(rel: str, count: int) -> Unreadable:
+    fix = ("replace it with a copy of its own (cp it, remove it, rename the copy): a hard link shares its "
+           "content with a file memfs does not see, perhaps outside the memory root")
+    return Unreadable(rel, f"is a hard link ({count} names share its content)", fix)
 
 
 def _special_folders(root: Path, git_dir: Path | None) -> dict[tuple[int, int], str]:
@@ -313,6 +322,12 @@ def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> by
     never read), and files over ``limit`` bytes (read no further than that; ``None`` reads a
     regular file whole, for the few readers that must see every byte of any file).
     """
+    if not names.is_utf8(rel):
+        return Unreadable(names.shown(rel), "has a name that is not valid UTF-8, so memfs cannot index or show it",
+                          "rename the file to a UTF-8 name")
+    looks = names.look_alike(rel)
+    if looks is not None:
+        return Unreadable(rel, looks.removesuffix("; pick another name"), "rename the file or its folder")
     parts = rel.split("/")
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -366,6 +381,8 @@ def _read_regular(fd: int, rel: str, limit: int | None) -> bytes | Unreadable | 
     if not stat.S_ISREG(st.st_mode):
         kind = next((label for test, label in _KINDS if test(st.st_mode)), "not a regular file")
         return _special(rel, kind)
+    if st.st_nlink > 1:
+        return _hard_link(rel, st.st_nlink)
     if limit is None:
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read()
@@ -407,6 +424,20 @@ def is_plain_file(root: Path, rel: str) -> bool:
         if stat.S_ISLNK(mode):
             return False
     return stat.S_ISREG(mode)
+
+
+def is_plain_folder(root: Path, rel: str) -> bool:
+    """Whether a folder is at root-relative ``rel`` with no symlink on the way (by ``lstat``)."""
+    here = str(root)
+    for part in rel.split("/"):
+        here = os.path.join(here, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return False
+        if not stat.S_ISDIR(mode):
+            return False
+    return True
 
 
 def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:

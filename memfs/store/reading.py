@@ -116,7 +116,7 @@ class Reader(Repository):
         rel = self.rel(path)
         data = self.read_bytes(rel)
         if data is None or not self.visible(rel, data):
-            raise MemoryNotFound(f"{rel}: no such memory in {self.root}")
+            raise MemoryNotFound(f"{rel}: no such memory")
         return rel, data
 
     def peek(self, rel: str) -> bytes | None:

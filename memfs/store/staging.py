@@ -176,7 +176,7 @@ class Staging:
         rel = self.repo.rel(path)
         memory = self.memory(rel)
         if memory is None:
-            raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
+            raise MemoryNotFound(f"{rel}: no such memory")
         return memory
 
     def memory(self, rel: str) -> Memory | None:
@@ -271,7 +271,7 @@ class Staging:
         rel = self.repo.rel(path)
         current = self.current_bytes(rel)
         if current is None:
-            raise MemoryNotFound(f"{rel}: no such memory in {self.repo.root}")
+            raise MemoryNotFound(f"{rel}: no such memory")
         self._check_staged_writable(rel, current)
         if expected_revision is not None:
             edit.check_revision(rel, parse(rel, current).revision, expected_revision, then="before deleting")
@@ -360,7 +360,7 @@ class Staging:
     @property
     def access(self) -> guard.Access:
         """Who makes this change, by which verb, in which session: what the guard judges."""
-        return guard.Access(self.actor, self.verb, self.repo.binding, self.repo.grants, self.force)
+        return guard.Access(self.actor, self.verb, self.repo.binding, self.repo.grants, self.force, self.now)
 
     def check_writable(self, rel: str, current: bytes | None = None) -> None:
         """Refuse (:class:`~memfs.errors.Refused`) to change a ``read_only: true`` memory (its

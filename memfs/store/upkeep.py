@@ -102,7 +102,7 @@ class Repository:
     def locked(self) -> AbstractContextManager[None]:
         """The repository's write lock, for operations that change git state without a
         transaction (revert, sync, purge); re-entrant within a thread."""
-        return locking.exclusive(self.lock_path)
+        return locking.exclusive(self.lock_path, fair=True)
 
     def rel(self, path: str | os.PathLike[str]) -> str:
         """The memory-root-relative form of ``path``; :class:`PathError` if it is not a memory path."""

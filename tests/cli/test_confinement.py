@@ -131,6 +131,7 @@ OVER_EVERYTHING: dict[str, Door] = {
     "cli search": _cli("search", "zebra"),
     "cli search --scope": _cli("search", "zebra", "--scope", "user:U5"),
     "cli context": _cli("context", "zebra", "--scope", "user:U5"),
+    "cli reindex": _cli("reindex"),
     "tool view listing": _tool("view", path="/memories"),
     "mcp memory_view listing": _mcp("memory_view", path="/memories"),
     "mcp memory_search": _mcp("memory_search", query="zebra"),
@@ -141,6 +142,7 @@ REPORTS: dict[str, set[str]] = {
     "cli ls": {"file", "folder"},
     "cli validate": {"file", "folder"},
     "cli search": {"file"},
+    "cli reindex": {"file"},
     "tool view listing": {"file"},
 }
 #: ``--scope`` and the MCP doors run bound to user:U5: an entry memfs cannot read has no scope it can check, so a
@@ -179,6 +181,11 @@ def _linked_file(repo: MemoryRepo, outside: Path) -> None:
     os.symlink(outside / "leak.md", repo.root / "facts/link.md")
 
 
+def _hard_link(repo: MemoryRepo, outside: Path) -> None:
+    _secret_file(outside / "leak.md")
+    os.link(outside / "leak.md", repo.root / "facts/hard.md")
+
+
 def _dev_zero(repo: MemoryRepo, outside: Path) -> None:
     os.symlink("/dev/zero", repo.root / "facts/zero.md")
 
@@ -192,6 +199,23 @@ def _oversize(repo: MemoryRepo, outside: Path) -> None:
     (repo.root / "facts/big.md").write_text(text + "x" * (MAX_READ_BYTES + 1 - len(text)))
 
 
+#: A file name with a byte that is not UTF-8 (as Python shows it: a lone surrogate), and as memfs reports it.
+NOT_UTF8 = os.fsdecode(b"facts/b\xffd.md")
+NOT_UTF8_SHOWN = "facts/b\\xffd.md"
+
+
+def _not_utf8(repo: MemoryRepo, outside: Path) -> None:
+    _secret_file(repo.root / NOT_UTF8)
+
+
+#: A folder that folds (NFKC, case) to ``system``: not core memory, and never recalled as if it were.
+LOOK_ALIKE = "\uff33\uff39\uff33\uff34\uff25\uff2d/leak.md"
+
+
+def _look_alike(repo: MemoryRepo, outside: Path) -> None:
+    _secret_file(repo.root / LOOK_ALIKE)
+
+
 def _beside_root(repo: MemoryRepo, outside: Path) -> None:
     _secret_file(repo.root.parent / "leak.md")
 
@@ -200,9 +224,12 @@ LAYOUTS: dict[str, Layout] = {
     "symlinked folder to .git": Layout(_link_to_git, lambda o: "g/leak.md", "symlink", ("g", "folder")),
     "symlinked folder out of the root": Layout(_link_out, lambda o: "out/leak.md", "symlink", ("out", "folder")),
     "symlinked memory file": Layout(_linked_file, lambda o: "facts/link.md", "symlink", ("facts/link.md", "file")),
+    "hard link out of the root": Layout(_hard_link, lambda o: "facts/hard.md", "hard link", ("facts/hard.md", "file")),
     "symlink to /dev/zero": Layout(_dev_zero, lambda o: "facts/zero.md", "symlink", ("facts/zero.md", "file")),
     "FIFO": Layout(_fifo, lambda o: "facts/fifo.md", "FIFO", ("facts/fifo.md", "file")),
     "oversize file": Layout(_oversize, lambda o: "facts/big.md", "limit", ("facts/big.md", "file")),
+    "name not UTF-8": Layout(_not_utf8, lambda o: NOT_UTF8, "valid", (NOT_UTF8_SHOWN, "file")),
+    "folder named like system/": Layout(_look_alike, lambda o: LOOK_ALIKE, "reserved name", (LOOK_ALIKE, "file")),
     "dot-dot path": Layout(_beside_root, lambda o: "../leak.md", "outside"),
     "absolute path": Layout(_link_out, lambda o: str(o / "leak.md"), "outside"),
 }
@@ -291,6 +318,7 @@ def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, doo
     assert not said.ok, said.text
     assert case.says.lower() in said.text.lower(), said.text
     assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
     assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
 
@@ -304,9 +332,10 @@ def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, d
     said = guarded(OVER_EVERYTHING[door], base, "")
     assert said.ok, said.text
     assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
     if case.entry is not None and case.entry[1] in REPORTS.get(door, set()):
         assert case.entry[0] in said.text, said.text
-    if door != "cli validate":
+    if door not in ("cli validate", "cli reindex"):
         assert KNOWN in said.text or "zebra crossing" in said.text, said.text
     assert base.store.git.head() == head
     assert snapshot(base, tmp_path) == before
@@ -418,3 +447,33 @@ def test_validate_reports_a_committed_dependency_outside_the_memories(
     assert done.ok, done.text
     found = [p for p in json.loads(done.text)["problems"] if p["path"] == NEW and p["field"] == "depends_on"]
     assert len(found) == 1 and found[0]["severity"] == "error", found
+
+
+# --- what validate rejects is never recalled -----------------------------------------------------
+#: Memories ``memfs validate`` rejects though every eligibility field reads well: each is refused by
+#: the same rule (``memfs.format.validate.rejected``) at every door that recalls.
+REJECTED: dict[str, str] = {
+    "confidence 7": "confidence: 7",
+    "confidence NaN": "confidence: .nan",
+    "malformed invalidated_by": "invalidated_by: facts/known.md",
+    "tags not a list of strings": "tags: [1, 2]",
+}
+RECALLING: dict[str, Door] = {name: OVER_EVERYTHING[name] for name in (
+    "cli search", "cli search --scope", "cli context", "mcp memory_search", "mcp memory_context")}
+
+
+@pytest.mark.parametrize("case", REJECTED)
+@pytest.mark.parametrize("door", [*RECALLING, "cli validate"])
+def test_what_validate_rejects_is_never_recalled(base: MemoryRepo, door: str, case: str) -> None:
+    text = memory_text(f"{SECRET} zebra\n", id="bad").replace("---\n", f"---\n{REJECTED[case]}\n", 1)
+    (base.root / "facts/bad.md").write_text(text)
+    commit_all(base.root, "a memory validate rejects")
+    if door == "cli validate":
+        said = guarded(_cli("validate", "facts/bad.md", allowed=(1,)), base, "")
+        assert said.ok and "facts/bad.md" in said.text, said.text
+        return
+    said = guarded(RECALLING[door], base, "")
+    assert said.ok, said.text
+    assert SECRET not in said.text
+    assert str(base.root) not in said.text, said.text  # no host paths
+    assert "zebra crossing" in said.text or KNOWN in said.text, said.text

@@ -240,8 +240,8 @@ class RememberDoor(gm.Door):
     families = frozenset({"secret", "rule", "path"})
 
     def create(self, repo: MemoryRepo, path: str, fields: dict[str, Any], body: str, reason: str | None) -> gm.Outcome:
-        if fields.get("status") not in (None, "active"):
-            return gm.NA
+        if fields.get("status") not in (None, "active") or "created" in fields:
+            return gm.NA  # remember sets status itself, and drops a candidate's created (memfs stamps it)
         candidate = {**fields, "body": body, "path": path, "reason": reason}
         done = cli(repo, "--actor", gm.AGENT, "remember", "--json", "-", input=json.dumps(candidate))
         return _ran(done)

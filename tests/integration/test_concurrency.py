@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,62 @@ def test_two_processes_fifty_writes_each(repo: MemoryRepo) -> None:
             name, number = memory.path.split("/")[0], int(memory.path[-6:-3])
             assert memory.body == f"{name} note {number}\n" * 20
     assert repo.store.read("shared.md").revision == 101  # no update was lost
+
+
+def test_writers_are_served_in_the_order_they_came(tmp_path: Path) -> None:
+    """Eight writers queue behind a held lock, one after another; they get it in that order."""
+    import threading
+
+    from memfs.store import locking
+    from tests.helpers import wait_for
+
+    lock = tmp_path / "memfs.lock"
+    queue = tmp_path / "memfs.lock.queue"
+    served: list[int] = []
+    threads = []
+    with locking.exclusive(lock, fair=True):
+        for i in range(8):
+            def writer(i: int = i) -> None:
+                with locking.exclusive(lock, fair=True):
+                    served.append(i)
+
+            threads.append(threading.Thread(target=writer))
+            threads[-1].start()
+            assert wait_for(lambda i=i: len([p for p in queue.iterdir() if p.name.startswith("t")]) == i + 2)
+    for thread in threads:
+        thread.join()
+    assert served == list(range(8))
+    assert sorted(p.name for p in queue.iterdir()) == ["door"]  # every ticket left with its writer
+
+
+def test_a_dead_writers_ticket_is_skipped(tmp_path: Path) -> None:
+    """A ticket nobody holds (its process was killed) does not keep the queue waiting."""
+    from memfs.store import locking
+
+    lock = tmp_path / "memfs.lock"
+    (tmp_path / "memfs.lock.queue").mkdir()
+    (tmp_path / "memfs.lock.queue" / "t000000000001").touch()
+    with locking.exclusive(lock, timeout=0.0, fair=True):
+        pass
+    assert not (tmp_path / "memfs.lock.queue" / "t000000000001").exists()
+
+
+@pytest.mark.slow
+def test_eight_processes_each_get_their_turn(repo: MemoryRepo) -> None:
+    """Eight writer processes at once: none gives up waiting, every write is its own commit."""
+    add(repo, "shared.md", body="shared\n", type="note")
+    go = repo.root.parent / "go"
+    names = [f"w{i}" for i in range(8)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), str(repo.root), name, "2", str(go)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for name in names
+    ]
+    go.touch()
+    for proc in procs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+    titles = subjects(repo.root)
+    for name in names:
+        assert len([s for s in titles if s.startswith(f"memfs: create {name}/")]) == 2
+    assert repo.store.read("shared.md").revision == 17  # no update was lost

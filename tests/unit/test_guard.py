@@ -77,3 +77,33 @@ def test_a_revert_of_core_memory_needs_a_person(actor: str, refused: bool) -> No
     rules = [r.rule for r in guard.check(change, guard.Access(actor, "revert"))]
     assert ("core-memory" in rules) is refused
     assert "core-memory" not in [r.rule for r in guard.check(change, guard.Access("agent:x", "sync"))]
+
+
+NOW = guard.dt.datetime(2026, 9, 1, 12, 0, tzinfo=guard.dt.UTC)
+TIMES = {"created": "2026-09-01T12:00:00Z", "updated": "2026-09-01T12:00:00Z"}
+
+
+def _timed(change: guard.FileChange, actor: str, verb: str = "write") -> list[str]:
+    return [r.rule for r in guard.check(change, guard.Access(actor, verb, now=NOW))]
+
+
+@pytest.mark.parametrize("actor, refused", [(AGENT, True), ("tool:ci", True), ("user:U5", False)])
+@pytest.mark.parametrize("name", ["created", "updated"])
+def test_only_memfs_or_a_person_dates_a_new_memory(name: str, actor: str, refused: bool) -> None:
+    new = guard.describe("notes/b.md", None, memory_text(**{**TIMES, name: "2020-01-01T00:00:00Z"}))
+    assert _timed(new, actor) == (["managed-time"] if refused else [])
+    assert _timed(guard.describe("notes/b.md", None, memory_text(**TIMES)), actor) == []  # memfs's own stamp
+    assert _timed(new, actor, "sync") == []  # a replay of history keeps its times
+
+
+def test_an_agent_edit_may_not_backdate_updated() -> None:
+    assert _timed(_change(TIMES, {**TIMES, "updated": "2020-01-01T00:00:00Z"}), AGENT) == ["managed-time"]
+    assert _timed(_change(TIMES, {**TIMES, "updated": "2026-09-01T12:05:00Z"}), AGENT) == []
+
+
+@pytest.mark.parametrize("actor, refused", [(AGENT, True), ("tool:ci", True), ("user:U5", False)])
+def test_source_kind_system_needs_a_person(actor: str, refused: bool) -> None:
+    new = guard.describe("notes/b.md", None, memory_text(source_kind="system"))
+    assert _timed(new, actor) == (["system-source"] if refused else [])
+    kept = _change({"source_kind": "system"}, {"source_kind": "system", "description": "edited"})
+    assert "system-source" not in _timed(kept, actor)

@@ -38,8 +38,13 @@ CONFIG = ("-c", "core.quotepath=off", "-c", "advice.detachedHead=false")
 #: Variables that make git use another repository, work tree, index, object store, ref namespace
 #: or config file than the one memfs names by its working directory, or read pathspecs another
 #: way. A git hook runs with some of them set (``GIT_DIR``, ``GIT_INDEX_FILE``); inherited, they
-#: would send memfs's reads and commits to that repository. Configuration given for every
-#: repository (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_COUNT``...) and
+#: would send memfs's reads and commits to that repository. Also dropped: the variables that carry
+#: configuration or programs (``GIT_CONFIG_COUNT`` with ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``,
+#: ``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_EXEC_PATH``,
+#: ``GIT_EXTERNAL_DIFF``): through them whoever sets memfs's environment (an agent's tool runner)
+#: would make memfs's own commits run its hooks (``core.hooksPath``) and commands
+#: (``core.fsmonitor``). git then reads only the repository's, the user's (``~/.gitconfig``) and
+#: the system's config files. ``GIT_CONFIG_NOSYSTEM`` (it only reads less) and
 #: ``GIT_CEILING_DIRECTORIES`` (which only stops the search for a repository) are kept.
 _REDIRECTING = frozenset({
     "GIT_DIR",
@@ -60,7 +65,15 @@ _REDIRECTING = frozenset({
     "GIT_GLOB_PATHSPECS",
     "GIT_NOGLOB_PATHSPECS",
     "GIT_ICASE_PATHSPECS",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_EXEC_PATH",
+    "GIT_EXTERNAL_DIFF",
 })
+#: The numbered halves of ``GIT_CONFIG_COUNT``'s entries, dropped with it.
+_NUMBERED = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 
 
 @dataclass(frozen=True)
@@ -80,8 +93,10 @@ class Identity:
 
 def env(identity: Identity | None) -> dict[str, str]:
     """The environment of every git process: the caller's, without :data:`_REDIRECTING`, so the
-    repository is always the one the process's working directory is in."""
-    env = {name: value for name, value in os.environ.items() if name not in _REDIRECTING}
+    repository is always the one the process's working directory is in, and with no configuration
+    but the config files'."""
+    env = {name: value for name, value in os.environ.items()
+           if name not in _REDIRECTING and not name.startswith(_NUMBERED)}
     env.update(_BASE_ENV)
     if identity is not None:
         env.update(
