@@ -14,9 +14,8 @@ or ``.gitattributes`` changed, a watched folder gone. What git itself reads besi
 compared by file identity (:func:`git_identity`) instead: git replaces these files by renaming
 a new one over the old, so their identity changes with every update.
 
-Files in a folder git ignores (listed whole by ``git status``, as ``drafts/``) change nothing
-git says while the folder keeps a file; a deletion there is checked for that, and a folder
-created there (not watched yet) makes the watch start anew. Used only on file
+Nothing done inside a folder git ignores changes what git says: ``git status --ignored=matching``
+lists such a folder (``drafts/``) whole, empty or not, and its removal is an event on its parent. Used only on file
 systems whose events are local (:data:`LOCAL_FILE_SYSTEMS`); elsewhere, and without inotify,
 there is no watch and every probe is whole.
 """
@@ -50,8 +49,6 @@ MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | I
         | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 #: events that mean this watch no longer sees everything
 _LOST = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF
-_GONE = IN_DELETE | IN_MOVED_FROM
-_NEW = IN_CREATE | IN_MOVED_TO
 _EVENT = struct.Struct("iIII")
 #: ``statfs`` magic numbers of file systems whose every change raises an inotify event here
 #: (ext2-4, xfs, btrfs, tmpfs, overlayfs, zfs, f2fs): not NFS, SMB, FUSE or 9p, where a change
@@ -139,28 +136,23 @@ class TreeWatch:
     def changes(self, ignored: Iterable[str]) -> set[str] | None:
         """Work-tree paths (git paths) changed since the last call, or ``None`` when some change
         may be missed or is not a file's. ``ignored``: the folders ``git status`` last listed as
-        ignored (``drafts/``); changes inside them are not reported while they keep a file."""
+        ignored (``drafts/``); changes inside them change nothing git says and are not reported."""
         if self.fd < 0 or self.lost:
             return None
         folders = tuple(f for f in ignored if f.endswith("/"))
         changed: set[str] = set()
-        emptied = False
         for wd, mask, name in self._events():
             folder = self.folders.get(wd)
             if mask & IN_Q_OVERFLOW or folder is None:
                 self.lost = True
                 return None
             path = folder + name
-            if folders and path.startswith(folders) and not (mask & IN_ISDIR and mask & _NEW):
-                emptied = emptied or bool(mask & (_GONE | _LOST))
+            if folders and path.startswith(folders):
                 continue
             if mask & (_LOST | IN_ISDIR) or name in (".gitignore", ".gitattributes"):
                 self.lost = True
                 return None
             changed.add(path)
-        if emptied and not all(_has_file(self.workdir / f) for f in folders):
-            self.lost = True
-            return None
         return changed
 
     def _events(self) -> list[tuple[int, int, str]]:
@@ -189,9 +181,8 @@ class TreeWatch:
         return events
 
 
-def _has_file(folder: Path) -> bool:
-    """Whether ``folder`` holds a file (or symlink) somewhere below it: git lists such a folder."""
-    return any(files for _top, _dirs, files in os.walk(folder))
+_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS",
+                     "GIT_CONFIG_COUNT")
 
 
 def git_identity(git_dir: Path) -> tuple[object, ...] | None:
@@ -212,8 +203,11 @@ def git_identity(git_dir: Path) -> tuple[object, ...] | None:
              xdg / "git" / "attributes", Path("/etc/gitconfig")]
     if head.startswith(b"ref: "):
         names.append(git_dir / os.fsdecode(head[5:].strip()))
-    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG")))
-    return (head, env, *(_identity(name) for name in names))
+    env = [os.environ.get(name) for name in _CONFIG_VARIABLES]
+    if env[-1]:
+        count = int(env[-1]) if env[-1].isdigit() else 0
+        env += [os.environ.get(f"GIT_CONFIG_{kind}_{i}") for i in range(count) for kind in ("KEY", "VALUE")]
+    return (head, *env, *(_identity(name) for name in names))
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:
