@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shutil
@@ -39,6 +40,7 @@ from benchlib import pct
 
 from memfs import MemoryRepo, index
 from memfs.agents.tools import ToolContext, handle
+from memfs.errors import MemfsError
 from memfs.store.gitcli import process
 
 STARTED: Counter[str] = Counter()
@@ -88,10 +90,8 @@ def bench_processes(root: Path) -> None:
     secret = "the key is AKIAIOSFODNN7EXAMPLE"
 
     def refused() -> None:
-        try:
+        with contextlib.suppress(MemfsError):
             repo.write("area1/secret.md", fields=fields, body=secret)
-        except Exception:
-            pass
 
     counted("write refused by the guard", refused)
 
