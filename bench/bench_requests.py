@@ -11,9 +11,10 @@
    catch-up included, as the library, MCP and the adapters call it) on a kept repository
    object: with the kept probe (an inotify watch: no whole-tree ``git status`` per query) and
    without it (an object that never keeps one: the whole-tree scan per query, the code before #28),
-   interleaved, p50/p95 wall side by side.
+   interleaved, p50/p95 wall side by side, and the CPU per search (this process plus its git
+   children: what a loaded machine's wall time hides).
 
-    .venv/bin/python bench/bench_requests.py [--sizes 3000,10000,30000] [--rounds 60]
+    .venv/bin/python bench/bench_requests.py [--sizes 3000,10000,30000] [--rounds 60] [--processes-only]
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_agents import WORDS, make_repo
-from benchlib import pct
+from benchlib import cpu, pct
 
 from memfs import MemoryRepo, index
 from memfs.agents.tools import ToolContext, handle
@@ -103,25 +104,31 @@ def bench_search(root: Path, rounds: int) -> None:
     scanning = MemoryRepo.open(root, actor="bench:memfs")
     scanning.store.git._whole_probes = -(10**9)  # never past ARM_AFTER: a whole-tree probe each time
     times: dict[str, list[float]] = {"kept probe": [], "whole-tree scan": []}
+    cpus: dict[str, list[float]] = {"kept probe": [], "whole-tree scan": []}
     for repo in (kept, scanning):
         for _ in range(3):
             repo.search("warm up release")
     assert kept.store.git._kept is not None and scanning.store.git._kept is None
     for query in queries:
         for label, repo in (("kept probe", kept), ("whole-tree scan", scanning)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), cpu()
             repo.search(query)
             times[label].append(time.perf_counter() - t)
+            cpus[label].append(cpu() - c)
     line = "  ".join(f"{label}: p50 {statistics.median(v) * 1000:6.2f} ms  p95 {pct(v, 95) * 1000:6.2f} ms"
                      for label, v in times.items())
     ratio = statistics.median(times["whole-tree scan"]) / statistics.median(times["kept probe"])
     print(f"  {root.name:>10}  {line}  (scan/kept {ratio:.1f}x)")
+    print(f"  {'':>10}  CPU (this process and its git children) p50: "
+          + ", ".join(f"{label} {statistics.median(v) * 1000:.2f} ms" for label, v in cpus.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="3000,10000,30000")
     parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--processes-only", action="store_true",
+                        help="only the git processes per request (runs on code before #28 too)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average at start: {os.getloadavg()}")
@@ -137,7 +144,7 @@ def main() -> None:
             roots[n] = root
             print(f"  generated {n} memories and built the index in {time.perf_counter() - t:.0f} s")
         print(f"library search, {args.rounds} queries each, the two interleaved:")
-        for n in sizes:
+        for n in [] if args.processes_only else sizes:
             bench_search(roots[n], args.rounds)
             index.close_all()
         _count_git()
