@@ -114,14 +114,15 @@ class TreeWatch:
     def _add_all(self) -> bool:
         assert _LIBC is not None
         top = os.fsencode(self.workdir)
-        for folder, dirs, _files in os.walk(top):
+        unreadable: list[OSError] = []
+        for folder, dirs, _files in os.walk(top, onerror=unreadable.append):
             dirs[:] = [d for d in dirs if not (folder == top and d == b".git")]
             wd = _LIBC.inotify_add_watch(self.fd, folder, MASK)
             if wd < 0 or len(self.folders) >= MAX_FOLDERS:
                 return False
             rel = os.fsdecode(os.path.relpath(folder, top))
             self.folders[wd] = "" if rel == "." else rel + "/"
-        return True
+        return not unreadable
 
     def __del__(self) -> None:
         self.close()
