@@ -149,3 +149,17 @@ def test_a_repository_that_cannot_watch_scans_the_whole_tree_each_time(
     put(repo, "facts/new.md", "alpha new\n")
     assert _answer(repo) == _answer(MemoryRepo.open(repo.root, ACTOR))
     assert repo.store.git._kept is None
+
+
+@pytest.mark.parametrize("refs", ["loose", "packed"])
+def test_a_second_context_at_the_same_commit_starts_no_git_process(
+    kept: MemoryRepo, monkeypatch: pytest.MonkeyPatch, refs: str
+) -> None:
+    if refs == "packed":
+        git(kept.root, "pack-refs", "--all")
+    first = kept.context("alpha body", scope="user:U5")
+    started = count_git_commands(monkeypatch)
+    again = kept.context("alpha body", scope="user:U5")
+    assert sum(started.values()) == 0
+    assert [b.text for b in again.blocks] == [b.text for b in first.blocks] and first.blocks
+    assert kept.store.git.head_quick() == git(kept.root, "rev-parse", "HEAD").strip()
