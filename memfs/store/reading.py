@@ -38,6 +38,20 @@ class Scan:
 
 
 
+#: the most files at HEAD's commit one repository object keeps (:meth:`Reader._commit_memo`)
+COMMIT_MEMO_ENTRIES = 20_000
+
+
+@dataclass
+class _AtCommit:
+    """What was read at one commit: its trees' file lists, ``git grep`` answers and files."""
+
+    commit: str
+    trees: dict[str, list[str]] = field(default_factory=dict)
+    greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    blobs: dict[str, bytes | None] = field(default_factory=dict)
+
+
 class Reader(Repository):
     """Reading a memory root: files, scans, validation and lookups. Changes nothing."""
 
@@ -148,21 +162,55 @@ class Reader(Repository):
         """Root-relative paths of the memory files committed at ``rev`` (under the folder
         ``under``), sorted ``system/`` first."""
         pathspec = self.git_path(under.rstrip("/") + "/") if under else self.pathspec
-        found = [rel for name in self.git.tree_files(rev, pathspec) if (rel := self.from_git_path(name))]
+        memo, rev = self._commit_memo(rev)
+        names = memo.trees.get(pathspec) if memo is not None else None
+        if names is None:
+            names = self.git.tree_files(rev, pathspec)
+            if memo is not None:
+                memo.trees[pathspec] = names
+        found = [rel for name in names if (rel := self.from_git_path(name))]
         return sorted(self._memories_in(self.git_path(rel) for rel in found), key=paths.sort_key)
 
     def files_containing_at(self, rev: str, texts: Iterable[str]) -> list[str]:
         """Memory paths committed at ``rev`` whose file contains any of ``texts`` (one ``git grep``
         over the tree): a prefilter, parse to be sure."""
-        return self._memories_in(self.git.grep_files_at(rev, sorted(set(texts)), f"{self.prefix}*.md"))
+        patterns, pathspec = sorted(set(texts)), f"{self.prefix}*.md"
+        memo, rev = self._commit_memo(rev)
+        key = (pathspec, *patterns)
+        names = memo.greps.get(key) if memo is not None else None
+        if names is None:
+            names = self.git.grep_files_at(rev, patterns, pathspec)
+            if memo is not None:
+                memo.greps[key] = names
+        return self._memories_in(names)
 
     def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]:
         """Each file's bytes at ``rev`` (one ``git cat-file --batch``), or in the working tree
         (where a file memfs does not read counts as absent)."""
         if rev is None:
             return {rel: self.peek(rel) for rel in rels}
-        blobs = self.git.read_blobs(rev, [self.git_path(rel) for rel in rels])
-        return {rel: blobs.get(self.git_path(rel)) for rel in rels}
+        memo, rev = self._commit_memo(rev)
+        names = {rel: self.git_path(rel) for rel in rels}
+        known = {} if memo is None else {name: memo.blobs[name] for name in names.values() if name in memo.blobs}
+        missing = [name for name in names.values() if name not in known]
+        blobs = self.git.read_blobs(rev, missing) if missing else {}
+        if memo is not None:
+            memo.blobs.update((name, blobs.get(name)) for name in missing)
+        return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
+
+    def _commit_memo(self, rev: str) -> tuple[_AtCommit | None, str]:
+        """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else
+        ``(None, rev)``. A commit's files never change, so reads at HEAD are kept for as long as
+        HEAD names the same commit (read from the git directory's files, no process): a kept
+        repository asks git again only after a commit. At most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        commit = self.git.head_quick() if rev == "HEAD" else None
+        if commit is None:
+            return None, rev
+        kept: _AtCommit | None = self.__dict__.get("_at_commit")
+        if kept is None or kept.commit != commit or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
+            kept = _AtCommit(commit)
+            self.__dict__["_at_commit"] = kept
+        return kept, commit
 
     def scan(self) -> Scan:
         """Parse every memory file; broken and unreadable files (symlinks, FIFOs, devices, files

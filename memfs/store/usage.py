@@ -48,8 +48,10 @@ def load(repo: Store) -> dict[str, Usage]:
 
 
 def _save(repo: Store, data: dict[str, Usage]) -> None:
+    """Replaced by rename, without a disk flush: statistics lost in a crash are not worth two
+    fsyncs on every search and context that records a recall."""
     text = json.dumps({p: u.to_json() for p, u in sorted(data.items())}, ensure_ascii=False, separators=(",", ":"))
-    atomic.write_bytes(_path(repo), text.encode("utf-8"))
+    atomic.replace_cache(_path(repo), text.encode("utf-8"))
 
 
 def record_recall(repo: Store, paths: Iterable[str], when: dt.datetime | None = None) -> None:

@@ -15,17 +15,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx2
 import pytest
-from anthropic import Anthropic, AsyncAnthropic
-from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
-from anthropic.tools import BetaAsyncLocalFilesystemMemoryTool, BetaLocalFilesystemMemoryTool
 
 from memfs import MemoryRepo
-from memfs.integrations.anthropic import AsyncMemfsMemoryTool, MemfsMemoryTool
 from tests.helpers import FACT, commit_count, git
+
+if TYPE_CHECKING:
+    # imported where used: the SDK costs ~2 s of CPU to import, in every worker that collects this
+    import httpx2
+    from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
+
+    from memfs.integrations.anthropic import AsyncMemfsMemoryTool, MemfsMemoryTool
 
 pytestmark = pytest.mark.slow
 
@@ -147,6 +149,8 @@ class ScriptedModel:
         self.requests = 0
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        import httpx2
+
         assert request.url.path == "/v1/messages"
         body = json.loads(request.content)
         assert body["tools"] == [{"type": "memory_20250818", "name": "memory"}]
@@ -165,6 +169,9 @@ class ScriptedModel:
 
 
 def run_sync(tool: BetaAbstractMemoryTool, model: ScriptedModel) -> None:
+    import httpx2
+    from anthropic import Anthropic
+
     client = Anthropic(api_key="test-key", http_client=httpx2.Client(transport=httpx2.MockTransport(model)),
                        max_retries=0)
     runner = client.beta.messages.tool_runner(
@@ -176,6 +183,9 @@ def run_sync(tool: BetaAbstractMemoryTool, model: ScriptedModel) -> None:
 
 
 def run_async(tool: BetaAsyncAbstractMemoryTool, model: ScriptedModel) -> None:
+    import httpx2
+    from anthropic import AsyncAnthropic
+
     async def main() -> None:
         client = AsyncAnthropic(api_key="test-key",
                                 http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(model)), max_retries=0)
@@ -238,6 +248,10 @@ def _seeded_reference(tmp_path: Path, tool: MemfsMemoryTool | AsyncMemfsMemoryTo
 def test_scripted_session_matches_the_reference_tool(memfs_repo: MemoryRepo, tmp_path: Path) -> None:
     assert len(SCRIPT) >= 30 and {c["command"] for c in SCRIPT} == {
         "view", "create", "str_replace", "insert", "delete", "rename"}
+    from anthropic.tools import BetaLocalFilesystemMemoryTool
+
+    from memfs.integrations.anthropic import MemfsMemoryTool
+
     tool = MemfsMemoryTool(memfs_repo, scope=SCOPE, actor=ACTOR)
     root = _seeded_reference(tmp_path, tool)
     reference = BetaLocalFilesystemMemoryTool(base_path=str(root.parent))
@@ -283,6 +297,10 @@ def test_scripted_session_matches_the_reference_tool(memfs_repo: MemoryRepo, tmp
 
 def test_the_async_tool_matches_the_async_reference(memfs_repo: MemoryRepo, tmp_path: Path) -> None:
     script = [c for i, c in enumerate(SCRIPT) if i not in DELIBERATE][:20]
+    from anthropic.tools import BetaAsyncLocalFilesystemMemoryTool
+
+    from memfs.integrations.anthropic import AsyncMemfsMemoryTool
+
     tool = AsyncMemfsMemoryTool(memfs_repo, scope=SCOPE, actor=ACTOR)
     root = _seeded_reference(tmp_path, tool)
     reference = BetaAsyncLocalFilesystemMemoryTool(base_path=str(root.parent))
@@ -328,6 +346,10 @@ def test_dot_dot_after_a_file_deletes_nothing(memfs_repo: MemoryRepo, path: str)
 
 @pytest.mark.parametrize("path", THROUGH_A_FOLDER)
 def test_dot_dot_after_a_folder_is_the_reference_tools_file(memfs_repo: MemoryRepo, tmp_path: Path, path: str) -> None:
+    from anthropic.tools import BetaLocalFilesystemMemoryTool
+
+    from memfs.integrations.anthropic import MemfsMemoryTool
+
     tool = MemfsMemoryTool(memfs_repo, scope=SCOPE, actor=ACTOR)
     reference = BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "reference"))
     for each, root in ((tool, memfs_repo.root / "d"), (reference, tmp_path / "reference/memories/d")):

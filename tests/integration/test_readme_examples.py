@@ -5,15 +5,16 @@ mocked Messages API (no network)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import httpx2
 import pytest
 
 from memfs import MemoryRepo
 from tests.helpers import PROJECT
 from tests.integration.test_anthropic_memory_tool import ScriptedModel
+
+if TYPE_CHECKING:
+    import anthropic
 
 pytestmark = pytest.mark.slow
 
@@ -37,6 +38,9 @@ def test_the_langgraph_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[s
 
 def test_the_anthropic_example(repo: MemoryRepo, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import anthropic
+    import httpx2
+
     script = [{"command": "create", "path": "/memories/pr-review.md", "file_text": "U5 reviews PRs on Fridays.\n"}]
     model = ScriptedModel(script, dict)
     real = anthropic.Anthropic

@@ -16,8 +16,8 @@ class Refs(Base):
     """HEAD, refs, branches and configuration."""
 
     def head_quick(self) -> str | None:
-        """HEAD read from the git directory's files when it is a loose ref or detached (no process),
-        else from git: for caches keyed by HEAD, read on every write."""
+        """HEAD read from the git directory's files when it is a loose or packed ref or detached (no
+        process), else from git: for caches keyed by HEAD, read on every write and every read at HEAD."""
         try:
             text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
             if not text.startswith("ref: "):
@@ -28,6 +28,9 @@ class Refs(Base):
                 if found.is_file():
                     sha = found.read_text(encoding="ascii").strip()
                     return sha if _is_sha(sha) else self.head()
+            packed = _packed_ref(self._common_dir() / "packed-refs", ref)
+            if packed is not None:
+                return packed
         except (OSError, UnicodeDecodeError):
             pass
         return self.head()
@@ -195,3 +198,18 @@ def _commit_parents(raw: bytes) -> tuple[str, ...]:
 
 def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def _packed_ref(path: Path, ref: str) -> str | None:
+    """``ref``'s commit as ``packed-refs`` lists it (``None`` if it does not). A loose ref, looked
+    at first, overrides a packed one, as in git."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    wanted = b" " + ref.encode("utf-8")
+    for line in data.splitlines():
+        if line.endswith(wanted) and not line.startswith((b"#", b"^")):
+            sha = line[: -len(wanted)].decode("ascii")
+            return sha if _is_sha(sha) else None
+    return None

@@ -4,6 +4,7 @@ changed, and putting paths back."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,13 @@ from typing import Literal
 from memfs.errors import GitError
 from memfs.store.gitcli import process
 from memfs.store.gitcli.process import Base
+from memfs.store.gitcli.watch import TreeWatch, git_identity
+
+#: the most changed paths one probe asks ``git status`` about alone (more: the whole tree)
+REFRESH_PATHS = 200
+#: whole-tree probes of one repository object before it keeps a watch: a command that probes
+#: once (the CLI) does not pay for watching every folder
+ARM_AFTER = 1
 
 
 @dataclass(frozen=True)
@@ -30,8 +38,22 @@ class Probe:
 Untracked = Literal["no", "all"]
 
 
+@dataclass
+class _Kept:
+    """A whole-tree probe and what has watched the work tree since it was taken."""
+
+    watch: TreeWatch
+    identity: tuple[object, ...]
+    probe: Probe
+    pid: int
+
+
 class WorkTree(Base):
     """Status, the index, resets."""
+
+    _kept: _Kept | None = None
+    _whole_probes = 0
+    _kept_lock = threading.Lock()
 
     def status_paths(self, pathspec: str | None = None, *, untracked: Untracked = "all") -> list[str]:
         """Paths whose working-tree or index state differs from HEAD (both names of a rename)."""
@@ -57,10 +79,53 @@ class WorkTree(Base):
         identity as it was just before, for the next commit (:meth:`_commit_private`)."""
         index = file_identity(self.git_dir / "index") if pathspec == "." else None
         self._clean_index = None
-        found = self._status(pathspec)
+        found = self._whole_probe() if pathspec == "." else self._status(pathspec)
         if found is not None and index is not None and found.head is not None and not found.staged:
             self._clean_index = (index, found.head)
         return found
+
+    def _whole_probe(self) -> Probe | None:
+        """The whole tree's probe, from the kept one when nothing git reads besides the work tree
+        changed (:func:`~.watch.git_identity`) and the watch (:class:`~.watch.TreeWatch`) names
+        the files that changed since: ``git status`` of just those, merged into it, or none at
+        all. Otherwise (nothing kept, the watch lost track, too many paths, HEAD moved, an ignored
+        file involved) one ``git status`` of the whole tree, after which a watch is kept."""
+        with self._kept_lock:
+            kept, self._kept = self._kept, None
+            if kept is not None:
+                found = self._from_kept(kept)
+                if found is not None:
+                    self._kept = kept
+                    return found
+                kept.watch.close()
+            self._whole_probes += 1
+            if self._whole_probes <= ARM_AFTER or (identity := git_identity(self.git_dir)) is None:
+                return self._status(".")
+            watch = TreeWatch.open(self.workdir)
+            found = self._status(".")
+            if watch is not None and found is not None and git_identity(self.git_dir) == identity:
+                self._kept = _Kept(watch, identity, found, os.getpid())
+            elif watch is not None:
+                watch.close()
+            return found
+
+    def _from_kept(self, kept: _Kept) -> Probe | None:
+        """The whole-tree probe brought up to date from ``kept``, or ``None`` when it cannot be."""
+        if kept.pid != os.getpid() or git_identity(self.git_dir) != kept.identity:
+            return None
+        changed = kept.watch.changes(kept.probe.ignored)
+        if changed is None or len(changed) > REFRESH_PATHS:
+            return None
+        if not changed:
+            return kept.probe
+        old = kept.probe
+        found = self._status(*sorted(changed))
+        if found is None or found.head != old.head or found.ignored or git_identity(self.git_dir) != kept.identity:
+            return None
+        listed = tuple(sorted({*(p for p in old.listed if p not in changed), *found.listed}))
+        ignored = tuple(p for p in old.ignored if p not in changed)
+        kept.probe = Probe(old.head, listed, ignored, old.staged or found.staged)
+        return kept.probe
 
     def probe_paths(self, paths: Sequence[str]) -> Probe | None:
         """:meth:`probe` of just ``paths`` (git paths, taken literally): what a whole-tree probe
