@@ -28,7 +28,7 @@ from memfs.cli.options import (
     read_json_object,
 )
 from memfs.format.declare import CLI, NOT_SET, Field, fields
-from memfs.ops.judge import load_callable
+from memfs.ops.callables import load_callable
 from memfs.ops.verbs.declare import Request, description
 
 Handler = Callable[..., None]

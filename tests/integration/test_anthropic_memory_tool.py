@@ -337,6 +337,8 @@ def _command(command: str, **fields: Any) -> Any:
 def test_dot_dot_after_a_file_deletes_nothing(memfs_repo: MemoryRepo, path: str) -> None:
     from anthropic.lib.tools import ToolError
 
+    from memfs.integrations.anthropic import MemfsMemoryTool
+
     tool = MemfsMemoryTool(memfs_repo, scope=SCOPE, actor=ACTOR)
     _two_files(tool)
     with pytest.raises(ToolError, match="is not a folder"):
@@ -373,6 +375,8 @@ def test_the_adapter_refuses_what_an_agent_may_not_write(memfs_repo: MemoryRepo,
     from anthropic.lib.tools import ToolError
 
     path, text, rule = AGENT_MAY_NOT[case]
+    from memfs.integrations.anthropic import MemfsMemoryTool
+
     tool = MemfsMemoryTool(memfs_repo, scope=SCOPE, actor=ACTOR)
     before = commit_count(memfs_repo)
     with pytest.raises(ToolError, match=rule):
