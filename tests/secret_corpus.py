@@ -245,6 +245,8 @@ PROSE_TECHNICAL = [
     "/usr/local/lib/python3.11/site-packages/requests/auth.py",
     "Поменяйте пароль от почты.",
     "Λέξη-κλειδί: ασφάλεια",
+    # a LangGraph item's frontmatter: a namespace ending in "private" above the item's key
+    "scope: langgraph/test/private\nkey: doc2\nsource: agent:graph\n",
 ]
 
 PROSE = PROSE_PASSWORDS + PROSE_TECHNICAL

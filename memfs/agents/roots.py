@@ -273,8 +273,9 @@ def _frame_cost(roots: Sequence[Root], errors: Sequence[RootFailure], op: Contex
     if op.format == "json":
         import json
 
-        listed = {"roots": [r.to_json() for r in roots], "errors": [e.to_json() for e in errors]}
-        return count(json.dumps(listed, ensure_ascii=False)) + 16 * len(roots) + 16
+        listed = {"task": op.task, "budget": op.budget, "tokens": op.budget, "roots": [r.to_json() for r in roots],
+                  "contexts": [r.to_json() for r in roots], "errors": [e.to_json() for e in errors]}
+        return count(json.dumps(listed, ensure_ascii=False, separators=(",", ":"))) + 16 * len(roots) + 16
     frame = compose(roots, [""] * len(roots), errors, op.format)
     return count(frame) + (8 if frame else 0)
 

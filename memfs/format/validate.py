@@ -154,9 +154,15 @@ def rejected(meta: Mapping[str, Any], typed: Mapping[str, Any], found: Iterable[
     fields = [name for name in ELIGIBILITY_FIELDS if meta.get(name) is not None and name not in typed]
     for problem in found:
         name = problem.field or "file name"
+        if name == "source" and _blank(meta.get("source")):
+            continue  # recall refuses it as "no source", the clearer reason
         if problem.severity == "error" and name not in fields:
             fields.append(name)
     return tuple(fields)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 class _Written:

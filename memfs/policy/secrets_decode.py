@@ -192,14 +192,22 @@ def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
         at = text.find("\n", at + 1)
 
 
+#: A line that starts a YAML field of its own (``key: ...``), never the rest of a token.
+_FIELD_START = re.compile(r"[A-Za-z_][\w.-]*\s*[:=](?:\s|$)")
+
+
 def _mid_token(line: str, left: str, right: str) -> bool:
     """Whether a line break may fall inside a credential: the word before it and the word after it
     hold a digit or a symbol between them (after a sentence's or clause's end, the word before it
     alone must), the word before it opens a quote it does not close (a quoted password of words:
     ``"Tanne\\nnbaum"``), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
-    prose (words only) is not joined, which keeps the scan of a long note cheap."""
+    prose (words only) is not joined, which keeps the scan of a long note cheap, and neither is a
+    line that starts a YAML field of its own (``key: doc2``): a frontmatter's
+    ``scope: …/private`` then ``key: doc2`` is two fields, not a private key."""
     if _OPEN_QUOTE.search(left):
         return True
+    if _FIELD_START.match(right):
+        return False
     if left[-1] in _SENTENCE_END:
         left, right = left[:-1], ""
     return (len(left) >= 2 and _TOKENISH.search(left + right) is not None) or "-----" in line

@@ -148,6 +148,8 @@ def test_no_scope_reads_every_scope_and_one_scope_is_named(repo: MemoryRepo):
     put(repo, "facts/u5.md", "The kiwi harvest is in May.", scope="user:U5")
     put(repo, "facts/u6.md", "The kiwi boxes are blue.", scope="user:U6")
     commit_all(repo.root, "two scopes")
-    every = assemble(repo.store, "kiwi", scope=None, at=AT)
+    with pytest.raises(UsageError, match="more than one person"):
+        assemble(repo.store, "kiwi", scope=None, at=AT)
+    every = assemble(repo.store, "kiwi", scope=None, at=AT, all_scopes=True)
     assert {"facts/u5.md", "facts/u6.md"} <= set(paths(every)) and every.scope is None
     assert assemble(repo.store, "kiwi", scope=["user:U5"], at=AT).scope == "user:U5"
