@@ -413,31 +413,31 @@ def _too_big(rel: str, size: int, limit: int, *, grew: bool = False) -> Unreadab
 def is_plain_file(root: Path, rel: str) -> bool:
     """Whether a regular file is at root-relative ``rel`` with no symlink on the way (by ``lstat``;
     for existence checks: reading it may still refuse it, e.g. for its size)."""
-    here = str(root)
-    mode = 0
-    for part in rel.split("/"):
-        here = os.path.join(here, part)
-        try:
-            mode = os.lstat(here).st_mode
-        except OSError:
-            return False
-        if stat.S_ISLNK(mode):
-            return False
-    return stat.S_ISREG(mode)
+    modes = _modes_on_the_way(root, rel)
+    return modes is not None and stat.S_ISREG(modes[-1])
 
 
 def is_plain_folder(root: Path, rel: str) -> bool:
     """Whether a folder is at root-relative ``rel`` with no symlink on the way (by ``lstat``)."""
+    modes = _modes_on_the_way(root, rel)
+    return modes is not None and all(stat.S_ISDIR(mode) for mode in modes)
+
+
+def _modes_on_the_way(root: Path, rel: str) -> list[int] | None:
+    """The ``lstat`` modes of each part of root-relative ``rel``, down to it; ``None`` when a
+    part is missing, unreadable or a symlink."""
     here = str(root)
+    modes = []
     for part in rel.split("/"):
         here = os.path.join(here, part)
         try:
             mode = os.lstat(here).st_mode
         except OSError:
-            return False
-        if not stat.S_ISDIR(mode):
-            return False
-    return True
+            return None
+        if stat.S_ISLNK(mode):
+            return None
+        modes.append(mode)
+    return modes
 
 
 def stat_memory_files(root: Path) -> dict[str, tuple[int, int]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from memfs.errors import GitError
 from memfs.store.gitcli import process
 from memfs.store.gitcli.refs import Refs
+from memfs.store.gitcli.trees import batch_contents
 
 _NO_BLOB = "0" * 40
 #: Fetch settings that would write outside the quarantine (automatic gc and maintenance, the
@@ -120,17 +121,7 @@ class Quarantine(Refs):
             return {}
         out = self._run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode(),
                         objects=objects).stdout
-        found: dict[str, bytes] = {}
-        pos = 0
-        for key in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 3 and header[2].isdigit():
-                size = int(header[2])
-                found[key] = out[pos : pos + size]
-                pos += size + 1
-        return found
+        return batch_contents(wanted, out)
 
     def adopt(self, objects: tuple[Path, Path]) -> None:
         """Move the quarantine's objects into the repository (packs before their indexes, so git

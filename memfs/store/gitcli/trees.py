@@ -93,9 +93,15 @@ def blob_id(data: bytes, like: str) -> str:
 
 
 def _blobs(keys: Sequence[str], out: bytes) -> dict[str, bytes]:
-    """``git cat-file --batch`` output for the requests ``keys``, in order: the blobs' contents by
-    key. Every object's content is stepped over, whatever its type (a tree or commit answering a
-    request is skipped, not read as the next header); missing objects have no content."""
+    """``git cat-file --batch`` output for the requests ``keys``: the blobs' contents by key."""
+    return batch_contents(keys, out, b"blob")
+
+
+def batch_contents(keys: Sequence[str], out: bytes, kind: bytes | None = None) -> dict[str, bytes]:
+    """``git cat-file --batch`` output for the requests ``keys``, in order: the objects' contents
+    by key (with ``kind``, only objects of that type). Every object's content is stepped over,
+    whatever its type (a tree or commit answering a blob request is skipped, not read as the next
+    header); missing objects have no content."""
     found: dict[str, bytes] = {}
     pos = 0
     for key in keys:
@@ -104,7 +110,7 @@ def _blobs(keys: Sequence[str], out: bytes) -> dict[str, bytes]:
         pos = end + 1
         if len(header) == 3 and header[2].isdigit():
             size = int(header[2])
-            if header[1] == b"blob":
+            if kind is None or header[1] == kind:
                 found[key] = out[pos : pos + size]
             pos += size + 1
     return found
