@@ -22,6 +22,7 @@ an account, an email *address*) are not one-off references.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -139,11 +140,8 @@ _DURABLE = (
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不"
 )
 
-_PHRASES = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in PHRASES_EN) + "|" + "|".join(PHRASES_ZH))
-_ONE_OFF = re.compile("(?i)" + "|".join(_ONE_OFF_EN) + "|" + "|".join(_ONE_OFF_ZH))
-_LASTING = re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH))
 #: A rule: an instruction to always or never do something, at the start of a line or sentence.
-_RULE = re.compile(
+_RULE = (
     r"(?im)(?:^|[.!?;:。！？；：]\s*)(?:[-*•]\s*)?(?:"
     r"never(?!\s+(?:mind|been|had|saw|thought|knew|seen|heard)\b)"
     r"|always(?!\s+(?:here|good|happy|been|nice|great|fun|glad|a|an|the|so|up)\b)"
@@ -152,10 +150,32 @@ _RULE = re.compile(
     r"|avoid|stop\s+using|only\s+use|make\s+sure\s+to|should\s+(?:never|always))\b"
     r"|不要|别再|禁止|永远不要|切勿|必须|务必|一定要|总是|避免"
 )
-_INFERRED_RE = re.compile("(?i)" + _INFERRED)
 #: Just before "always"/"never": wording that takes the durability back ("not always", "as always").
 _HEDGED = re.compile(r"(?i)(?:\bnot|n['’]t|\bas|\blike|\balmost|\bnearly|\bhardly)\s+$")
-_DURABLE_RE = re.compile("(?i)" + _DURABLE)
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    phrases: re.Pattern[str]
+    one_off: re.Pattern[str]
+    lasting: re.Pattern[str]
+    rule: re.Pattern[str]
+    inferred: re.Pattern[str]
+    durable: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    """The wording rules compiled on first use, not at import: ~35 ms that every memfs command
+    would pay (the guard imports the gate) and only a gate decision needs."""
+    return _Patterns(
+        re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in PHRASES_EN) + "|" + "|".join(PHRASES_ZH)),
+        re.compile("(?i)" + "|".join(_ONE_OFF_EN) + "|" + "|".join(_ONE_OFF_ZH)),
+        re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH)),
+        re.compile(_RULE),
+        re.compile("(?i)" + _INFERRED),
+        re.compile("(?i)" + _DURABLE),
+    )
 
 
 @dataclass(frozen=True)
@@ -176,7 +196,7 @@ class Reading:
 
 def lasting(text: str) -> bool:
     """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on")."""
-    return _LASTING.search(text) is not None
+    return _patterns().lasting.search(text) is not None
 
 
 def one_off_marker(text: str) -> re.Match[str] | None:
@@ -185,13 +205,13 @@ def one_off_marker(text: str) -> re.Match[str] | None:
     ``text`` also says the request is lasting; ``None`` otherwise."""
     if lasting(text):
         return None
-    found = [m for m in (_PHRASES.search(text), _ONE_OFF.search(text)) if m is not None]
+    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text)) if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
 
 
 def rule_marker(text: str) -> re.Match[str] | None:
     """An instruction to always or never do something, at the start of a line or sentence."""
-    return _RULE.search(text)
+    return _patterns().rule.search(text)
 
 
 def read_preference(text: str) -> Reading:
@@ -199,7 +219,7 @@ def read_preference(text: str) -> Reading:
     marker = one_off_marker(text)
     if marker is not None:
         return Reading("preference", "one-off", start=marker.start(), end=marker.end())
-    guess = _INFERRED_RE.search(text)
+    guess = _patterns().inferred.search(text)
     if guess is not None:
         return Reading("preference", "inferred", start=guess.start(), end=guess.end())
     return Reading("preference", "lasting")
@@ -208,8 +228,8 @@ def read_preference(text: str) -> Reading:
 def read_observation(text: str) -> Reading:
     """The offline reading of a tool's or an agent's fact or note: a durable claim (an imperative
     rule, "do not use X", or durable wording anywhere, "it is never available") or a status."""
-    durable = next((m for m in _DURABLE_RE.finditer(text) if not _HEDGED.search(text, 0, m.start())), None)
-    found = [m for m in (_RULE.search(text), durable) if m is not None]
+    durable = next((m for m in _patterns().durable.finditer(text) if not _HEDGED.search(text, 0, m.start())), None)
+    found = [m for m in (_patterns().rule.search(text), durable) if m is not None]
     if found:
         first = min(found, key=lambda m: m.start())
         return Reading("observation", "durable-claim", start=first.start(), end=first.end())
