@@ -44,7 +44,8 @@ def bench(tmp: Path, memories: int, counts: list[int], rounds: int) -> None:
                 serial += 1
                 writer.write(f"new/w{serial}.md", fields=fields(serial), body=f"incoming memory {serial}\n")
             git(writer.root, "push", "-q", "origin", "main")
-            pw, pc = timed(lambda: plain.store.git.fetch_branch("origin", "main", "refs/remotes/origin/main"))
+            pw, pc = timed(lambda: git(plain.root, "fetch", "--quiet", "--no-tags", "origin",
+                                       "+refs/heads/main:refs/remotes/origin/main"))
             jw, jc = timed(lambda: incoming.fetch(judged.store, "origin", "main", "refs/remotes/origin/main"))
             rows.append((pw, jw, pc, jc))
         pw, jw, pc, jc = (statistics.median(r[i] for r in rows) * 1000 for i in range(4))

@@ -16,17 +16,6 @@ from memfs.store.gitcli.refs import Refs
 class Remotes(Refs):
     """Other repositories, and upkeep of this one."""
 
-    def fetch_branch(self, remote: str, branch: str, tracking: str) -> str | None:
-        """Fetch ``remote``'s ``branch`` into ``tracking``; its tip, or ``None`` if it does not exist."""
-        refspec = f"+refs/heads/{branch}:{tracking}"
-        proc = self._run("fetch", "--quiet", "--no-tags", remote, refspec, check=False)
-        if proc.returncode != 0:
-            message = proc.stderr.decode("utf-8", "replace").strip()
-            if "couldn't find remote ref" in message:
-                return None
-            raise GitError(f"fetching {remote}/{branch} failed, nothing was changed: {message}")
-        return self.rev(tracking)
-
     def push(self, remote: str, source: str, branch: str) -> tuple[int, str, str]:
         """``git push --porcelain REMOTE SOURCE:refs/heads/BRANCH`` (never forced):
         (exit status, porcelain output, server messages)."""
