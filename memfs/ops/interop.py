@@ -243,23 +243,21 @@ def import_(
 
 def _with_adopt_rules(repo: Store, fmt: str, files: list[SourceFile], defaults: Defaults,
                       converted: list[Converted]) -> list[Converted]:
-    """``converted``, with the notes that name no scope (and got none on the command line)
-    converted again with the ``[adopt]`` settings of the folder they go to, when it gives one;
-    what the command line gives still comes first."""
+    """``converted``, with the notes that name no scope (and got none on the command line) taken
+    from a conversion with the ``[adopt]`` settings of the folder they go to, when it gives one;
+    what the command line gives still comes first. Each distinct setting converts the whole
+    folder once, so a note's links to the others resolve as in the first conversion."""
     if defaults.scope is not None or not any(c.problem == NO_SCOPE for c in converted):
         return converted
     adopt = repo.config().adopt
-    by_origin = {file.rel: file for file in files}
-    out = []
-    for item in converted:
-        rule = adopt.rule_for(item.path)
-        if item.problem != NO_SCOPE or rule.scope is None:
-            out.append(item)
-            continue
-        given = Defaults(rule.scope, defaults.source or rule.source, defaults.source_kind or rule.source_kind,
-                         defaults.type or rule.type, defaults.prefix)
-        out.extend(_CONVERTERS[fmt]([by_origin[item.origin]], given))
-    return out
+    rules = {c.path: rule for c in converted if c.problem == NO_SCOPE and (rule := adopt.rule_for(c.path)).scope}
+    again = {
+        rule: {c.origin: c for c in _CONVERTERS[fmt](files, Defaults(
+            rule.scope, defaults.source or rule.source, defaults.source_kind or rule.source_kind,
+            defaults.type or rule.type, defaults.prefix))}
+        for rule in set(rules.values())
+    }
+    return [again[rules[c.path]][c.origin] if c.path in rules else c for c in converted]
 
 
 def _letta_base(folder: Path) -> Path:

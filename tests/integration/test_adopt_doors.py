@@ -125,3 +125,13 @@ def test_a_note_saved_while_watching_is_adopted(repo: MemoryRepo):
     memory = parse("Work/Untitled.md", (repo.root / "Work/Untitled.md").read_bytes())
     assert memory.scope == "team:platform" and memory.source_kind == "user"
     assert repo.search("Paris", scope="team:platform").hits
+
+
+def test_an_adopted_vaults_links_resolve_across_its_notes(repo: MemoryRepo):
+    """The notes are converted together with their [adopt] settings: a link by name finds its note."""
+    _setup(repo, Case("settings only", "Work/b17.md", "B17 is fixed.\n", adopted=None))
+    (repo.root / "Work/plan.md").write_text('---\ndepends_on: ["[[b17]]"]\n---\nShip B17 on Monday.\n')
+    report = repo.import_("obsidian", repo.root, apply=True, actor="user:maria")
+    assert {i.path: i.action for i in report.items if i.path.startswith("Work/")} == {
+        "Work/b17.md": "create", "Work/plan.md": "create"}, [i.reason for i in report.items]
+    assert parse("Work/plan.md", (repo.root / "Work/plan.md").read_bytes()).depends_on == ("Work/b17.md",)
