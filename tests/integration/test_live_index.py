@@ -77,6 +77,7 @@ class Live:
         self.repo = repo
         self.server = repo.live_server(debounce=0.01)
         self.index = self.server.live
+        self.settled = 0
 
     def mark(self) -> int:
         return self.index.processed
@@ -87,10 +88,13 @@ class Live:
         return batch
 
     def settle(self) -> list[Batch]:
-        """Wait until every event delivered so far is processed; the batches processed meanwhile."""
-        since = self.mark()
+        """Wait until every event delivered so far is processed; the batches processed since the
+        previous settle. Counting from the previous settle, not from this call, keeps a batch the
+        observer processed before this call (a loaded machine) among the ones returned."""
+        since = self.settled
         batch = self.index.wait_barrier(self.index.barrier(), timeout=TIMEOUT)
         assert batch is not None, "the live index did not process the change"
+        self.settled = self.mark()
         return [b for b in self.index.batches if b.number > since]
 
     def wait_path(self, since: int, rel: str) -> Batch:
