@@ -20,6 +20,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.context import assemble
+from memfs.errors import UsageError
 from memfs.integrations.anthropic import open_tool
 from memfs.policy.candidate import Candidate
 from memfs.policy.guard import Grants
@@ -163,3 +164,57 @@ def test_context_without_a_scope_refuses_two_people(repo: MemoryRepo) -> None:
 def test_the_matrix_covers_both_outcomes() -> None:
     assert {c.conflict for c in CASES} == {True, False}
     assert set(DOORS) == {"remember", "cli remember", "tool", "mcp", "anthropic"}
+
+
+def _supersede_library(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    try:
+        done = repo.remember(Candidate("user:kai", body, type="fact", source="conversation:C3", source_kind="user",
+                                       supersedes=target), actor="user:kai")
+    except UsageError as exc:
+        return 2, str(exc)
+    return 0, f"{done.op.value} {done.paths}"
+
+
+def _supersede_cli(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    ran = cli(repo, "--actor", "user:kai", "remember", "--scope", "user:kai", "--body", body, "--type", "fact",
+              "--source", "conversation:C3", "--source-kind", "user", "--supersedes", target)
+    return ran.returncode, ran.stdout + ran.stderr
+
+
+def _supersede_mcp(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    from memfs.mcp_server import build_server
+
+    server = build_server(repo.session("user:kai", actor="user:kai"))
+    arguments = {"body": body, "type": "fact", "source": "conversation:C3", "source_kind": "user",
+                 "supersedes": target}
+    try:
+        result = anyio.run(server.call_tool, "memory_remember", arguments)
+    except Exception as exc:  # a tool error
+        return 2, str(exc)
+    return 0, json.dumps(getattr(result, "structured_content", None) or str(result))
+
+
+SUPERSEDE_DOORS = {"remember": _supersede_library, "cli remember": _supersede_cli, "mcp": _supersede_mcp}
+
+
+@pytest.mark.parametrize("door", list(SUPERSEDE_DOORS))
+def test_supersedes_names_what_a_new_memory_replaces(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    """#27 item 1: ``--supersedes PATH`` is the explicit decision (beside ``--keep-both``), at every
+    door from the one declaration. Kai's team is no probable conflict of Kai's city by the rules,
+    so only the caller's word makes it SUPERSEDE; a path that is not an active memory of the
+    scope (missing, another person's, withdrawn) is refused by name, nothing written."""
+    write = SUPERSEDE_DOORS[door]
+    _remember(repo, "user:kai", "facts/kai-team.md", "fact", "Kai is on the payments team.")
+    _remember(repo, "user:ana", "facts/ana.md", "fact", "Ana works in Rome.")
+    _remember(repo, "user:kai", "facts/kai-old.md", "fact", "Kai had a desk on floor 2.")
+    repo.forget("facts/kai-old.md", reason="moved", actor="user:kai")
+    head = repo.store.git.head()
+    for target in ("facts/nothing.md", "facts/ana.md", "facts/kai-old.md"):
+        code, answer = write(repo, "Kai moved to the search team.", target)
+        assert code != 0 and "supersedes" in answer and target in answer, (door, target, answer)
+        assert repo.store.git.head() == head, (door, target)
+    clock.at(5)
+    code, answer = write(repo, "Kai moved to the search team.", "facts/kai-team.md")
+    assert code == 0 and "SUPERSEDE" in answer, (door, answer)
+    text = (repo.root / "facts/kai-team.md").read_text("utf-8")
+    assert "search team" in text and "revision: 2" in text
