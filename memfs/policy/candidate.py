@@ -122,7 +122,7 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     most = Limits().file_bytes
     if len(values["body"]) > most or len(values["body"].encode("utf-8", "surrogatepass")) > most:
         raise _bad("body", f"is over the {most}-byte limit for one memory; split it into several")
-    for name in ("key", "path"):
+    for name in ("key", "path", "supersedes"):
         if isinstance(values.get(name), str):
             values[name] = names.nfc(values[name])
     values.update(_frontmatter(values))
@@ -159,7 +159,6 @@ def _check_own_fields(values: Mapping[str, Any]) -> None:
         if name in values and not isinstance(values[name], bool):
             raise _bad(name, "must be true or false")
     if values.get("supersedes"):
-        values["supersedes"] = names.nfc(values["supersedes"])
         for other in ("keep_both", "retract"):
             if values.get(other):
                 raise _bad("supersedes", f"cannot be given with {other}: choose one decision")
