@@ -4,7 +4,8 @@ Each case writes an old memory, then a new one, through one door, in a scope of 
 doors: ``remember`` (library and CLI) answers SUPERSEDE for a probable conflict, so one value is
 left; the file tools (``memfs tool``, MCP, the Anthropic adapter) reply with a notice naming the
 old memory. The model here ignores the notice, so the pair stays, and the reading doors must
-still handle it: ``validate`` and ``memfs review`` list it, ``context`` injects only the newer and
+still handle it: ``validate`` and ``memfs review`` list it (``--json`` too, and the pull request
+comment of the range), ``context`` injects only the newer and
 says so. Near-misses (a duplicate worded differently, another person, an additive fact) get none
 of this.
 """
@@ -114,10 +115,14 @@ def _write_all(repo: MemoryRepo, clock: Clock, write: Write) -> list[tuple[Case,
 
 @pytest.mark.parametrize("door", list(DOORS))
 def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    base = repo.store.git.head()
     written = _write_all(repo, clock, DOORS[door])
     listed = {(p.older, p.newer) for p in repo.conflicts()}
     warned = {(p.path, p.message) for p in repo.validate() if "probable conflict" in p.message}
     review = cli(repo, "review").stdout
+    as_json = {(p["older"], p["newer"]) for p in json.loads(cli(repo, "review", "--json").stdout)["conflicts"]}
+    summary = repo.review(base, "HEAD")  # the pull request comment of the range
+    in_comment, comment = {(p.older, p.newer) for p in summary.conflicts}, summary.render()
     for case, scope, old, new, answer in written:
         label = f"{door} x {case.name}: {answer}"
         if door in REMEMBER:
@@ -129,6 +134,8 @@ def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str
         assert ((old, new) in listed) is case.conflict, label
         assert any(path == old and new in message for path, message in warned) is case.conflict, label
         assert (f"{old} -> {new}" in review) is case.conflict, label
+        assert ((old, new) in as_json) is case.conflict and ((old, new) in in_comment) is case.conflict, label
+        assert (f"`{old}` → `{new}`" in comment) is case.conflict, label
         ctx = assemble(repo.store, case.task, scope=scope)
         injected = {b.path for b in ctx.blocks if b.kind == "recalled"}
         if case.conflict:
