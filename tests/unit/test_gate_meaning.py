@@ -61,6 +61,27 @@ def _candidate(text: str, **fields: object) -> object:
         ("用户大概喜欢表格。", "inferred"),
         ("Keep answers as short as possible.", "lasting"),
         ("尽可能简短", "lasting"),
+        # one thing picked by whose it is, or being made now; one named day (#27 held-out set)
+        ("Answer Lea's message in German.", "one-off"),
+        ("Shorten your previous answer.", "one-off"),
+        ("Polish the speech she is writing.", "one-off"),
+        ("For the review on Friday, bring the numbers.", "one-off"),
+        ("把上一封邮件改短一点", "one-off"),
+        ("星期三的会用英文", "one-off"),
+        ("Answer Lea's messages in German.", "lasting"),
+        ("Use Kai's template for status reports.", "lasting"),
+        ("Keep my replies short.", "lasting"),
+        ("Every Friday, send me the summary.", "lasting"),
+        ("周一到周五不要打扰我", "lasting"),
+        ("每周三提醒我交周报", "lasting"),
+        # a third person's preference told as a prediction or judged from evidence
+        ("Lea seems happier with bullet lists.", "inferred"),
+        ("The user would like longer examples.", "inferred"),
+        ("The user likely reads on a phone.", "inferred"),
+        ("从她的回复来看，她喜欢表格。", "inferred"),
+        ("我觉得用户想要更短的回答。", "inferred"),
+        ("I'd like longer examples.", "lasting"),
+        ("我觉得简短的回答更好。", "lasting"),
     ],
 )
 def test_a_preference_is_read_by_what_it_refers_to(text: str, label: str) -> None:
@@ -77,6 +98,10 @@ def test_a_preference_is_read_by_what_it_refers_to(text: str, label: str) -> Non
         ("The upload is not always fast.", "status"),
         ("As always, the nightly build passed.", "status"),
         ("The registry returned 503 at 09:12.", "status"),
+        ("The backup job fails every night.", "durable-claim"),
+        ("Builds are slow on Mondays.", "durable-claim"),
+        ("镜像每次同步都失败。", "durable-claim"),
+        ("The backup job failed last night.", "status"),
     ],
 )
 def test_an_observation_is_a_durable_claim_or_a_status(text: str, label: str) -> None:
