@@ -162,7 +162,7 @@ _INFERRED = (
     r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
     r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)|"
     # someone else's preference told as a prediction or judged from evidence, not their statement
-    r"看样子|想必|从.{1,15}?(?:来看|看来)|(?:用户|他|她|对方)(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
+    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
     r"我(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)"
 )
 #: The same told of a third person in English: "Maria seems more comfortable", "the user likely
@@ -179,7 +179,7 @@ _DURABLE = (
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
-    r"每(?:次|天|晚|周|月|年|逢)|每周[一二三四五六日天]"
+    r"每个?(?:次|天|晚|周|月|年|逢|星期|礼拜)|每周[一二三四五六日天]"
 )
 
 #: A rule: an instruction to always or never do something, at the start of a line or sentence.
