@@ -29,6 +29,7 @@ for it (about 0.6 s of CPU).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -55,8 +56,7 @@ from memfs.ops.verbs.history import History, Log
 from memfs.ops.verbs.lifecycle import Remember
 from memfs.ops.verbs.lineage import Reinstate, Retract
 from memfs.ops.verbs.recall import Search
-from memfs.policy import gate
-from memfs.policy.candidate import from_mapping
+from memfs.policy.candidate import Candidate, from_mapping
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
@@ -399,21 +399,21 @@ def _remember(session: _Session, given: dict[str, Any]) -> dict[str, Any]:
 
 def _remember_tool(session: _Session) -> None:
     """``memory_remember``: when the host offers MCP sampling, its model is the first judge of what
-    the candidate means (:mod:`memfs.mcp_sampling`); the write itself runs on a worker thread."""
+    the candidate means and decides a probable conflict (:mod:`memfs.mcp_sampling`); the write
+    itself runs on a worker thread."""
     from mcp.server.mcpserver import Context as RequestContext
 
     write = session.writes(lambda given: _remember(session, given))
 
     async def body(given: dict[str, Any], ctx: Any) -> dict[str, Any]:
-        asked = await _host_judge(session, given, ctx)
+        candidate = _candidate(session, given) if mcp_sampling.offers_sampling(ctx) else None
+        asked = None if candidate is None else await mcp_sampling.consult(ctx, session.repo.store, candidate, given)
+        given, hosted = asked if asked is not None else (given, None)
 
         def judged(given: dict[str, Any]) -> dict[str, Any]:
             try:
-                if asked is None:
+                with judge.hosted(mcp_sampling.NAME, *hosted) if hosted else contextlib.nullcontext():
                     done = write(given)
-                else:
-                    with judge.hosted(mcp_sampling.NAME, *asked):
-                        done = write(given)
             except Exception as exc:
                 notices = judge.drain()  # a judge that could not be used, said once: to the model too
                 if notices:
@@ -428,24 +428,17 @@ def _remember_tool(session: _Session) -> None:
                                       returns=dict[str, Any], doc=description(Remember, MCP)), session.writing)
 
 
-async def _host_judge(session: _Session, given: dict[str, Any], ctx: Any) -> tuple[judge.Classify, float] | None:
-    """The host model's reading of the candidate ``given`` describes, when a meaning question applies
-    and the host offers sampling; ``None`` otherwise (a candidate that does not even parse is left
-    to the write, which names what is wrong)."""
-    if session.scope is None or not mcp_sampling.offers_sampling(ctx):
+def _candidate(session: _Session, given: dict[str, Any]) -> Candidate | None:
+    """The candidate ``given`` describes, for the host's model; ``None`` when the server has no
+    scope or it does not parse (the write then names what is wrong)."""
+    if session.scope is None:
         return None
     try:
         op = request_from(Remember, given, actor=session.actor)
         assert isinstance(op.candidate, dict)
-        candidate = from_mapping({**op.candidate, "scope": session.scope})
-        timeout = session.repo.store.config().judge.timeout
+        return from_mapping({**op.candidate, "scope": session.scope})
     except MemfsError:
         return None
-    question = None if gate.secrets(candidate) else judge.question_for(candidate)
-    if question is None:
-        return None
-    classify = await mcp_sampling.host_judge(ctx, question, timeout)
-    return None if classify is None else (classify, timeout)
 
 
 def _reinstate(session: _Session, given: dict[str, Any]) -> dict[str, Any]:

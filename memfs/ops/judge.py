@@ -136,6 +136,12 @@ def _fallback(name: str, kind: str, why: str, instead: str = "the offline rules 
     return None  # the offline rules read it
 
 
+def notice(name: str, kind: str, why: str, instead: str) -> None:
+    """Say once per process, judge and kind that a judge could not be used and what decides
+    ``instead`` (for a door's own questions, such as MCP sampling's conflict decision)."""
+    _fallback(name, kind, why, instead)
+
+
 def drain() -> list[str]:
     """The fallback notices not yet shown (each once per process): for a door to print (the CLI
     does on stderr), since a host may route Python warnings elsewhere."""

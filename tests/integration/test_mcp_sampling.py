@@ -6,6 +6,7 @@ written on the host's word that the secret rules refuse."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -48,7 +49,8 @@ def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _remember(repo: MemoryRepo, host: Host | None, bodies: list[str], mode: str = "legacy") -> list[Any]:
+def _remember(repo: MemoryRepo, host: Host | None, bodies: list[str], mode: str = "legacy",
+              keyed: bool = True, type_: str = "preference") -> list[Any]:
     """Each body through ``memory_remember`` of one server bound to user:U5, in one connection."""
     server = build_server(repo.session("user:U5", actor="user:U5"))
 
@@ -57,8 +59,8 @@ def _remember(repo: MemoryRepo, host: Host | None, bodies: list[str], mode: str 
         async with Client(server, sampling_callback=host, mode=mode) as client:  # type: ignore[arg-type]
             for number, body in enumerate(bodies):
                 out.append(await client.call_tool("memory_remember", {
-                    "body": body, "type": "preference", "source": f"conversation:C1#msg-{number}",
-                    "source_kind": "user", "key": f"k{number}"}))
+                    "body": body, "type": type_, "source": f"conversation:C1#msg-{number}",
+                    "source_kind": "user", **({"key": f"k{number}"} if keyed else {})}))
         return out
 
     return anyio.run(main)
@@ -102,3 +104,21 @@ def test_a_host_without_sampling_is_not_asked(repo: MemoryRepo) -> None:
     one_off, lasting = _remember(repo, None, [ONE_OFF, LASTING])
     assert not _stored(one_off) and "one-off" in _text(one_off) and _stored(lasting)
     assert "notices" not in _text(lasting)
+
+
+@pytest.mark.parametrize(("answer", "op", "noticed"), [
+    ("keep-both", "KEEP_BOTH", False), ("Replace.", "SUPERSEDE", False), ("both are fine", "SUPERSEDE", True),
+])
+def test_the_hosts_model_decides_a_probable_conflict(repo: MemoryRepo, answer: str, op: str, noticed: bool) -> None:
+    """Kai's city twice without a key: the host's model decides whether the new one replaces the
+    old (``supersedes`` it) or both are kept; without a usable answer memfs's SUPERSEDE stands."""
+    asked: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", judge.JudgeFallback)
+        old, new = _remember(repo, answering(answer, asked), ["Kai works in Berlin.", "Kai works in Paris now."],
+                             keyed=False, type_="fact")
+    assert _stored(old) and _stored(new), _text(new)
+    assert len(asked) == 1 and "Kai works in Berlin." in asked[0] and "Kai works in Paris now." in asked[0]
+    done = json.loads(_text(new))
+    assert done["op"] == op and ("notices" in done) is noticed
+    assert ("as asked (supersedes)" in done["reason"]) is (answer == "Replace.")
