@@ -122,3 +122,13 @@ def test_the_hosts_model_decides_a_probable_conflict(repo: MemoryRepo, answer: s
     done = json.loads(_text(new))
     assert done["op"] == op and ("notices" in done) is noticed
     assert ("as asked (supersedes)" in done["reason"]) is (answer == "Replace.")
+
+
+def test_a_host_that_fails_leaves_it_to_the_configured_judge(repo: MemoryRepo) -> None:
+    (repo.root / ".memfs.toml").write_text('[judge]\nclassify = "tests.integration.test_judge_remember:lasting"\n',
+                                           encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", judge.JudgeFallback)
+        [done] = _remember(repo, failing, [ONE_OFF])
+    assert _stored(done)  # the [judge] read it as lasting, where the offline rules refuse it
+    assert "the user declined" in _text(done) and "the [judge] decides instead" in _text(done)
