@@ -1,7 +1,7 @@
 """The write gate's detection rates on its phrase set, and its false-positive rate on ordinary text.
 
-0. The labelled utterance set (bench/gate_utterances.jsonl, issue #27): precision and recall of
-   "stored", as ``memfs eval --gate`` reports them.
+0. The labelled utterance sets (bench/gate_utterances.jsonl, gate_heldout.jsonl, gate_blind2.jsonl;
+   issue #27): precision and recall of "stored", as ``memfs eval --gate`` reports them.
 1. The phrase set (tests/unit/gate_phrases.py, the same the tests check): one-off requests in
    English and Chinese, each offered as the user's preference (must be refused), and near-misses
    (lasting requests, ordinary preferences sharing words; must pass).
@@ -33,7 +33,7 @@ from memfs.policy.candidate import from_mapping  # noqa: E402
 from tests.unit import gate_phrases  # noqa: E402
 
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
-UTTERANCES = ROOT / "bench" / "gate_utterances.jsonl"
+UTTERANCES = [ROOT / "bench" / name for name in ("gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl")]
 USER = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user"}
 
 
@@ -69,14 +69,15 @@ def main() -> None:
         for miss in sorted(set(phrases) - set(hits)):
             print(f"    wrong: {miss!r}")
 
-    report = evaluate_gate(UTTERANCES)
-    started = time.process_time()
-    evaluate_gate(UTTERANCES)
-    per = (time.process_time() - started) * 1e6 / sum(report.counts.values())
-    print(f"labelled utterances ({UTTERANCES.name}): precision {report.precision:.1%}, recall {report.recall:.1%} "
-          f"({sum(report.counts.values())} utterances, {per:.0f} µs CPU each)")
-    for name, value in report.rows()[3:]:
-        print(f"    {name}: {value}")
+    for path in UTTERANCES:
+        report = evaluate_gate(path)
+        started = time.process_time()
+        evaluate_gate(path)
+        per = (time.process_time() - started) * 1e6 / sum(report.counts.values())
+        print(f"labelled utterances ({path.name}): precision {report.precision:.1%}, recall {report.recall:.1%} "
+              f"({sum(report.counts.values())} utterances, {per:.0f} µs CPU each)")
+        for name, value in report.rows()[3:]:
+            print(f"    {name}: {value}")
 
     if not args.locomo.is_file():
         print(f"LoCoMo not found at {args.locomo}; skipped")

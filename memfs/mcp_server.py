@@ -29,17 +29,19 @@ for it (about 0.6 s of CPU).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import inspect
 from collections.abc import Callable
 from importlib.metadata import version as package_version
-from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar, cast
 from urllib.parse import quote
 
 import anyio
 from pydantic import Field
 
-from memfs import mcp_tools
+from memfs import mcp_sampling, mcp_tools
 from memfs.agents.live.server import Busy, LiveIndex
 from memfs.agents.tools import ToolContext
 from memfs.agents.verbs import FILE_COMMANDS, Context, FileCommand
@@ -48,11 +50,13 @@ from memfs.errors import MemfsError, UsageError, one_line, without_host_paths
 from memfs.format.declare import MCP, fields
 from memfs.format.model import utcnow
 from memfs.index.results import SearchResult
+from memfs.ops import judge
 from memfs.ops.verbs.declare import Request, description
 from memfs.ops.verbs.history import History, Log
 from memfs.ops.verbs.lifecycle import Remember
 from memfs.ops.verbs.lineage import Reinstate, Retract
 from memfs.ops.verbs.recall import Search
+from memfs.policy.candidate import Candidate, from_mapping
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
@@ -284,6 +288,18 @@ def _guarded(fn: Callable[..., _R]) -> Callable[..., _R]:
     """Every tool answers a failure with a tool error of one line, whatever raised it."""
     from mcp.server.mcpserver.exceptions import ToolError
 
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def asking(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except ToolError:
+                raise
+            except Exception as exc:
+                raise ToolError(one_line(exc)) from None
+
+        return cast(Callable[..., _R], asking)
+
     @functools.wraps(fn)
     def tool(*args: Any, **kwargs: Any) -> _R:
         try:
@@ -354,8 +370,7 @@ def _verb_tools(session: _Session) -> None:
     session.derived(Search, session.reading,
                     lambda given: session.searched(request_from(Search, given)).to_json(), dict[str, Any])
     session.derived(Context, session.reading, lambda given: _context(session, given), str)
-    session.derived(Remember, session.writing, session.writes(lambda given: _remember(session, given)),
-                    dict[str, Any])
+    _remember_tool(session)
     session.derived(Retract, session.removing, session.writes(
         lambda given: _call(repo.run, request_from(Retract, given, actor=actor)).to_json()), dict[str, Any])
     from memfs.policy.guard import PERSON, actor_kind
@@ -380,6 +395,50 @@ def _remember(session: _Session, given: dict[str, Any]) -> dict[str, Any]:
     assert isinstance(op.candidate, dict)
     scoped = dataclasses.replace(op, candidate={**op.candidate, "scope": session.scope})
     return _call(session.repo.run, scoped).to_json()
+
+
+def _remember_tool(session: _Session) -> None:
+    """``memory_remember``: when the host offers MCP sampling, its model is the first judge of what
+    the candidate means and decides a probable conflict (:mod:`memfs.mcp_sampling`); the write
+    itself runs on a worker thread."""
+    from mcp.server.mcpserver import Context as RequestContext
+
+    write = session.writes(lambda given: _remember(session, given))
+
+    async def body(given: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        candidate = _candidate(session, given) if mcp_sampling.offers_sampling(ctx) else None
+        asked = None if candidate is None else await mcp_sampling.consult(ctx, session.repo.store, candidate, given)
+        given, hosted = asked if asked is not None else (given, None)
+
+        def judged(given: dict[str, Any]) -> dict[str, Any]:
+            try:
+                with judge.hosted(mcp_sampling.NAME, *hosted) if hosted else contextlib.nullcontext():
+                    done = write(given)
+            except Exception as exc:
+                notices = judge.drain()  # a judge that could not be used, said once: to the model too
+                if notices:
+                    raise _tool_error(f"{tool_error_text(exc)} ({'; '.join(notices)})") from None
+                raise
+            notices = judge.drain()
+            return {**done, "notices": notices} if notices else done
+
+        return await anyio.to_thread.run_sync(judged, given)
+
+    session.add(mcp_tools.asking_tool(Remember, body, context=RequestContext, admin=session.admin,
+                                      returns=dict[str, Any], doc=description(Remember, MCP)), session.writing)
+
+
+def _candidate(session: _Session, given: dict[str, Any]) -> Candidate | None:
+    """The candidate ``given`` describes, for the host's model; ``None`` when the server has no
+    scope or it does not parse (the write then names what is wrong)."""
+    if session.scope is None:
+        return None
+    try:
+        op = request_from(Remember, given, actor=session.actor)
+        assert isinstance(op.candidate, dict)
+        return from_mapping({**op.candidate, "scope": session.scope})
+    except MemfsError:
+        return None
 
 
 def _reinstate(session: _Session, given: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ takes none, so a model cannot name another user's memory.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field as Schema
@@ -57,7 +57,28 @@ def tool(
     def call(**given: Any) -> Any:
         return body(given)
 
-    call.__signature__ = signature(cls, admin=admin, returns=returns)  # type: ignore[attr-defined]
+    return _named(call, cls, signature(cls, admin=admin, returns=returns), doc)
+
+
+def asking_tool(
+    cls: type, body: Callable[[dict[str, Any], Any], Awaitable[Any]], *, context: type, admin: bool, returns: Any,
+    doc: str,
+) -> Callable[..., Any]:
+    """:func:`tool` for a ``body`` that may ask the host (MCP sampling): a coroutine handed the
+    arguments and the SDK's request ``context`` (an instance of ``context``, which the SDK injects
+    into a parameter of that type; it is not part of the tool's schema)."""
+
+    async def call(ctx: Any = None, **given: Any) -> Any:
+        return await body(given, ctx)
+
+    derived = signature(cls, admin=admin, returns=returns)
+    asked = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=context, default=None)
+    call.__annotations__ = {"ctx": context}
+    return _named(call, cls, derived.replace(parameters=[*derived.parameters.values(), asked]), doc)
+
+
+def _named(call: Callable[..., Any], cls: type, derived: inspect.Signature, doc: str) -> Callable[..., Any]:
+    call.__signature__ = derived  # type: ignore[attr-defined]
     call.__name__ = str(getattr(cls, "tool", None) or cls.__name__)
     call.__doc__ = doc
     return call

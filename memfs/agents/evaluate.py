@@ -207,6 +207,7 @@ def load_cases(path: Path, repo: Store) -> list[Case]:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the cases file ({exc})", param="cases") from None
     raw: Any
+    lines: list[int] = []
     if path.suffix == ".jsonl":
         raw = []
         for number, line in enumerate(text.splitlines(), 1):
@@ -216,18 +217,27 @@ def load_cases(path: Path, repo: Store) -> list[Case]:
                 raw.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise UsageError(f"{path}: line {number} is not JSON ({exc.msg})", param="cases") from None
+            lines.append(number)
     else:
         try:
             raw = yamlio.load(text)
         except YamlError as exc:
             raise UsageError(f"{path}: malformed YAML: {exc}", param="cases") from None
-        if isinstance(raw, dict) and "cases" in raw:
-            raw = raw["cases"]
+        listed = isinstance(raw, dict) and "cases" in raw
+        raw = raw["cases"] if listed else raw
+        lines = yamlio.item_lines(text, "cases" if listed else None)
     if not isinstance(raw, list) or not raw:
         raise UsageError(f"{path}: give a list of cases (or cases: [...])", param="cases")
     known = set(repo.memory_paths_at("HEAD")) if repo.git.head() else set()
     purged = purged_digests(repo) if repo.git.head() else set()
-    return [_case(item, n, known, purged) for n, item in enumerate(raw, 1)]
+    cases = []
+    for n, item in enumerate(raw, 1):
+        try:
+            cases.append(_case(item, n, known, purged))
+        except UsageError as exc:
+            where = f"line {lines[n - 1]}, " if len(lines) == len(raw) else ""
+            raise UsageError(f"{path}: {where}{exc.message}", param="cases") from None
+    return cases
 
 
 def purged_digests(repo: Store) -> set[str]:

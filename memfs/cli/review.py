@@ -17,18 +17,18 @@ from memfs.errors import UsageError
 def review_cmd(state: State, range_: str | None, as_json: bool) -> None:
     """Without an argument: the probable conflicts (two values for one subject, the newer
     named second), then every needs_review memory, grouped by the retraction that flagged it,
-    and whether each could be reinstated now (--json: the needs_review groups only; memfs
-    validate --json lists the conflicts). With BASE..HEAD: a summary of what that range
-    changes in memory."""
+    and whether each could be reinstated now (--json: {"conflicts": [...], "queue": [...]}).
+    With BASE..HEAD: a summary of what that range changes in memory, for a pull request
+    comment, its probable conflicts among them."""
     if range_:
         _range_summary(state, range_, as_json)
         return
     repo = state.repo()
     groups = repo.review_queue()
-    if as_json:
-        emit_json([g.to_json() for g in groups])
-        return
     pairs = repo.conflicts()
+    if as_json:
+        emit_json({"conflicts": [p.to_json() for p in pairs], "queue": [g.to_json() for g in groups]})
+        return
     if not groups and not pairs:
         line("nothing awaits review")
         return

@@ -144,6 +144,21 @@ _PLAIN_SAFE = re.compile(r"[^\s\"'!&*|>%@`#,\[\]{}?:-][^\n\r\t]*")
 
 
 @functools.lru_cache(maxsize=8192)
+def item_lines(text: str, key: str | None = None) -> list[int]:
+    """The line (1-based) where each item of the document's top-level list begins, or of the list
+    under ``key`` of a top-level mapping: for errors that name the line of a list item. ``[]``
+    when the document has no such list (the caller's own check says what is wrong)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []
+    if key is not None and isinstance(node, yaml.MappingNode):
+        node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+    if not isinstance(node, yaml.SequenceNode):
+        return []
+    return [item.start_mark.line + 1 for item in node.value]
+
+
 def _plain_ok(value: str) -> bool:
     if _YAML11_WORDS.fullmatch(value) or _NUMBERISH.fullmatch(value):
         return False

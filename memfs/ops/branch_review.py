@@ -18,7 +18,7 @@ from typing import Any
 from memfs.errors import InvalidMemory, NotFound, UsageError
 from memfs.format.model import Memory, jsonable
 from memfs.format.parse import parse
-from memfs.policy import lineage
+from memfs.policy import conflicts, lineage
 from memfs.store import history
 from memfs.store.repo import Store
 
@@ -76,6 +76,8 @@ class ReviewSummary:
     purged: list[Entry] = field(default_factory=list)
     changed: list[Entry] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    #: Probable conflicts at ``head`` with a memory the range added or changed (two values for one subject).
+    conflicts: list[conflicts.Pair] = field(default_factory=list)
 
     CATEGORIES = ("added", "superseded", "retracted", "flagged", "expired", "purged", "changed")
 
@@ -92,6 +94,7 @@ class ReviewSummary:
         for name in self.CATEGORIES:
             out[name] = [e.to_json() for e in getattr(self, name)]
         out["invalid"] = list(self.invalid)
+        out["conflicts"] = [p.to_json() for p in self.conflicts]
         out["commits"] = [
             {"commit": c.commit, "actor": c.actor, "op": c.op, "subject": c.subject, "reason": c.reason}
             for c in self.commits
@@ -109,6 +112,8 @@ class ReviewSummary:
         ]
         sections = [
             ("Invalid (fix before merging)", [f"- {text(p)}" for p in self.invalid]),
+            ("Probable conflicts (two values for one subject: edit or delete the older, or give each a key)",
+             [f"- {code(p.older)} → {code(p.newer)}: {text(p.why)}" for p in self.conflicts]),
             ("Added", [_added(e) for e in self.added]),
             ("Superseded", [_superseded(e) for e in self.superseded]),
             ("Retracted", [ln for e in self.retracted for ln in (_retracted(e), *mermaid(e))]),
@@ -283,7 +288,21 @@ def summarize(repo: Store, base: str, head: str = "HEAD") -> ReviewSummary:
             _classify_move(summary, d.path, moves[d.path], before, after, by_path)
             continue
         _classify(summary, d, before[d.path], after[d.path], after, by_path.get(d.path, []), graph, repo, head_sha)
+    summary.conflicts = _conflicts_at(repo, head_sha, after)
     return summary
+
+
+def _conflicts_at(repo: Store, rev: str, after: dict[str, Memory | None]) -> list[conflicts.Pair]:
+    """The probable conflicts at ``rev`` that a memory the range added or changed takes part in
+    (the tree is read only when the range touched one that may conflict)."""
+    touched = {path for path, memory in after.items() if memory is not None and conflicts.eligible(memory)}
+    if not touched:
+        return []
+    scopes = {memory.scope for path, memory in after.items() if path in touched and memory is not None}
+    rels = repo.memory_paths_at(rev)
+    memories = [m for rel, data in repo.files_at(rev, rels).items()
+                if (m := _parse(rel, data)) is not None and m.scope in scopes and repo.visible(rel, data)]
+    return [p for p in conflicts.pairs(memories) if p.older in touched or p.newer in touched]
 
 
 def _moves(

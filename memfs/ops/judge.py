@@ -31,9 +31,11 @@ agent's fact or note, without ``expires``), before the write lock is taken.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from memfs.ops.callables import load_callable
@@ -73,6 +75,20 @@ class JudgeQuestion:
 Classify = Callable[[JudgeQuestion], object]
 _said: set[tuple[str, str]] = set()
 _unread: list[str] = []
+#: A judge the door brings for the calls it makes (MCP sampling: the host's model), asked before
+#: the ``[judge]`` of ``.memfs.toml``: (name, classify, timeout).
+_host: ContextVar[tuple[str, Classify, float] | None] = ContextVar("memfs_host_judge", default=None)
+
+
+@contextlib.contextmanager
+def hosted(name: str, classify: Classify, timeout: float) -> Iterator[None]:
+    """Within the block (this thread or task), ``classify`` reads meaning first; when it fails the
+    ``[judge]`` or the offline rules read it, as for any judge (said once)."""
+    token = _host.set((name, classify, timeout))
+    try:
+        yield
+    finally:
+        _host.reset(token)
 
 
 def question_for(candidate: Candidate) -> JudgeQuestion | None:
@@ -84,8 +100,10 @@ def question_for(candidate: Candidate) -> JudgeQuestion | None:
                          CHOICES[asked], gate.read(candidate, asked).label)
 
 
-def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float) -> Reading | None:
-    """The judge's reading of ``question``, or ``None`` (and a warning, once) when it cannot give one."""
+def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float,
+        instead: str = "the offline rules decide instead") -> Reading | None:
+    """The judge's reading of ``question``, or ``None`` (and a warning, once, saying what decides
+    ``instead``) when it cannot give one."""
     box: dict[str, object] = {}
 
     def run() -> None:
@@ -98,24 +116,30 @@ def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float) 
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        return _fallback(name, "timeout", f"gave no answer within {timeout:g} s")
+        return _fallback(name, "timeout", f"gave no answer within {timeout:g} s", instead)
     if "error" in box:
         error = box["error"]
-        return _fallback(name, "raised", f"raised {type(error).__name__}: {error}")
+        return _fallback(name, "raised", f"raised {type(error).__name__}: {error}", instead)
     answer = box.get("answer")
     label = answer.strip().lower() if isinstance(answer, str) else None
     if label not in question.choices:
-        return _fallback(name, "nonsense", f"answered {answer!r}, not one of {', '.join(question.choices)}")
+        return _fallback(name, "nonsense", f"answered {answer!r}, not one of {', '.join(question.choices)}", instead)
     return Reading(question.question, label, by=f"judge {name}")
 
 
-def _fallback(name: str, kind: str, why: str) -> Reading | None:
+def _fallback(name: str, kind: str, why: str, instead: str = "the offline rules decide instead") -> Reading | None:
     if (name, kind) not in _said:
         _said.add((name, kind))
-        text = f"memfs: the judge {name} {why}; the offline rules decide instead"
+        text = f"memfs: the judge {name} {why}; {instead}"
         _unread.append(text)
         warnings.warn(text, JudgeFallback, stacklevel=3)
     return None  # the offline rules read it
+
+
+def notice(name: str, kind: str, why: str, instead: str) -> None:
+    """Say once per process, judge and kind that a judge could not be used and what decides
+    ``instead`` (for a door's own questions, such as MCP sampling's conflict decision)."""
+    _fallback(name, kind, why, instead)
 
 
 def drain() -> list[str]:
@@ -127,8 +151,27 @@ def drain() -> list[str]:
 
 
 def configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
-    """The ``[judge]`` of ``repo`` as a function of a candidate (``None``: no judge configured;
-    a judge that cannot be loaded reads nothing, and says so once)."""
+    """The judge of ``repo`` as a function of a candidate: the door's own (:func:`hosted`) first,
+    then the ``[judge]`` of ``.memfs.toml`` (``None``: neither; a judge that cannot be loaded
+    reads nothing, and says so once)."""
+    own = _configured(repo)
+    host = _host.get()
+    if host is None:
+        return own
+    name, classify, timeout = host
+    instead = "the [judge] decides instead" if own is not None else "the offline rules decide instead"
+
+    def first_the_host(candidate: Candidate) -> Reading | None:
+        question = question_for(candidate)
+        if question is None:
+            return None
+        reading = ask(classify, name, question, timeout, instead)
+        return reading if reading is not None or own is None else own(candidate)
+
+    return first_the_host
+
+
+def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
     settings = repo.config().judge
     spec = settings.classify
     if spec is None:

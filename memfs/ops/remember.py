@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, PathError, WriteRefused
+from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, PathError, UsageError, WriteRefused, one_line
 from memfs.format import yamlio
 from memfs.format.edit import check_revision
 from memfs.format.model import Memory
@@ -183,6 +183,8 @@ def _remember_in(
     the candidate's meaning, asked before the lock (:mod:`memfs.ops.judge`)."""
     force = force and tx.forced  # only a person overrides the gate
     memories = _related_memories(repo, tx, candidate, staged)
+    if candidate.supersedes:
+        memories = [*memories, _superseded(tx, candidate)]
     decision = reconcile(candidate, memories)
     refusals = gate.check(candidate, decision.target, reading)
     blocking = [r for r in refusals if not (force and r.forceable)]
@@ -209,6 +211,32 @@ def _remember_in(
     paths, revision, commit = _apply(repo, tx, candidate, decision, offered, counted, override)
     forced = tuple(r.rule for r in refusals) if force else ()
     return Outcome(decision.op, paths, decision.reason, commit, revision, forced, tuple(downgraded))
+
+
+def _superseded(tx: Transaction, candidate: Candidate) -> Memory:
+    """The memory ``candidate.supersedes`` names, checked: an active memory of the candidate's scope
+    and version (and key, when both have one); :class:`UsageError` naming ``supersedes`` otherwise,
+    before anything is written. Another scope's file reads as missing, as at every door."""
+    path = candidate.supersedes
+    assert path is not None
+    try:
+        memory = tx.read(path)
+    except (InvalidMemory, MemoryNotFound, PathError) as exc:
+        raise UsageError(f"supersedes {path!r}: no active memory to replace there ({one_line(exc)})",
+                         param="supersedes") from None
+    problem = (
+        "no memory of this scope is there" if memory.scope != candidate.scope
+        else f"it is {memory.status}, not active" if memory.status != "active"
+        else f"it applies to version {memory.version or 'any'}, not {candidate.version or 'any'}"
+        if memory.version != candidate.version
+        else f"its key is {memory.key!r}, not {candidate.key!r}"
+        if candidate.key and memory.key not in (None, candidate.key)
+        else None
+    )
+    if problem is not None:
+        raise UsageError(f"supersedes {path!r}: {problem}; name an active memory of {candidate.scope} (memfs ls; "
+                         "memfs review lists probable conflicts)", param="supersedes")
+    return memory
 
 
 def _downgraded(tx: Transaction, candidate: Candidate, found: list[gate.Refusal]) -> dict[str, Any]:

@@ -59,6 +59,10 @@ class Candidate:
                           doors={CLI})
     keep_both: bool = param(default=False, help="Keep it beside an active memory that looks like another value "
                                                 "for the same subject (a probable conflict) instead of replacing it.")
+    supersedes: str | None = param(default=None, help="Path of the active memory of the same scope this one "
+                                                      "replaces (the decision for a probable conflict, like "
+                                                      "keep_both): its file gets the new value.",
+                                   complete="memory_paths", metavar="PATH")
     reason: str | None = param(default=None, help="Why this change is made; it goes into the git commit message.")
     extra: Mapping[str, Any] = param(default_factory=dict, help="Any other frontmatter field (repeatable).",
                                      doors={CLI}, flags=("--set",), metavar="FIELD=YAML", wire="assignments")
@@ -118,7 +122,7 @@ def from_mapping(data: Mapping[str, Any]) -> Candidate:
     most = Limits().file_bytes
     if len(values["body"]) > most or len(values["body"].encode("utf-8", "surrogatepass")) > most:
         raise _bad("body", f"is over the {most}-byte limit for one memory; split it into several")
-    for name in ("key", "path"):
+    for name in ("key", "path", "supersedes"):
         if isinstance(values.get(name), str):
             values[name] = names.nfc(values[name])
     values.update(_frontmatter(values))
@@ -144,7 +148,7 @@ def _frontmatter(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_own_fields(values: Mapping[str, Any]) -> None:
     """The fields of a request that never reach the file: a path, the idempotency key..."""
-    for name in ("path", "idempotency_key", "reason"):
+    for name in ("path", "idempotency_key", "reason", "supersedes"):
         if name in values and not isinstance(values[name], str):
             raise _bad(name, f"must be text, got {type(values[name]).__name__}")
     if "expected_revision" in values:
@@ -154,3 +158,7 @@ def _check_own_fields(values: Mapping[str, Any]) -> None:
     for name in ("one_off", "retract", "keep_both"):
         if name in values and not isinstance(values[name], bool):
             raise _bad(name, "must be true or false")
+    if values.get("supersedes"):
+        for other in ("keep_both", "retract"):
+            if values.get(other):
+                raise _bad("supersedes", f"cannot be given with {other}: choose one decision")

@@ -17,7 +17,14 @@ reference to one particular artifact or event (*this* thread, letter, paragraph,
 email; *the* paragraph *above*; 这封, 这段, 上面的), or a time-bounded scope (today, tonight,
 tomorrow, this week; 今天, 明天, 本周, 这次), unless the wording also makes it lasting ("from now
 on", "always", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
-an account, an email *address*) are not one-off references.
+an account, an email *address*) are not one-off references. A thing is also picked out by whose
+it is (*Priya's* email, *my last* message, 上一条) or by being made now (the post *we're
+drafting*), and a day by naming one (*on Thursday*, 周四; not *on Thursdays*, 每周四).
+
+Inferred wording is a guess's vocabulary, or a third person's preference told as a prediction or
+judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看");
+the speaker's own "I'd like" is a statement. A recurrence seen once ("every night", "on Mondays",
+每周一都) is a durable claim, like "always".
 """
 
 from __future__ import annotations
@@ -79,8 +86,19 @@ _THINGS_EN = (
     r"e-?mails?|mails?|messages?|repl(?:y|ies)|responses?|answers?|drafts?|documents?|docs?|reports?|memos?|"
     r"(?:slide\s+)?decks?|slides?|presentations?|chats?|conversations?|tickets?|prs?|pull\s+requests?|"
     r"commits?|questions?|posts?|tweets?|summar(?:y|ies)|invoices?|texts?|tables?|charts?|snippets?|"
-    r"notes?|interviews?|appointments?|trip|visit|demo|session|request|task|proposal|invites?|standup"
+    r"notes?|interviews?|appointments?|trip|visit|demo|session|request|task|proposal|invites?|standup|"
+    r"toasts?|speech(?:es)?|talks?|pitch(?:es)?|weddings?|part(?:y|ies)|birthdays?|dinners?|lunch(?:es)?|"
+    r"essays?|articles?|blog\s+posts?"
 )
+#: One particular artifact or event (singular): what a possessive picks out ("Priya's email").
+_ONE_THING_EN = (
+    r"thread|letter|paragraph|passage|sentence|section|page|chapter|call|meeting|e-?mail|message|reply|response|"
+    r"answer|draft|document|doc|report|memo|(?:slide\s+)?deck|presentation|chat|conversation|ticket|pull\s+request|"
+    r"question|post|tweet|summary|invoice|interview|appointment|trip|visit|demo|proposal|invite|toast|speech|talk|"
+    r"pitch|wedding|party|birthday|dinner|lunch|essay|article|blog\s+post"
+)
+#: Someone other than the speaker, as the subject of a sentence (not "I", "you", "we", "it").
+_THIRD_PERSON = r"(?:\b(?:the\s+)?users?|\bthey|\bhe|\bshe|\b(?!(?:You|We|It|This|That|There|The)\b)[A-Z][a-z]+)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
 _ONE_OFF_EN = (
@@ -98,8 +116,16 @@ _ONE_OFF_EN = (
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
     # a point earlier in this conversation: "the question from earlier", "what you just wrote"
     rf"\b(?:{_THINGS_EN})\s+(?:from\s+)?(?:earlier|before|just\s+now)\b",
-    # time-bounded scope: today, tomorrow, this week
+    # one thing picked by whose it is: Priya's email, Tom's wedding, my last message
+    rf"\b(?-i:[A-Z])[\w-]*['’]s\s+{_MODIFIER}(?:{_ONE_THING_EN})\b(?!s|-){_LASTING_COMPOUND}",
+    rf"\b(?:my|your|our|his|her|their)\s+(?:last|latest|previous|recent|current|next|upcoming|first)\s+"
+    rf"(?:\w+\s+)?(?:{_ONE_THING_EN})\b(?!s)",
+    # one thing being made now: the blog post we're drafting, the toast I'm giving
+    rf"\bthe\s+(?:\w+\s+){{0,2}}(?:{_THINGS_EN})\s+(?:I|we|you|he|she|they|(?-i:[A-Z])[a-z]+)(?:['’](?:m|re|s)|\s+(?:am|are|is|was|were))"
+    r"\s+\w+ing\b",
+    # time-bounded scope: today, tomorrow, this week, one named day (not "on Mondays")
     r"\b(?:today|tonight|tomorrow)\b(?!['’]s\s+date)",
+    rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s)",
     r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
     rf"\b(?:this|next)\s+(?:week|{_WEEKDAY})\b",
 )
@@ -109,6 +135,9 @@ _ONE_OFF_ZH = (
     r"[这那本此][一]?[封份篇段条句页章场通]",
     r"[这那]个?(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题)",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
+    # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
+    r"[上前]一?[条封份篇段句次](?!数)",
+    r"(?<![每到至])(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on").
 LASTING_EN = (
@@ -131,13 +160,26 @@ _INFERRED = (
     r"\b(?:is|are|most|very|quite)\s+likely\b|\blooks\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
     r"\bjudging\s+(?:by|from)\b|\bI\s+(?:guess|suspect|assume|infer)\b|\bmight\s+(?:prefer|like|want)\b|"
     r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
-    r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)"
+    r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)|"
+    # someone else's preference told as a prediction or judged from evidence, not their statement
+    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
+    r"我(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)"
+)
+#: The same told of a third person in English: "Maria seems more comfortable", "the user likely
+#: works in finance", "the user would like digests" (the speaker's own "I'd like" is a statement).
+_INFERRED_OF_SOMEONE = (
+    rf"{_THIRD_PERSON}\s+(?:(?:seems?|appears?)\b|(?:most\s+)?(?:likely|probably|possibly|presumably)\b|"
+    r"(?:could|might|may|would|will)\s+(?:probably\s+|likely\s+)?(?:prefer|like|want|enjoy|appreciate|rather|"
+    r"be\s+(?:happier|more|less))\b|tends?\s+to\b)"
 )
 #: A claim that something always or never holds: from one observation, not yet knowledge.
 _DURABLE = (
     r"\b(?:never|always|permanently|forever|at\s+all\s+times|under\s+no\s+circumstances|in\s+no\s+case|"
     r"no\s+longer\s+(?:exists?|available|supported)|will\s+not\s+ever|cannot\s+ever|is\s+not\s+ever)\b|"
-    r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不"
+    r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
+    # a recurrence seen once: "every night", "on Mondays", 每周一都
+    rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
+    r"每个?(?:次|天|晚|周|月|年|逢|星期|礼拜)|每周[一二三四五六日天]"
 )
 
 #: A rule: an instruction to always or never do something, at the start of a line or sentence.
@@ -173,7 +215,7 @@ def _patterns() -> _Patterns:
         re.compile("(?i)" + "|".join(_ONE_OFF_EN) + "|" + "|".join(_ONE_OFF_ZH)),
         re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in LASTING_EN) + "|" + "|".join(LASTING_ZH)),
         re.compile(_RULE),
-        re.compile("(?i)" + _INFERRED),
+        re.compile("(?i)" + _INFERRED + "|" + _INFERRED_OF_SOMEONE.replace("[A-Z][a-z]+", "(?-i:[A-Z][a-z]+)")),
         re.compile("(?i)" + _DURABLE),
     )
 

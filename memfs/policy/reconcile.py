@@ -12,6 +12,7 @@ SUPERSEDE      a different value for the subject: the same file gets the new val
                the old value stays in git history (``memfs history PATH``). Without a key, a
                *probable conflict* (:mod:`memfs.policy.conflicts`: same scope, type and version,
                same subject, another value) is one too, unless the candidate asks ``keep_both``
+               An explicit ``supersedes`` (a path the caller checked) is one whatever the content
 KEEP_BOTH      the key exists only in other scopes or for other versions, or the candidate asked to
                keep a probable conflict: those stay, a new file is added beside them
 RETRACT        an explicit correction (``retract: true``) withdrawing the active memory
@@ -131,6 +132,10 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
         if not same:
             return Decision(Op.NOOP, f"nothing active to retract for {subject}")
         return Decision(Op.RETRACT, f"explicit correction withdraws {same[0].path}", same[0])
+    chosen = next((m for m in active if candidate.supersedes and m.path == candidate.supersedes), None)
+    if chosen is not None and normalise(chosen.body) != normalise(candidate.body):
+        return Decision(Op.SUPERSEDE, f"the new value replaces revision {chosen.revision} of {chosen.path}, as asked "
+                                      "(supersedes)", chosen)
     if same:
         target = same[0]
         extra = (

@@ -4,7 +4,8 @@ Each case writes an old memory, then a new one, through one door, in a scope of 
 doors: ``remember`` (library and CLI) answers SUPERSEDE for a probable conflict, so one value is
 left; the file tools (``memfs tool``, MCP, the Anthropic adapter) reply with a notice naming the
 old memory. The model here ignores the notice, so the pair stays, and the reading doors must
-still handle it: ``validate`` and ``memfs review`` list it, ``context`` injects only the newer and
+still handle it: ``validate`` and ``memfs review`` list it (``--json`` too, and the pull request
+comment of the range), ``context`` injects only the newer and
 says so. Near-misses (a duplicate worded differently, another person, an additive fact) get none
 of this.
 """
@@ -20,6 +21,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.context import assemble
+from memfs.errors import UsageError
 from memfs.integrations.anthropic import open_tool
 from memfs.policy.candidate import Candidate
 from memfs.policy.guard import Grants
@@ -113,10 +115,14 @@ def _write_all(repo: MemoryRepo, clock: Clock, write: Write) -> list[tuple[Case,
 
 @pytest.mark.parametrize("door", list(DOORS))
 def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    base = repo.store.git.head()
     written = _write_all(repo, clock, DOORS[door])
     listed = {(p.older, p.newer) for p in repo.conflicts()}
     warned = {(p.path, p.message) for p in repo.validate() if "probable conflict" in p.message}
     review = cli(repo, "review").stdout
+    as_json = {(p["older"], p["newer"]) for p in json.loads(cli(repo, "review", "--json").stdout)["conflicts"]}
+    summary = repo.review(base, "HEAD")  # the pull request comment of the range
+    in_comment, comment = {(p.older, p.newer) for p in summary.conflicts}, summary.render()
     for case, scope, old, new, answer in written:
         label = f"{door} x {case.name}: {answer}"
         if door in REMEMBER:
@@ -128,6 +134,8 @@ def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str
         assert ((old, new) in listed) is case.conflict, label
         assert any(path == old and new in message for path, message in warned) is case.conflict, label
         assert (f"{old} -> {new}" in review) is case.conflict, label
+        assert ((old, new) in as_json) is case.conflict and ((old, new) in in_comment) is case.conflict, label
+        assert (f"`{old}` → `{new}`" in comment) is case.conflict, label
         ctx = assemble(repo.store, case.task, scope=scope)
         injected = {b.path for b in ctx.blocks if b.kind == "recalled"}
         if case.conflict:
@@ -163,3 +171,57 @@ def test_context_without_a_scope_refuses_two_people(repo: MemoryRepo) -> None:
 def test_the_matrix_covers_both_outcomes() -> None:
     assert {c.conflict for c in CASES} == {True, False}
     assert set(DOORS) == {"remember", "cli remember", "tool", "mcp", "anthropic"}
+
+
+def _supersede_library(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    try:
+        done = repo.remember(Candidate("user:kai", body, type="fact", source="conversation:C3", source_kind="user",
+                                       supersedes=target), actor="user:kai")
+    except UsageError as exc:
+        return 2, str(exc)
+    return 0, f"{done.op.value} {done.paths}"
+
+
+def _supersede_cli(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    ran = cli(repo, "--actor", "user:kai", "remember", "--scope", "user:kai", "--body", body, "--type", "fact",
+              "--source", "conversation:C3", "--source-kind", "user", "--supersedes", target)
+    return ran.returncode, ran.stdout + ran.stderr
+
+
+def _supersede_mcp(repo: MemoryRepo, body: str, target: str) -> tuple[int, str]:
+    from memfs.mcp_server import build_server
+
+    server = build_server(repo.session("user:kai", actor="user:kai"))
+    arguments = {"body": body, "type": "fact", "source": "conversation:C3", "source_kind": "user",
+                 "supersedes": target}
+    try:
+        result = anyio.run(server.call_tool, "memory_remember", arguments)
+    except Exception as exc:  # a tool error
+        return 2, str(exc)
+    return 0, json.dumps(getattr(result, "structured_content", None) or str(result))
+
+
+SUPERSEDE_DOORS = {"remember": _supersede_library, "cli remember": _supersede_cli, "mcp": _supersede_mcp}
+
+
+@pytest.mark.parametrize("door", list(SUPERSEDE_DOORS))
+def test_supersedes_names_what_a_new_memory_replaces(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    """#27 item 1: ``--supersedes PATH`` is the explicit decision (beside ``--keep-both``), at every
+    door from the one declaration. Kai's team is no probable conflict of Kai's city by the rules,
+    so only the caller's word makes it SUPERSEDE; a path that is not an active memory of the
+    scope (missing, another person's, withdrawn) is refused by name, nothing written."""
+    write = SUPERSEDE_DOORS[door]
+    _remember(repo, "user:kai", "facts/kai-team.md", "fact", "Kai is on the payments team.")
+    _remember(repo, "user:ana", "facts/ana.md", "fact", "Ana works in Rome.")
+    _remember(repo, "user:kai", "facts/kai-old.md", "fact", "Kai had a desk on floor 2.")
+    repo.forget("facts/kai-old.md", reason="moved", actor="user:kai")
+    head = repo.store.git.head()
+    for target in ("facts/nothing.md", "facts/ana.md", "facts/kai-old.md"):
+        code, answer = write(repo, "Kai moved to the search team.", target)
+        assert code != 0 and "supersedes" in answer and target in answer, (door, target, answer)
+        assert repo.store.git.head() == head, (door, target)
+    clock.at(5)
+    code, answer = write(repo, "Kai moved to the search team.", "facts/kai-team.md")
+    assert code == 0 and "SUPERSEDE" in answer, (door, answer)
+    text = (repo.root / "facts/kai-team.md").read_text("utf-8")
+    assert "search team" in text and "revision: 2" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from memfs import MemoryRepo
+from memfs.policy.tokens import estimate_tokens
 from tests.helpers import add, cli, git, run_cli
 
 
@@ -15,6 +16,8 @@ def test_cli_context(filled: MemoryRepo):
     js = cli(filled, "context", "B17", "--scope", "user:U5", "--format", "json")
     data = json.loads(js.stdout)
     assert data["memories"][0]["path"] == "system/persona.md" and data["tokens"] <= data["budget"]
+    tight = cli(filled, "context", "when did B17 ship", "--scope", "user:U5", "--budget", "300")
+    assert tight.returncode == 0 and estimate_tokens(tight.stdout) <= 300  # every byte printed is counted
     assert git(filled.root, "status", "--porcelain").strip() == ""
 
 

@@ -56,7 +56,10 @@ def test_a_failing_case_exits_1_and_is_named(demo: Path, tmp_path: Path) -> None
          "case 'ghost', field expect: facts/nope.md: no such committed memory"),
         ("- name: cause\n  task: t\n  scope: project:P8\n  at: 2026-09-25T00:00:00Z\n"
          "  forbid: {facts/b17-status.md: stale}\n", "case 'cause', field forbid"),
-        ("- task: t\n  scope: project:P8\n  at: 2026-09-25T00:00:00Z\n  colour: red\n", "case 'case 1', field colour"),
+        ("- task: t\n  scope: project:P8\n  at: 2026-09-25T00:00:00Z\n  colour: red\n",
+         "line 1, case 'case 1', field colour: unknown field"),
+        ("cases:\n  - task: t\n    scope: project:P8\n    at: 2026-09-25T00:00:00Z\n  - task: u\n    colour: red\n",
+         "line 5, case 'case 2', field colour: unknown field"),
     ],
 )
 def test_bad_cases_files_name_the_case_and_field(demo: Path, tmp_path: Path, text: str, message: str) -> None:
@@ -72,6 +75,9 @@ def test_bad_jsonl_line_is_named(demo: Path, tmp_path: Path) -> None:
     cases.write_text('{"task": "t"\n')
     ran = run_cli("-C", str(demo), "eval", str(cases))
     assert ran.returncode == 2 and "line 1 is not JSON" in ran.stderr
+    cases.write_text('\n{"task": "t", "scope": "project:P8", "at": "2026-09-25T00:00:00Z", "speaker": "me"}\n')
+    ran = run_cli("-C", str(demo), "eval", str(cases))
+    assert ran.returncode == 2 and "line 2, case 'case 1', field speaker: unknown field" in ran.stderr
 
 
 UTTERANCES = Path(__file__).resolve().parents[2] / "bench" / "gate_utterances.jsonl"

@@ -21,7 +21,7 @@ def test_cli_retract_review_reinstate(chain: MemoryRepo) -> None:
     assert out.returncode == 0 and "nothing changed" in out.stdout
     out = run_cli("review", cwd=cwd)
     assert "facts/source.md [retracted]: rolled back" in out.stdout and "  notes/note.md" in out.stdout
-    queue = json.loads(run_cli("review", "--json", cwd=cwd).stdout)
+    queue = json.loads(run_cli("review", "--json", cwd=cwd).stdout)["queue"]
     assert [i["path"] for i in queue[0]["items"]] == ["answers/cached.md", "index/entry.md", "notes/note.md"]
     out = run_cli("reinstate", "notes/note.md", "--reason", "x", cwd=cwd)
     assert out.returncode == 3 and "no independent active source" in out.stderr

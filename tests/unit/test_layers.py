@@ -45,6 +45,7 @@ TOP_LEVEL = {
     "memfs.api": "api",
     "memfs.mcp_server": "api",
     "memfs.mcp_tools": "api",
+    "memfs.mcp_sampling": "api",
     "memfs.repos": "api",
     "memfs.errors": "errors",
     "memfs.__main__": "cli",
