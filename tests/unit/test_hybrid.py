@@ -1,14 +1,17 @@
 """BM25 and vectors as one ranking (``memfs.policy.hybrid``): the fused ranking never has a lower
 recall than BM25's, at any cutoff, for any set of relevant items (a property test), and the
-vectors fill what BM25 leaves empty."""
+vectors fill what BM25 leaves empty; the ``[semantic]`` settings that turn it on."""
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memfs.errors import InvalidConfig
+from memfs.format.config import SemanticConfig, parse_config
 from memfs.policy.hybrid import guarded, recall_at
 
 items = st.lists(st.integers(0, 12), max_size=10)
@@ -56,3 +59,19 @@ def test_reciprocal_rank_fusion_would_lower_recall_where_this_cannot() -> None:
     fused_rrf = sorted(rrf, key=lambda i: -rrf[i])
     assert recall_at(fused_rrf, {"a"}, 2) == 0.0
     assert recall_at(guarded(words, near), {"a"}, 2) == recall_at(words, {"a"}, 2) == 1.0
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ('embed = "m:f"', r"\[semantic\] dims = None"),
+    ('embed = "m:f"\ndims = 0', r"\[semantic\] dims = 0"),
+    ('embed = "m:f"\ndims = true', r"\[semantic\] dims = True"),
+    ('embed = "nofunction"\ndims = 4', r"\[semantic\] embed = 'nofunction': give \"MODULE:FUNCTION\""),
+])
+def test_semantic_settings_mistakes_are_named(table: str, message: str) -> None:
+    with pytest.raises(InvalidConfig, match=message):
+        parse_config(f"[semantic]\n{table}\n")
+
+
+def test_semantic_is_off_by_default() -> None:
+    assert parse_config("").semantic == SemanticConfig() and SemanticConfig().embed is None
+    assert parse_config('[semantic]\nembed = "m:f"\ndims = 8\n').semantic == SemanticConfig("m:f", 8)
