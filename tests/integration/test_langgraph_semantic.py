@@ -86,6 +86,8 @@ def test_fields_and_a_puts_index_choose_what_is_embedded(kind: str, repo: Memory
     assert found["by-title"] == pytest.approx(_cos("meal", "meal plan"), abs=1e-5), "nested path, best vector"
     assert found["by-text"] == pytest.approx(_cos("meal", "flight to Oslo"), abs=1e-5), "note is not a field"
     assert found["none"] is None, "index=False: no vector, no score"
+    assert [i.key for i in store.search(("d",), query="meal", limit=10)][-1] == "none", (
+        "index=False: ranked by neither the vectors nor the words, so last")
 
 
 @pytest.mark.parametrize("kind", KINDS)
