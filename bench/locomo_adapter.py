@@ -10,7 +10,8 @@ Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops
 empty (:mod:`memfs.policy.hybrid`), with a deterministic hashed bag-of-words embedder
 (``bench_langgraph.embed``; ``embed=idf``: hashed words without stop words, weighted by the
 conversation's IDF): no model, so it shows what fusion costs or keeps of BM25's recall, never
-what a real model would add. ``fuse=rrf`` is the reciprocal rank fusion it replaced (BM25's first
+what a real model would add (``embed=minilm``: all-MiniLM-L6-v2 in numpy, ``bench/minilm_numpy.py``;
+``cache=DIR`` keeps its vectors between runs). ``fuse=rrf`` is the reciprocal rank fusion it replaced (BM25's first
 50, the vectors' first 200, k = 60), ``fuse=vectors`` the vectors alone.
 """
 
@@ -58,10 +59,19 @@ def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, how
 
     docs = ctx["docs"]
     sources = [f"locomo:{ctx['conv']}:{d['dia_id']}" for d in docs]
-    embedder, dims = (_idf_embedder([d["body"] for d in docs]), 1024) if ctx["opts"].get("embed") == "idf" else (
-        embed, DIMS)
-    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", dims, embedder)
+    kind = ctx["opts"].get("embed", "hashed")
+    if kind == "minilm":  # a real model, in numpy (bench/minilm_numpy.py; MEMFS_BENCH_MINILM names its folder)
+        import minilm_numpy
+
+        embedder, dims = minilm_numpy.embed, minilm_numpy.DIMS
+    elif kind == "idf":
+        embedder, dims = _idf_embedder([d["body"] for d in docs]), 1024
+    else:
+        embedder, dims = embed, DIMS
+    folder = Path(ctx["opts"]["cache"]) if "cache" in ctx["opts"] else Path(tempfile.mkdtemp())
+    cache = vectors.VectorCache(folder, f"bench:{kind}", dims, embedder)
     matrix = cache.vectors([d["body"] for d in docs], lambda i: sources[i])
+    cache.save()
 
     def near(query: str, rels: list[str]):
         return semantic._nearest(repo.store, cache, query, rels)
