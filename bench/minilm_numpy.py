@@ -41,7 +41,7 @@ def _weights() -> dict[str, np.ndarray]:
         if name == "__metadata__" or info["dtype"] != "F32":
             continue
         start, end = info["data_offsets"]
-        out[name] = np.frombuffer(body[start:end], dtype="<f4").reshape(info["shape"])
+        out[name] = np.frombuffer(body[start:end], dtype="<f4").reshape(info["shape"]).copy()  # aligned: BLAS
     return out
 
 
