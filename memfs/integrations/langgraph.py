@@ -404,20 +404,22 @@ class MemfsStore(BaseStore):
         return [s.search_item(score) for s, score in page]
 
     def _ranked(self, query: str, prefix: tuple[str, ...], keep: Callable[[_Stored], bool],
-                wanted: int) -> list[tuple[_Stored, float | None]]:
-        """Hits of the search index in the namespace and below, best first, as many as asked."""
+                wanted: int, *, words_only: bool = False) -> list[tuple[_Stored, float | None]]:
+        """Hits of the search index in the namespace and below, best first, as many as asked
+        (``words_only``: without those the repository's ``[semantic]`` vectors added)."""
         scope = scope_of(prefix) if prefix else None
         fetch = max(wanted * 2, 20)
         while True:
             result = self.repo.search(query, scope=scope, descendants=True, at=_EPOCH, limit=fetch)
+            hits = [h for h in result.hits if h.similarity is None] if words_only else result.hits
             found: list[tuple[_Stored, float | None]] = []
-            for hit in result.hits:
+            for hit in hits:
                 if not hit.path.startswith(BASE + "/"):
                     continue
                 stored = self._item_of(hit.memory)
                 if stored is not None and keep(stored):
                     found.append((stored, hit.score))
-            if len(found) >= wanted or len(result.hits) < fetch:
+            if len(found) >= wanted or len(hits) < fetch:
                 return found
             fetch *= 4
 
@@ -429,7 +431,8 @@ class MemfsStore(BaseStore):
         those without vectors. An item put with ``index=False`` is ranked by neither, as LangGraph
         documents (it is returned among the unranked)."""
         assert self.semantic is not None
-        hits = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth) if s.index is not False]
+        hits = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth, words_only=True)
+                if s.index is not False]
         scores, problems = self.semantic.scores(query, [(s.path, s.value, s.index) for s in listed])
         self.broken.extend(problems)
         near = sorted(scores, key=lambda path: -scores[path])
