@@ -5,11 +5,14 @@ calls the same library function as ``memfs search`` (:func:`memfs.index.search`)
 retrieval equals the CLI's; only process start-up is left out of the latency.
 Options (``--opt key=value``): ``fresh=0`` turns freshness off (every type stops aging);
 ``boost_<field>=x``, ``k1=x``, ``b=x`` override scoring constants for experiments.
-``fuse=1`` fuses BM25 (its first 50 hits) with vector similarity by reciprocal rank, as
-``MemfsStore(index=...)`` does, with a deterministic hashed bag-of-words embedder
+``fuse=1`` is ``[semantic]``'s path (:func:`memfs.index.search` with ``near``, the ranking
+``memfs.ops.semantic`` builds): BM25's hits in their places, the vectors fill what BM25 leaves
+empty (:mod:`memfs.policy.hybrid`), with a deterministic hashed bag-of-words embedder
 (``bench_langgraph.embed``; ``embed=idf``: hashed words without stop words, weighted by the
 conversation's IDF): no model, so it shows what fusion costs or keeps of BM25's recall, never
-what a real model would add. ``fuse=vectors`` ranks by the vectors alone.
+what a real model would add (``embed=minilm``: all-MiniLM-L6-v2 in numpy, ``bench/minilm_numpy.py``;
+``cache=DIR`` keeps its vectors between runs). ``fuse=rrf`` is the reciprocal rank fusion it replaced (BM25's first
+50, the vectors' first 200, k = 60), ``fuse=vectors`` the vectors alone.
 """
 
 from __future__ import annotations
@@ -40,38 +43,62 @@ def factory(ctx: dict):
         result = index.search(repo.store, query, scope=ctx["scope"], limit=limit, policy=policy)
         return [{"source": h.memory.source, "path": h.path} for h in result.hits]
 
-    if ctx["opts"].get("fuse") in ("1", "vectors"):
-        return _fused(repo, ctx, policy, vectors_only=ctx["opts"]["fuse"] == "vectors")
+    if ctx["opts"].get("fuse") in ("1", "rrf", "vectors"):
+        return _fused(repo, ctx, policy, how=ctx["opts"]["fuse"])
     return search
 
 
-def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, vectors_only: bool):
+def _fused(repo: MemoryRepo, ctx: dict, policy: recall.RankPolicy | None, *, how: str):
     import tempfile
-    from pathlib import Path
 
     import numpy as np
     from bench_langgraph import DIMS, embed
 
     from memfs.index import vectors
+    from memfs.ops import semantic
 
     docs = ctx["docs"]
     sources = [f"locomo:{ctx['conv']}:{d['dia_id']}" for d in docs]
-    embedder, dims = (_idf_embedder([d["body"] for d in docs]), 1024) if ctx["opts"].get("embed") == "idf" else (
-        embed, DIMS)
-    cache = vectors.VectorCache(Path(tempfile.mkdtemp()), "bench:hashed-bow", dims, embedder)
+    kind = ctx["opts"].get("embed", "hashed")
+    if kind == "minilm":  # a real model, in numpy (bench/minilm_numpy.py; MEMFS_BENCH_MINILM names its folder)
+        import minilm_numpy
+
+        embedder, dims = minilm_numpy.embed, minilm_numpy.DIMS
+    elif kind == "idf":
+        embedder, dims = _idf_embedder([d["body"] for d in docs]), 1024
+    else:
+        embedder, dims = embed, DIMS
+    folder = Path(ctx["opts"]["cache"]) if "cache" in ctx["opts"] else Path(tempfile.mkdtemp())
+    cache = vectors.VectorCache(folder, f"bench:{kind}", dims, embedder)
     matrix = cache.vectors([d["body"] for d in docs], lambda i: sources[i])
+    cache.save()
+
+    def near(query: str, rels: list[str]):
+        return semantic._nearest(repo.store, cache, query, rels)
 
     def search(query: str, limit: int) -> list[dict]:
+        if how == "1":
+            result = index.search(repo.store, query, scope=ctx["scope"], limit=limit, policy=policy, near=near)
+            return [{"source": h.memory.source} for h in result.hits]
         near_scores = vectors.cosine(vectors.checked(embedder([query]), 1, dims)[0], matrix)
         order = np.argsort(-near_scores, kind="stable")[:200]
-        near = [(sources[i], float(near_scores[i])) for i in order]
-        if vectors_only:
-            return [{"source": s} for s, _ in near[:limit]]
+        ranked = [(sources[i], float(near_scores[i])) for i in order]
+        if how == "vectors":
+            return [{"source": s} for s, _ in ranked[:limit]]
         result = index.search(repo.store, query, scope=ctx["scope"], limit=50, policy=policy)
-        words = [(h.memory.source, h.score) for h in result.hits]
-        return [{"source": s} for s in vectors.fuse([words, near])[:limit]]
+        words = [h.memory.source for h in result.hits]
+        return [{"source": s} for s in _rrf([words, [s for s, _ in ranked]])[:limit]]
 
     return search
+
+
+def _rrf(rankings: list[list[str]], k: int = 60) -> list[str]:
+    """Reciprocal rank fusion (Cormack et al., 2009), what MemfsStore used before #29's guard."""
+    total: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            total[item] = total.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(total, key=lambda item: -total[item])
 
 
 _STOP = frozenset("a an and are as at be by did do does for from had has have he her his how i in is it its me "

@@ -66,6 +66,7 @@ from memfs.errors import InvalidMemory, UsageError
 from memfs.format.model import SYSTEM_DIR, Memory, utcnow
 from memfs.format.parse import parse
 from memfs.index.results import Hit, SearchResult, Uncommitted
+from memfs.ops import semantic
 from memfs.policy import recall
 from memfs.policy.tokens import TokenCounter, estimate_tokens
 from memfs.store import usage
@@ -307,9 +308,10 @@ def _recall(
     else:
         all_hits: list[Hit] = []
         changed: Uncommitted | None = None
+        near = semantic.near(repo)
         for scope, inherit in requests:
             found = index.search(repo, ctx.task, scope=scope, version=ctx.version, limit=candidates,
-                                 inherit=inherit, at=now)
+                                 inherit=inherit, at=now, near=near)
             for note in found.notices:
                 text = note.removeprefix("memfs: ")
                 if "rebuilding" not in note and text not in ctx.warnings:

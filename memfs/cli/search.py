@@ -70,7 +70,9 @@ def _print_text(view: dict[str, Any], explain: bool) -> None:
         line(f"{rank}. {root}{hit['path']}  score {hit['score']:.3f}  [{', '.join(facts)}]{mark}")
         if hit["summary"]:
             line(f"   {hit['summary'][:160]}")
-        if explain:
+        if explain and hit.get("similarity") is not None:
+            line(f"   no query term covered; found by the vectors ([semantic]), similarity {hit['similarity']:.3f}")
+        elif explain:
             line(
                 f"   {int(hit['score'])} query term(s) covered; relevance {hit['relevance']:.3f} damped by "
                 f"freshness {hit['freshness']:.3f} × confidence {hit['confidence']:.2f}; source {hit['source']}"

@@ -46,6 +46,10 @@
     classify = "mypkg.judges:classify"   # MODULE:FUNCTION (default: none, the offline rules)
     timeout = 10                 # seconds to wait for an answer (at most 300)
 
+    [semantic]                   # memfs search and context: vectors fill what BM25 leaves empty
+    embed = "mypkg.vectors:embed"    # MODULE:FUNCTION, texts -> vectors (default: none, words only)
+    dims = 384                   # how many numbers each vector has
+
 The store reads the file (:meth:`memfs.store.repo.Store.config`); everything that needs a setting
 takes it from the :class:`Config` parsed here, so the file has one reader and one set of rules.
 Unknown tables and keys are left alone (other tools may keep settings here).
@@ -154,6 +158,16 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
+class SemanticConfig:
+    """``[semantic]``: the embedder ``memfs search`` and ``context`` ask for vectors
+    (``MODULE:FUNCTION`` from texts to vectors, imported from this Python's path; ``None``: words
+    only) and the number of dimensions it answers."""
+
+    embed: str | None = None
+    dims: int = 0
+
+
+@dataclass(frozen=True)
 class Config:
     """The settings of one memory root; every field has a default, so no file means defaults."""
 
@@ -164,6 +178,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     adopt: AdoptConfig = field(default_factory=AdoptConfig)
     judge: JudgeConfig = field(default_factory=JudgeConfig)
+    semantic: SemanticConfig = field(default_factory=SemanticConfig)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -175,6 +190,7 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
     return Config(
         _half_lives(data, where), _sync(data, where), _prune(data, where), _consolidate(data, where),
         _limits(data, where), adopt=_adopt(data, where), judge=_judge(data, where),
+        semantic=_semantic(data, where),
     )
 
 
@@ -187,6 +203,19 @@ def _judge(data: Mapping[str, Any], where: str) -> JudgeConfig:
     if timeout <= 0:
         raise InvalidConfig(f"{where}: [judge] timeout = {timeout!r}: use a number of seconds above 0")
     return JudgeConfig(classify or None, float(timeout))
+
+
+def _semantic(data: Mapping[str, Any], where: str) -> SemanticConfig:
+    table = _table(data, "semantic", where)
+    embed, dims = table.get("embed"), table.get("dims")
+    if embed is None:
+        return SemanticConfig()
+    if not isinstance(embed, str) or ":" not in embed:
+        raise InvalidConfig(f'{where}: [semantic] embed = {embed!r}: give "MODULE:FUNCTION"')
+    if isinstance(dims, bool) or not isinstance(dims, int) or not 1 <= dims <= 65536:
+        raise InvalidConfig(f"{where}: [semantic] dims = {dims!r}: give the embedder's number of dimensions, "
+                            "a whole number from 1 to 65536")
+    return SemanticConfig(embed, dims)
 
 
 def _number(value: Any, where: str, name: str, *, whole: bool = False, most: float | None = None) -> float:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import heapq
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +23,16 @@ from memfs.index.postings import Parts, union_sum
 from memfs.index.reader import Handle, Holds, Mask, Restriction, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
+from memfs.policy.hybrid import guarded
 from memfs.store.repo import Store
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
 #: a candidate hit: its :func:`recall.rank_key`, path, and (relevance, freshness, confidence)
 Candidate = tuple[tuple[int, float], str, tuple[float, float, float]]
+#: ``[semantic]``: (the query, eligible memory paths) -> (paths by similarity, best first, with it;
+#: the memories the embedder failed on). Raises :class:`MemfsError` when the query cannot be embedded.
+Near = Callable[[str, list[str]], tuple[list[tuple[str, float]], list[Problem]]]
 
 
 def query_terms(text: str) -> list[str]:
@@ -218,6 +223,7 @@ def search(
     policy: recall.RankPolicy | None = None,
     catch_up: bool = True,
     descendants: bool = False,
+    near: Near | None = None,
 ) -> SearchResult:
     """Eligible memories for ``query`` in ``scope``, best first (the ranking rules of :mod:`memfs.policy.recall`).
 
@@ -232,6 +238,10 @@ def search(
     Hits come from the working tree; each says whether its file differs from HEAD
     (``Hit.uncommitted``), and ``uncommitted`` lists every such memory path, from the
     ``git status`` the catch-up runs anyway (one more without the catch-up).
+
+    ``near`` (``[semantic]``) ranks eligible memories by vector similarity; it is asked only when
+    BM25 has fewer than ``limit`` hits, and its hits only fill the places BM25 left empty
+    (:func:`memfs.policy.hybrid.guarded`). An embedder that fails costs its hits, never BM25's.
     """
     _check_request(query, limit, type, at)
     scope, inherit = repo.recall_scope(scope, inherit)
@@ -254,19 +264,46 @@ def search(
         result.uncommitted = uncommitted(repo)
     opened = _open_handle(repo, result)
     result.broken = [p for p in opened.broken() if repo.binding is None or p.path.startswith("system/")]
+    keep = opened.allowed((rule, version, type), _restriction(rule, version, type)) & ~opened.expired(epoch_us(now))
     if not terms:
         result.notices.append("memfs: the query has no searchable words (only punctuation or very common words)")
+        if near is not None:
+            _fill(repo, opened, keep, near, result, limit, (rule, version, type), policy)
         return result
     q = _text_query(opened, terms)
-    keep = opened.allowed((rule, version, type), _restriction(rule, version, type)) & ~opened.expired(epoch_us(now))
     ranked = _in_rank_order(opened, q, _Pool(opened, q, keep), now, policy)
     for hit in _final(repo, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
             break
+    if near is not None and len(result.hits) < limit:
+        _fill(repo, opened, keep, near, result, limit, (rule, version, type), policy)
     if explain:
         result.filtered = _filtered_out(opened, q, rule, version, type, now, limit, bound=repo.binding is not None)
     return result
+
+
+def _fill(repo: Store, opened: Handle, keep: Mask, near: Near, result: SearchResult, limit: int,
+          asked: tuple[recall.ScopeRule, str | None, str | None], policy: recall.RankPolicy) -> None:
+    """The places BM25 left empty, by vector similarity among the eligible memories it did not
+    find; each re-read and re-checked like BM25's. An embedder failure on the query leaves
+    BM25's hits alone; one on a memory leaves that memory out, and both are said in notices."""
+    have = [hit.path for hit in result.hits]
+    held = set(have)
+    stored = dict(opened.record(int(doc)) for doc in np.flatnonzero(keep))
+    try:
+        ranked, problems = near(result.query, [rel for rel in stored if rel not in held])
+    except MemfsError as exc:
+        result.notices.append(f"memfs: {exc.message}; words only")
+        return
+    result.notices.extend(f"memfs: {p.message}; not ranked by the vectors" for p in problems)
+    similarity = dict(ranked)
+    order = guarded(have, [rel for rel, _ in ranked], limit)[len(have):]
+    candidates = ((recall.rank_key(0, 0.0, 1.0, 1.0), rel, (0.0, recall.freshness(stored[rel], result.at, policy),
+                   stored[rel].confidence)) for rel in order)
+    rule, version, type_ = asked
+    for hit in _final(repo, candidates, rule, version, type_, result.at, result):
+        result.hits.append(dataclasses.replace(hit, similarity=similarity[hit.path]))
 
 
 def _open_handle(repo: Store, result: SearchResult) -> Handle:

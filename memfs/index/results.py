@@ -40,7 +40,8 @@ class Uncommitted:
 @dataclass(frozen=True)
 class Hit:
     """One recalled memory: the file as it is now, and the factors of its score. ``uncommitted``:
-    the file differs from HEAD (an edit nobody committed yet)."""
+    the file differs from HEAD (an edit nobody committed yet). ``similarity``: set on a hit the
+    vectors found in a place BM25 left empty (``[semantic]``; its score is 0, no term covered)."""
 
     memory: Memory
     score: float
@@ -48,6 +49,7 @@ class Hit:
     freshness: float
     confidence: float
     uncommitted: bool = False
+    similarity: float | None = None
 
     @property
     def path(self) -> str:
@@ -74,6 +76,8 @@ class Hit:
             "tags": list(m.tags),
             "uncommitted": self.uncommitted,
         }
+        if self.similarity is not None:
+            out["similarity"] = round(self.similarity, 6)
         if body:
             out["body"] = m.body
         return out

@@ -9,10 +9,7 @@ model behind the same name, other dimensions, an older format) is discarded and 
 mixed in. What the cache holds can always be recomputed from the files: the caller decides
 which texts of a memory are embedded (LangGraph's ``fields``) and asks for their vectors.
 
-Fusion is reciprocal rank fusion (Cormack et al., 2009): each ranking gives an item
-``1 / (k + rank)``, the sums order the result. It needs no common scale between BM25 and cosine
-similarity, and an item only one ranking knows keeps that ranking's share, so a keyword match
-the vectors miss is never dropped.
+How a vector ranking joins BM25's is :mod:`memfs.policy.hybrid` (never below BM25's recall).
 """
 
 from __future__ import annotations
@@ -24,9 +21,9 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,14 +38,11 @@ FOLDER = "vectors"
 PROBE_TEXT = "memfs vector cache probe: the quick brown fox jumps over the lazy dog"
 #: Cosine similarity two answers for the probe must reach to count as the same embedder.
 SAME_EMBEDDER = 0.9999
-#: Reciprocal rank fusion's constant (the paper's value).
-RRF_K = 60
 _DIGEST = 32
 
 Matrix = npt.NDArray[np.float32]
 #: Texts → one vector each. Whatever the caller brings, wrapped to this shape.
 Embed = Callable[[list[str]], Any]
-K = TypeVar("K", bound=Hashable)
 
 
 class EmbeddingFailed(MemfsError):
@@ -125,20 +119,34 @@ def cosine(query: Matrix, matrix: Matrix) -> npt.NDArray[np.float64]:
     return out
 
 
-def fuse(rankings: Iterable[Sequence[tuple[K, float]]], k: int = RRF_K) -> list[K]:
-    """Reciprocal rank fusion of rankings given best first as ``(item, score)``: items by the sum of
-    ``1 / (k + rank)`` over the rankings that hold them. Equal scores share a rank (the best
-    of theirs), so a ranking that cannot tell items apart leaves the order to the others; ties
-    in the sum keep the order items were first seen."""
-    total: dict[K, float] = {}
-    for ranking in rankings:
-        rank, last = 0, None
-        for n, (item, score) in enumerate(ranking, start=1):
-            if last is None or not math.isclose(score, last, rel_tol=1e-9, abs_tol=1e-12):
-                rank, last = n, score
-            total[item] = total.get(item, 0.0) + 1.0 / (k + rank)
-    order = {item: n for n, item in enumerate(total)}
-    return sorted(total, key=lambda item: (-total[item], order[item]))
+def similarities(cache: VectorCache, wanted: Matrix, texts: Mapping[str, Sequence[str]]
+                 ) -> tuple[dict[str, float], dict[str, EmbeddingFailed]]:
+    """Each owner's best cosine similarity to ``wanted`` over its texts (an owner without texts
+    gets none), and the owners the embedder failed on. What the cache lacks is embedded in one
+    call; when that call fails, each owner is embedded alone, so one the embedder fails on is
+    reported and the others are scored. Nothing is saved: the caller calls :meth:`VectorCache.save`."""
+    flat = [(owner, text) for owner, found in texts.items() for text in found]
+    try:
+        matrix = cache.vectors([t for _, t in flat], lambda i: flat[i][0])
+    except EmbeddingFailed:
+        out: dict[str, float] = {}
+        failed: dict[str, EmbeddingFailed] = {}
+        for owner, found in texts.items():
+            if found:
+                try:
+                    out[owner] = float(max(cosine(wanted, cache.vectors(found, _named(owner)))))
+                except EmbeddingFailed as exc:
+                    failed[owner] = exc
+        return out, failed
+    similarity = cosine(wanted, matrix)
+    best: dict[str, float] = {}
+    for i, (owner, _) in enumerate(flat):
+        best[owner] = max(best.get(owner, -math.inf), float(similarity[i]))
+    return best, {}
+
+
+def _named(owner: str) -> Callable[[int], str]:
+    return lambda _: owner
 
 
 def file_name(identity: str, dims: int) -> str:

@@ -24,8 +24,9 @@ How LangGraph's model maps onto memfs:
 * **Semantic search with the caller's embedder.** ``index={"dims": …, "embed": …, "fields": […]}``
   is LangGraph's ``IndexConfig`` (:mod:`memfs.integrations.langgraph_semantic`); memfs ships no
   model. Vectors are derived data in ``.memfs/vectors/``, keyed by text and embedder. A query is
-  then ranked by BM25 and by vectors, fused by reciprocal rank, after eligibility and ``filter``
-  chose the candidates; ``score`` is the item's best cosine similarity (``None`` without vectors:
+  then ranked by BM25 first, in BM25's order, and the items BM25 does not find follow by vector
+  similarity (:mod:`memfs.policy.hybrid`: never below BM25's recall), after eligibility and
+  ``filter`` chose the candidates; ``score`` is the item's best cosine similarity (``None`` without vectors:
   ``index=False``), and every candidate is returned, the unranked last, as LangGraph's stores do.
 * **A batch is one commit.** ``batch``/``abatch`` answer every read from the state before the
   batch, then apply all its puts and deletes (the last put of a key wins) in one transaction,
@@ -81,9 +82,10 @@ from memfs.errors import InvalidMemory, UsageError  # noqa: E402
 from memfs.format import names  # noqa: E402
 from memfs.format.model import Memory, Problem  # noqa: E402
 from memfs.index.state import ensure_cache  # noqa: E402
-from memfs.index.vectors import EmbeddingFailed, fuse  # noqa: E402
+from memfs.index.vectors import EmbeddingFailed  # noqa: E402
 from memfs.integrations.langgraph_commits import AsyncGroups, GroupCommit  # noqa: E402
 from memfs.integrations.langgraph_semantic import IndexSpec, Semantic, index_spec_of, info_of, spec_of_info  # noqa: E402
+from memfs.policy.hybrid import guarded  # noqa: E402
 from memfs.store import atomic  # noqa: E402
 
 __all__ = ["EmbeddingFailed", "MemfsStore", "label_of", "namespace_of", "scope_of", "segment_of"]
@@ -402,35 +404,40 @@ class MemfsStore(BaseStore):
         return [s.search_item(score) for s, score in page]
 
     def _ranked(self, query: str, prefix: tuple[str, ...], keep: Callable[[_Stored], bool],
-                wanted: int) -> list[tuple[_Stored, float | None]]:
-        """Hits of the search index in the namespace and below, best first, as many as asked."""
+                wanted: int, *, words_only: bool = False) -> list[tuple[_Stored, float | None]]:
+        """Hits of the search index in the namespace and below, best first, as many as asked
+        (``words_only``: without those the repository's ``[semantic]`` vectors added)."""
         scope = scope_of(prefix) if prefix else None
         fetch = max(wanted * 2, 20)
         while True:
             result = self.repo.search(query, scope=scope, descendants=True, at=_EPOCH, limit=fetch)
+            hits = [h for h in result.hits if h.similarity is None] if words_only else result.hits
             found: list[tuple[_Stored, float | None]] = []
-            for hit in result.hits:
+            for hit in hits:
                 if not hit.path.startswith(BASE + "/"):
                     continue
                 stored = self._item_of(hit.memory)
                 if stored is not None and keep(stored):
                     found.append((stored, hit.score))
-            if len(found) >= wanted or len(result.hits) < fetch:
+            if len(found) >= wanted or len(hits) < fetch:
                 return found
             fetch *= 4
 
     def _hybrid(self, query: str, prefix: tuple[str, ...], keep: Callable[[_Stored], bool],
                 listed: list[_Stored], depth: int) -> list[tuple[_Stored, float | None]]:
-        """Every candidate (``listed``: eligible and through the filter, newest first), ranked by
-        BM25's first ``depth`` hits and by vector similarity, fused by reciprocal rank, then
-        those neither ranks."""
+        """Every candidate (``listed``: eligible and through the filter, newest first): BM25's
+        first ``depth`` hits in BM25's order (equal scores by similarity), then the others by
+        vector similarity (:func:`memfs.policy.hybrid.guarded`: never below BM25's recall), then
+        those without vectors. An item put with ``index=False`` is ranked by neither, as LangGraph
+        documents (it is returned among the unranked)."""
         assert self.semantic is not None
-        words = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth)]
+        hits = [(s.path, score or 0.0) for s, score in self._ranked(query, prefix, keep, depth, words_only=True)
+                if s.index is not False]
         scores, problems = self.semantic.scores(query, [(s.path, s.value, s.index) for s in listed])
         self.broken.extend(problems)
-        near = sorted(scores.items(), key=lambda pair: -pair[1])
+        near = sorted(scores, key=lambda path: -scores[path])
         by_path = {s.path: s for s in listed}
-        ranked = [path for path in fuse([words, near]) if path in by_path]
+        ranked = [path for path in guarded([p for p, _ in hits], near, scores=[s for _, s in hits]) if path in by_path]
         seen = set(ranked)
         return [(by_path[p], scores.get(p)) for p in ranked] + [(s, None) for s in listed if s.path not in seen]
 

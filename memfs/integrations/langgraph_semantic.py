@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from langgraph.store.base.embed import EmbeddingsLambda  # noqa: E402
 
 from memfs.errors import UsageError  # noqa: E402
 from memfs.format.model import Problem  # noqa: E402
-from memfs.index.vectors import EmbeddingFailed, Matrix, VectorCache, checked, cosine  # noqa: E402
+from memfs.index.vectors import EmbeddingFailed, Matrix, VectorCache, checked, similarities  # noqa: E402
 
 __all__ = ["IndexSpec", "Semantic", "index_spec_of", "info_of"]
 
@@ -93,10 +93,6 @@ def identity_of(embed: Any) -> str:
     model = next((getattr(embed, a) for a in ("model", "model_name", "deployment") if
                   isinstance(getattr(embed, a, None), str)), None)
     return f"{name}/{model}" if model else name
-
-
-def _named(path: str) -> Callable[[int], str]:
-    return lambda _: path
 
 
 def _run(coroutine: Any) -> Any:
@@ -185,23 +181,8 @@ class Semantic:
         unscored and reported, the others are scored."""
         wanted = self._embed_query(query)
         texts = {path: self.texts(value, spec) for path, value, spec in items}
-        flat = [(path, text) for path, found in texts.items() for text in found]
-        problems: list[Problem] = []
-        try:
-            matrix = self.cache.vectors([t for _, t in flat], lambda i: flat[i][0])
-            rows = {path: [] for path in texts}  # type: dict[str, list[int]]
-            for i, (path, _) in enumerate(flat):
-                rows[path].append(i)
-            similarity = cosine(wanted, matrix)
-            out = {p: float(max(similarity[i] for i in r)) for p, r in rows.items() if r}
-        except EmbeddingFailed:
-            out = {}
-            for path, found in texts.items():
-                if not found:
-                    continue
-                try:
-                    out[path] = float(max(cosine(wanted, self.cache.vectors(found, _named(path)))))
-                except EmbeddingFailed as exc:
-                    problems.append(Problem(path, None, exc.message, "fix the embedder; the item ranks by its words"))
+        out, failed = similarities(self.cache, wanted, texts)
+        problems = [Problem(path, None, exc.message, "fix the embedder; the item ranks by its words")
+                    for path, exc in failed.items()]
         self.cache.save()
         return out, problems

@@ -86,6 +86,8 @@ def test_fields_and_a_puts_index_choose_what_is_embedded(kind: str, repo: Memory
     assert found["by-title"] == pytest.approx(_cos("meal", "meal plan"), abs=1e-5), "nested path, best vector"
     assert found["by-text"] == pytest.approx(_cos("meal", "flight to Oslo"), abs=1e-5), "note is not a field"
     assert found["none"] is None, "index=False: no vector, no score"
+    assert [i.key for i in store.search(("d",), query="meal", limit=10)][-1] == "none", (
+        "index=False: ranked by neither the vectors nor the words, so last")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -215,3 +217,15 @@ def test_concurrent_aputs_are_one_commit_and_a_refused_one_sinks_no_other(repo: 
     assert [type(o) for o in outcomes] == [type(None)] * 4 + [WriteRefused] + [type(None)] * 5
     assert store.get(("g",), "s4") is None and all(store.get(("g",), f"s{i}") for i in range(10) if i != 4)
     assert commit_count(repo) - start - 1 <= 6, "split in halves, not one commit a write"
+
+
+def test_the_repositorys_semantic_setting_serves_a_plain_store_and_leaves_a_hybrid_one_as_it_was(
+        repo: MemoryRepo) -> None:
+    hybrid = MemfsStore(repo, index={"dims": DIMS, "embed": embed})
+    hybrid.batch(PREFS)
+    before = [(i.key, i.score) for i in hybrid.search(("prefs",), query="dietary preferences")]
+    assert MemfsStore(repo).search(("prefs",), query="dietary preferences") == [], "words only: no word in common"
+    toml = repo.root / ".memfs.toml"
+    toml.write_text(toml.read_text() + '\n[semantic]\nembed = "tests.semantic_embed:embed"\ndims = 1024\n')
+    assert MemfsStore(repo).search(("prefs",), query="dietary preferences")[0].key in {"veg", "dairy"}
+    assert [(i.key, i.score) for i in hybrid.search(("prefs",), query="dietary preferences")] == before

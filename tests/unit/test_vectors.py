@@ -1,4 +1,4 @@
-"""The vector cache and rank fusion (``memfs.index.vectors``): pure functions, and the cache file
+"""The vector cache (``memfs.index.vectors``): pure functions, and the cache file
 against a temporary folder (no git)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memfs.index.vectors import EmbeddingFailed, VectorCache, checked, cosine, embed_checked, fuse
+from memfs.index.vectors import EmbeddingFailed, VectorCache, checked, cosine, embed_checked, similarities
 
 
 def _embed(calls: list[list[str]], dims: int = 4, salt: int = 0):  # type: ignore[no-untyped-def]
@@ -18,19 +18,6 @@ def _embed(calls: list[list[str]], dims: int = 4, salt: int = 0):  # type: ignor
         return [[float((len(t) + i + salt) % 7) + 0.5 for i in range(dims)] for t in texts]
 
     return embed
-
-
-def test_fusion_rewards_agreement_and_keeps_what_one_ranking_knows() -> None:
-    words = [("a", 3.0), ("b", 2.0)]
-    near = [("b", 0.9), ("c", 0.8), ("a", 0.1)]
-    assert fuse([words, near]) == ["b", "a", "c"]
-    assert fuse([words, []]) == ["a", "b"] and fuse([[], []]) == []
-
-
-def test_equal_scores_share_a_rank_so_the_other_ranking_decides() -> None:
-    words = [("x", 1.0), ("y", 1.0), ("z", 1.0)]
-    near = [("z", 0.9), ("y", 0.5), ("x", 0.1)]
-    assert fuse([words, near]) == ["z", "y", "x"]
 
 
 @pytest.mark.parametrize(
@@ -103,3 +90,18 @@ def test_a_torn_record_and_a_foreign_header_are_survived(tmp_path: Path) -> None
     fresh.vectors(["gamma"], str)
     fresh.save()
     assert len(VectorCache(tmp_path, "tests:embed", 4, _embed([]))) == 1
+
+
+def test_similarities_score_every_owner_and_name_the_one_the_embedder_fails_on(tmp_path: Path) -> None:
+    def embed(texts: list[str]) -> list[list[float]]:
+        if "bad" in texts:
+            raise RuntimeError("model down")
+        return [[1.0, float(len(t))] for t in texts]
+
+    cache = VectorCache(tmp_path, "tests:embed", 2, embed)
+    wanted = np.array([1.0, 0.0], dtype=np.float32)
+    scores, failed = similarities(cache, wanted, {"a.md": ["x", "xyz"], "b.md": ["bad"], "c.md": []})
+    assert set(scores) == {"a.md"} and scores["a.md"] == pytest.approx(1 / math.sqrt(2))
+    assert list(failed) == ["b.md"] and "model down" in failed["b.md"].message
+    cache.save()
+    assert len(VectorCache(tmp_path, "tests:embed", 2, embed)) == 2, "the failed text's vector is not stored"

@@ -32,7 +32,7 @@ def _hit_view(hit: Hit) -> dict[str, Any]:
     return {
         "path": m.path, "scope": m.scope, "type": m.type, "version": m.version, "source": m.source,
         "summary": summary, "score": hit.score, "relevance": hit.relevance, "freshness": hit.freshness,
-        "confidence": hit.confidence, "uncommitted": hit.uncommitted,
+        "confidence": hit.confidence, "uncommitted": hit.uncommitted, "similarity": hit.similarity,
     }
 
 
