@@ -14,7 +14,8 @@ What is decoded:
   look-alikes folded to their Latin letter (a small table from Unicode's confusables for Latin
   letters and digits: Cyrillic ``а е о р с х``..., Greek ``Α Β Ε``...).
 * :func:`unescaped`: HTML character references, percent-encoding and ``\\uXXXX``/``\\xXX``
-  escapes, each decoded where it occurs.
+  escapes (and JSON's ``\\\\``, ``\\"``, ``\\n``: a JSON string holding an escaped text, as
+  LangGraph's items are stored, is decoded again by the scanner), each decoded where it occurs.
 * :func:`base64_runs`: runs of at least 20 base64 characters that decode to printable text.
 * :func:`joined`: lines whose break falls between two non-blank characters, joined (a key wrapped
   over two lines), with where each join is.
@@ -101,7 +102,7 @@ def _substitute(
 
 _HTML = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_ESCAPE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\x[0-9A-Fa-f]{2})+")
+_ESCAPE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\x[0-9A-Fa-f]{2}|\\[\\\"nrt])+")
 
 
 def _html(match: re.Match[str]) -> str | None:

@@ -424,8 +424,9 @@ def scan(text: str, depth: int = 0) -> list[Finding]:
         return []
     found = _read(text)
     decoded = secrets_decode.unescaped(text)
-    if decoded is not None:
-        _add(found, _relocate(_read(decoded[0]), decoded[1], text))
+    if decoded is not None:  # decoded text is read whole again: escapes of escapes, wrapped lines, base64
+        again = scan(decoded[0], depth + 1) if depth < 2 else _read(decoded[0])
+        _add(found, _relocate(again, decoded[1], text))
     wrapped = secrets_decode.joined(text)
     if wrapped is not None:
         _add(found, _relocate(_across(wrapped[0], wrapped[2]), wrapped[1], text))

@@ -84,6 +84,16 @@ def test_init_installs_both_hooks_and_reinstalling_keeps_the_users_own(tmp_path:
     assert (folder / "pre-commit").read_text() == "#!/bin/sh\necho another\n"
 
 
+def test_the_cli_shows_paths_in_the_repository_relative_to_it(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "r")
+    folder = repo.store.git.hooks_dir()
+    (folder / "pre-commit").write_text("#!/bin/sh\necho mine\n")
+    (folder / "pre-commit.memfs-chained").write_text("#!/bin/sh\necho older\n")
+    ran = run_cli("-C", str(repo.root), "install-hooks", cwd=tmp_path)
+    assert ran.returncode != 0 and ".git/hooks/pre-commit: a pre-commit hook memfs did not write" in ran.stderr
+    assert str(tmp_path) not in ran.stderr
+
+
 def test_install_hooks_goes_where_core_hooks_path_points(tmp_path: Path) -> None:
     repo = MemoryRepo.init(tmp_path / "r", hooks=False)
     assert not (repo.store.git.hooks_dir() / "pre-commit").exists()
