@@ -105,18 +105,21 @@ def _by_path(env: Env, folder: str, cells: Sequence[Cell], suffix: str = ".md") 
 def _cli_verb(verb: str) -> Callable[[Env, Sequence[Cell]], set[int]]:
     def run(env: Env, cells: Sequence[Cell]) -> set[int]:
         folder = f"doors/cli-{verb}"
+        merged = set()  # remembered into another memory (a restatement reconciled): in, if committed
         for i, cell in enumerate(cells):
             path = f"{folder}/c{i}.md"
             if verb == "remember":
                 request = {**FIELDS, "body": body(cell, folder), "path": path, "reason": "note"}
-                run_cli("-C", str(env.repo.root), "--actor", AGENT, "remember", "--json", "-",
-                        input=json.dumps(request))
+                done = run_cli("-C", str(env.repo.root), "--actor", AGENT, "remember", "--json", "-",
+                               input=json.dumps(request))
+                if done.returncode == 0 and json.loads(done.stdout).get("commit"):
+                    merged.add(i)
                 continue
             options = [f"--{k.replace('_', '-')}={v}" for k, v in FIELDS.items()]
             extra = ["note"] if verb == "new" else []
             run_cli("-C", str(env.repo.root), "--actor", AGENT, verb, *extra, path, *options,
                     "--body", body(cell, folder), "--reason", "note")
-        return _by_path(env, folder, cells)
+        return _by_path(env, folder, cells) | merged
 
     return run
 

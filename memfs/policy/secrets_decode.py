@@ -197,15 +197,27 @@ def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
 _FIELD_START = re.compile(r"[A-Za-z_][\w.-]*\s*[:=](?:\s|$)")
 
 
+#: A line that ends in "password is" and the start of a word: an unquoted password of one word
+#: (:mod:`memfs.policy.secrets_words`) wrapped over two lines.
+_WORD_PASSWORD_LINE = re.compile(
+    r"(?i)(?:pass(?:word|phrase)|passwort|kennwort|contraseña|contrasena|clave|mot de passe)\b.{0,40}?"
+    r"\s(?:is|was|ist|lautet|war|es|era|est)\s+[^\W\d_]+$"
+)
+
+
 def _mid_token(line: str, left: str, right: str) -> bool:
     """Whether a line break may fall inside a credential: the word before it and the word after it
     hold a digit or a symbol between them (after a sentence's or clause's end, the word before it
     alone must), the word before it opens a quote it does not close (a quoted password of words:
-    ``"Tanne\\nnbaum"``), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
+    ``"Tanne\\nnbaum"``), the line ends in "password is" and a word (an unquoted one), or the
+    ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
     prose (words only) is not joined, which keeps the scan of a long note cheap, and neither is a
     line that starts a YAML field of its own (``key: doc2``): a frontmatter's
     ``scope: …/private`` then ``key: doc2`` is two fields, not a private key."""
     if _OPEN_QUOTE.search(left):
+        return True
+    lowered = line.lower()
+    if any(w in lowered for w in ("pass", "kennw", "contras", "clave")) and _WORD_PASSWORD_LINE.search(line):
         return True
     if _FIELD_START.match(right):
         return False

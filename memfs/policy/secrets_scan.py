@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from memfs.policy import secrets_decode
+from memfs.policy import secrets_decode, secrets_words
 
 #: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
 _parser: Any = importlib.import_module("re._parser")
@@ -99,7 +99,7 @@ _PLACEHOLDER = re.compile(
     re.I,
 )
 _PASSWORD_WORD = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|pin(?:\s+code)?)"
-_EDGES = "\"'`()[]{}<>.,;:!?「」『』“”"
+_EDGES = "\"'`()[]{}<>.,;:!?「」『』“”\\"
 
 
 def _password_value(value: str) -> bool:
@@ -283,6 +283,8 @@ _GENERIC_RULES = (
         "v",
         _written_password,
     ),
+    _Rule("password", "password", secrets_words.SENTENCE, "v", lambda v: secrets_words.word_password(v)),
+    _Rule("password", "password", secrets_words.GERMAN, "v", lambda v: secrets_words.german_word_password(v)),
     _Rule(
         "password",
         "password",
