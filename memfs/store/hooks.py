@@ -116,9 +116,11 @@ exit 1
 
 def _transaction_shell(chained: str) -> str:
     """The reference-transaction hook's shell before memfs runs: the user's hook gets git's lines
-    too; only the ``prepared`` state of updates that move a local branch to a commit is judged; a
-    commit the pre-commit and commit-msg hooks have just passed (its tree noted in :data:`CHECKED`,
-    its parent the branch's old tip) goes through with one git process and no Python."""
+    too; only the ``prepared`` state of updates that move a local branch to a commit is judged;
+    an update that brings no commit new to the local branches (a branch created or reset where
+    others already are) goes through with one git process, and so does a commit the pre-commit and
+    commit-msg hooks have just passed (its tree noted in :data:`CHECKED`, its parent the branch's
+    old tip), with one more; only the rest start memfs."""
     return f"""updates=$(cat)
 if [ -x "$hooks/"{chained} ]; then
     printf '%s\\n' "$updates" | "$hooks/"{chained} "$@" || exit $?
@@ -129,6 +131,8 @@ branches=$(printf '%s\\n' "$updates" | while read -r old new ref; do
     case "$ref:$new" in refs/heads/*:*[!0]*) echo "$old $new $ref" ;; esac
 done)
 [ -n "$branches" ] || exit 0
+news=$(printf '%s\n' "$branches" | while read -r old new ref; do echo "$new"; done)
+fresh=$(git rev-list -1 $news --not --branches 2>/dev/null) && [ -z "$fresh" ] && exit 0
 case "$branches" in *"
 "*) ;; *)
     read -r old new ref <<EOF
