@@ -93,7 +93,12 @@ class WriteRefused(Refused):
 
 
 class SyncRefused(Refused):
-    """Sync would have to discard or overwrite history (a force-push); it refuses instead."""
+    """Sync would have to discard or overwrite history (a force-push), or let a secret in; it
+    refuses instead. ``problems`` lists every finding when the message names only the first."""
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.problems = list(problems)
 
 
 class InvalidMemory(MemfsError):

@@ -94,6 +94,7 @@ KINDS: dict[str, Callable[[random.Random], Sample]] = {
         r, "mon mot de passe est {v}", "Le mot de passe du wifi est {v}")),
     "password-ja": lambda r: _with(_password(r), _pick(r, "パスワードは {v} です", "パスワード：{v}")),
     "password-words": lambda r: _words(r),
+    "password-word-unquoted": lambda r: _unquoted_word(r),
 }
 
 _ZH_WORDS = ["春天来了", "小猫钓鱼", "大河向东流", "月亮代表我的心", "青山绿水", "长城万里"]
@@ -110,6 +111,21 @@ def _words(rng: random.Random) -> Sample:
         _with(latin, "mein Passwort ist '{v}'"), _with(latin, 'mi contraseña es "{v}"'),
         _with(latin, "mon mot de passe est « {v} »".replace("« ", '"').replace(" »", '"')),
     ])
+
+_NOUNS = ["swordfish", "sunflower", "lighthouse", "pineapple", "mariposa", "girasol", "tortuga", "papillon",
+          "tournesol", "grenouille"]
+_GERMAN_NOUNS = ["Sonnenblume", "Tannenbaum", "Schmetterling", "Kartoffel", "Leuchtturm"]
+
+
+def _unquoted_word(rng: random.Random) -> Sample:
+    """A password of one word, unquoted, ending its sentence, in English, German, Spanish, French."""
+    word, noun = rng.choice(_NOUNS), rng.choice(_GERMAN_NOUNS)
+    return rng.choice([
+        _with(word, "my password is {v}"), _with(word, "The wifi password is {v}."),
+        _with(noun, "mein Passwort ist {v}"), _with(noun, "Das Kennwort lautet {v}."),
+        _with(word, "mi contraseña es {v}"), _with(word, "mon mot de passe est {v}"),
+    ])
+
 
 _CYRILLIC = str.maketrans("aeopcxyisjABEKMHOPCTX", "аеорсхуіѕјАВЕКМНОРСТХ")
 _INVISIBLES = "\u034f\u115f\u3164\ufe0f\u200b\u2060\u00ad"
@@ -208,6 +224,16 @@ PROSE_PASSWORDS = [
     "Bitte ändern Sie Ihr Kennwort regelmäßig.",
     "Der API-Schlüssel liegt im Tresor.",
     "mi contraseña es segura",
+    "my password is wrong",
+    "The password is incorrect.",
+    "Your password is weak; the new one is stronger.",
+    "the password for the router is unchanged",
+    "What is the password?",
+    "Das Passwort ist falsch.",
+    "Das Passwort ist Pflicht.",
+    "mi contraseña es incorrecta",
+    "mon mot de passe est expiré",
+    "Le mot de passe est obligatoire.",
     "Olvidé mi contraseña otra vez.",
     "La contraseña debe tener al menos ocho caracteres.",
     "Cambia la clave del wifi cada mes.",

@@ -140,9 +140,15 @@ class LazyGroup(click.Group):
 
 
 def _fail(ctx: click.Context, text: str, code: int, kind: str) -> None:
-    """End the command with an error: one line, JSON too when the verb was given ``--json``."""
+    """End the command with an error: one line, JSON too when the verb was given ``--json``. Paths
+    inside the repository the command opened read relative to its memory root (then to the work
+    tree's top), whatever raised: the message is the same wherever the repository lives."""
     from memfs.cli import output
+    from memfs.errors import without_host_paths
 
+    repo = ctx.obj._repo if isinstance(ctx.obj, State) else None
+    if repo is not None:
+        text = without_host_paths(without_host_paths(text, repo.root), repo.store.git.workdir)
     output.failure(text, code, kind, bool(ctx.meta.get("memfs.json")))
     ctx.exit(code)
 

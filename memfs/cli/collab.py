@@ -86,23 +86,42 @@ def install_hooks_cmd(state: State, op: InstallHooks, as_json: bool) -> None:
 
 
 @click.command("hook", hidden=True)
-@click.argument("name", type=click.Choice(["pre-commit", "commit-msg"]))
-@click.argument("message", required=False, type=click.Path(path_type=Path))
+@click.argument("name", type=click.Choice(["pre-commit", "commit-msg", "pre-merge-commit", "reference-transaction"]))
+@click.argument("message", required=False)
 @pass_state
-def hook_cmd(state: State, name: str, message: Path | None) -> None:
-    """What memfs's git hooks run: NAME is the hook; commit-msg gets git's MESSAGE file. Exit 1
-    refuses the commit, saying why."""
+def hook_cmd(state: State, name: str, message: str | None) -> None:
+    """What memfs's git hooks run: NAME is the hook; commit-msg gets git's MESSAGE file,
+    reference-transaction its state and git's update lines on stdin. Exit 1 refuses, saying why."""
     from memfs.ops import entry
 
     repo = state.repo().store
     if name == "commit-msg" and message is None:
         raise click.UsageError("commit-msg needs the message file git passes")
-    problems = entry.staged(repo) if name == "pre-commit" else entry.commit_message(repo, Path(message or ""))
+    if name == "pre-commit":
+        problems = entry.staged(repo)
+    elif name == "commit-msg":
+        problems = entry.commit_message(repo, Path(message or ""))
+    elif name == "pre-merge-commit":
+        problems = entry.merging(repo)
+    else:
+        problems = entry.ref_updates(repo, sys.stdin.read().splitlines()) if message == "prepared" else []
     if problems:
         for text in problems:
             note(f"memfs {name}: {text}")
-        fix = ("remove it from the file (edit it, git add it) and commit again" if name == "pre-commit"
-               else "write the message without it and commit again")
-        note(f"memfs {name}: commit refused: memfs never lets a secret into memory, because git keeps it in history "
-             f"and sends it to every clone; {fix}")
+        what = {"pre-merge-commit": "merge", "reference-transaction": "branch update"}.get(name, "commit")
+        note(f"memfs {name}: {what} refused: memfs never lets a secret into memory, because git keeps it in history "
+             f"and sends it to every clone; {_HOOK_FIX[name]}")
         sys.exit(1)
+    if name == "commit-msg":
+        entry.mark_checked(repo)
+
+
+_HOOK_FIX = {
+    "pre-commit": "remove it from the file (edit it, git add it) and commit again",
+    "commit-msg": "write the message without it and commit again",
+    "pre-merge-commit": "the merge was not committed ('git merge --abort' undoes it); have the secret erased where "
+                        "it was committed (memfs purge there), then merge again",
+    "reference-transaction": "the branch was not moved; a fast-forward may have left the fetched files in the work "
+                             "tree and the index, uncommitted ('git reset --merge' puts the branch's files back); "
+                             "have the secret erased where it was committed (memfs purge there), then pull again",
+}

@@ -1,6 +1,7 @@
 """Every entry: the core guard's secret rule for what reaches memory without passing through
-memfs's own commit path: commits made by hand (the hooks, :mod:`memfs.store.hooks`) and commits
-other clones made (``memfs sync``, :mod:`memfs.ops.incoming`).
+memfs's own commit path: commits made by hand (the hooks, :mod:`memfs.store.hooks`), commits a
+hand ``git merge`` or ``git pull`` brings onto a branch (the pre-merge-commit and
+reference-transaction hooks) and commits other clones made (``memfs sync``, :mod:`memfs.ops.incoming`).
 
 What is judged is the same at both doors: every file the commit changes under the memory root
 (memories as the guard judges their changes, any other file by its added lines and its name) and
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from memfs.policy import guard
 from memfs.policy.gate import Refusal
-from memfs.store import gitcli, paths
+from memfs.store import gitcli, hooks, paths
 from memfs.store.hooks import HooksInstalled
 from memfs.store.repo import Store
 
@@ -58,6 +59,48 @@ def changed_files(
         refusals = guard.file_secrets(rel, _text(before), _text(after), memory=memory)
         found += [_line(rel, r) for r in refusals]
     return found
+
+
+def commits(
+    repo: Store, found: Sequence[gitcli.Incoming], objects: tuple[Path, Path] | None = None
+) -> list[str]:
+    """``commit SHA: path: refusal`` for each secret the commits ``found`` carry in their message or
+    bring into the memory root; their blobs are read in one batch."""
+    shas = [sha for commit in found for sha in blobs_needed(repo, commit.changes)]
+    blobs = repo.git.read_typed(shas, objects) if shas else {}
+    out = []
+    for commit in found:
+        problems = message(commit.message) + changed_files(repo, commit.changes, objects, blobs)
+        out += [f"commit {commit.sha[:10]}: {p}" for p in problems]
+    return out
+
+
+def merging(repo: Store) -> list[str]:
+    """What the pre-merge-commit hook refuses: secrets the merge being committed brings into the
+    memory root (its result against HEAD). git names the merged commits to no hook before the
+    merge commit exists; their messages are judged when the branch moves (:func:`ref_updates`)."""
+    return staged(repo)
+
+
+def ref_updates(repo: Store, lines: Sequence[str]) -> list[str]:
+    """What the reference-transaction hook refuses, in its ``prepared`` state: secrets in the
+    commits that a branch update (``OLD NEW REF`` lines, as git passes them) puts on a local branch
+    for the first time: a fast-forward ``git pull`` or ``git merge``, a ``git reset`` or
+    ``git branch -f`` to fetched commits, a commit made with ``--no-verify``."""
+    found = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith("refs/heads/") and parts[1].strip("0"):
+            found += commits(repo, repo.git.incoming(parts[1], known="--branches"))
+    return list(dict.fromkeys(found))
+
+
+def mark_checked(repo: Store) -> None:
+    """Note the tree of the commit the hooks have just passed (pre-commit, then commit-msg), so the
+    reference-transaction hook that follows lets that commit onto the branch without starting
+    memfs again (:mod:`memfs.store.hooks`)."""
+    tree = repo.git.write_tree(_index())
+    (repo.git.git_dir / hooks.CHECKED).write_text(tree + "\n", encoding="utf-8")
 
 
 def message(text: str) -> list[str]:

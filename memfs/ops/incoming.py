@@ -34,20 +34,14 @@ def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
         tip = git.fetch_quarantined(remote, branch, objects)
         if tip is None:
             return None
-        found = []
-        commits = git.incoming(tip, objects)
-        shas = [sha for commit in commits for sha in entry.blobs_needed(repo, commit.changes)]
-        blobs = git.read_typed(shas, objects) if shas else {}
-        for commit in commits:
-            problems = entry.message(commit.message) + entry.changed_files(repo, commit.changes, objects, blobs)
-            found += [f"commit {commit.sha[:10]}: {p}" for p in problems]
+        found = entry.commits(repo, git.incoming(tip, objects), objects)
         if found:
             more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
             raise SyncRefused(
                 f"the commits on {remote}/{branch} carry a secret: {'; '.join(found[:SHOWN])}{more}. Nothing was "
                 f"fetched or integrated ({remote}/{branch} here is unchanged and none of its objects were kept). Have "
                 "it erased where it was committed (memfs purge there, then a force-push by an administrator), then "
-                "sync again"
+                "sync again", problems=found,
             )
         git.adopt(objects)
         git.update_ref(tracking, tip, f"memfs sync: fetched {remote}/{branch}")

@@ -14,7 +14,8 @@ What is decoded:
   look-alikes folded to their Latin letter (a small table from Unicode's confusables for Latin
   letters and digits: Cyrillic ``а е о р с х``..., Greek ``Α Β Ε``...).
 * :func:`unescaped`: HTML character references, percent-encoding and ``\\uXXXX``/``\\xXX``
-  escapes, each decoded where it occurs.
+  escapes (and JSON's ``\\\\``, ``\\"``, ``\\n``: a JSON string holding an escaped text, as
+  LangGraph's items are stored, is decoded again by the scanner), each decoded where it occurs.
 * :func:`base64_runs`: runs of at least 20 base64 characters that decode to printable text.
 * :func:`joined`: lines whose break falls between two non-blank characters, joined (a key wrapped
   over two lines), with where each join is.
@@ -101,7 +102,7 @@ def _substitute(
 
 _HTML = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_ESCAPE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\x[0-9A-Fa-f]{2})+")
+_ESCAPE = re.compile(r"(?:\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\x[0-9A-Fa-f]{2}|\\[\\\"nrt])+")
 
 
 def _html(match: re.Match[str]) -> str | None:
@@ -196,15 +197,27 @@ def _breaks(text: str) -> Iterator[tuple[int, int, str, str]]:
 _FIELD_START = re.compile(r"[A-Za-z_][\w.-]*\s*[:=](?:\s|$)")
 
 
+#: A line that ends in "password is" and the start of a word: an unquoted password of one word
+#: (:mod:`memfs.policy.secrets_words`) wrapped over two lines.
+_WORD_PASSWORD_LINE = re.compile(
+    r"(?i)(?:pass(?:word|phrase)|passwort|kennwort|contraseña|contrasena|clave|mot de passe)\b.{0,40}?"
+    r"\s(?:is|was|ist|lautet|war|es|era|est)\s+[^\W\d_]+$"
+)
+
+
 def _mid_token(line: str, left: str, right: str) -> bool:
     """Whether a line break may fall inside a credential: the word before it and the word after it
     hold a digit or a symbol between them (after a sentence's or clause's end, the word before it
     alone must), the word before it opens a quote it does not close (a quoted password of words:
-    ``"Tanne\\nnbaum"``), or the ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
+    ``"Tanne\\nnbaum"``), the line ends in "password is" and a word (an unquoted one), or the
+    ``line`` before it is a PEM header's (``-----BEGIN``). Ordinary wrapped
     prose (words only) is not joined, which keeps the scan of a long note cheap, and neither is a
     line that starts a YAML field of its own (``key: doc2``): a frontmatter's
     ``scope: …/private`` then ``key: doc2`` is two fields, not a private key."""
     if _OPEN_QUOTE.search(left):
+        return True
+    lowered = line.lower()
+    if any(w in lowered for w in ("pass", "kennw", "contras", "clave")) and _WORD_PASSWORD_LINE.search(line):
         return True
     if _FIELD_START.match(right):
         return False

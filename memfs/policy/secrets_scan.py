@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from memfs.policy import secrets_decode
+from memfs.policy import secrets_decode, secrets_words
 
 #: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
 _parser: Any = importlib.import_module("re._parser")
@@ -99,7 +99,7 @@ _PLACEHOLDER = re.compile(
     re.I,
 )
 _PASSWORD_WORD = r"(?:pass(?:word|wd|phrase|code)?|pwd|pw|pin(?:\s+code)?)"
-_EDGES = "\"'`()[]{}<>.,;:!?「」『』“”"
+_EDGES = "\"'`()[]{}<>.,;:!?「」『』“”\\"
 
 
 def _password_value(value: str) -> bool:
@@ -283,6 +283,8 @@ _GENERIC_RULES = (
         "v",
         _written_password,
     ),
+    _Rule("password", "password", secrets_words.SENTENCE, "v", lambda v: secrets_words.word_password(v)),
+    _Rule("password", "password", secrets_words.GERMAN, "v", lambda v: secrets_words.german_word_password(v)),
     _Rule(
         "password",
         "password",
@@ -424,8 +426,9 @@ def scan(text: str, depth: int = 0) -> list[Finding]:
         return []
     found = _read(text)
     decoded = secrets_decode.unescaped(text)
-    if decoded is not None:
-        _add(found, _relocate(_read(decoded[0]), decoded[1], text))
+    if decoded is not None:  # decoded text is read whole again: escapes of escapes, wrapped lines, base64
+        again = scan(decoded[0], depth + 1) if depth < 2 else _read(decoded[0])
+        _add(found, _relocate(again, decoded[1], text))
     wrapped = secrets_decode.joined(text)
     if wrapped is not None:
         _add(found, _relocate(_across(wrapped[0], wrapped[2]), wrapped[1], text))

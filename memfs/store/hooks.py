@@ -1,12 +1,23 @@
 """The client-side hooks that hold the core guard's secret rule for commits made by hand.
 
-memfs's own commits go through the core guard (:mod:`memfs.policy.guard`); a plain ``git commit``
-does not. ``memfs init`` and ``memfs install-hooks`` install two hooks that run ``memfs hook``:
+memfs's own commits go through the core guard (:mod:`memfs.policy.guard`); a plain ``git commit``,
+``git merge`` or ``git pull`` does not. ``memfs init`` and ``memfs install-hooks`` install four
+hooks that run ``memfs hook``:
 
 * ``pre-commit``: every staged file under the memory root (memories and any other file: a
   README, notes, configuration), its added lines and its name;
 * ``commit-msg``: the commit message (subject, body, trailers), for commits that touch the
-  memory root (every commit, when the memory root is the top of the repository).
+  memory root (every commit, when the memory root is the top of the repository);
+* ``pre-merge-commit``: what a merge commit brings into the memory root (its result against
+  HEAD), before git writes it (the merged commits' own messages are judged when the branch moves,
+  below);
+* ``reference-transaction`` (git 2.28 and later), in its ``prepared`` state: the commits an update
+  puts on a local branch for the first time. This is what sees a fast-forward ``git pull`` or
+  ``git merge``, which runs no merge hook, and a ``git commit --no-verify``. A commit the two
+  commit hooks have just passed goes through it with one git process (the commit-msg hook notes
+  its tree in :data:`CHECKED`). Refused, the branch does not move; a fast-forward has by then
+  already checked the fetched files out into the work tree and the index, uncommitted
+  (``git status`` shows them; ``git reset --merge`` puts the branch's files back).
 
 They go where git looks for hooks: ``core.hooksPath`` if set, else the repository's ``hooks``
 folder (refused when that is a folder the repository tracks: a team's shared hooks are not memfs's
@@ -37,10 +48,12 @@ from memfs.errors import ConflictError
 from memfs.store import atomic, gitcli
 
 #: The hooks memfs installs.
-HOOKS = ("pre-commit", "commit-msg")
+HOOKS = ("pre-commit", "commit-msg", "pre-merge-commit", "reference-transaction")
 #: The line that marks a hook as memfs's own.
 MARKER = "# memfs-hook"
 CHAINED = ".memfs-chained"
+#: The file (in the git directory) where the commit-msg hook notes the tree it has just passed.
+CHECKED = "memfs-checked"
 
 
 @dataclass
@@ -77,25 +90,64 @@ def script(name: str, prefix: str, python: str | None = None) -> str:
     python = shlex.quote(python or sys.executable)
     where = shlex.quote(prefix.rstrip("/") or ".")
     chained = shlex.quote(name + CHAINED)
-    run = f"-m memfs -C {where} hook {name}"
+    if name == "reference-transaction":
+        first, args, feed = _transaction_shell(chained), "prepared", ' <<EOF\n$branches\nEOF'
+    else:
+        first, args, feed = f"""if [ -x "$hooks/"{chained} ]; then
+    "$hooks/"{chained} "$@" || exit $?
+fi
+[ "$MEMFS_HOOKS" = skip ] && exit 0""", '"$@"', ""
     return f"""#!/bin/sh
 {MARKER}: installed by 'memfs install-hooks' (or 'memfs init'); see 'memfs install-hooks --help'.
 # It refuses a commit that puts a secret into the memory root or into the commit message.
 hooks=$(dirname -- "$0")
-if [ -x "$hooks/"{chained} ]; then
-    "$hooks/"{chained} "$@" || exit $?
-fi
-[ "$MEMFS_HOOKS" = skip ] && exit 0
+{first}
 if [ -x {python} ]; then
-    exec {python} {run} "$@"
+    exec {python} -m memfs -C {where} hook {name} {args}{feed}
 fi
 if command -v memfs >/dev/null 2>&1; then
-    exec memfs -C {where} hook {name} "$@"
+    exec memfs -C {where} hook {name} {args}{feed}
 fi
 echo "memfs {name} hook: cannot run memfs ({python} is gone and memfs is not on PATH); reinstall memfs \
 and run 'memfs install-hooks' again. The commit was not made." >&2
 exit 1
 """
+
+
+def _transaction_shell(chained: str) -> str:
+    """The reference-transaction hook's shell before memfs runs: the user's hook gets git's lines
+    too; only the ``prepared`` state of updates that move a local branch to a commit is judged;
+    an update that brings no commit new to the local branches (a branch created or reset where
+    others already are) goes through with one git process, and so does a commit the pre-commit and
+    commit-msg hooks have just passed (its tree noted in :data:`CHECKED`, its parent the branch's
+    old tip), with one more; only the rest start memfs."""
+    return f"""updates=$(cat)
+if [ -x "$hooks/"{chained} ]; then
+    printf '%s\\n' "$updates" | "$hooks/"{chained} "$@" || exit $?
+fi
+[ "$MEMFS_HOOKS" = skip ] && exit 0
+[ "$1" = prepared ] || exit 0
+branches=$(printf '%s\\n' "$updates" | while read -r old new ref; do
+    case "$ref:$new" in refs/heads/*:*[!0]*) echo "$old $new $ref" ;; esac
+done)
+[ -n "$branches" ] || exit 0
+news=$(printf '%s\n' "$branches" | while read -r old new ref; do echo "$new"; done)
+fresh=$(git rev-list -1 $news --not --branches 2>/dev/null) && [ -z "$fresh" ] && exit 0
+case "$branches" in *"
+"*) ;; *)
+    read -r old new ref <<EOF
+$branches
+EOF
+    set -- $(git rev-parse --git-dir "$new^{{tree}}" "$new^@" 2>/dev/null)
+    if [ $# -ge 2 ] && [ -f "$1/{CHECKED}" ]; then
+        read -r checked < "$1/{CHECKED}"
+        rm -f "$1/{CHECKED}"
+        tree=$2
+        shift 2
+        case "$old" in *[!0]*) ;; *) old="" ;; esac
+        if [ "$checked" = "$tree" ] && [ "$*" = "$old" ]; then exit 0; fi
+    fi ;;
+esac"""
 
 
 def install(git: gitcli.Git, prefix: str, python: str | None = None) -> HooksInstalled:

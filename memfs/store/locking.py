@@ -167,7 +167,8 @@ def _acquire(fd: int, lock_path: Path, timeout: float) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 raise LockTimeout(
-                    f"another memfs process has held {lock_path} for {timeout:.0f}s; "
+                    f"another memfs process has held the repository's write lock ({lock_path.name}) "
+                    f"for {timeout:.0f}s; "
                     "wait for it to finish, or check for a hung memfs process"
                 ) from None
             time.sleep(delay)

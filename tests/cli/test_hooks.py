@@ -84,6 +84,16 @@ def test_init_installs_both_hooks_and_reinstalling_keeps_the_users_own(tmp_path:
     assert (folder / "pre-commit").read_text() == "#!/bin/sh\necho another\n"
 
 
+def test_the_cli_shows_paths_in_the_repository_relative_to_it(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "r")
+    folder = repo.store.git.hooks_dir()
+    (folder / "pre-commit").write_text("#!/bin/sh\necho mine\n")
+    (folder / "pre-commit.memfs-chained").write_text("#!/bin/sh\necho older\n")
+    ran = run_cli("-C", str(repo.root), "install-hooks", cwd=tmp_path)
+    assert ran.returncode != 0 and ".git/hooks/pre-commit: a pre-commit hook memfs did not write" in ran.stderr
+    assert str(tmp_path) not in ran.stderr
+
+
 def test_install_hooks_goes_where_core_hooks_path_points(tmp_path: Path) -> None:
     repo = MemoryRepo.init(tmp_path / "r", hooks=False)
     assert not (repo.store.git.hooks_dir() / "pre-commit").exists()
@@ -137,3 +147,61 @@ def test_real_hand_commits_under_the_installed_hooks(tmp_path: Path, monkeypatch
     passed = commit("notes\n\nMemfs-Idempotency-Key: k-1")
     assert passed.returncode == 0, passed.stderr
     assert repo.store.git.head() != head
+
+
+def _clone_with_incoming(tmp_path: Path, files: dict[str, str], message: str) -> tuple[Path, str, str]:
+    """A clone of a memory repository whose origin then gets one commit (``files``, ``message``),
+    fetched but not merged: (the clone, its HEAD, the fetched commit)."""
+    origin = MemoryRepo.init(tmp_path / "origin", hooks=False).root
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    _stage(origin, files)
+    git(origin, *PERSON, "commit", "-qm", message)
+    git(clone, "fetch", "-q")
+    return clone, git(clone, "rev-parse", "HEAD").strip(), git(clone, "rev-parse", "FETCH_HEAD").strip()
+
+
+@pytest.mark.parametrize(("files", "message"), [({"notes/t.txt": f"{TOKEN}\n"}, "notes"),
+                                                ({"notes/ok.txt": "fine\n"}, f"use {TOKEN}")],
+                         ids=["file", "message"])
+def test_the_reference_transaction_hook_refuses_fetched_commits_a_branch_would_take(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    clone, head, fetched = _clone_with_incoming(tmp_path, files, message)
+    moved = f"{head} {fetched} refs/heads/main\n"
+    ran = run_cli("-C", str(clone), "hook", "reference-transaction", "prepared", input=moved, cwd=clone)
+    assert ran.returncode == 1 and "branch update refused" in ran.stderr and "secret/github-token" in ran.stderr
+    assert TOKEN[4:14] not in ran.stderr
+    assert f"commit {fetched[:10]}" in ran.stderr
+    # other states, other refs (the remote-tracking ref), and what a branch already has pass
+    for state, lines in (("committed", moved), ("prepared", f"{head} {fetched} refs/remotes/origin/main\n"),
+                         ("prepared", f"{fetched} {head} refs/heads/main\n")):
+        ran = run_cli("-C", str(clone), "hook", "reference-transaction", state, input=lines, cwd=clone)
+        assert ran.returncode == 0, (state, lines, ran.stderr)
+
+
+def test_the_pre_merge_commit_hook_judges_the_merge_result(tmp_path: Path) -> None:
+    clone, _head, fetched = _clone_with_incoming(tmp_path, {"notes/t.txt": f"{TOKEN}\n"}, "notes")
+    git(clone, *PERSON, "merge", "--no-commit", "--no-ff", "-q", fetched)
+    ran = run_cli("-C", str(clone), "hook", "pre-merge-commit", cwd=clone)
+    assert ran.returncode == 1 and "merge refused" in ran.stderr and "notes/t.txt" in ran.stderr
+
+
+@pytest.mark.slow
+def test_a_hand_fast_forward_pull_is_refused_and_the_users_own_hook_still_sees_every_update(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMFS_HOOKS")
+    clone, head, fetched = _clone_with_incoming(tmp_path, {"notes/t.txt": f"{TOKEN}\n"}, "notes")
+    folder = clone / ".git" / "hooks"
+    (folder / "reference-transaction").write_text("#!/bin/sh\ncat >> \"$(git rev-parse --git-dir)/mine\"\n")
+    (folder / "reference-transaction").chmod(0o755)
+    assert MemoryRepo.open(clone).install_hooks().chained == ["reference-transaction"]
+    env = {k: v for k, v in os.environ.items() if k != "MEMFS_HOOKS"}
+    pulled = subprocess.run(["git", "merge", "-q", "--ff-only", fetched], cwd=clone, capture_output=True, text=True,
+                            env=env)
+    assert pulled.returncode != 0 and "branch update refused" in pulled.stderr, pulled.stderr
+    assert git(clone, "rev-parse", "HEAD").strip() == head
+    assert f"{head} {fetched} refs/heads/main" in (clone / ".git" / "mine").read_text()
+    git(clone, "reset", "-q", "--merge")
+    assert not (clone / "notes" / "t.txt").exists()

@@ -94,6 +94,26 @@ def test_a_dead_writers_ticket_is_skipped(tmp_path: Path) -> None:
     assert not (tmp_path / "memfs.lock.queue" / "t000000000001").exists()
 
 
+def test_a_lock_timeout_names_no_host_path(tmp_path: Path) -> None:
+    """Held by another open file description (as another process would), the lock times out with
+    a message that says which lock without saying where the host keeps the repository."""
+    import fcntl
+    import os
+
+    from memfs.errors import LockTimeout
+    from memfs.store import locking
+
+    lock = tmp_path / "memfs.lock"
+    other = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        with pytest.raises(LockTimeout) as caught, locking.exclusive(lock, timeout=0.0):
+            pass
+    finally:
+        os.close(other)
+    assert "write lock (memfs.lock)" in str(caught.value) and str(tmp_path) not in str(caught.value)
+
+
 @pytest.mark.slow
 def test_eight_processes_each_get_their_turn(repo: MemoryRepo) -> None:
     """Eight writer processes at once: none gives up waiting, every write is its own commit."""

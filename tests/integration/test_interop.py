@@ -269,3 +269,17 @@ def test_a_read_only_letta_persona_over_memfs_own_needs_a_person_and_the_flag_is
     assert "read_only" in (refused["system/persona.md"].reason or "")
     assert refused["system/persona.md"].forceable, "the CLI then names --force"
     assert not persona.body.startswith("I am a coding assistant")
+
+
+def test_an_imported_name_that_is_not_utf8_is_refused_alone(repo: MemoryRepo, tmp_path: Path) -> None:
+    import os
+
+    source = tmp_path / "notes"
+    source.mkdir()
+    with open(os.fsencode(source) + b"/bad\xff.md", "w", encoding="utf-8") as handle:
+        handle.write("a note\n")
+    (source / "ok.md").write_text("another note\n", encoding="utf-8")
+    report = repo.import_("markdown", source, scope="user:U5", prefix="imp", apply=True)
+    assert {(i.path, i.action) for i in report.items} == {(os.fsdecode(b"imp/bad\xff.md"), "refused"),
+                                                         ("imp/ok.md", "create")}
+    assert git(repo.root, "ls-files", "imp").split() == ["imp/ok.md"]

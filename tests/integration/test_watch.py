@@ -150,3 +150,17 @@ def test_reconcile_on_start_and_flush_on_stop(repo: MemoryRepo):
         watcher.stop()
     assert recorder.seen("pending.md", "committed")
     assert "pending.md" in git(repo.root, "ls-files")
+
+
+def test_a_name_that_is_not_utf8_is_reported_alone_and_the_others_are_committed(repo: MemoryRepo):
+    text = memory_text("fine\n", type="fact", scope="user:U5", source="tool:ci")
+    (repo.root / "notes").mkdir()
+    with open(os.fsencode(repo.root / "notes") + b"/bad\xff.md", "w", encoding="utf-8") as handle:
+        handle.write(text)
+    (repo.root / "notes" / "good.md").write_text(text, encoding="utf-8")
+    events = repo.watcher(index=False, actor="agent:x").process([os.fsdecode(b"notes/bad\xff.md"), "notes/good.md"])
+    outcome = {e.path: e.outcome for e in events}
+    assert outcome == {os.fsdecode(b"notes/bad\xff.md"): "invalid", "notes/good.md": "committed"}
+    said = str(next(e for e in events if e.outcome == "invalid"))
+    assert "notes/bad\\xff.md" in said and "not valid UTF-8" in said
+    assert git(repo.root, "ls-files", "notes").split() == ["notes/good.md"]

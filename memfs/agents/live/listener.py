@@ -80,11 +80,11 @@ class SocketServer:
         recorded = wire.read_record(self.root)
         if (recorded is not None and recorded.get("root") == str(self.root) and recorded["socket"] != str(self.path)
                 and _answers(Path(recorded["socket"]))):
-            raise AlreadyRunning(f"a live index already serves {self.root} on {recorded['socket']} "
+            raise AlreadyRunning(f"a live index already serves this repository on {recorded['socket']} "
                                  "(memfs serve --status; --stop)")
         if self.path.exists() or self.path.is_symlink():
             if _answers(self.path):
-                raise AlreadyRunning(f"a live index already serves {self.root} (memfs serve --status; --stop)")
+                raise AlreadyRunning("a live index already serves this repository (memfs serve --status; --stop)")
             self.path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)

@@ -75,11 +75,13 @@ class InstallHooks(Request["HooksInstalled"]):
 
     pre-commit refuses a commit that puts a secret into any staged file under the memory root
     (memories and every other file, and their names); commit-msg refuses one in the commit
-    message or its trailers. They go where git runs hooks (core.hooksPath, else .git/hooks). A
-    hook of yours already there is kept as NAME.memfs-chained and runs first; if that name is
-    taken too, nothing is changed and the message says what to move. Hooks are per clone, like
-    the merge driver: run this in every clone. git commit --no-verify skips them (git keeps what
-    it is given; memfs sync still refuses such a commit coming from another clone)."""
+    message or its trailers; pre-merge-commit refuses a merge that brings one; and
+    reference-transaction refuses to move a local branch onto commits that carry one (a
+    fast-forward git pull or git merge, git commit --no-verify). They go where git runs hooks
+    (core.hooksPath, else .git/hooks). A hook of yours already there is kept as
+    NAME.memfs-chained and runs first; if that name is taken too, nothing is changed and the
+    message says what to move. Hooks are per clone, like
+    the merge driver: run this in every clone. MEMFS_HOOKS=skip in the environment passes them by."""
 
 
 @request("validate")
