@@ -26,13 +26,8 @@ import importlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from memfs.policy import secrets_decode, secrets_words
-
-#: The standard library's own regex parser (no typing stubs): what :func:`_required` reads.
-_parser: Any = importlib.import_module("re._parser")
-_sre: Any = importlib.import_module("re._constants")
+from memfs.policy import regex_literals, secrets_decode, secrets_words
 
 #: detect-secrets plugins whose patterns are specific enough for prose.
 _DETECT_SECRETS_PLUGINS = {
@@ -510,51 +505,6 @@ def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple((rule, re.compile(rule.pattern.pattern, rule.pattern.flags | re.MULTILINE)) for rule in rules)
 
 
-def _required(items: Any) -> frozenset[str] | None:
-    """Strings one of which every match of the parsed regex ``items`` contains (each a run of
-    literal characters it must match in a row), or ``None`` when no such set is known. Read off
-    the parse tree: a run of literals in sequence (joined to the literal start of every branch
-    right after it), a group, a repeat of at least one, or one alternative of each branch;
-    lookarounds and anything optional are never relied on."""
-    best: frozenset[str] | None = None
-    run: list[str] = []
-
-    def keep(found: frozenset[str] | None) -> None:
-        nonlocal best
-        if found and (best is None or min(map(len, found)) > min(map(len, best))):
-            best = found
-
-    for op, arg in [*items, (None, None)]:
-        if op is _sre.LITERAL:
-            run.append(chr(arg))
-            continue
-        before = "".join(run)
-        keep(frozenset([before]) if before else None)
-        run = []
-        if op is _sre.SUBPATTERN:
-            keep(_required(arg[-1]))
-        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
-            keep(_required(arg[2]))
-        elif op is _sre.BRANCH:
-            alternatives = [_required(branch) for branch in arg[1]]
-            if all(alternatives):
-                keep(frozenset().union(*alternatives))  # type: ignore[arg-type]
-            heads = [_leading_literals(branch) for branch in arg[1]]
-            if before and all(heads):
-                keep(frozenset(before + head for head in heads))
-    return best
-
-
-def _leading_literals(items: Any) -> str:
-    """The literal characters a parsed regex sequence starts with (``""`` if none)."""
-    head = []
-    for op, arg in items:
-        if op is not _sre.LITERAL:
-            break
-        head.append(chr(arg))
-    return "".join(head)
-
-
 @functools.cache
 def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Pattern[str]], ...]:
     """:func:`_prefilters` with, for each rule, the lower-cased strings one of which any match
@@ -562,7 +512,7 @@ def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Patter
     whose strings it holds."""
     out = []
     for rule, anywhere in _prefilters():
-        needed = _required(_parser.parse(rule.pattern.pattern, rule.pattern.flags))
+        needed = regex_literals.required(rule.pattern)
         out.append((None if needed is None else frozenset(n.lower() for n in needed), rule, anywhere))
     return tuple(out)
 
