@@ -1,4 +1,4 @@
-"""``memfs sync``, ``propose``, ``install-merge-driver``, ``install-hooks``, and the entries git
+"""``memfs sync``, ``integrate``, ``propose``, ``install-merge-driver``, ``install-hooks``, and the entries git
 runs: ``merge-driver`` and ``hook``."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from memfs.cli import State
 from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
-from memfs.ops.verbs.collab import Propose, Sync
+from memfs.errors import MemfsError
+from memfs.ops.verbs.collab import Integrate, Propose, Sync
 from memfs.ops.verbs.files import InstallHooks, InstallMergeDriver
 
 
@@ -105,4 +106,27 @@ def hook_cmd(state: State, name: str, message: Path | None) -> None:
                else "write the message without it and commit again")
         note(f"memfs {name}: commit refused: memfs never lets a secret into memory, because git keeps it in history "
              f"and sends it to every clone; {fix}")
+        sys.exit(1)
+
+
+@command(Integrate)
+@json_option
+def integrate_cmd(state: State, op: Integrate, as_json: bool) -> None:
+    from memfs.ops import integrate
+
+    def report(result: integrate.IntegrateResult | MemfsError) -> None:
+        if isinstance(result, MemfsError):
+            note(f"memfs integrate: {result}")
+        elif as_json:
+            emit_json(result.to_json())
+        else:
+            for text in result.summary():
+                line(text)
+
+    store = state.repo().store
+    if op.watch:
+        last = integrate.watch(store, integrate.Rounds(op.interval, op.rounds), report, **op.round_options())
+    else:
+        report(last := state.repo().run(op))
+    if last.held:
         sys.exit(1)

@@ -16,6 +16,8 @@ the memory root are not (they are the repository's own business, not memory).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memfs.errors import SyncRefused
 from memfs.ops import entry
 from memfs.store.repo import Store
@@ -24,10 +26,12 @@ from memfs.store.repo import Store
 SHOWN = 5
 
 
-def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
+def fetch(repo: Store, remote: str, branch: str, tracking: str, known: Sequence[str] = ("--all",)) -> str | None:
     """Fetch ``remote``'s ``branch`` into ``tracking`` once every commit it brings is judged clean:
     its tip, or ``None`` if the branch does not exist. Raises :class:`SyncRefused`, with nothing
-    fetched kept, when a commit carries a secret."""
+    fetched kept, when a commit carries a secret. The commits judged are those none of ``known``
+    reaches (default: no ref here; the integrator names only refs it has judged itself, so a
+    checkout that fetched writer branches without memfs does not vouch for them)."""
     git = repo.git
     objects = git.quarantine_dir()
     try:
@@ -35,7 +39,7 @@ def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
         if tip is None:
             return None
         found = []
-        commits = git.incoming(tip, objects)
+        commits = git.incoming(tip, objects, known)
         shas = [sha for commit in commits for sha in entry.blobs_needed(repo, commit.changes)]
         blobs = git.read_typed(shas, objects) if shas else {}
         for commit in commits:
