@@ -118,7 +118,7 @@ def integrate_cmd(state: State, op: Integrate, as_json: bool) -> None:
         if isinstance(result, MemfsError):
             note(f"memfs integrate: {result}")
         elif as_json:
-            emit_json(result.to_json())
+            emit_json(result.to_json(), compact=op.watch)
         else:
             for text in result.summary():
                 line(text)

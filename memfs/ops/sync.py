@@ -420,7 +420,7 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
         if base is not None and not git.is_ancestor(base, head):
             raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
                               "(no force-push)")
-        sent = git.count(f"{base}..{head}") if base else git.count(head)
+        sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
         pushed, _ = push_to(git, target.remote, head, target.pushes)
         if pushed:
             _track(git, target)
