@@ -421,7 +421,7 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
             raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
                               "(no force-push)")
         sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
-        pushed, _ = push_to(git, target.remote, head, target.pushes)
+        pushed = _push_tip(git, target, head)
         if pushed:
             _track(git, target)
             if target.writer:
@@ -437,6 +437,17 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
                 "run 'memfs sync' again (or raise [sync] attempts / budget)"
             )
         waiting.sleep(wait)
+
+
+def _push_tip(git: gitcli.Git, target: Target, head: str) -> bool:
+    """Push ``head`` where this clone pushes; ``False`` when another push won the race. A refusal
+    says what the server must allow (nothing is lost: the commits stay here)."""
+    try:
+        return push_to(git, target.remote, head, target.pushes)[0]
+    except GitError as exc:
+        allow = f"refs/heads/{target.pushes} to this writer" if target.writer else f"{target.branch} to you"
+        raise GitError(f"{exc} Nothing was lost: your commits stay here ({head[:10]}); have the server allow "
+                       f"pushing {allow}, then sync again") from None
 
 
 def _own_tip(repo: Store, target: Target, fetch: bool) -> str | None:

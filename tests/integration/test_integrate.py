@@ -231,3 +231,20 @@ def test_writer_ids_come_from_the_actor_or_the_configuration(clone: Clone, remot
     with pytest.raises(UsageError, match="not usable as a writer id"):
         sync(a.store, writer="a/b")
     assert sync(a.store, route="direct").pushed_to == "main"
+
+
+def test_two_processes_with_one_writer_id_merge_each_other_and_a_refused_writer_ref_is_explained(
+        clone: Clone, remote: Path) -> None:
+    a, b = clone("a"), clone("b")
+    a.remember(fact("team:x", "lang", "english"))
+    b.remember(fact("team:y", "tool", "ruff"))
+    assert sync(a.store, route="writer-ref", writer="same").attempts == 1
+    result = sync(b.store, route="writer-ref", writer="same", waiting=Waiting(sleep=lambda _: None))
+    assert result.attempts == 2 and result.pushed_to == "memfs/writers/same"
+    assert {m.key for m in b.store.scan().memories if m.key} == {"lang", "tool"}  # nothing of a's was lost
+    hook(remote, 'while read old new ref; do case "$ref" in refs/heads/memfs/writers/*) '
+                 'echo "not your branch" >&2; exit 1;; esac; done\n')
+    a.remember(fact("team:x", "editor", "vim"))
+    with pytest.raises(GitError, match=r"(?s)not your branch.*Nothing was lost.*allow pushing refs/heads/memfs/"):
+        sync(a.store, route="writer-ref")
+    assert a.store.read("facts/editor--team-x.md").body == "vim\n"
