@@ -192,11 +192,16 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     prefix = f"{FETCHED}{target.remote}/"
     tips = git.remote_heads(target.remote, sync.WRITERS)
     fetched = {ref.removeprefix(prefix): sha for ref, sha in git.refs(prefix)}
+    head = git.head() if fetched else None
+    on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
     judged = ("HEAD", f"--glob={prefix}")
     out = []
     for writer in sorted(set(tips) | set(fetched)):
         ref = prefix + writer
         tip = tips.get(writer)
+        if tip is not None and tip == fetched.get(writer) and writer in on_branch:
+            out.append(WriterOutcome(writer, tip, "none"))
+            continue
         if tip is not None and tip != fetched.get(writer):
             try:
                 tip = incoming.fetch(repo, target.remote, sync.WRITERS + writer, ref, known=judged)
