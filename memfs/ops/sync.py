@@ -64,11 +64,14 @@ def actor_slug(actor: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", actor).strip("-.").removesuffix(".lock") or "memfs"
 
 
+_WRITER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def writer_id(repo: Store, conf: SyncConfig, given: str | None = None) -> str:
     """The writer id: given, else ``[sync] writer``, else the actor's slug. Stable as long as the
     actor is: the same writer always pushes the same ref."""
     writer = given or conf.writer or actor_slug(repo.actor)
-    if not repo.git.valid_branch_name(WRITERS + writer) or "/" in writer:
+    if not _WRITER_ID.fullmatch(writer) or ".." in writer or writer.endswith(".lock"):
         raise UsageError(f"{writer!r} is not usable as a writer id (one ref-name segment: letters, digits, . _ -)",
                          param="writer")
     return writer
