@@ -98,6 +98,9 @@ class SyncResult:
     reconciled: tuple[Settlement, ...] = ()
     #: The remote branch the commits went to: ``branch``, or the writer's own ``memfs/writers/<id>``.
     pushed_to: str = ""
+    #: On the writer-ref route: commits on the writer's own branch that ``branch`` does not have
+    #: yet (they wait for ``memfs integrate``).
+    waiting: int = 0
 
     @property
     def review(self) -> tuple[Settlement, ...]:
@@ -119,17 +122,22 @@ class SyncResult:
             "uncommitted": list(self.uncommitted),
             "reconciled": [s.to_json() for s in self.reconciled],
             "pushed_to": self.pushed_to or self.branch,
+            "waiting": self.waiting,
         }
 
     def summary(self) -> list[str]:
         target = f"{self.remote}/{self.branch}"
         if not self.pulled and not self.pushed:
-            lines = [f"up to date with {target} ({(self.after or '')[:10]})"]
+            mine = f"{self.remote}/{self.pushed_to}" if self.waiting else target
+            lines = [f"up to date with {mine} ({(self.after or '')[:10]})"]
         else:
             how = _HOW.get(self.integrated, "")
             out = f" to {self.remote}/{self.pushed_to}" if self.pushed_to not in ("", self.branch) else ""
             lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out{out}"]
             lines.append(f"HEAD is now {(self.after or '')[:10]}")
+        if self.waiting:
+            lines.append(f"{self.waiting} commit(s) on {self.remote}/{self.pushed_to} wait for 'memfs integrate' to "
+                         f"bring them into {target}")
         lines += [f"backup of the previous tip: {ref}" for ref in self.backups]
         lines += [f"reconciled {s.line()}" for s in self.reconciled if not s.review]
         lines += [f"needs review (memfs review): {s.line()}" for s in self.review]
@@ -418,7 +426,10 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
         head = git.head()
         if not push or head is None or head in (upstream, own):
             prune_backups(git, head if head == own else upstream, keep=backups)
-            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
+            result = _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
+            if target.writer and upstream and head and head != upstream:
+                return replace(result, waiting=git.count(f"{upstream}..{head}"))
+            return result
         base = own if target.writer else upstream
         if base is not None and not git.is_ancestor(base, head):
             raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
@@ -430,7 +441,8 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
             if target.writer:
                 git.update_ref(target.own_tracking, head, f"memfs sync: pushed {target.pushes}")
             prune_backups(git, head, keep=backups)
-            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
+            result = _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
+            return replace(result, waiting=sent) if target.writer else result
         lost = True
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
         if not retry.another(attempt, elapsed, wait):

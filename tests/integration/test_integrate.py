@@ -50,6 +50,9 @@ def test_writers_push_their_own_refs_and_the_integrator_brings_them_into_main(cl
     writer_sync(a)
     writer_sync(b)
     assert remote_head(remote) == main  # no writer touched main
+    again = sync(a.store, route="writer-ref")
+    assert (again.pushed, again.waiting) == (0, 1)
+    assert "1 commit(s) on origin/memfs/writers/agent-a wait for 'memfs integrate'" in again.summary()[1]
     assert set(writer_refs(remote)) == {"refs/heads/memfs/writers/agent-a", "refs/heads/memfs/writers/agent-b"}
     result = i.integrate()
     assert [(w.writer, w.outcome) for w in result.writers] == [("agent-a", "fast-forward"), ("agent-b", "merge")]
