@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memfs.agents.verbs import Context, Eval
-from memfs.ops.verbs.collab import Export, Import, Propose, Sync
+from memfs.ops.verbs.collab import Export, Import, Integrate, Propose, Sync
 from memfs.ops.verbs.declare import Request, verb
 from memfs.ops.verbs.files import Delete, InstallHooks, InstallMergeDriver, New, Validate, Write
 from memfs.ops.verbs.history import Diff, History, Log, Ls, Revert, Show
@@ -47,14 +47,16 @@ if TYPE_CHECKING:
     from memfs.ops.consolidate import ConsolidateResult
     from memfs.ops.demo import DemoResult
     from memfs.ops.forget import ForgetResult, SweepResult
+    from memfs.ops.integrate import IntegrateResult
     from memfs.ops.interop import ExportReport, ImportReport
     from memfs.ops.mergedriver import Installed
+    from memfs.ops.propose import ProposeResult
     from memfs.ops.prune import PruneResult
     from memfs.ops.purge import PurgePlan, PurgeReport
     from memfs.ops.remember import BatchResult, Outcome
     from memfs.ops.retract import GraphView, Plan, ReinstateResult, RetractResult, ReviewGroup
     from memfs.ops.stats import Stats as StatsResult
-    from memfs.ops.sync import ProposeResult, SyncResult
+    from memfs.ops.sync import SyncResult
     from memfs.policy.candidate import Candidate
     from memfs.policy.conflicts import Pair
     from memfs.policy.guard import Grants
@@ -283,6 +285,8 @@ class MemoryRepo:
     # --- collaboration -------------------------------------------------------------------
     sync = verb(Sync)
 
+    integrate = verb(Integrate)
+
     propose = verb(Propose)
 
     # --- every verb as a typed request --------------------------------------------------------
@@ -464,7 +468,7 @@ def _stats(repo: MemoryRepo, op: Stats) -> StatsResult:
 
 @_does(Propose)
 def _propose(repo: MemoryRepo, op: Propose) -> ProposeResult:
-    from memfs.ops.sync import propose
+    from memfs.ops.propose import propose
 
     return propose(repo.store, branch=op.branch, remote=op.remote, base=op.base, keep_main=op.keep_main,
                    reason=op.reason)
@@ -507,7 +511,17 @@ def _sync(repo: MemoryRepo, op: Sync) -> SyncResult:
     from memfs.ops.sync import sync
 
     return sync(repo.store, remote=op.remote, branch=op.branch, mode=op.mode, push=op.push, attempts=op.attempts,
-                budget=op.budget)
+                budget=op.budget, route=op.route, writer=op.writer)
+
+
+@_does(Integrate)
+def _integrate(repo: MemoryRepo, op: Integrate) -> IntegrateResult:
+    from memfs.ops import integrate
+
+    options = op.round_options()
+    if not op.watch:
+        return integrate.integrate(repo.store, **options)
+    return integrate.watch(repo.store, integrate.Rounds(op.interval, op.rounds), **options)
 
 
 @_does(Import)

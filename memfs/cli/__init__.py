@@ -82,6 +82,7 @@ COMMANDS: dict[str, Verb] = {
     # collaboration
     "sync": _verb("collab:sync_cmd", "sync"),
     "propose": _verb("collab:propose_cmd", "propose"),
+    "integrate": _verb("collab:integrate_cmd", "integrate"),
     "install-merge-driver": _verb("collab:install_merge_driver_cmd", "install_merge_driver"),
     "merge-driver": _verb("collab:merge_driver_cmd", "memfs.ops.mergedriver:run"),
     "install-hooks": _verb("collab:install_hooks_cmd", "install_hooks"),

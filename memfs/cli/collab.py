@@ -1,4 +1,4 @@
-"""``memfs sync``, ``propose``, ``install-merge-driver``, ``install-hooks``, and the entries git
+"""``memfs sync``, ``integrate``, ``propose``, ``install-merge-driver``, ``install-hooks``, and the entries git
 runs: ``merge-driver`` and ``hook``."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from memfs.cli import State
 from memfs.cli.derive import command
 from memfs.cli.options import json_option, pass_state
 from memfs.cli.output import emit_json, line, note
-from memfs.ops.verbs.collab import Propose, Sync
+from memfs.errors import MemfsError
+from memfs.ops.verbs.collab import Integrate, Propose, Sync
 from memfs.ops.verbs.files import InstallHooks, InstallMergeDriver
 
 
@@ -125,3 +126,26 @@ _HOOK_FIX = {
                              "tree and the index, uncommitted ('git reset --merge' puts the branch's files back); "
                              "have the secret erased where it was committed (memfs purge there), then pull again",
 }
+
+
+@command(Integrate)
+@json_option
+def integrate_cmd(state: State, op: Integrate, as_json: bool) -> None:
+    from memfs.ops import integrate
+
+    def report(result: integrate.IntegrateResult | MemfsError) -> None:
+        if isinstance(result, MemfsError):
+            note(f"memfs integrate: {result}")
+        elif as_json:
+            emit_json(result.to_json(), compact=op.watch)
+        else:
+            for text in result.summary():
+                line(text)
+
+    store = state.repo().store
+    if op.watch:
+        last = integrate.watch(store, integrate.Rounds(op.interval, op.rounds), report, **op.round_options())
+    else:
+        report(last := state.repo().run(op))
+    if last.held:
+        sys.exit(1)

@@ -21,6 +21,9 @@
     attempts = 5                 # pushes that lose a race are retried, at most this many tries in all...
     budget = 60                  # ...none started after this many seconds...
     backoff = 0.1                # ...waiting a random time up to 0.1 s, 0.2 s, 0.4 s... (capped at 5 s)
+    route = "direct"             # or "writer-ref": push to refs/heads/memfs/writers/<writer>, which
+                                 # `memfs integrate` brings into branch (docs/collaboration.md)
+    writer = "release-bot"       # the writer id in that ref (default: from the actor)
 
     [prune]                      # memfs prune: the forgetting policy (nothing is proposed without rules)
     quota = { episode = 200 }    # per type: at most N active memories; the least recently used go
@@ -72,17 +75,25 @@ from memfs.format.validate import scope_problem
 CONFIG_FILE = ".memfs.toml"
 SyncMode = Literal["rebase", "merge"]
 SYNC_MODES: tuple[SyncMode, ...] = ("rebase", "merge")
+SyncRoute = Literal["direct", "writer-ref"]
+SYNC_ROUTES: tuple[SyncRoute, ...] = ("direct", "writer-ref")
 
 
 def is_sync_mode(value: object) -> TypeGuard[SyncMode]:
     return value in SYNC_MODES
 
 
+def is_sync_route(value: object) -> TypeGuard[SyncRoute]:
+    return value in SYNC_ROUTES
+
+
 @dataclass(frozen=True)
 class SyncConfig:
     """``[sync]``: where ``memfs sync`` goes, how it integrates, and how hard it retries a push
     that lost a race (``attempts`` at most, none started after ``budget`` seconds; waits with
-    jitter from ``backoff`` seconds, doubling)."""
+    jitter from ``backoff`` seconds, doubling). ``route`` says where a writer's commits go:
+    ``direct`` to ``branch``, or ``writer-ref`` to the writer's own ref, named by ``writer``
+    (default: from the actor), which ``memfs integrate`` brings into ``branch``."""
 
     mode: SyncMode = "rebase"
     remote: str | None = None
@@ -90,6 +101,8 @@ class SyncConfig:
     attempts: int = 5
     budget: float = 60.0
     backoff: float = 0.1
+    route: SyncRoute = "direct"
+    writer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -306,7 +319,10 @@ def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
     mode = table.get("mode", "rebase")
     if not is_sync_mode(mode):
         raise InvalidConfig(f'{where}: [sync] mode = {mode!r}; use "rebase" or "merge"')
-    for key in ("remote", "branch"):
+    route = table.get("route", "direct")
+    if not is_sync_route(route):
+        raise InvalidConfig(f'{where}: [sync] route = {route!r}; use "direct" or "writer-ref"')
+    for key in ("remote", "branch", "writer"):
         if key in table and not isinstance(table[key], str):
             raise InvalidConfig(f"{where}: [sync] {key} must be a string")
     attempts = table.get("attempts", 5)
@@ -318,7 +334,8 @@ def _sync(data: Mapping[str, Any], where: str) -> SyncConfig:
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 3600:
             raise InvalidConfig(f"{where}: [sync] {key} = {value!r}; use a number of seconds from 0 to 3600")
         seconds[key] = float(value)
-    return SyncConfig(mode, table.get("remote"), table.get("branch"), attempts, **seconds)
+    return SyncConfig(mode, table.get("remote"), table.get("branch"), attempts, **seconds, route=route,
+                      writer=table.get("writer"))
 
 
 _ADOPT_KEYS = ("scope", "type", "source", "source_kind")

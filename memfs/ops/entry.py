@@ -91,7 +91,7 @@ def ref_updates(repo: Store, lines: Sequence[str]) -> list[str]:
     for line in lines:
         parts = line.split()
         if len(parts) == 3 and parts[2].startswith("refs/heads/") and parts[1].strip("0"):
-            found += commits(repo, repo.git.incoming(parts[1], known="--branches"))
+            found += commits(repo, repo.git.incoming(parts[1], known=("--branches",)))
     return list(dict.fromkeys(found))
 
 

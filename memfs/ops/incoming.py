@@ -16,6 +16,8 @@ the memory root are not (they are the repository's own business, not memory).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memfs.errors import SyncRefused
 from memfs.ops import entry
 from memfs.store.repo import Store
@@ -24,17 +26,19 @@ from memfs.store.repo import Store
 SHOWN = 5
 
 
-def fetch(repo: Store, remote: str, branch: str, tracking: str) -> str | None:
+def fetch(repo: Store, remote: str, branch: str, tracking: str, known: Sequence[str] = ("--all",)) -> str | None:
     """Fetch ``remote``'s ``branch`` into ``tracking`` once every commit it brings is judged clean:
     its tip, or ``None`` if the branch does not exist. Raises :class:`SyncRefused`, with nothing
-    fetched kept, when a commit carries a secret."""
+    fetched kept, when a commit carries a secret. The commits judged are those none of ``known``
+    reaches (default: no ref here; the integrator names only refs it has judged itself, so a
+    checkout that fetched writer branches without memfs does not vouch for them)."""
     git = repo.git
     objects = git.quarantine_dir()
     try:
         tip = git.fetch_quarantined(remote, branch, objects)
         if tip is None:
             return None
-        found = entry.commits(repo, git.incoming(tip, objects), objects)
+        found = entry.commits(repo, git.incoming(tip, objects, known), objects)
         if found:
             more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
             raise SyncRefused(

@@ -10,7 +10,9 @@ held ``needs_review`` for ``memfs review`` instead of blocking the clone. Files 
 (a non-memory file both sides changed, a memory that does not parse) still stop the sync cleanly.
 
 After any integration, :func:`keep_lineage` flags active memories one side derived from a memory the
-other side retracted, in one ``sync`` commit, so ``invalidated_by`` and ``depends_on`` agree.
+other side retracted, in one ``sync`` commit, so ``invalidated_by`` and ``depends_on`` agree; and
+where the two sides made one subject active in two files, it leaves the newest active and the
+others ``superseded`` (:func:`memfs.policy.concurrent.duplicates`), in one ``sync`` commit.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ class Settlement:
         what = {"supersede": f"concurrent values, the {self.winner} one kept",
                 "value": f"the {self.winner} value kept", "fields": "fields merged",
                 "keep-both": f"two memories at one path, the local one moved to {self.moved_to}",
-                "review": "held for review", "flagged": "flagged for review"}.get(self.rule, self.rule)
+                "review": "held for review", "flagged": "flagged for review",
+                "superseded": f"superseded: {self.winner} holds the same subject"}.get(self.rule, self.rule)
         return f"{self.path}: {what}" + (f" ({self.review})" if self.review else "")
 
 
@@ -183,10 +186,41 @@ def _free_path(repo: Store, rel: str, data: bytes) -> str:
     raise InvalidMemory(f"{rel}: no free path to keep the local memory apart")
 
 
+#: The reason recorded when two files held one subject active after an integration.
+DUPLICATE_REASON = "two clones made one subject active in two files; the newest value stays active (found by sync)"
+
+
 def keep_lineage(repo: Store, div: Divergence) -> list[Settlement]:
-    """After integrating, flag the active memories (changed by either side) that depend on a
-    retracted memory, or on one a retraction flagged: one ``sync`` commit, nothing when none."""
+    """After integrating, keep one active memory per subject, then flag the active memories
+    (changed by either side) that depend on a retracted memory, or on one a retraction flagged:
+    one ``sync`` commit each, nothing when none."""
     changed = _memories_at_head(repo, sorted(div.local | div.upstream))
+    settled = _one_per_subject(repo, changed)
+    if settled:
+        changed = _memories_at_head(repo, sorted(changed))
+    return settled + _flag_orphans(repo, changed)
+
+
+def _one_per_subject(repo: Store, changed: dict[str, Memory]) -> list[Settlement]:
+    keys = sorted({m.key for m in changed.values() if m.key and m.status == "active"})
+    if not keys:
+        return []
+    from memfs.ops.remember import key_pattern
+
+    known = repo.catalog()
+    rels = {r for key in keys
+            for r in (known.with_key(key) if known is not None else repo.files_matching(key_pattern("key", key)))}
+    losers = concurrent.duplicates({**_memories_at_head(repo, sorted(rels - set(changed))), **changed}, changed)
+    if not losers:
+        return []
+    subject = f"supersede {len(losers)} duplicate memories"
+    with repo.transaction("sync", subject=subject, reason=DUPLICATE_REASON) as tx:
+        for rel in sorted(losers):
+            tx.write(rel, fields={"status": "superseded"})
+    return [Settlement(rel, "superseded", winner=winner) for rel, winner in sorted(losers.items())]
+
+
+def _flag_orphans(repo: Store, changed: dict[str, Memory]) -> list[Settlement]:
     parents = sorted({d for m in changed.values() for d in m.depends_on} - set(changed))
     if not parents:
         return []

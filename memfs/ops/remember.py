@@ -294,7 +294,8 @@ def _check_expected(candidate: Candidate, decision: Decision) -> None:
         check_revision(target.path, target.revision, expected)
 
 
-def _key_pattern(name: str, value: str) -> str:
+def key_pattern(name: str, value: str) -> str:
+    """A ``git grep`` pattern for the frontmatter line ``name: value`` (quoted or not, a comment after)."""
     return f"^{name}:[[:space:]]*['\"]?{ere_escape(value)}['\"]?[[:space:]]*(#.*)?$"
 
 
@@ -310,9 +311,9 @@ def _related_memories(
     if known is not None:
         rels = known.with_key(candidate.key) if candidate.key else known.in_scope(candidate.scope)
     elif candidate.key:
-        rels = repo.files_matching(_key_pattern("key", candidate.key))
+        rels = repo.files_matching(key_pattern("key", candidate.key))
     else:
-        rels = repo.files_matching(_key_pattern("scope", candidate.scope))
+        rels = repo.files_matching(key_pattern("scope", candidate.scope))
     found = []
     for rel in dict.fromkeys([*rels, *staged]):
         try:

@@ -1,9 +1,17 @@
-"""``memfs sync`` and ``memfs propose``: share memory through a git remote without ever losing it.
+"""``memfs sync``: share memory through a git remote without ever losing it.
+
+A writer reads the shared branch (``main``) and, by its ``[sync] route``, pushes its commits
+either to that branch (``direct``: every writer races for one ref) or to a ref of its own,
+``refs/heads/memfs/writers/<writer>`` (``writer-ref``), which only it writes and which
+``memfs integrate`` (:mod:`memfs.ops.integrate`) brings into the branch. A writer's own ref only
+ever moves forward: while it holds commits the branch does not have yet, the branch is merged
+into the writer's work rather than the published commits rebased; once the branch has them all,
+new local commits are rebased onto it as usual, and the tip still descends from the old one.
 
 Invariants (each has a test):
 
-* **No force-push.** Every push is a plain fast-forward of the remote branch; before pushing,
-  sync checks that the remote tip it fetched is an ancestor of what it sends. A rejected push
+* **No force-push.** Every push is a plain fast-forward of the remote branch (or of the writer's
+  own ref); before pushing, sync checks that the remote tip it knows is an ancestor of what it sends. A rejected push
   (someone pushed in between) means fetch and integrate again, never overwrite.
 * **A backup ref before any history-changing step.** Before a rebase, a merge, or moving a branch
   back, the current tip is saved as ``refs/memfs/backup/<UTC time>-<sha>``
@@ -32,11 +40,11 @@ import random
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memfs.errors import ConflictError, GitError, InvalidMemory, NotFound, SyncRefused, UsageError
-from memfs.format.config import SyncConfig, is_sync_mode
+from memfs.errors import ConflictError, GitError, NotFound, SyncRefused, UsageError
+from memfs.format.config import SyncConfig, is_sync_mode, is_sync_route
 from memfs.format.config import SyncMode as Mode
 from memfs.ops import incoming, reconcile_sync
 from memfs.ops.reconcile_sync import Settlement
@@ -46,6 +54,27 @@ from memfs.store.commits import Message
 from memfs.store.repo import Store
 
 BACKUP_PREFIX = "refs/memfs/backup/"
+#: Where writers on the ``writer-ref`` route push: ``refs/heads/memfs/writers/<writer id>``, a
+#: branch namespace, so git hosts can run CI on it and grant each writer its own branch.
+WRITERS = "memfs/writers/"
+
+
+def actor_slug(actor: str) -> str:
+    """``agent:release-bot`` -> ``agent-release-bot``: an actor as one ref-name segment."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", actor).strip("-.").removesuffix(".lock") or "memfs"
+
+
+_WRITER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def writer_id(repo: Store, conf: SyncConfig, given: str | None = None) -> str:
+    """The writer id: given, else ``[sync] writer``, else the actor's slug. Stable as long as the
+    actor is: the same writer always pushes the same ref."""
+    writer = given or conf.writer or actor_slug(repo.actor)
+    if not _WRITER_ID.fullmatch(writer) or ".." in writer or writer.endswith(".lock"):
+        raise UsageError(f"{writer!r} is not usable as a writer id (one ref-name segment: letters, digits, . _ -)",
+                         param="writer")
+    return writer
 
 
 _HOW = {"reconcile": ", reconciled", "rebase": ", rebased", "merge": ", merged", "fast-forward": ", fast-forward"}
@@ -67,6 +96,11 @@ class SyncResult:
     uncommitted: tuple[str, ...] = ()
     #: Memories memfs settled while integrating (both sides changed them), and those it flagged.
     reconciled: tuple[Settlement, ...] = ()
+    #: The remote branch the commits went to: ``branch``, or the writer's own ``memfs/writers/<id>``.
+    pushed_to: str = ""
+    #: On the writer-ref route: commits on the writer's own branch that ``branch`` does not have
+    #: yet (they wait for ``memfs integrate``).
+    waiting: int = 0
 
     @property
     def review(self) -> tuple[Settlement, ...]:
@@ -87,16 +121,23 @@ class SyncResult:
             "attempts": self.attempts,
             "uncommitted": list(self.uncommitted),
             "reconciled": [s.to_json() for s in self.reconciled],
+            "pushed_to": self.pushed_to or self.branch,
+            "waiting": self.waiting,
         }
 
     def summary(self) -> list[str]:
         target = f"{self.remote}/{self.branch}"
         if not self.pulled and not self.pushed:
-            lines = [f"up to date with {target} ({(self.after or '')[:10]})"]
+            mine = f"{self.remote}/{self.pushed_to}" if self.waiting else target
+            lines = [f"up to date with {mine} ({(self.after or '')[:10]})"]
         else:
             how = _HOW.get(self.integrated, "")
-            lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out"]
+            out = f" to {self.remote}/{self.pushed_to}" if self.pushed_to not in ("", self.branch) else ""
+            lines = [f"synced with {target}: {self.pulled} commit(s) in{how}, {self.pushed} commit(s) out{out}"]
             lines.append(f"HEAD is now {(self.after or '')[:10]}")
+        if self.waiting:
+            lines.append(f"{self.waiting} commit(s) on {self.remote}/{self.pushed_to} wait for 'memfs integrate' to "
+                         f"bring them into {target}")
         lines += [f"backup of the previous tip: {ref}" for ref in self.backups]
         lines += [f"reconciled {s.line()}" for s in self.reconciled if not s.review]
         lines += [f"needs review (memfs review): {s.line()}" for s in self.review]
@@ -108,52 +149,34 @@ class SyncResult:
         return lines
 
 
-@dataclass(frozen=True)
-class ProposeResult:
-    remote: str
-    branch: str
-    base: str
-    commits: tuple[tuple[str, str], ...]
-    committed: str | None
-    main_reset: bool
-    backups: tuple[str, ...] = ()
-    links: tuple[str, ...] = field(default=())
-
-    @property
-    def review_command(self) -> str:
-        return f"memfs review {self.remote}/{self.base}..{self.branch}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "remote": self.remote,
-            "branch": self.branch,
-            "base": self.base,
-            "commits": [{"commit": sha, "subject": subject} for sha, subject in self.commits],
-            "committed": self.committed,
-            "main_reset": self.main_reset,
-            "backups": list(self.backups),
-            "links": list(self.links),
-            "review": self.review_command,
-        }
-
-
 # --- helpers ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Target:
+class Target:
     local: str
     remote: str
     branch: str
+    #: The writer id on the ``writer-ref`` route (commits go to :attr:`pushes`), else ``None``.
+    writer: str | None = None
 
     @property
     def tracking(self) -> str:
         return f"refs/remotes/{self.remote}/{self.branch}"
 
     @property
+    def pushes(self) -> str:
+        """The remote branch this clone pushes: the shared one, or its own writer branch."""
+        return f"{WRITERS}{self.writer}" if self.writer else self.branch
+
+    @property
+    def own_tracking(self) -> str:
+        return f"refs/remotes/{self.remote}/{self.pushes}"
+
+    @property
     def label(self) -> str:
         return f"{self.remote}/{self.branch}"
 
 
-def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncConfig) -> _Target:
+def resolve_target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncConfig) -> Target:
     local = git.branch()
     if local is None:
         raise ConflictError("HEAD is detached; switch to your branch first (git switch main), then sync again")
@@ -170,10 +193,10 @@ def _target(git: gitcli.Git, remote: str | None, branch: str | None, conf: SyncC
         raise SyncRefused(f"remote {remote!r} is configured as a mirror, so every push would be a force-push; refused")
     merge_ref = git.config_get(f"branch.{local}.merge") if remote == git.config_get(f"branch.{local}.remote") else None
     branch = branch or conf.branch or (merge_ref.removeprefix("refs/heads/") if merge_ref else None) or local
-    return _Target(local, remote, branch)
+    return Target(local, remote, branch)
 
 
-def _check_no_operation(repo: Store) -> None:
+def check_no_operation(repo: Store) -> None:
     """Refuse to start in the middle of another git operation (a rebase, merge, cherry-pick...)."""
     git_dir = repo.git.git_dir
     for name, what, fix in (
@@ -187,9 +210,9 @@ def _check_no_operation(repo: Store) -> None:
             raise ConflictError(f"the repository is in the middle of {what}; finish it first ({fix}), then try again")
 
 
-def _check_quiet(repo: Store) -> None:
+def check_quiet(repo: Store) -> None:
     """Also refuse uncommitted changes to tracked files: a rebase or merge needs a clean tree."""
-    _check_no_operation(repo)
+    check_no_operation(repo)
     dirty = repo.git.status_paths(untracked="no")
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" (+{len(dirty) - 5} more)" if len(dirty) > 5 else "")
@@ -199,7 +222,7 @@ def _check_quiet(repo: Store) -> None:
         )
 
 
-def _uncommitted_memories(repo: Store) -> list[str]:
+def uncommitted_memories(repo: Store) -> list[str]:
     found = []
     for name in repo.git.status_paths(repo.pathspec, untracked="all"):
         rel = repo.from_git_path(name)
@@ -208,13 +231,13 @@ def _uncommitted_memories(repo: Store) -> list[str]:
     return sorted(set(found))
 
 
-def _fetch(repo: Store, target: _Target) -> str | None:
+def fetch_target(repo: Store, target: Target) -> str | None:
     """Fetch the remote branch into its tracking ref once what it brings is judged clean
     (:mod:`memfs.ops.incoming`); its tip, or ``None`` if it does not exist yet."""
     return incoming.fetch(repo, target.remote, target.branch, target.tracking)
 
 
-def _backup(git: gitcli.Git, sha: str, why: str) -> str:
+def make_backup(git: gitcli.Git, sha: str, why: str) -> str:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     ref = f"{BACKUP_PREFIX}{stamp}-{sha[:10]}"
     git.update_ref(ref, sha, f"memfs: backup before {why}")
@@ -230,7 +253,7 @@ _REJECTED = re.compile(
 )
 
 
-def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool, str]:
+def push_to(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool, str]:
     """Push ``source`` to ``refs/heads/<branch>`` as a fast-forward only. (pushed?, server messages);
     a non-fast-forward rejection returns ``False``; any other failure raises."""
     status, out, err = git.push(remote, source, branch)
@@ -242,7 +265,7 @@ def _push(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[bool,
 
 
 # --- integration -----------------------------------------------------------------------------
-def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
+def integrate(repo: Store, target: Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
     """Bring ``upstream`` into the current branch; (how, backup ref, what memfs settled). Memory
     files both sides changed are reconciled (:mod:`memfs.ops.reconcile_sync`); raises on any other
     conflict, leaving the branch where it was."""
@@ -261,7 +284,7 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
             f"of them (a force-push); memfs refuses. To combine them, run 'git merge --allow-unrelated-histories "
             f"{target.label}', resolve, commit, then 'memfs sync'."
         )
-    backup = _backup(git, head, f"sync {mode} onto {target.label}")
+    backup = make_backup(git, head, f"sync {mode} onto {target.label}")
     diverged = reconcile_sync.diverged(repo, head, upstream)
     if diverged.both:
         how, settled = "reconcile", _reconcile(repo, target, head, upstream, backup, mode, diverged)
@@ -272,7 +295,7 @@ def _integrate(repo: Store, target: _Target, upstream: str, mode: Mode) -> tuple
     return how, backup, settled + reconcile_sync.keep_lineage(repo, diverged)
 
 
-def _replay(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+def _replay(repo: Store, target: Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
     """Rebase onto, or merge, ``upstream`` with git (no memory file changed on both sides)."""
     git = repo.git
     identity = gitcli.Identity.for_actor(repo.actor)
@@ -295,7 +318,7 @@ def _replay(repo: Store, target: _Target, head: str, upstream: str, backup: str,
 
 
 def _reconcile(
-    repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode,
+    repo: Store, target: Target, head: str, upstream: str, backup: str, mode: Mode,
     diverged: reconcile_sync.Divergence,
 ) -> list[Settlement]:
     """One merge commit whose memory files both sides changed memfs settles."""
@@ -306,7 +329,7 @@ def _reconcile(
         raise ConflictError(_conflict_message(repo.git, target, head, upstream, backup, mode, exc.files)) from None
 
 
-def _undo_if_broken(repo: Store, target: _Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
+def _undo_if_broken(repo: Store, target: Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
     broken = reconcile_sync.broken_by_merge(repo, head, upstream)
     if broken:
         repo.git.reset_hard(head)
@@ -319,7 +342,7 @@ def _undo_if_broken(repo: Store, target: _Target, head: str, upstream: str, back
 
 
 def _conflict_message(
-    git: gitcli.Git, target: _Target, head: str, upstream: str, backup: str, mode: Mode, files: list[str]
+    git: gitcli.Git, target: Target, head: str, upstream: str, backup: str, mode: Mode, files: list[str]
 ) -> str:
     mine = git.count(f"{upstream}..{head}")
     theirs = git.count(f"{head}..{upstream}")
@@ -356,64 +379,120 @@ def sync(
     push: bool = True,
     attempts: int | None = None,
     budget: float | None = None,
+    route: str | None = None,
+    writer: str | None = None,
     waiting: Waiting | None = None,
 ) -> SyncResult:
-    """Fetch, integrate (rebase or merge) and push the current branch. Never force-pushes; saves
-    a backup ref before a rebase or merge; on conflict stops with the branch unchanged; a push
-    that lost a race is tried again after a wait (``attempts`` and ``budget`` default to
-    ``[sync]``'s); once pushed, or up to date, prunes the older backups the remote branch holds."""
+    """Fetch, integrate (rebase or merge) and push the current branch, to the shared branch or,
+    on the ``writer-ref`` route, to the writer's own ref. Never force-pushes; saves a backup ref
+    before a rebase or merge; on conflict stops with the branch unchanged; a push that lost a race
+    is tried again after a wait (``attempts`` and ``budget`` default to ``[sync]``'s); once pushed,
+    or up to date, prunes the older backups the remote holds."""
     conf = repo.config().sync
     mode = mode or conf.mode
     if not is_sync_mode(mode):
         raise UsageError(f"{mode!r}: use 'rebase' or 'merge'", param="mode")
+    route = route or conf.route
+    if not is_sync_route(route):
+        raise UsageError(f"{route!r}: use 'direct' or 'writer-ref'", param="route")
     retry = Backoff(attempts or conf.attempts, conf.budget if budget is None else budget, conf.backoff)
     waiting = waiting or Waiting()
     with repo.locked():
-        target = _target(repo.git, remote, branch, conf)
-        _check_quiet(repo)
+        target = resolve_target(repo.git, remote, branch, conf)
+        if route == "writer-ref":
+            target = replace(target, writer=writer_id(repo, conf, writer))
+        check_quiet(repo)
         return _sync_locked(repo, target, mode, push, retry, waiting)
 
 
-def _sync_locked(repo: Store, target: _Target, mode: Mode, push: bool, retry: Backoff, waiting: Waiting) -> SyncResult:
+def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Backoff, waiting: Waiting) -> SyncResult:
     git = repo.git
     before, started = git.head(), waiting.clock()
     backups: list[str] = []
     settled: list[Settlement] = []
-    how, pulled, attempt = "none", 0, 0
+    how, pulled, attempt, lost = "none", 0, 0, False
     while True:
         attempt += 1
-        upstream = _fetch(repo, target)
-        if upstream is not None:
+        upstream = fetch_target(repo, target)
+        own = _own_tip(repo, target, fetch=lost)
+        for tip, step_mode in _upstreams(git, upstream, own, mode):
             start = git.head()
-            step, backup, found = _integrate(repo, target, upstream, mode)
+            step, backup, found = integrate(repo, target, tip, step_mode)
             settled += found
             if step != "none":
                 how = step if how in ("none", "fast-forward") else how
-                pulled += git.count(f"{start}..{upstream}") if start else git.count(upstream)
+                pulled += git.count(f"{start}..{tip}") if start else git.count(tip)
             backups += [backup] if backup else []
         head = git.head()
-        if not push or head is None or head == upstream:
-            _prune_backups(git, upstream, keep=backups)
-            return _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
-        if upstream is not None and not git.is_ancestor(upstream, head):
-            raise SyncRefused(f"pushing would overwrite commits on {target.label}; refused (no force-push)")
+        if not push or head is None or head in (upstream, own):
+            prune_backups(git, head if head == own else upstream, keep=backups)
+            result = _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
+            if target.writer and upstream and head and head != upstream:
+                return replace(result, waiting=git.count(f"{upstream}..{head}"))
+            return result
+        base = own if target.writer else upstream
+        if base is not None and not git.is_ancestor(base, head):
+            raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
+                              "(no force-push)")
         sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
-        pushed, _ = _push(git, target.remote, head, target.branch)
+        pushed = _push_tip(git, target, head)
         if pushed:
             _track(git, target)
-            _prune_backups(git, head, keep=backups)
-            return _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
+            if target.writer:
+                git.update_ref(target.own_tracking, head, f"memfs sync: pushed {target.pushes}")
+            prune_backups(git, head, keep=backups)
+            result = _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
+            return replace(result, waiting=sent) if target.writer else result
+        lost = True
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
         if not retry.another(attempt, elapsed, wait):
             raise ConflictError(
-                f"{target.label} kept changing while syncing ({attempt} attempts in "
+                f"{target.remote}/{target.pushes} kept changing while syncing ({attempt} attempts in "
                 f"{elapsed:.1f} s); nothing was lost, your commits are integrated locally; "
                 "run 'memfs sync' again (or raise [sync] attempts / budget)"
             )
         waiting.sleep(wait)
 
 
-def _prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
+def _push_tip(git: gitcli.Git, target: Target, head: str) -> bool:
+    """Push ``head`` where this clone pushes; ``False`` when another push won the race. A refusal
+    says what the server must allow (nothing is lost: the commits stay here)."""
+    try:
+        return push_to(git, target.remote, head, target.pushes)[0]
+    except GitError as exc:
+        allow = f"refs/heads/{target.pushes} to this writer" if target.writer else f"{target.branch} to you"
+        raise GitError(f"{exc} Nothing was lost: your commits stay here ({head[:10]}); have the server allow "
+                       f"pushing {allow}, then sync again") from None
+
+
+def _own_tip(repo: Store, target: Target, fetch: bool) -> str | None:
+    """The tip of the writer's own ref (``None`` on the direct route or when it does not exist):
+    as this clone last pushed it, or fetched through the quarantine after a push was refused
+    (another process wrote it: the same writer id twice). A ref deleted on the remote is simply
+    pushed again: everything it held is in this clone's branch or on the shared branch."""
+    if target.writer is None:
+        return None
+    if not fetch:
+        return repo.git.rev(target.own_tracking)
+    tip = incoming.fetch(repo, target.remote, target.pushes, target.own_tracking)
+    if tip is None and repo.git.rev(target.own_tracking) is not None:
+        repo.git.delete_refs([target.own_tracking])
+    return tip
+
+
+def _upstreams(git: gitcli.Git, upstream: str | None, own: str | None, mode: Mode) -> list[tuple[str, Mode]]:
+    """What to integrate, in order, and how. The writer's own ref first (merged: it only has what
+    this clone pushed, unless another process wrote it too), then the shared branch, merged
+    rather than rebased onto while the own ref holds commits the shared branch does not, so
+    published commits are never rewritten and the own ref only moves forward."""
+    found: list[tuple[str, Mode]] = [(own, "merge")] if own is not None else []
+    if upstream is not None:
+        published = own is not None and not git.is_ancestor(own, upstream)
+        found.append((upstream, "merge" if published else mode))
+    return found
+
+
+def prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
     """Delete the backup refs (other than ``keep``, this sync's own) whose every commit is on the
     branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there."""
     if tip is None:
@@ -426,7 +505,7 @@ def _prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
 
 
 def _result(
-    target: _Target,
+    target: Target,
     mode: Mode,
     before: str | None,
     after: str | None,
@@ -449,12 +528,13 @@ def _result(
         pushed,
         tuple(backups),
         attempts,
-        tuple(_uncommitted_memories(repo)),
+        tuple(uncommitted_memories(repo)),
         tuple(settled),
+        target.pushes,
     )
 
 
-def _track(git: gitcli.Git, target: _Target) -> None:
+def _track(git: gitcli.Git, target: Target) -> None:
     """Record the remote branch as the upstream (like ``push -u``) if none is set yet."""
     if git.config_get(f"branch.{target.local}.remote") is None:
         git.config_set(f"branch.{target.local}.remote", target.remote)
@@ -464,95 +544,3 @@ def _track(git: gitcli.Git, target: _Target) -> None:
 def backups(repo: Store) -> list[tuple[str, str]]:
     """(ref, commit) of every backup memfs has made, oldest first."""
     return repo.git.refs(BACKUP_PREFIX)
-
-
-# --- propose ---------------------------------------------------------------------------------
-def _commit_pending(repo: Store, reason: str | None) -> str | None:
-    """Commit uncommitted memory files (validated first) in one commit; other files stay as they are."""
-    rels = _uncommitted_memories(repo)
-    if not rels:
-        return None
-    problems: list[str] = []
-    with repo.transaction("commit", reason=reason) as tx:
-        for rel in rels:
-            try:
-                tx.adopt(rel)
-            except InvalidMemory as exc:
-                problems.extend(str(p) for p in exc.problems) if exc.problems else problems.append(str(exc))
-        if problems:
-            raise InvalidMemory(
-                "nothing was proposed: uncommitted memory files are invalid: "
-                + "; ".join(problems[:5])
-                + ("" if len(problems) <= 5 else f" (+{len(problems) - 5} more)")
-                + ". Fix them ('memfs validate') and propose again.",
-            )
-    return tx.result.commit
-
-
-def default_branch_name(actor: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", actor).strip("-.") or "memfs"
-    return f"memfs/{slug}/{dt.datetime.now(dt.UTC).strftime('%Y%m%d-%H%M%S')}"
-
-
-def propose(
-    repo: Store,
-    *,
-    branch: str | None = None,
-    remote: str | None = None,
-    base: str | None = None,
-    keep_main: bool = False,
-    reason: str | None = None,
-) -> ProposeResult:
-    """Put pending memory changes on a review branch and push it, for a pull request.
-
-    Pending = uncommitted memory files (committed first, validated) plus local commits that are
-    not on the remote base branch. After the review branch is pushed, the local base branch goes
-    back to the remote's tip (a backup ref saves the old tip), so a later ``memfs sync`` cannot
-    publish the unreviewed commits directly; ``keep_main`` leaves it alone.
-    """
-    git = repo.git
-    with repo.locked():
-        target = _target(git, remote, base, repo.config().sync)
-        _check_no_operation(repo)
-        upstream = _fetch(repo, target)
-        if upstream is None:
-            raise NotFound(
-                f"{target.label} does not exist yet, so there is nothing to review against; publish the shared "
-                "history first with 'memfs sync'"
-            )
-        name = branch or default_branch_name(repo.actor)
-        if not git.valid_branch_name(name):
-            raise UsageError(f"{name!r} is not a valid branch name", param="branch")
-        if name == target.local or git.rev(f"refs/heads/{name}") is not None:
-            raise ConflictError(f"branch {name!r} already exists here; pick another name", param="branch")
-        committed = _commit_pending(repo, reason)
-        head = git.head()
-        pending = git.log(rev=f"{upstream}..{head}", follow=False) if head else []
-        if not pending:
-            raise NotFound(f"nothing to propose: no memory changes beyond {target.label}")
-        git.create_branch(name, head or "HEAD")
-        pushed, messages = _push(git, target.remote, f"refs/heads/{name}", name)
-        if not pushed:
-            git.delete_branch(name)
-            raise ConflictError(
-                f"{target.remote} already has a different branch {name!r}; nothing was changed, pick another name",
-                param="branch",
-            )
-        git.config_set(f"branch.{name}.remote", target.remote)
-        git.config_set(f"branch.{name}.merge", f"refs/heads/{name}")
-        backups_made: list[str] = []
-        reset = False
-        if not keep_main and head is not None and head != upstream:
-            backups_made.append(_backup(git, head, f"propose {name}"))
-            reset = git.reset_keep(upstream)
-        links = tuple(m.group(0) for m in re.finditer(r"https?://\S+", messages))
-        return ProposeResult(
-            target.remote,
-            name,
-            target.branch,
-            tuple((c.sha, c.subject) for c in pending),
-            committed,
-            reset,
-            tuple(backups_made),
-            links,
-        )

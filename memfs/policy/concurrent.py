@@ -32,14 +32,17 @@ to git's text merge, and validation names the file.
 
 :func:`orphans` is the other half: after any integration, an active memory that one side derived
 from a memory the other side retracted is flagged, as the retraction would have flagged it had it
-seen the memory.
+seen the memory. :func:`duplicates` keeps one active memory per subject when the two sides made
+the same subject active in two different files (one side retracted a memory and remembered the
+subject anew at a new path while the other changed the old file): the newest value stays active,
+the others become ``superseded``, as ``remember``'s SUPERSEDE would have left them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -235,6 +238,23 @@ def relocated(old: str, new: str, data: bytes) -> bytes:
     if meta.get("id") != default_id(old):
         return data
     return doc.with_frontmatter(yamlio.edit(doc.frontmatter, {"id": default_id(new)}, doc.newline)).render().encode()
+
+
+def duplicates(known: Mapping[str, Memory], changed: Collection[str]) -> dict[str, str]:
+    """Active keyed memories among ``known`` that share a subject with another active one, where
+    at least one of the group is in ``changed``: each loser's path -> the winner's. The winner is
+    the newest value (``updated``, then ``revision``, then the path: every clone picks alike)."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for path, memory in known.items():
+        if memory.status == "active" and memory.key:
+            groups.setdefault(_subject(memory), []).append(path)
+    losers: dict[str, str] = {}
+    for paths in groups.values():
+        if len(paths) < 2 or not set(paths) & set(changed):
+            continue
+        winner = max(paths, key=lambda p: (known[p].updated or EPOCH, known[p].revision, p))
+        losers.update({p: winner for p in paths if p != winner})
+    return losers
 
 
 def orphans(changed: Mapping[str, Memory], known: Mapping[str, Memory]) -> dict[str, list[str]]:

@@ -1,4 +1,5 @@
-"""The CI templates ``memfs init --ci`` writes, linted: the GitHub workflow by actionlint (with
+"""The CI templates ``memfs init --ci`` writes and the integrator's templates (CI jobs, systemd units and a
+hook for a bare repository), linted: the GitHub workflow by actionlint (with
 shellcheck on its script), the GitLab file by its structure as GitLab documents it and by
 shellcheck on its script. Both linters come from the ``test`` extra and need no network."""
 
@@ -99,3 +100,56 @@ def test_both_templates_find_their_comment_by_the_same_marker(kind: str) -> None
     _, data = ci_file(kind)
     assert data.count(b"marker='<!-- memfs-review -->'") == 1
     assert b"--edit-last" not in data
+
+
+# --- the integrator's templates (#25): GitHub Actions, GitLab CI, systemd next to a bare repository ----
+def integrator_template(name: str) -> bytes:
+    from memfs.format.templates import data_dir
+
+    return (data_dir("templates") / name).read_bytes()
+
+
+def test_the_integrator_workflow_passes_actionlint_and_runs_on_writer_branches(tmp_path: Path) -> None:
+    data = integrator_template("ci/integrate-github.yml")
+    done = actionlint(data, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    workflow = yaml.safe_load(data)
+    assert workflow[True]["push"]["branches"] == ["memfs/writers/**"]  # YAML 1.1 reads the key `on` as true
+    assert workflow["concurrency"] == {"group": "memfs-integrate", "cancel-in-progress": False}
+    assert "memfs integrate" in workflow["jobs"]["integrate"]["steps"][-1]["run"]
+
+
+def test_the_integrator_gitlab_job_has_the_shape_gitlab_reads_and_its_script_passes_shellcheck(
+        tmp_path: Path) -> None:
+    pipeline = yaml.safe_load(integrator_template("ci/integrate-gitlab.yml"))
+    (name,) = [n for n in pipeline if n not in GLOBAL_KEYWORDS]
+    job = pipeline[name]
+    assert set(job) <= JOB_KEYWORDS and job["stage"] in DEFAULT_STAGES and job["resource_group"]
+    assert all(isinstance(r, dict) and set(r) <= RULE_KEYWORDS for r in job["rules"])
+    assert job["rules"][0] == {"if": "$CI_COMMIT_BRANCH =~ /^memfs\\/writers\\//"}
+    script = tmp_path / "script.sh"
+    script.write_text("\n".join(job["script"]) + "\n")
+    done = subprocess.run([tool("shellcheck"), "--shell=bash", str(script)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "memfs integrate" in job["script"][-1]
+
+
+def test_the_server_units_pass_systemd_analyze_and_the_hook_passes_shellcheck(tmp_path: Path) -> None:
+    import shutil
+
+    hook = tmp_path / "post-receive"
+    hook.write_bytes(integrator_template("server/post-receive"))
+    done = subprocess.run([tool("shellcheck"), str(hook)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "")
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    for unit in ("memfs-integrate.service", "memfs-integrate.timer"):
+        text = integrator_template(f"server/{unit}").decode().replace("/usr/local/bin/memfs", "/bin/true")
+        (tmp_path / unit).write_text(text)
+    (tmp_path / "typo.service").write_text("[Service]\nExecStrat=/bin/true\nExecStart=/bin/true\n")
+    units = [str(tmp_path / u) for u in ("memfs-integrate.service", "memfs-integrate.timer", "typo.service")]
+    done = subprocess.run([analyze, "verify", *units], capture_output=True, text=True, timeout=60)
+    complaints = [line for line in done.stderr.splitlines() if line.strip()]
+    assert [line for line in complaints if "typo.service" not in line] == [] and done.returncode == 0
+    assert any("ExecStrat" in line for line in complaints)  # what the check would catch

@@ -9,7 +9,8 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
-from memfs.ops.sync import BACKUP_PREFIX, Waiting, backups, propose, sync
+from memfs.ops.propose import propose
+from memfs.ops.sync import BACKUP_PREFIX, Waiting, backups, sync
 from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, race_pushes, remote_head
 
 

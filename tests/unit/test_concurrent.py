@@ -122,6 +122,24 @@ def test_orphans_are_active_memories_derived_from_a_retracted_one_transitively()
     }
 
 
+def test_one_subject_active_in_two_files_keeps_the_newest_and_only_when_the_integration_touched_it() -> None:
+    """One clone retracted a memory and remembered the subject anew at a new path; the other
+    changed the old file: after the merge both files are active for one subject."""
+    def mem(path: str, updated: str, **fields: Any) -> Any:
+        return parse(path, memory_text("x", key="lang", updated=updated, **fields).encode())
+
+    known = {
+        "facts/lang.md": mem("facts/lang.md", "2026-01-02T00:00:00Z", revision=5),
+        "facts/lang-2.md": mem("facts/lang-2.md", "2026-01-01T00:00:00Z", revision=2),
+        "facts/lang-3.md": mem("facts/lang-3.md", "2026-01-03T00:00:00Z", status="retracted"),
+        "facts/other.md": mem("facts/other.md", "2026-01-01T00:00:00Z", scope="team:y"),
+    }
+    assert concurrent.duplicates(known, ["facts/lang-2.md"]) == {"facts/lang-2.md": "facts/lang.md"}
+    assert concurrent.duplicates(known, ["facts/other.md"]) == {}  # a duplicate nobody just made is validate's
+    tie = {p: mem(p, "2026-01-01T00:00:00Z") for p in ("a.md", "b.md")}
+    assert concurrent.duplicates(tie, ["a.md"]) == {"a.md": "b.md"}  # a total order: every clone agrees
+
+
 def test_the_merge_driver_holds_a_retraction_against_a_new_value_too(tmp_path: Any) -> None:
     from memfs.ops import mergedriver
 

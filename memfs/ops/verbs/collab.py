@@ -1,10 +1,10 @@
-"""Working with others and other systems: ``sync``, ``propose``, ``import`` and ``export``."""
+"""Working with others and other systems: ``sync``, ``integrate``, ``propose``, ``import`` and ``export``."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memfs.format.declare import param
 from memfs.format.interop.common import FORMATS as IMPORT_FORMATS
@@ -12,8 +12,10 @@ from memfs.format.model import SOURCE_KINDS, TYPES
 from memfs.ops.verbs.declare import Request, request
 
 if TYPE_CHECKING:
-    from memfs.ops.interop import ExportReport, ImportReport  # noqa: F401 - results named in Request["..."]
-    from memfs.ops.sync import ProposeResult, SyncResult  # noqa: F401
+    from memfs.ops.integrate import IntegrateResult  # noqa: F401 - results named in Request["..."]
+    from memfs.ops.interop import ExportReport, ImportReport  # noqa: F401
+    from memfs.ops.propose import ProposeResult  # noqa: F401
+    from memfs.ops.sync import SyncResult  # noqa: F401
 
 
 @request("propose")
@@ -44,6 +46,40 @@ class Sync(Request["SyncResult"]):
                                       "attempts, 5); each retry waits a random time that doubles.")
     budget: float | None = param(default=None, minimum=0, maximum=3600, metavar="SECONDS",
                                  help="Start no new try after this many seconds (default: [sync] budget, 60).")
+    route: str | None = param(
+        default=None, help="Where your commits go: the shared branch, or your own writer ref (default: [sync] route).",
+        flag_values=(("--direct", "direct", "Push to the shared branch (the default)."),
+                     ("--writer-ref", "writer-ref",
+                      "Push to memfs/writers/<writer>, which 'memfs integrate' brings into the branch.")))
+    writer: str | None = param(default=None,
+                               help="Writer id of your own ref (default: [sync] writer, else from the actor).")
+
+
+@request("integrate", cli_note="""
+    Writers that sync with --writer-ref ([sync] route = "writer-ref") push to their own branch
+    memfs/writers/<writer>; this brings each into the branch and pushes it, the one pusher of it.
+    Run it where the branch is checked out: a CI job (templates/ci/integrate-*.yml) or a clone next
+    to a bare repository (templates/server/). Every writer's commits pass the secret gate; memories
+    two writers changed are reconciled, and what needs a person is held needs_review (memfs review).
+    A writer that cannot be integrated (a conflict memfs cannot settle) is held and named, the others
+    flow; exit 1 when any is held. Re-running with nothing new changes nothing.""")
+class Integrate(Request["IntegrateResult"]):
+    """Bring every writer's ref (memfs/writers/*) into the shared branch and push it."""
+
+    remote: str | None = param(default=None, help="Remote of the writers and the branch (default: as for sync).")
+    branch: str | None = param(default=None, help="The shared branch (default: as for sync).")
+    attempts: int | None = param(default=None, minimum=1, maximum=100,
+                                 help="Tries at most when another integrator pushed first (default: [sync] attempts).")
+    budget: float | None = param(default=None, minimum=0, maximum=3600, metavar="SECONDS",
+                                 help="Start no new try after this many seconds (default: [sync] budget, 60).")
+    watch: bool = param(default=False, help="Keep running: a round every --interval seconds until stopped.")
+    interval: float = param(default=30.0, minimum=0.1, maximum=86400, metavar="SECONDS",
+                            help="Seconds between rounds with --watch.")
+    rounds: int | None = param(default=None, minimum=1, help="With --watch, stop after this many rounds.")
+
+    def round_options(self) -> dict[str, Any]:
+        """The fields one round takes (:func:`memfs.ops.integrate.integrate`)."""
+        return {"remote": self.remote, "branch": self.branch, "attempts": self.attempts, "budget": self.budget}
 
 
 @request("import", method="import_", cli_note="""

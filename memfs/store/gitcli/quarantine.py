@@ -87,13 +87,15 @@ class Quarantine(Refs):
             raise GitError(f"fetching {remote}/{branch}: git wrote no commit id to FETCH_HEAD")
         return first
 
-    def incoming(self, tip: str, objects: tuple[Path, Path] | None = None, known: str = "--all") -> list[Incoming]:
-        """The commits reachable from ``tip`` and from no ref of this repository (``known``:
-        ``--branches`` for no local branch), each with its message and the files it changes (a
-        merge: against its first parent, so what the merge itself adds is seen). Two git
-        processes: the log, and one batch read of the messages."""
+    def incoming(
+        self, tip: str, objects: tuple[Path, Path] | None = None, known: Sequence[str] = ("--all",)
+    ) -> list[Incoming]:
+        """The commits reachable from ``tip`` and from none of ``known`` (default: no ref of this
+        repository), each with its message and the files it changes (a merge: against its first
+        parent, so what the merge itself adds is seen). Two git processes: the log, and one batch
+        read of the messages."""
         out = self._run("log", "-z", "--format=%H", "--raw", "--no-renames", "--no-abbrev",
-                        "--diff-merges=first-parent", tip, "--not", known, objects=objects).stdout
+                        "--diff-merges=first-parent", tip, "--not", *known, objects=objects).stdout
         order: list[str] = []
         changes: dict[str, list[Change]] = {}
         tokens = out.decode("utf-8", "surrogateescape").split("\0")

@@ -22,6 +22,20 @@ class Remotes(Refs):
         proc = self._run("push", "--porcelain", remote, f"{source}:refs/heads/{branch}", check=False)
         return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
+    def remote_heads(self, remote: str, prefix: str) -> dict[str, str]:
+        """The remote's branches under ``prefix`` (``git ls-remote --heads``): name after the
+        prefix -> commit. One round trip; nothing is fetched."""
+        proc = self._run("ls-remote", "--heads", remote, f"refs/heads/{prefix}*", check=False)
+        if proc.returncode != 0:
+            raise GitError(f"listing the branches {prefix}* of {remote} failed: {process.output(proc)}")
+        found = {}
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            sha, _, ref = line.partition("\t")
+            name = ref.removeprefix(f"refs/heads/{prefix}")
+            if ref.startswith(f"refs/heads/{prefix}") and name:
+                found[name] = sha
+        return found
+
     def fast_forward(self, rev: str) -> None:
         self._text("merge", "--ff-only", "--quiet", rev)
 

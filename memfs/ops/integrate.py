@@ -1,0 +1,309 @@
+"""``memfs integrate``: bring every writer's own ref into the shared branch, the only pusher of it.
+
+Writers on the ``writer-ref`` route (:mod:`memfs.ops.sync`) push to
+``refs/heads/memfs/writers/<writer>``, a ref only each writer writes, so no writer races another
+for ``main``. The integrator, in a clone of its own (a CI job's checkout, or a clone next to a bare
+repository), runs rounds of:
+
+1. fetch ``main`` through the quarantine (:mod:`memfs.ops.incoming`) and integrate it into the
+   local branch (another integrator may have pushed);
+2. list the writer refs (``git ls-remote``), fetch each that moved through the quarantine (the
+   secret gate judges every commit none of the refs it judged before reaches), and merge each
+   into the local branch with sync's rules (:func:`memfs.ops.sync.integrate`: a fast-forward, a
+   merge, or one reconcile merge commit whose memory files memfs settles; a change that needs a
+   person is held ``needs_review`` for ``memfs review``);
+3. push the branch as a plain fast-forward: the server's compare-and-swap of the ref, so two
+   integrators never lose each other's work (the loser fetches, integrates and pushes again
+   after a random wait that doubles, :mod:`memfs.policy.retry`).
+
+A writer whose ref cannot be integrated (a conflict on a file memfs cannot settle, a secret) is
+*held*: reported, left as it is, retried next round; the others flow. A writer ref deleted on the
+remote is forgotten once everything it held is on ``main``; what it held that ``main`` lacks is
+integrated from the copy fetched before. A ``main`` that no longer contains what this integrator
+saw there (force-pushed) stops the round with nothing pushed.
+
+Idempotent: a round with nothing new makes no commit and pushes nothing. Crash-safe: every step
+is a git ref update or a commit; a merge in progress is announced by a marker file in the git
+directory, and the next run (which holds the write lock, so the previous one is dead) aborts that
+merge and resets the work tree to the branch's last commit before starting; the writer refs on
+the remote are never changed, so a killed round loses nothing and the next one redoes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memfs.errors import ConflictError, GitError, MemfsError, SyncRefused
+from memfs.ops import incoming, sync
+from memfs.ops.reconcile_sync import Settlement
+from memfs.policy.retry import Backoff
+from memfs.store import crashpoint
+from memfs.store.repo import Store
+
+#: In the git directory while a writer's ref is being merged; found by the next run: a killed merge.
+MARKER = "memfs-integrating"
+#: ``refs/memfs/writers/<remote>/<writer>``: each writer ref as last fetched and judged here.
+FETCHED = "refs/memfs/writers/"
+#: ``refs/memfs/integrated/<remote>/<branch>``: the shared branch as last seen on the remote; a
+#: later tip that does not contain it was force-pushed.
+SEEN = "refs/memfs/integrated/"
+
+
+@dataclass(frozen=True)
+class WriterOutcome:
+    """What a round did with one writer's ref: ``none`` (already on the branch), ``fast-forward``,
+    ``merge``, ``reconcile``, ``held`` (not integrated, ``detail`` says why) or ``gone`` (deleted
+    on the remote, everything it held on the branch)."""
+
+    writer: str
+    tip: str
+    outcome: str
+    detail: str = ""
+    reconciled: tuple[Settlement, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"writer": self.writer, "tip": self.tip, "outcome": self.outcome, "detail": self.detail,
+                "reconciled": [s.to_json() for s in self.reconciled]}
+
+    def lines(self) -> list[str]:
+        head = f"{sync.WRITERS}{self.writer} ({self.tip[:10]}): {self.outcome}"
+        found = [head + (f": {self.detail}" if self.detail else "")]
+        found += [f"  needs review (memfs review): {s.line()}" for s in self.reconciled if s.review]
+        found += [f"  reconciled {s.line()}" for s in self.reconciled if not s.review]
+        return found
+
+
+@dataclass(frozen=True)
+class IntegrateResult:
+    remote: str
+    branch: str
+    before: str | None
+    after: str | None
+    pushed: int
+    attempts: int
+    writers: tuple[WriterOutcome, ...] = ()
+    #: Whether this run first cleaned up after an integrator killed in the middle of a merge.
+    recovered: bool = False
+
+    @property
+    def held(self) -> tuple[WriterOutcome, ...]:
+        return tuple(w for w in self.writers if w.outcome == "held")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"remote": self.remote, "branch": self.branch, "before": self.before, "after": self.after,
+                "pushed": self.pushed, "attempts": self.attempts, "recovered": self.recovered,
+                "writers": [w.to_json() for w in self.writers]}
+
+    def summary(self) -> list[str]:
+        moved = [w for w in self.writers if w.outcome != "none"]
+        lines = ["recovered from an integrator killed mid-merge: the merge was undone and is redone"] * self.recovered
+        if self.pushed:
+            lines.append(f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}: now {self.after or '':.10}")
+        else:
+            lines.append(f"{self.remote}/{self.branch} is up to date ({self.after or '':.10}): nothing to integrate")
+        for outcome in moved:
+            lines += outcome.lines()
+        return lines
+
+
+def integrate(
+    repo: Store,
+    *,
+    remote: str | None = None,
+    branch: str | None = None,
+    attempts: int | None = None,
+    budget: float | None = None,
+    waiting: sync.Waiting | None = None,
+) -> IntegrateResult:
+    """One round: every writer ref brought into the current branch, which is pushed to the remote
+    branch (``[sync] remote`` and ``branch`` by default, as for sync)."""
+    conf = repo.config().sync
+    retry = Backoff(attempts or conf.attempts, conf.budget if budget is None else budget, conf.backoff)
+    with repo.locked():
+        recovered = _recover(repo)
+        target = sync.resolve_target(repo.git, remote, branch, conf)
+        sync.check_quiet(repo)
+        return _rounds_locked(repo, target, retry, waiting or sync.Waiting(), recovered)
+
+
+def _rounds_locked(
+    repo: Store, target: sync.Target, retry: Backoff, waiting: sync.Waiting, recovered: bool
+) -> IntegrateResult:
+    git = repo.git
+    before, started, attempt = git.head(), waiting.clock(), 0
+    outcomes: dict[str, WriterOutcome] = {}
+    while True:
+        attempt += 1
+        upstream = _take_branch(repo, target)
+        crashpoint.reached("integrate-fetched")
+        for outcome in _writers(repo, target, upstream):
+            if outcome.outcome != "none" or outcome.writer not in outcomes:
+                outcomes[outcome.writer] = outcome
+        head = git.head()
+        found = tuple(outcomes[w] for w in sorted(outcomes))
+        if head is None or head == upstream:
+            return IntegrateResult(target.remote, target.branch, before, head, 0, attempt, found, recovered)
+        sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
+        if _push(repo, target, head):
+            crashpoint.reached("integrate-pushed")
+            git.update_ref(target.tracking, head, f"memfs integrate: pushed {target.branch}")
+            git.update_ref(_seen_ref(target), head, f"memfs integrate: pushed {target.branch}")
+            sync.prune_backups(git, head, keep=[])
+            return IntegrateResult(target.remote, target.branch, before, head, sent, attempt, found, recovered)
+        wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
+        if not retry.another(attempt, elapsed, wait):
+            raise ConflictError(
+                f"{target.label} kept changing while integrating ({attempt} attempts in {elapsed:.1f} s): another "
+                f"integrator is pushing it. Nothing was lost: {target.local} here holds the integration, and the "
+                "writer refs are unchanged; run 'memfs integrate' again")
+        waiting.sleep(wait)
+
+
+def _seen_ref(target: sync.Target) -> str:
+    return f"{SEEN}{target.remote}/{target.branch}"
+
+
+def _take_branch(repo: Store, target: sync.Target) -> str | None:
+    """Fetch the shared branch, refuse one that was rewritten, and integrate it here (merging
+    what another integrator pushed); its tip, or ``None`` if the remote has no such branch yet."""
+    git = repo.git
+    seen = git.rev(_seen_ref(target))
+    upstream = sync.fetch_target(repo, target)
+    if upstream is None:
+        return None
+    if seen is not None and not git.is_ancestor(seen, upstream):
+        head = git.head() or seen
+        raise SyncRefused(
+            f"{target.label} was rewritten (force-pushed): it no longer contains {seen[:10]}, which it held when "
+            f"this integrator last saw it. Nothing was pushed and nothing was lost ({target.local} here is at "
+            f"{head[:10]}). If the rewrite was meant (a purge), delete the writer refs that still hold the removed "
+            f"commits, then here: git update-ref -d {_seen_ref(target)}; git reset --hard {target.label}; "
+            "memfs integrate. Otherwise push the lost commits back first.")
+    git.update_ref(_seen_ref(target), upstream, f"memfs integrate: seen {target.branch}")
+    sync.integrate(repo, target, upstream, "merge")
+    return upstream
+
+
+def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[WriterOutcome]:
+    """Every writer ref on the remote (and every one fetched here before) brought in, in name order."""
+    git = repo.git
+    prefix = f"{FETCHED}{target.remote}/"
+    tips = git.remote_heads(target.remote, sync.WRITERS)
+    fetched = {ref.removeprefix(prefix): sha for ref, sha in git.refs(prefix)}
+    head = git.head() if fetched else None
+    on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
+    judged = ("HEAD", f"--glob={prefix}")
+    out = []
+    for writer in sorted(set(tips) | set(fetched)):
+        ref = prefix + writer
+        tip = tips.get(writer)
+        if tip is not None and tip == fetched.get(writer) and writer in on_branch:
+            out.append(WriterOutcome(writer, tip, "none"))
+            continue
+        if tip is not None and tip != fetched.get(writer):
+            try:
+                tip = incoming.fetch(repo, target.remote, sync.WRITERS + writer, ref, known=judged)
+            except SyncRefused as exc:
+                out.append(WriterOutcome(writer, tips[writer], "held", str(exc)))
+                continue
+        if tip is None:
+            out.append(_gone(repo, target, writer, fetched.get(writer) or git.rev(ref) or "", upstream))
+            continue
+        out.append(_merge_writer(repo, target, writer, tip))
+    return out
+
+
+def _gone(repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None) -> WriterOutcome:
+    """A writer ref deleted on the remote: forgotten here once the remote branch holds all of it,
+    else what it held is integrated from the copy fetched before."""
+    git = repo.git
+    if not sha or (upstream is not None and git.is_ancestor(sha, upstream)):
+        git.delete_refs([f"{FETCHED}{target.remote}/{writer}"])
+        return WriterOutcome(writer, sha, "gone", "deleted on the remote; everything it held is on the branch")
+    merged = _merge_writer(repo, target, writer, sha)
+    note = "deleted on the remote; what it held that the branch lacked comes from the copy fetched before"
+    return WriterOutcome(writer, sha, merged.outcome, f"{note}. {merged.detail}".strip(), merged.reconciled)
+
+
+def _merge_writer(repo: Store, target: sync.Target, writer: str, tip: str) -> WriterOutcome:
+    """Merge one writer's tip into the branch (:func:`memfs.ops.sync.integrate`); a conflict memfs
+    cannot settle leaves the branch as it was and holds this writer alone."""
+    git = repo.git
+    head = git.head()
+    if head is not None and git.is_ancestor(tip, head):
+        return WriterOutcome(writer, tip, "none")
+    marker = git.git_dir / MARKER
+    marker.write_text(f"{head or ''} {writer} {tip}\n", encoding="utf-8")
+    crashpoint.reached("integrate-merging")
+    try:
+        how, _, settled = sync.integrate(repo, sync.Target(target.local, target.remote, sync.WRITERS + writer),
+                                         tip, "merge")
+    except (ConflictError, SyncRefused, GitError) as exc:
+        return WriterOutcome(writer, tip, "held", f"not integrated, retried each round: {exc}".split("\n")[0])
+    finally:
+        marker.unlink(missing_ok=True)
+    crashpoint.reached("integrate-merged")
+    return WriterOutcome(writer, tip, how, reconciled=tuple(settled))
+
+
+def _push(repo: Store, target: sync.Target, head: str) -> bool:
+    """Push ``head`` to the remote branch as a fast-forward: ``False`` when another push won the race."""
+    try:
+        pushed, _ = sync.push_to(repo.git, target.remote, head, target.branch)
+    except GitError as exc:
+        raise GitError(
+            f"{target.remote} refused the push of {target.branch} ({exc}). Nothing was lost: {target.local} here "
+            f"holds the integrated writers at {head[:10]} and the writer refs are unchanged. Allow this integrator "
+            f"to push {target.branch} (a protected branch needs its account allowed), then run 'memfs integrate' "
+            "again") from None
+    return pushed
+
+
+def _recover(repo: Store) -> bool:
+    """After an integrator killed while merging (the marker is there and the lock was free):
+    abort the merge, put the work tree back at the branch's last commit, remove the marker."""
+    git = repo.git
+    marker = git.git_dir / MARKER
+    if not marker.exists():
+        return False
+    if (git.git_dir / "MERGE_HEAD").exists():
+        git.abort("merge")
+    if git.head() is not None:
+        git.reset_hard("HEAD")
+    marker.unlink(missing_ok=True)
+    return True
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """How ``--watch`` runs: a round every ``interval`` seconds (sleeping between rounds, never
+    polling), ``rounds`` at most (``None``: until stopped)."""
+
+    interval: float = 30.0
+    rounds: int | None = None
+    waiting: sync.Waiting = field(default_factory=sync.Waiting)
+
+
+def watch(
+    repo: Store, how: Rounds, report: Callable[[IntegrateResult | MemfsError], None] | None = None, **options: Any
+) -> IntegrateResult:
+    """Run :func:`integrate` in rounds; the last round's result. With ``report``, each round's
+    result or error goes to it and a failed round does not stop the next (a remote down for a
+    while; the last error is raised if the last round failed); without, the first error raises."""
+    done = 0
+    while True:
+        done += 1
+        try:
+            last = integrate(repo, waiting=how.waiting, **options)
+        except MemfsError as exc:
+            if report is None or done == how.rounds:
+                raise
+            report(exc)
+        else:
+            if report is not None:
+                report(last)
+            if done == how.rounds:
+                return last
+        how.waiting.sleep(how.interval)
