@@ -9,6 +9,7 @@ Without lighttpd or sshd a test is skipped saying what to install, except in CI 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,6 +65,7 @@ def test_sync_round_trip_and_a_refused_push(served: servers.Served, tmp_path: Pa
     _refuse_pushes(bare)
     on_server = git(bare, "rev-parse", "main")
     second = a.remember({**FACT, "key": "freeze", "body": "Code freeze is on Mondays."})
-    with pytest.raises(GitError, match=f"pushing to origin/main failed: .*{PROTECTED}"):
+    with pytest.raises(GitError, match=f"pushing to origin/main failed: .*{PROTECTED}") as refused:
         sync(a.store)
+    assert not re.search(r" $", str(refused.value), re.M), "the server's lines keep git's padding"
     assert a.store.git.head() == second.commit and git(bare, "rev-parse", "main") == on_server
