@@ -305,6 +305,7 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, bare: Path, env: dict[
 def rows(outcome: Outcome) -> dict[str, float]:
     cpus = [op.cpu for op in outcome.ops]
     lat = outcome.latencies or [float("nan")]
+    published = [op.publish_wall for op in outcome.ops if op.published]
     return {
         "operations": len(outcome.ops),
         "give-ups": outcome.give_ups,
@@ -317,7 +318,7 @@ def rows(outcome: Outcome) -> dict[str, float]:
         "CPU s per op (mean)": statistics.fmean(cpus) if cpus else 0.0,
         "  of which write (median)": statistics.median(op.write_cpu for op in outcome.ops) if cpus else 0.0,
         "  of which publish (median)": statistics.median(op.cpu - op.write_cpu for op in outcome.ops) if cpus else 0.0,
-        "publish wall s (median)": statistics.median(op.publish_wall for op in outcome.ops) if cpus else 0.0,
+        "publish wall s (median)": statistics.median(published) if published else float("nan"),
         "visibility p50 s": pct(lat, 50),
         "visibility p95 s": pct(lat, 95),
     }
