@@ -261,7 +261,9 @@ def push_to(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[boo
         return True, err
     if _REJECTED.search(out):
         return False, err
-    raise GitError(f"pushing to {remote}/{branch} failed: {(err or out).strip()}")
+    # a server's lines (``remote: ...``) come padded with spaces that clear git's progress display
+    detail = "\n".join(line.rstrip() for line in (err or out).strip().splitlines())
+    raise GitError(f"pushing to {remote}/{branch} failed: {detail}")
 
 
 # --- integration -----------------------------------------------------------------------------

@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import random
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +13,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.ops.sync import sync
+from tests import servers
 from tests.helpers import PERSON, clone_repo, copy_repo, git
 
 CLONES = 3
@@ -122,63 +120,13 @@ def test_three_clones_over_a_file_remote(tmp_path: Path, remote: Path) -> None:
 
 
 # --- git:// ------------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def git_daemon(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    """``git daemon`` serving ``<tmp>/served`` on 127.0.0.1 with push enabled; its base URL."""
-    exec_path = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True, check=True).stdout.strip())
-    if not (exec_path / "git-daemon").exists():
-        pytest.skip("git daemon is not installed")
-    served = tmp_path / "served"
-    served.mkdir()
-    for _ in range(5):
-        port = _free_port()
-        proc = subprocess.Popen(
-            [
-                "git",
-                "daemon",
-                "--export-all",
-                "--enable=receive-pack",
-                "--reuseaddr",
-                "--informative-errors",
-                "--listen=127.0.0.1",
-                f"--port={port}",
-                f"--base-path={served}",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while proc.poll() is None and not _listening(port) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if proc.poll() is None and _listening(port):
-            break
-        proc.kill()
-        proc.wait()
-    else:
-        pytest.fail("git daemon did not start")
-    try:
-        yield served, f"git://127.0.0.1:{port}/"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    """``git daemon`` serving ``<tmp>/served`` on 127.0.0.1 with push enabled (:mod:`tests.servers`); its base URL."""
+    if servers.missing("daemon"):
+        pytest.skip(servers.missing("daemon") or "")
+    with servers.serve("daemon", tmp_path) as served:
+        yield served.root, served.base
 
 
 @pytest.mark.slow

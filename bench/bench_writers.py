@@ -1,0 +1,383 @@
+"""Many writers, one memory (issue #25): N concurrent writers x K operations through a real server
+on 127.0.0.1 (``git daemon``, smart HTTP behind lighttpd, SSH; started here by
+:mod:`tests.servers`), memfs and plain git in the same run.
+
+A *mode* is how a writer publishes; each mode gets its own bare repository (the same seed) and N
+clones of its own, and the modes run one after the other against the same server:
+
+``memfs``
+    each operation is ``memfs remember`` (one commit) then ``memfs sync`` (fetch, integrate,
+    fast-forward push to ``main``, retries with backoff and jitter), two processes as an agent
+    would run them.
+``git``
+    plain git's loop: write a file, ``git add; git commit``, then
+    ``until git pull --rebase && git push; do sleep U(0,1); done``, at most 5 tries.
+
+(Another publishing scheme, e.g. per-writer refs and an integrator, is one more :class:`Mode`: how
+to prepare a clone, write, publish, sync quietly, and what runs beside the server meanwhile.)
+
+Measured per mode: *give-ups* (an operation whose publish failed), *arrived* (writes on the
+server's ``main`` when the last writer finished), *lost* (committed but still not on ``main``
+after every clone synced once more, one after another), *blocked* clones (that quiet sync
+failed), *throughput* (arrivals per second of the run), *CPU per operation* (user+sys of the
+operation's processes and their children, from ``wait4``: client side only), and *visibility*
+(from a write's local commit to the moment a watcher polling the server's ``main`` every 0.1 s
+sees its file; writes that arrived only in the quiet phase count with that time).
+
+    .venv/bin/python bench/bench_writers.py [--servers daemon http ssh] [--writers 12 50] [--ops 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchlib import pct  # noqa: E402
+
+from memfs import MemoryRepo  # noqa: E402
+from memfs.store.init import configure_merge_driver  # noqa: E402
+from tests import servers  # noqa: E402
+
+MEMFS = (sys.executable, "-m", "memfs")
+TOKEN = re.compile(r"w(\d+)-o(\d+)")
+
+
+# --- processes -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    cpu: float
+    out: str
+
+
+def run(argv: list[str] | tuple[str, ...], cwd: Path, env: dict[str, str]) -> Ran:
+    """Run a process to its end; its exit code, the CPU seconds of it and its waited-for children
+    (``wait4``, so concurrent writers' processes are told apart), and its output."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return Ran(proc.returncode, usage.ru_utime + usage.ru_stime, out.read().decode(errors="replace"))
+
+
+# --- modes -----------------------------------------------------------------------------------
+@dataclass
+class Writer:
+    index: int
+    clone: Path
+    env: dict[str, str]
+
+
+@dataclass
+class Op:
+    """One operation: when its commit existed locally, its CPU, and whether it was published."""
+
+    token: str
+    committed: float = 0.0
+    cpu: float = 0.0
+    #: of which the write (``memfs remember``; ``git add`` + ``git commit``)
+    write_cpu: float = 0.0
+    #: wall seconds from the local commit to the end of publishing (every try and wait)
+    publish_wall: float = 0.0
+    published: bool = False
+    failure: str = ""
+
+
+class Mode:
+    """How writers publish. Subclasses say how a clone is prepared, how one write is made and
+    published, how a clone syncs once quietly at the end, and what runs beside the server."""
+
+    name: ClassVar[str]
+
+    def prepare(self, writer: Writer) -> None:
+        """Get a fresh clone ready (not measured)."""
+
+    def operate(self, writer: Writer, n: int) -> Op:
+        raise NotImplementedError
+
+    def quiet_sync(self, writer: Writer) -> bool:
+        raise NotImplementedError
+
+    def beside(self, bare: Path) -> AbstractContextManager[object]:
+        """What runs next to the server while writers work (an integrator, say); nothing here."""
+        return nullcontext()
+
+
+class MemfsSync(Mode):
+    """``memfs remember`` then ``memfs sync`` straight to ``main``."""
+
+    name = "memfs"
+
+    def prepare(self, writer: Writer) -> None:
+        repo = MemoryRepo.open(writer.clone, actor=f"agent:w{writer.index}")
+        configure_merge_driver(repo.store.git)
+        repo.search("warm up the index")
+
+    def operate(self, writer: Writer, n: int) -> Op:
+        op = Op(f"w{writer.index}-o{n}")
+        remember = run([*MEMFS, "remember", "--scope", f"agent:w{writer.index}", "--key", op.token, "--type", "fact",
+                        "--source", f"bench:{op.token}", "--source-kind", "tool",
+                        "--body", f"Writer {writer.index} measured build {n} at {40 + n} seconds."],
+                       writer.clone, writer.env)
+        op.committed, op.cpu, op.write_cpu = time.monotonic(), remember.cpu, remember.cpu
+        if remember.code:
+            op.failure = f"remember exited {remember.code}: {remember.out.strip()[-300:]}"
+            return op
+        synced = run([*MEMFS, "sync"], writer.clone, writer.env)
+        op.cpu += synced.cpu
+        op.publish_wall = time.monotonic() - op.committed
+        op.published = synced.code == 0
+        op.failure = "" if op.published else f"sync exited {synced.code}: {synced.out.strip()[-300:]}"
+        return op
+
+    def quiet_sync(self, writer: Writer) -> bool:
+        return run([*MEMFS, "sync"], writer.clone, writer.env).code == 0
+
+
+class PlainGit(Mode):
+    """``git commit`` then ``until git pull --rebase && git push; do sleep; done`` (5 tries)."""
+
+    name = "git"
+    tries = 5
+
+    def prepare(self, writer: Writer) -> None:
+        for key, value in (("user.name", f"w{writer.index}"), ("user.email", f"w{writer.index}@bench.invalid")):
+            subprocess.run(["git", "config", key, value], cwd=writer.clone, env=writer.env, check=True)
+
+    def operate(self, writer: Writer, n: int) -> Op:
+        op = Op(f"w{writer.index}-o{n}")
+        path = writer.clone / "plain" / f"{op.token}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"Writer {writer.index} measured build {n} at {40 + n} seconds.\n")
+        committed = self._git(writer, op, "add", str(path)) and self._git(writer, op, "commit", "-qm", op.token)
+        op.committed, op.write_cpu = time.monotonic(), op.cpu
+        if not committed:
+            return op
+        for attempt in range(self.tries):
+            if self._publish(writer, op):
+                op.published, op.failure = True, ""
+                op.publish_wall = time.monotonic() - op.committed
+                return op
+            if attempt + 1 < self.tries:
+                time.sleep(random.uniform(0, 1))
+        return op
+
+    def _git(self, writer: Writer, op: Op, *args: str) -> bool:
+        ran = run(["git", *args], writer.clone, writer.env)
+        op.cpu += ran.cpu
+        if ran.code:
+            op.failure = f"git {args[0]} exited {ran.code}: {ran.out.strip()[-300:]}"
+        return ran.code == 0
+
+    def _publish(self, writer: Writer, op: Op) -> bool:
+        return self._git(writer, op, "pull", "-q", "--rebase") and self._git(writer, op, "push", "-q", "origin", "main")
+
+    def quiet_sync(self, writer: Writer) -> bool:
+        return self._publish(writer, Op("quiet"))
+
+
+MODES: dict[str, type[Mode]] = {mode.name: mode for mode in (MemfsSync, PlainGit)}
+
+
+# --- watching main ---------------------------------------------------------------------------
+class Watcher:
+    """Polls the bare repository's ``main`` every 0.1 s; the first time each write's file is there."""
+
+    def __init__(self, bare: Path, env: dict[str, str]) -> None:
+        self.bare, self.env = bare, env
+        self.seen: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _tip(self) -> str:
+        loose = self.bare / "refs" / "heads" / "main"
+        if loose.exists():
+            return loose.read_text().strip()
+        packed = (self.bare / "packed-refs").read_text() if (self.bare / "packed-refs").exists() else ""
+        return next((line.split()[0] for line in packed.splitlines() if line.endswith(" refs/heads/main")), "")
+
+    def look(self) -> None:
+        now = time.monotonic()
+        listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", "main"], cwd=self.bare, env=self.env,
+                                capture_output=True, text=True).stdout
+        for match in TOKEN.finditer(listed):
+            self.seen.setdefault(match.group(0), now)
+
+    def _loop(self) -> None:
+        tip = ""
+        while not self._stop.wait(0.1):
+            current = self._tip()
+            if current and current != tip:
+                tip = current
+                self.look()
+
+    @contextmanager
+    def running(self) -> Iterator[Watcher]:
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            self._thread.join()
+            self.look()
+
+
+# --- one run ---------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    mode: str
+    ops: list[Op] = field(default_factory=list)
+    wall: float = 0.0
+    arrived: int = 0
+    lost: int = 0
+    blocked: int = 0
+    latencies: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def give_ups(self) -> int:
+        return sum(not op.published for op in self.ops)
+
+
+def setup(
+    server: servers.Served, mode: Mode, seed: Path, writers: int, work: Path, env: dict[str, str]
+) -> list[Writer]:
+    bare = server.root / f"{mode.name}.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(bare)], env=env, check=True)
+    made = []
+    for i in range(writers):
+        writer = Writer(i, work / mode.name / f"w{i}", {**env, "MEMFS_ACTOR": f"agent:w{i}"})
+        writer.clone.parent.mkdir(parents=True, exist_ok=True)
+        server.clone(f"{mode.name}.git", writer.clone)
+        mode.prepare(writer)
+        made.append(writer)
+    return made
+
+
+def run_mode(mode: Mode, writers: list[Writer], ops: int, bare: Path, env: dict[str, str]) -> Outcome:
+    outcome = Outcome(mode.name)
+    lock = threading.Lock()
+
+    def work(writer: Writer) -> None:
+        for n in range(ops):
+            op = mode.operate(writer, n)
+            with lock:
+                outcome.ops.append(op)
+
+    with mode.beside(bare), Watcher(bare, env).running() as watcher:
+        started = time.monotonic()
+        threads = [threading.Thread(target=work, args=(w,)) for w in writers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        outcome.wall = time.monotonic() - started
+        watcher.look()
+        outcome.arrived = sum(op.token in watcher.seen for op in outcome.ops)
+        outcome.blocked = sum(not mode.quiet_sync(w) for w in writers)
+    committed = [op for op in outcome.ops if op.committed and not op.failure.startswith(("remember", "git add"))]
+    outcome.lost = sum(op.token not in watcher.seen for op in committed)
+    outcome.latencies = [watcher.seen[op.token] - op.committed for op in committed if op.token in watcher.seen]
+    outcome.failures = [op.failure for op in outcome.ops if op.failure]
+    return outcome
+
+
+# --- report ----------------------------------------------------------------------------------
+def rows(outcome: Outcome) -> dict[str, float]:
+    cpus = [op.cpu for op in outcome.ops]
+    lat = outcome.latencies or [float("nan")]
+    published = [op.publish_wall for op in outcome.ops if op.published]
+    return {
+        "operations": len(outcome.ops),
+        "give-ups": outcome.give_ups,
+        "arrived during the run": outcome.arrived,
+        "lost after quiet syncs": outcome.lost,
+        "blocked clones": outcome.blocked,
+        "run wall s": outcome.wall,
+        "throughput to main /s": outcome.arrived / outcome.wall if outcome.wall else 0.0,
+        "CPU s per op (median)": statistics.median(cpus) if cpus else 0.0,
+        "CPU s per op (mean)": statistics.fmean(cpus) if cpus else 0.0,
+        "  of which write (median)": statistics.median(op.write_cpu for op in outcome.ops) if cpus else 0.0,
+        "  of which publish (median)": statistics.median(op.cpu - op.write_cpu for op in outcome.ops) if cpus else 0.0,
+        "publish wall s (median)": statistics.median(published) if published else float("nan"),
+        "visibility p50 s": pct(lat, 50),
+        "visibility p95 s": pct(lat, 95),
+    }
+
+
+def report(kind: str, writers: int, ops: int, outcomes: list[Outcome]) -> None:
+    print(f"\n{kind}, {writers} writers x {ops} ops (load average {os.getloadavg()[0]:.1f})")
+    table = {o.mode: rows(o) for o in outcomes}
+    names = list(table)
+    ratio = len(names) >= 2
+    print(f"{'':<30}" + "".join(f"{n:>11}" for n in names) + (f"{names[0] + '/' + names[1]:>13}" if ratio else ""))
+    for key in table[names[0]]:
+        values = [table[n][key] for n in names]
+        shown = "".join(f"{v:>11.0f}" if float(v).is_integer() else f"{v:>11.2f}" for v in values)
+        if ratio:
+            shown += f"{values[0] / values[1]:>13.2f}" if values[1] else f"{'-':>13}"
+        print(f"{key:<30}{shown}")
+    for outcome in outcomes:
+        for failure in sorted(set(outcome.failures))[:3]:
+            print(f"  {outcome.mode} failure ({outcome.failures.count(failure)}x): {failure.splitlines()[-1][:200]}")
+
+
+def seed_repo(work: Path) -> Path:
+    """A fresh memory repository (``memfs init``), every mode's starting point."""
+    return Path(MemoryRepo.init(work / "seed", actor="agent:seed").root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--servers", nargs="+", default=["daemon"], choices=servers.KINDS)
+    parser.add_argument("--writers", type=int, nargs="+", default=[12])
+    parser.add_argument("--ops", type=int, default=6)
+    parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    args = parser.parse_args()
+    print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared)")
+    with tempfile.TemporaryDirectory(prefix="memfs-bench-writers-") as tmp:
+        work = Path(tmp)
+        (work / "home").mkdir()
+        # an installed memfs has its bytecode compiled: without it every process compiles ~150 modules
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env.update(HOME=str(work / "home"), GIT_CONFIG_NOSYSTEM="1")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "memfs")], env=env, check=True)
+        os.environ.update(HOME=env["HOME"], GIT_CONFIG_NOSYSTEM="1")
+        seed = seed_repo(work)
+        for kind in args.servers:
+            with servers.serve(kind, work / kind) as server:
+                for count in args.writers:
+                    outcomes = []
+                    for name in args.modes:
+                        mode = MODES[name]()
+                        place = work / kind / f"{count}"
+                        writers = setup(server, mode, seed, count, place, env)
+                        bare = server.root / f"{mode.name}.git"
+                        outcomes.append(run_mode(mode, writers, args.ops, bare, env))
+                        shutil.rmtree(place / mode.name, ignore_errors=True)
+                        shutil.rmtree(bare)
+                    report(kind, count, args.ops, outcomes)
+    print(f"\nloadavg at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
