@@ -236,7 +236,7 @@ class State:
         from memfs.format.declare import CLI, to_wire
 
         args = {"request": to_wire(request, CLI), "actor": self.actor, "json": as_json}
-        reply = wire.ask(self.directory, op, args, wire.WRITE_TIMEOUT if write else None)
+        reply = wire.ask(self.directory, op, args)
         if reply is None:
             from memfs.cli.background import start_if_asked
 

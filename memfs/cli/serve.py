@@ -35,7 +35,8 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
     any doubt about the server (gone, hung, late) makes them do the work themselves. 'memfs -C A
     -C B serve' serves several repositories from one process, and 'memfs -C A -C B search' asks
     it. A save is searchable once its event is processed (debounce plus the re-indexing of that
-    file). --status prints what it reports, exits 3 if none runs; --stop waits until it stopped.
+    file). --status prints what it reports (of the first -C's server), exits 3 if none runs; --stop
+    waits until it stopped.
     """
     import sys
 
@@ -44,8 +45,10 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
     if not (show_status or stop_it) and len(state.given) > 1:
         _serve_roots(state, debounce, polling, idle_timeout)
         return
-    repo = state.repo()
     if show_status or stop_it:
+        from memfs.api import MemoryRepo
+
+        repo = MemoryRepo.open(state.given[0], state.actor) if len(state.given) > 1 else state.repo()
         found = repo.live_status()
         if stop_it and found is not None:
             repo.live_stop()
@@ -61,6 +64,7 @@ def serve_cmd(state: State, show_status: bool, stop_it: bool, debounce: float | 
         if found is None:
             sys.exit(exits.FAILED)
         return
+    repo = state.repo()
     stopper = exits.Stopper()
     server = repo.live_server(debounce=debounce, polling=polling, idle_timeout=idle_timeout)
     _run(server, stopper)

@@ -173,6 +173,8 @@ class SocketServer:
             message = wire.receive(conn, wire.MAX_REQUEST)
             if message.get("op") not in ("status", "stop"):
                 self.last_request = time.monotonic()
+            if message.get("op") in wire.WRITES:
+                conn.sendall(wire.encode(wire.ACCEPTED))  # the client still waits: it may be done here
             reply = self.dispatch(message)
         except (wire.WireError, UsageError) as exc:
             log.warning("memfs serve: bad request: %s", exc)

@@ -36,8 +36,12 @@ RECORD = "live.json"
 CACHE_DIR = ".memfs"
 CONFIG_FILE = ".memfs.toml"
 CLIENT_TIMEOUT = 30.0
-#: how long a write waits for the server's reply (it may queue for the repository's write lock)
+#: how long a write waits for its outcome once the server accepted it (it may queue for the
+#: repository's write lock)
 WRITE_TIMEOUT = 120.0
+#: the requests that change the repository, acknowledged before they are done (:func:`ask`)
+WRITES = frozenset({"remember"})
+ACCEPTED = {"accepted": True}
 
 
 class WireError(Exception):
@@ -192,7 +196,14 @@ def ask(start: str | os.PathLike[str], op: str, args: dict[str, Any],
     """The server's reply to ``op``, ``ok`` or not (a write's refusal is its answer: the caller
     raises it, and must not do the write again), or ``None`` when no usable server answered: none
     runs, its socket is stale (removed here when its process is gone), it hung or answered late
-    (``timeout`` seconds, :data:`CLIENT_TIMEOUT` unless given), it is busy, or the reply is not ours."""
+    (``timeout`` seconds, :data:`CLIENT_TIMEOUT` unless given), it is busy, or the reply is not ours.
+
+    A write (:data:`WRITES`) is first acknowledged: the server says ``accepted`` before it starts,
+    and starts only if it could say so (a client that gave up has closed the connection, so a
+    server that wakes up late never does a write its client then did itself). After the
+    acknowledgement the client waits up to :data:`WRITE_TIMEOUT` for the outcome (the write may
+    queue for the repository's lock); a connection that drops then (the server died) is ``None``
+    too, and the direct path that follows finds the write done or undone (the journal's recovery)."""
     root = find_root(start)
     if root is None:
         return None
@@ -212,6 +223,9 @@ def ask(start: str | os.PathLike[str], op: str, args: dict[str, Any],
             return None
         conn.sendall(encode({"memfs": PROTOCOL, "op": op, "root": str(root), "args": args}))
         reply = receive(conn, MAX_REPLY)
+        if op in WRITES and reply == ACCEPTED:
+            conn.settimeout(WRITE_TIMEOUT)
+            reply = receive(conn, MAX_REPLY)
     except (OSError, WireError):
         return None
     finally:
