@@ -228,9 +228,11 @@ class State:
         here, as the direct path would (the write is never tried twice)."""
         import os
 
-        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None or self.several():
+        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None or len(self.given) > 1:
             return None
         if write and any(name.startswith(COMMIT_VARIABLES) for name in os.environ):
+            return None
+        if not write and self.several():
             return None
         from memfs.agents.live import wire
         from memfs.format.declare import CLI, to_wire
