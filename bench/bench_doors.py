@@ -49,8 +49,9 @@ def children_cpu() -> float:
 
 
 def process_cpu(pid: int) -> float:
+    """CPU seconds of process ``pid`` and of the children it waited for (its git processes)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def med(values: list[float]) -> float:
