@@ -17,7 +17,7 @@ tests and power users reach through it, kept out of the verbs' namespace.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memfs.agents.verbs import Context, Eval
@@ -161,14 +161,18 @@ class MemoryRepo:
     # --- search and recall ---------------------------------------------------------------
     search = verb(Search)
 
-    def live_server(self, *, debounce: float | None = None, polling: bool = False) -> SocketServer:
-        """``memfs serve``: the live index of this repository and its socket, not started yet
-        (:mod:`memfs.agents.live.server`; run it with ``serve_forever`` or as a context manager)."""
+    def live_server(self, *, debounce: float | None = None, polling: bool = False,
+                    idle_timeout: float | None = None, also: Sequence[MemoryRepo] = ()) -> SocketServer:
+        """``memfs serve``: the live index of this repository (and of ``also``'s, served by the
+        same process on the same socket) and its socket, not started yet
+        (:mod:`memfs.agents.live.server`; run it with ``serve_forever`` or as a context manager);
+        ``idle_timeout``: seconds without a request before ``serve_forever`` ends."""
         from memfs.agents.live.listener import SocketServer
         from memfs.agents.live.server import DEBOUNCE_SECONDS, LiveIndex
 
-        return SocketServer(LiveIndex(self.store, debounce=DEBOUNCE_SECONDS if debounce is None else debounce,
-                                      polling=polling))
+        wait = DEBOUNCE_SECONDS if debounce is None else debounce
+        return SocketServer([LiveIndex(repo.store, debounce=wait, polling=polling) for repo in (self, *also)],
+                            idle_timeout=idle_timeout)
 
     def live_index(self, *, debounce: float | None = None, polling: bool = False) -> LiveIndex:
         """A started live index of this repository without a socket, for a long-running process
@@ -423,12 +427,9 @@ def _graph(repo: MemoryRepo, op: Graph) -> GraphView:
 
 @_does(Remember)
 def _remember(repo: MemoryRepo, op: Remember) -> Outcome:
-    """A candidate given as a mapping (what ``--json`` takes) is checked by :func:`from_mapping`."""
     from memfs.ops.remember import remember
-    from memfs.policy.candidate import Candidate, from_mapping
 
-    built = op.candidate if isinstance(op.candidate, Candidate) else from_mapping(op.candidate)
-    return remember(repo.store, built, force=op.force, actor=op.actor)
+    return remember(repo.store, op.candidate, force=op.force, actor=op.actor)
 
 
 @_does(Expire)

@@ -152,3 +152,49 @@ def one_line(exc: BaseException, limit: int = 500) -> str:
         text = f"internal error ({type(exc).__name__}{': ' + first if first else ''}); run with --debug for details"
     text = " ".join(text.split()) if "\n" in text or "\r" in text else text
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- across processes (a live index's reply) ---------------------------------------------------
+class _Refusal:
+    """A write-gate rule as another process reported it: its text, JSON and whether it may be forced."""
+
+    def __init__(self, text: str, json: Any, forceable: bool) -> None:
+        self.text, self.json, self.forceable = text, json, forceable
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_json(self) -> Any:
+        return self.json
+
+
+def to_wire(exc: MemfsError) -> dict[str, Any]:
+    """``exc`` as another process rebuilds it (:func:`from_wire`): its class's name, its message
+    and argument, whether a person may force it, and a write refusal's rules."""
+    found: dict[str, Any] = {"type": type(exc).__name__, "message": exc.message, "param": exc.param,
+                             "forceable": exc.forceable}
+    if isinstance(exc, WriteRefused):
+        found["refusals"] = [{"text": str(r), "json": r.to_json(), "forceable": bool(r.forceable)}
+                             for r in exc.refusals]
+    return found
+
+
+def from_wire(data: Any) -> MemfsError | None:
+    """The error :func:`to_wire` sent, of the same class, text and argument (so a door prints it
+    and exits as if raised here); ``None`` when ``data`` is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+        return None
+    cls = globals().get(str(data.get("type")))
+    if not isinstance(cls, type) or not issubclass(cls, MemfsError):
+        return None
+    param = data.get("param") if isinstance(data.get("param"), str) else None
+    if cls is WriteRefused:
+        rules = data.get("refusals")
+        if not isinstance(rules, list) or not rules or not all(isinstance(r, dict) for r in rules):
+            return None
+        return WriteRefused([_Refusal(str(r.get("text")), r.get("json"), r.get("forceable") is True) for r in rules])
+    exc = cls.__new__(cls)
+    MemfsError.__init__(exc, data["message"], param=param, forceable=data.get("forceable") is True)
+    if isinstance(exc, InvalidMemory):
+        exc.problems = []
+    return exc

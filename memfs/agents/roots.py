@@ -119,11 +119,12 @@ def _pool() -> ThreadPoolExecutor:
 _ANSWERED: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
-def each(roots: Sequence[Root], fn: Callable[[Store], T]) -> list[T | RootFailure]:
+def each(roots: Sequence[Root], fn: Callable[[Store], T], *, in_turn: bool = False) -> list[T | RootFailure]:
     """``fn`` in every root, each root's answer or its failure, in the roots' order: in threads
     the first time several roots are asked (each pays a whole-tree ``git status``, which overlaps),
-    one after another once every one has answered before. A usage error is the request's fault,
-    not the root's, and is raised."""
+    one after another once every one has answered before, or when ``in_turn`` says their git
+    state is kept elsewhere (a live index). A usage error is the request's fault, not the
+    root's, and is raised."""
 
     def one(root: Root) -> T | RootFailure:
         try:
@@ -133,7 +134,7 @@ def each(roots: Sequence[Root], fn: Callable[[Store], T]) -> list[T | RootFailur
         except (MemfsError, OSError) as exc:
             return failure(root.path, exc)
 
-    warm = all(root.store in _ANSWERED for root in roots)
+    warm = in_turn or all(root.store in _ANSWERED for root in roots)
     answers = [one(root) for root in roots] if len(roots) < 2 or warm else list(_pool().map(one, roots))
     _ANSWERED.update(root.store for root in roots)
     return answers
@@ -193,12 +194,13 @@ class RootsSearchResult:
         return list(zip(self.roots, self.results, strict=True))
 
 
-def search(roots: Sequence[Root], op: Search, failures: Sequence[RootFailure] = ()) -> RootsSearchResult:
+def search(roots: Sequence[Root], op: Search, failures: Sequence[RootFailure] = (), *,
+           in_turn: bool = False) -> RootsSearchResult:
     """``op`` in every root (each with its own rules; :func:`memfs.ops.search.search`), the hits
-    merged by :func:`memfs.policy.fusion.fuse` and cut to ``op.limit``."""
+    merged by :func:`memfs.policy.fusion.fuse` and cut to ``op.limit``; ``in_turn``: see :func:`each`."""
     from memfs.ops.search import search as search_one
 
-    answers = each(roots, lambda store: search_one(store, op))
+    answers = each(roots, lambda store: search_one(store, op), in_turn=in_turn)
     answered = [(root, found) for root, found in zip(roots, answers, strict=True) if isinstance(found, SearchResult)]
     errors = [*failures, *(found for found in answers if isinstance(found, RootFailure))]
     order = fusion.fuse([[hit.score for hit in found.hits] for _, found in answered], op.limit)

@@ -168,6 +168,12 @@ def _debug(ctx: click.Context) -> bool:
     return isinstance(ctx.obj, State) and ctx.obj.debug
 
 
+#: Variables that change what a commit records (its author, committer, dates) or stop it on
+#: purpose (a crash point): a write made with one of them set is made in this process, where
+#: they apply, never by a live index started with another environment.
+COMMIT_VARIABLES = ("GIT_AUTHOR_", "GIT_COMMITTER_", "MEMFS_CRASH_")
+
+
 @dataclass
 class State:
     directory: Path
@@ -219,21 +225,67 @@ class State:
             progress.install(self._repo.store, click.get_current_context(), self.quiet)
         return self._repo
 
-    def ask_live(self, op: str, request: Any, as_json: bool = False) -> dict[str, Any] | None:
-        """The answer of a live index running for this repository (``memfs serve``) to ``request``
-        (a verb's typed request, sent in its wire form), or ``None`` to do the work in this
-        process: none runs, it is busy, it failed, or ``MEMFS_NO_LIVE`` is set. Asked before the
-        repository is opened, so an answered command loads neither the store nor the index
-        (:mod:`memfs.agents.live.wire`)."""
+    def ask_live(self, op: str, request: Any, as_json: bool = False, *, write: bool = False) -> dict[str, Any] | None:
+        """The answer of a live index running for this repository (``memfs serve``, ``watch``,
+        ``mcp``) to ``request`` (a verb's typed request, sent in its wire form), or ``None`` to
+        do the work in this process: none runs (then one may be started for the next command,
+        :mod:`memfs.cli.background`), it is busy, it failed, or ``MEMFS_NO_LIVE`` is set. Asked
+        before the repository is opened, so an answered command loads neither the store nor the
+        index (:mod:`memfs.agents.live.wire`). A ``write`` the server refused raises its error
+        here, as the direct path would (the write is never tried twice)."""
         import os
 
-        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None or self.several():
+        if os.environ.get("MEMFS_NO_LIVE") or self._repo is not None or len(self.given) > 1:
+            return None
+        if write and any(name.startswith(COMMIT_VARIABLES) for name in os.environ):
+            return None
+        if not write and self.several():
             return None
         from memfs.agents.live import wire
         from memfs.format.declare import CLI, to_wire
 
         args = {"request": to_wire(request, CLI), "actor": self.actor, "json": as_json}
-        return wire.request(self.directory, op, args)
+        reply = wire.ask(self.directory, op, args)
+        if reply is None:
+            from memfs.cli.background import start_if_asked
+
+            start_if_asked(self.directory)
+            return None
+        if reply.get("ok") is True:
+            return reply
+        if write:
+            from memfs.cli.output import note
+            from memfs.errors import from_wire
+
+            failed = from_wire(reply.get("failure"))
+            if failed is not None:
+                for text in reply.get("judge", []):
+                    note(str(text))
+                raise failed
+        return None
+
+    def ask_live_roots(self, request: Any, as_json: bool) -> dict[str, Any] | None:
+        """A search over several roots answered by the one live index that serves them all
+        (``memfs -C A -C B serve``), or ``None`` to search them here (a root is not a memory
+        root found without git, the server does not host every one, it failed or is busy)."""
+        import os
+
+        if os.environ.get("MEMFS_NO_LIVE"):
+            return None
+        from memfs.agents.live import wire
+        from memfs.format.declare import CLI, to_wire
+
+        found: list[str] = []
+        for start in self.roots():
+            root = wire.find_root(start)
+            if root is None:
+                return None
+            if str(root) not in found:
+                found.append(str(root))
+        if len(found) < 2:
+            return None
+        args = {"roots": found, "request": to_wire(request, CLI), "actor": self.actor, "json": as_json}
+        return wire.request(found[0], "search_roots", args)
 
     def scoped(self, scope: str | None, inherit: bool = False) -> MemoryRepo:
         """What a read with ``--scope`` sees: a session bound to that scope, so nothing of another

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 import click
@@ -60,6 +61,7 @@ def tool_cmd(state: State, session: SessionSpec, source: str | None, as_text: bo
 def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_json: bool) -> None:
     """Commit direct edits to memory files as they are saved; report invalid files instead.
 
+    Also serves the live index (as 'memfs serve' does) unless one already runs or --no-index.
     Runs until Ctrl-C (exit 130) or SIGTERM (exit 0), then commits whatever is still pending. Changes made while
     nothing was watching are picked up first (from git status).
     """
@@ -74,9 +76,14 @@ def watch_cmd(state: State, debounce: float, polling: bool, no_index: bool, as_j
 
     stopper = exits.Stopper()
     repo = state.repo()
-    watcher = repo.watcher(debounce=debounce, report=report, index=not no_index, polling=polling)
-    note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
-    watch_forever(watcher, stopper.event)
+    live, stop_live = (None, _nothing) if no_index else hosted_live(repo, "watch", alone=False)
+    try:
+        watcher = repo.watcher(debounce=debounce, report=report, index=not no_index and live is None,
+                               polling=polling)
+        note(f"memfs: watching {repo.root} (Ctrl-C to stop)")
+        watch_forever(watcher, stopper.event)
+    finally:
+        stop_live()
     note("memfs: stopped watching")
     stopper.done()
 
@@ -94,8 +101,9 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     bound to --scope: the tools see and change that scope only (and system/ to read), whatever
     their arguments say. Acts as agent:mcp unless --actor or MEMFS_ACTOR says otherwise.
 
-    The server keeps a live index while it runs (as 'memfs serve' does, without the socket), so
-    its searches skip the per-query git scan; --no-live turns that off.
+    The server keeps a live index while it runs and serves it to other memfs commands in this
+    repository as 'memfs serve' does (unless one already runs), so searches skip the per-query
+    git scan; --no-live turns that off.
 
     Over several roots (-C A -C B mcp) it serves memory_search and memory_context over all of
     them, each root in its own session, and no write tool (a write acts on one repository).
@@ -112,18 +120,17 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    live = None if no_live else hosted_live(state.repo())
+    live, stop_live = (None, _nothing) if no_live else hosted_live(state.repo(), "MCP")
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
         if http_port is None:
-            _interrupt_stdio(state.repo(), live)
+            _interrupt_stdio(state.repo(), stop_live)
             mcp_server.serve(server)
             return
         note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
         mcp_server.serve(server, transport="http", port=http_port)
     finally:
-        if live is not None:
-            live.stop()
+        stop_live()
 
 
 def _serve_roots(state: State, session: SessionSpec, http_port: int | None, list_tools: bool) -> None:
@@ -138,25 +145,25 @@ def _serve_roots(state: State, session: SessionSpec, http_port: int | None, list
     if list_tools:
         emit_json(mcp_server.tool_names(server))
     elif http_port is None:
-        _interrupt_stdio(None, None)
+        _interrupt_stdio(None, _nothing)
         mcp_server.serve(server)
     else:
         note(f"memfs: serving MCP at http://127.0.0.1:{http_port}{mcp_server.HTTP_PATH} (Ctrl-C to stop)")
         mcp_server.serve(server, transport="http", port=http_port)
 
 
-def _interrupt_stdio(repo: MemoryRepo | None, live: LiveIndex | None) -> None:
+def _interrupt_stdio(repo: MemoryRepo | None, stop_live: Callable[[], None]) -> None:
     """Ctrl-C ends a stdio server with 130, as every verb. The transport reads stdin in a thread
     that nothing can wake (a terminal's stdin stays open), so an interrupt would wait for the
     host's next line: instead the process ends here, once no tool call is between reading and
-    committing (it holds the repository's write lock until its commit exists); a server that
-    writes nothing (``repo`` ``None``: several roots) ends at once."""
+    committing (it holds the repository's write lock until its commit exists), after the live
+    index it serves stopped (its socket and record removed); a server that writes nothing
+    (``repo`` ``None``: several roots) ends at once."""
     import os
     import signal
 
     def end() -> NoReturn:
-        if live is not None:
-            live.stop()
+        stop_live()
         note("memfs: error: interrupted")
         sys.stdout.flush()
         sys.stderr.flush()
@@ -171,16 +178,35 @@ def _interrupt_stdio(repo: MemoryRepo | None, live: LiveIndex | None) -> None:
     signal.signal(signal.SIGINT, interrupted)
 
 
-def hosted_live(repo: MemoryRepo) -> LiveIndex | None:
-    """A started live index for ``memfs mcp``, or ``None`` with a note when the system refuses a
-    file watcher (the inotify watch limit, say): the server then reads as ``--no-live`` does,
-    which is correct, only slower."""
+def _nothing() -> None:
+    """What stops a live index that was not started."""
+
+
+def hosted_live(repo: MemoryRepo, door: str, *, alone: bool = True) -> tuple[LiveIndex | None, Callable[[], None]]:
+    """A started live index for ``memfs mcp`` or ``watch``, and what stops it: served on its
+    socket too, so the other memfs commands in this repository use it (as under ``memfs
+    serve``). When another process already serves this root, one of this process's own
+    (``alone``, what MCP reads through), else none; when the system refuses a file watcher (the
+    inotify watch limit, say) none, with a note: then the door reads as ``--no-live`` does, which
+    is correct, only slower."""
+    from memfs.agents.live.server import AlreadyRunning
+    from memfs.errors import MemfsError
+
     try:
-        return repo.live_index()
-    except OSError as exc:
-        note(f"memfs: serving MCP without a live index ({exc}); every search asks git first. Raise "
-             "fs.inotify.max_user_watches, or pass --no-live to say so")
-        return None
+        server = repo.live_server()
+        server.door = door.lower()
+        try:
+            server.start()
+        except AlreadyRunning:
+            if not alone:
+                return None, _nothing
+            live = repo.live_index()
+            return live, live.stop
+        return server.live, server.stop
+    except (OSError, MemfsError) as exc:
+        note(f"memfs: serving {door} without a live index ({exc}); every search asks git first. Raise "
+             "fs.inotify.max_user_watches, or pass --no-live (watch: --no-index) to say so")
+        return None, _nothing
 
 
 @command(Context)

@@ -4,6 +4,7 @@ memories are born and fade."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -22,7 +23,7 @@ def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
     from memfs.errors import WriteRefused
 
     try:
-        outcome = state.repo().run(op)
+        view = _remembered(state, op, as_json)
     except WriteRefused as exc:
         if not as_json:
             raise
@@ -33,16 +34,26 @@ def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
         error(text)
         sys.exit(exits.code(exc))
     if as_json:
-        emit_json(outcome.to_json())
+        emit_json(view["json"])
         return
-    revision = f" (revision {outcome.revision})" if outcome.revision else ""
-    line(f"{outcome.op.value} {', '.join(outcome.paths) or '-'}{revision}: {outcome.reason}")
-    if outcome.commit:
-        line(f"commit {outcome.commit[:10]}")
-    for held in outcome.downgraded:
-        line(f"stored needs_review (rule {held.rule}): {held.message}; {held.fix}")
-    if outcome.forced:
-        note("forced past: " + ", ".join(outcome.forced))
+    for text in view["lines"]:
+        line(text)
+    for text in view["notes"]:
+        note(text)
+
+
+def _remembered(state: State, op: Remember, as_json: bool) -> dict[str, Any]:
+    """What to print of the remember: done by a running live index (its notices printed here),
+    else in this process (:func:`memfs.agents.live.view.remember_view` either way)."""
+    reply = state.ask_live("remember", op, as_json, write=True)
+    if reply is not None and isinstance(reply.get("view"), dict):
+        for text in [*reply.get("notices", []), *reply.get("judge", [])]:
+            note(str(text))
+        found: dict[str, Any] = reply["view"]
+        return found
+    from memfs.agents.live.view import remember_view
+
+    return remember_view(state.repo().run(op), as_json=as_json)
 
 
 @command(Expire)

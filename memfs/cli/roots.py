@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +86,7 @@ def context_roots(repos: MemoryRepos, op: Context, show: Callable[[list[str], st
     finish(built.errors, answered=len(built.roots))
 
 
-def finish(errors: list[RootFailure], *, answered: int) -> None:
+def finish(errors: Sequence[RootFailure | str], *, answered: int) -> None:
     """Name every root that failed on stderr; exit 1 if others answered, 3 if none did."""
     for failed in errors:
         note(f"memfs: error: {failed}")

@@ -19,8 +19,13 @@ from memfs.ops.verbs.recall import Reindex, Search
 @json_option
 def search_cmd(state: State, op: Search, as_json: bool) -> None:
     if state.several():
-        from memfs.cli.roots import search_roots
+        from memfs.cli.roots import finish, search_roots
 
+        served = state.ask_live_roots(op, as_json)
+        if served is not None and isinstance(served.get("view"), dict):
+            _print([], served["view"], as_json=as_json, explain=op.explain)
+            finish(served["errors"], answered=served["answered"])
+            return
         search_roots(state.repos(op.scope, bool(op.inherit)), op, as_json, _print)
         return
     answered = _ask_live(state, op, as_json)

@@ -248,6 +248,8 @@ def fits(field: Field, item: Any) -> bool:
 
 
 def _fits_one(field: Field, item: Any) -> bool:
+    if field.spec.record is not None:
+        return isinstance(item, dict)  # the record's own builder checks its fields
     base = str if field.spec.wire == "time" else field.base
     if base is float:
         return isinstance(item, int | float) and not isinstance(item, bool)

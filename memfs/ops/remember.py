@@ -77,13 +77,19 @@ class Outcome:
 
 
 # --- remember ----------------------------------------------------------------------------
-def remember(repo: Store, candidate: Candidate, *, force: bool = False, actor: str | None = None) -> Outcome:
-    """Gate, reconcile and apply ``candidate`` in one commit (none for NOOP).
+def remember(repo: Store, candidate: Candidate | Mapping[str, Any], *, force: bool = False,
+             actor: str | None = None) -> Outcome:
+    """Gate, reconcile and apply ``candidate`` in one commit (none for NOOP). A candidate given as
+    a mapping (what ``--json`` takes, and the live index receives) is checked by ``from_mapping``.
 
     ``force`` overrides the gate rules a person may override (never secrets). Raises
     :class:`WriteRefused` (nothing written) or :class:`ConflictError` when
     ``candidate.expected_revision`` is stale.
     """
+    if not isinstance(candidate, Candidate):
+        from memfs.policy.candidate import from_mapping
+
+        candidate = from_mapping(candidate)
     candidate = _tidy(candidate)
     judge = configured(repo)
     reading = judge(candidate) if judge is not None and not gate.secrets(candidate) else None

@@ -51,5 +51,6 @@ def test_without_a_file_watcher_mcp_serves_on_the_direct_path(repo: MemoryRepo, 
         raise OSError(28, "inotify watch limit reached")
 
     monkeypatch.setattr(LiveIndex, "_start_observer", refused)
-    assert hosted_live(repo) is None
+    assert hosted_live(repo, "MCP")[0] is None
+    assert not (repo.store.cache_dir / "live.json").exists()
     assert "serving MCP without a live index ([Errno 28] inotify watch limit reached)" in capsys.readouterr().err

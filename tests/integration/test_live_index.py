@@ -528,3 +528,22 @@ def test_a_memory_root_below_the_repository_top_refreshes_the_whole_status(tmp_p
     write(repo, "notes/a.md", fact("A, edited."))
     kept.refresh_probe(repo.store.pathspec, [repo.store.git_path("notes/a.md")])
     assert _probe(view) == _probe(repo.store)
+
+
+def test_a_server_with_an_idle_timeout_ends_after_it_and_a_request_puts_it_off(repo: MemoryRepo) -> None:
+    import threading
+
+    from memfs.agents.live.listener import serve_forever
+
+    with repo.live_server(debounce=0.01, idle_timeout=3600) as server:
+        assert not server.idle()
+        server.last_request -= 3601  # an hour without a request
+        assert server.idle()
+        assert wire.request(repo.root, "status", {}) is not None
+        assert server.idle(), "asking about the server is not using it"
+        assert wire.request(repo.root, "search", args("rocket")) is not None
+        assert not server.idle()
+    assert repo.live_server().idle() is False  # no timeout: never idle
+    ending = repo.live_server(debounce=0.01, idle_timeout=0.05)
+    serve_forever(ending, threading.Event())  # returns once idle
+    assert ending.idle() and not ending.path.exists() and not (repo.store.cache_dir / wire.RECORD).exists()

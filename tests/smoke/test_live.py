@@ -54,3 +54,30 @@ def test_memfs_serve_stops_on_a_signal_and_leaves_nothing_behind(repo: MemoryRep
     assert server.returncode == (130 if signum == signal.SIGINT else 0) and "stopped serving" in err, err
     assert not socket_file.exists() and not (repo.store.cache_dir / wire.RECORD).exists()
     assert run_process("serve", "--status", cwd=repo.root).returncode == 3
+
+
+@pytest.mark.slow
+def test_a_server_started_in_the_background_answers_the_next_command_and_leaves_no_orphan(
+        repo: MemoryRepo, tmp_path: Path) -> None:
+    """``[serve] start = "auto"``: the first search starts a detached server and answers itself;
+    the next is answered by the server; ``memfs serve --stop`` ends it (as its idle timeout does,
+    tests/integration/test_live_index.py), leaving no process, socket or record."""
+    from memfs.agents.live import wire
+
+    (repo.root / "facts").mkdir()
+    (repo.root / "facts/a.md").write_text(
+        memory_text("The rocket launches on friday.", type="fact", scope="user:U5", source="tool:ci"))
+    config = tmp_path / "config.toml"
+    config.write_text('[serve]\nstart = "auto"\nidle_timeout = 600\n')
+    env = {"MEMFS_CONFIG": str(config)}
+    first = run_process("search", "rocket", cwd=repo.root, env=env)
+    assert first.returncode == 0 and "facts/a.md" in first.stdout, first.stderr
+    assert wait_for(lambda: repo.live_status() is not None), (repo.store.cache_dir / "serve.log").read_text()
+    status = repo.live_status()
+    assert status is not None and status["idle_timeout"] == 600
+    pid, socket_file = status["pid"], Path(status["socket"])
+    second = run_process("search", "rocket", cwd=repo.root, env=env)
+    assert second.stdout == first.stdout and (repo.live_status() or {}).get("answered") == 1
+    assert run_process("serve", "--stop", cwd=repo.root).returncode == 0
+    assert not wire.pid_alive(pid), f"server {pid} still runs"  # --stop waited for it
+    assert not socket_file.exists() and not (repo.store.cache_dir / wire.RECORD).exists()

@@ -5,16 +5,19 @@ error reply and a log line. The index it serves is :class:`memfs.agents.live.ser
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
 import socket
 import struct
 import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memfs.agents.live import wire
+from memfs.agents.live import answers, wire
 from memfs.agents.live.server import REQUEST_TIMEOUT, TICK_SECONDS, AlreadyRunning, LiveIndex
 from memfs.errors import MemfsError, UsageError
 from memfs.index.state import ensure_cache
@@ -25,30 +28,47 @@ log = logging.getLogger("memfs.live")
 
 # --- the socket ----------------------------------------------------------------------------------
 class SocketServer:
-    """Serve one :class:`LiveIndex` on its Unix socket until :meth:`stop` (or a ``stop`` request).
+    """Serve one or several :class:`LiveIndex` (one per memory root) on one Unix socket until
+    :meth:`stop`, a ``stop`` request, or :attr:`idle_timeout` seconds without a request.
 
-    One server per memory root: the socket is named by the root's real path and a second server
-    finds the first answering there and refuses to start; a socket whose process is gone is
-    removed. Only this user may connect (0700 folder, 0600 socket, and the peer's uid checked);
-    anything that is not a well-formed request of our protocol gets an error reply and a log line.
+    The socket is named by the first root's real path, and every root's ``.memfs/live.json``
+    points to it, so one process answers for all of them (and a search over several of them at
+    once, :mod:`.answers`). One server per memory root: a second server finds the first answering
+    and refuses to start; a socket whose process is gone is removed. Only this user may connect
+    (0700 folder, 0600 socket, and the peer's uid checked); anything that is not a well-formed
+    request of our protocol gets an error reply and a log line.
     """
 
-    def __init__(self, live: LiveIndex) -> None:
-        self.live = live
-        self.root = Path(os.path.realpath(live.repo.root))
+    def __init__(self, lives: LiveIndex | Sequence[LiveIndex], *, idle_timeout: float | None = None) -> None:
+        started = [lives] if isinstance(lives, LiveIndex) else list(lives)
+        if not started:
+            raise UsageError("a live index serves at least one memory root")
+        self.lives = {os.path.realpath(live.repo.root): live for live in started}
+        self.live = started[0]
+        self.root = Path(os.path.realpath(self.live.repo.root))
         self.path = wire.socket_path(self.root)
+        self.idle_timeout = idle_timeout
+        #: the command hosting it (``serve``, ``mcp``, ``watch``): only ``serve`` ends with the socket
+        self.door = "serve"
+        self.last_request = time.monotonic()
         self.sock: socket.socket | None = None
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
-        live._publish = self.publish  # type: ignore[method-assign]
-        live.record_missing = self.record_missing  # type: ignore[method-assign]
+        for live in self.lives.values():
+            live._publish = functools.partial(self.publish, live)  # type: ignore[method-assign]
+            live.record_missing = functools.partial(self.record_missing, live)  # type: ignore[method-assign]
 
     def start(self) -> None:
         self._bind()
+        running: list[LiveIndex] = []
         try:
-            self.live.start()
-            self.publish()
+            for live in self.lives.values():
+                live.start()
+                running.append(live)
+                self.publish(live)
         except BaseException:
+            for live in running:
+                live.stop()
             self._cleanup()
             raise
         self._thread = threading.Thread(target=self._serve, name="memfs-live-socket", daemon=True)
@@ -61,8 +81,13 @@ class SocketServer:
                 self.sock.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=30)
-        self.live.stop()
+        for live in self.lives.values():
+            live.stop()
         self._cleanup()
+
+    def idle(self) -> bool:
+        """Whether :attr:`idle_timeout` seconds passed since the last request (never without one)."""
+        return self.idle_timeout is not None and time.monotonic() - self.last_request > self.idle_timeout
 
     def __enter__(self) -> SocketServer:
         self.start()
@@ -77,11 +102,12 @@ class SocketServer:
             folder.mkdir(mode=0o700)
         if not wire.private_dir_ok(folder):
             raise UsageError(f"{folder} must be a folder of yours that only you can enter (chmod 700 {folder})")
-        recorded = wire.read_record(self.root)
-        if (recorded is not None and recorded.get("root") == str(self.root) and recorded["socket"] != str(self.path)
-                and _answers(Path(recorded["socket"]))):
-            raise AlreadyRunning(f"a live index already serves this repository on {recorded['socket']} "
-                                 "(memfs serve --status; --stop)")
+        for root in self.lives:
+            recorded = wire.read_record(Path(root))
+            if (recorded is not None and recorded.get("root") == root and recorded["socket"] != str(self.path)
+                    and _answers(Path(recorded["socket"]))):
+                raise AlreadyRunning(f"a live index already serves {Path(root).name} on {recorded['socket']} "
+                                     "(memfs serve --status; --stop)")
         if self.path.exists() or self.path.is_symlink():
             if _answers(self.path):
                 raise AlreadyRunning("a live index already serves this repository (memfs serve --status; --stop)")
@@ -97,14 +123,15 @@ class SocketServer:
         sock.settimeout(TICK_SECONDS)
         self.sock = sock
 
-    def publish(self) -> None:
+    def publish(self, live: LiveIndex) -> None:
         """Write ``.memfs/live.json`` so clients find the socket (again, after ``.memfs/`` was deleted)."""
-        record = {"protocol": wire.PROTOCOL, "socket": str(self.path), "root": str(self.root), "pid": os.getpid()}
-        ensure_cache(self.live.repo.cache_dir)
-        atomic.write_bytes(self.live.repo.cache_dir / wire.RECORD, json.dumps(record).encode())
+        root = os.path.realpath(live.repo.root)
+        record = {"protocol": wire.PROTOCOL, "socket": str(self.path), "root": root, "pid": os.getpid()}
+        ensure_cache(live.repo.cache_dir)
+        atomic.write_bytes(live.repo.cache_dir / wire.RECORD, json.dumps(record).encode())
 
-    def record_missing(self) -> bool:
-        found = wire.read_record(self.root)
+    def record_missing(self, live: LiveIndex) -> bool:
+        found = wire.read_record(Path(os.path.realpath(live.repo.root)))
         return found is None or found.get("pid") != os.getpid() or found.get("socket") != str(self.path)
 
     def _cleanup(self) -> None:
@@ -113,22 +140,27 @@ class SocketServer:
             self.sock = None
         with contextlib.suppress(OSError):
             self.path.unlink()
-        found = wire.read_record(self.root)
-        if found is not None and found.get("pid") == os.getpid():
-            with contextlib.suppress(OSError):
-                (self.live.repo.cache_dir / wire.RECORD).unlink()
+        for root, live in self.lives.items():
+            found = wire.read_record(Path(root))
+            if found is not None and found.get("pid") == os.getpid():
+                with contextlib.suppress(OSError):
+                    (live.repo.cache_dir / wire.RECORD).unlink()
 
     def _serve(self) -> None:
-        assert self.sock is not None
+        """Answer one connection at a time until stopped; then the socket and the records go at
+        once (a door that hosts the index for itself, ``memfs mcp``, keeps reading through it)."""
+        sock = self.sock
+        assert sock is not None
         while not self.stopped.is_set():
             try:
-                conn, _ = self.sock.accept()
+                conn, _ = sock.accept()
             except TimeoutError:
                 continue
             except OSError:
-                return
+                break
             with conn:
                 self._answer(conn)
+        self._cleanup()
 
     def _answer(self, conn: socket.socket) -> None:
         conn.settimeout(REQUEST_TIMEOUT)
@@ -139,6 +171,10 @@ class SocketServer:
                 conn.sendall(wire.encode({"ok": False, "error": "refused: not the owner of this live index"}))
                 return
             message = wire.receive(conn, wire.MAX_REQUEST)
+            if message.get("op") not in ("status", "stop"):
+                self.last_request = time.monotonic()
+            if message.get("op") in wire.WRITES:
+                conn.sendall(wire.encode(wire.ACCEPTED))  # the client still waits: it may be done here
             reply = self.dispatch(message)
         except (wire.WireError, UsageError) as exc:
             log.warning("memfs serve: bad request: %s", exc)
@@ -157,15 +193,21 @@ class SocketServer:
     def dispatch(self, message: dict[str, Any]) -> dict[str, Any]:
         if message.get("memfs") != wire.PROTOCOL:
             raise UsageError(f"unknown protocol {str(message.get('memfs'))[:40]!r}; this server speaks {wire.PROTOCOL}")
-        if message.get("root") != str(self.root):
+        live = self.lives.get(str(message.get("root")))
+        if live is None:
             raise UsageError("this live index serves another memory root")
-        op = message.get("op")
+        op, args = message.get("op"), message.get("args", {})
         if op == "search":
-            return self.live.search(message.get("args", {}))
+            return live.search(args)
         if op == "context":
-            return self.live.context(message.get("args", {}))
+            return live.context(args)
+        if op == "remember":
+            return answers.remember(live, args)
+        if op == "search_roots":
+            return answers.search_roots(self.lives, args)
         if op == "status":
-            return {**self.live.status(), "socket": str(self.path)}
+            return {**live.status(), "socket": str(self.path), "roots": list(self.lives),
+                    "idle_timeout": self.idle_timeout, "door": self.door}
         if op == "stop":
             self.stopped.set()
             return {"ok": True}
@@ -191,10 +233,11 @@ def peer_uid(conn: socket.socket) -> int:
 
 
 def serve_forever(server: SocketServer, stop: threading.Event) -> None:
-    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM) or a ``stop`` request."""
+    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM), a ``stop`` request, or
+    the server's idle timeout."""
     server.start()
     try:
-        while not stop.wait(TICK_SECONDS) and not server.stopped.is_set():
+        while not stop.wait(TICK_SECONDS) and not server.stopped.is_set() and not server.idle():
             pass
     finally:
         server.stop()

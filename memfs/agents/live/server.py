@@ -165,6 +165,9 @@ class LiveIndex:
     def __init__(self, repo: Store, *, debounce: float = DEBOUNCE_SECONDS, polling: bool = False) -> None:
         git = CachedProbeGit(repo.git.workdir, repo.git.git_dir)
         self.repo = type(repo)(repo.root, git, repo.actor)
+        #: the store writes go through: its own git, whose kept probe is exact at every call
+        #: (:mod:`memfs.store.gitcli.watch`), where :attr:`repo`'s lags the debounce
+        self.writer = repo
         self.git = git
         self.debounce = debounce
         self.polling = polling

@@ -1,5 +1,5 @@
-"""What ``memfs search`` prints, as data: built by whoever searched (this process or a live
-index), printed by the CLI. One function for both paths, so the output with and without a
+"""What ``memfs search`` and ``memfs remember`` print, as data: built by whoever did the work
+(this process or a live index), printed by the CLI. One function for both paths, so the output with and without a
 server is the same by construction."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memfs.agents.roots import RootsSearchResult
     from memfs.index.results import Hit, SearchResult
+    from memfs.ops.remember import Outcome
 
 
 def search_view(result: SearchResult, *, as_json: bool) -> dict[str, Any]:
@@ -51,3 +52,17 @@ def roots_search_view(result: RootsSearchResult, *, as_json: bool) -> dict[str, 
                         for f in found.filtered]
     view["hits"] = [{**_hit_view(hit.hit), "root_label": hit.root.label} for hit in result.hits]
     return view
+
+
+def remember_view(outcome: Outcome, *, as_json: bool) -> dict[str, Any]:
+    """What ``memfs remember`` prints of ``outcome``: its JSON document, or the lines for stdout
+    and the notes for stderr."""
+    if as_json:
+        return {"json": outcome.to_json()}
+    revision = f" (revision {outcome.revision})" if outcome.revision else ""
+    lines = [f"{outcome.op.value} {', '.join(outcome.paths) or '-'}{revision}: {outcome.reason}"]
+    if outcome.commit:
+        lines.append(f"commit {outcome.commit[:10]}")
+    lines += [f"stored needs_review (rule {held.rule}): {held.message}; {held.fix}" for held in outcome.downgraded]
+    notes = ["forced past: " + ", ".join(outcome.forced)] if outcome.forced else []
+    return {"lines": lines, "notes": notes}

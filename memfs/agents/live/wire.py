@@ -36,6 +36,12 @@ RECORD = "live.json"
 CACHE_DIR = ".memfs"
 CONFIG_FILE = ".memfs.toml"
 CLIENT_TIMEOUT = 30.0
+#: how long a write waits for its outcome once the server accepted it (it may queue for the
+#: repository's write lock)
+WRITE_TIMEOUT = 120.0
+#: the requests that change the repository, acknowledged before they are done (:func:`ask`)
+WRITES = frozenset({"remember"})
+ACCEPTED = {"accepted": True}
 
 
 class WireError(Exception):
@@ -87,10 +93,13 @@ def socket_ok(path: Path) -> bool:
 def find_root(start: str | os.PathLike[str]) -> Path | None:
     """The memory root ``Store.open(start)`` would choose, found without git: the nearest folder
     with a ``.memfs.toml``, else the nearest with ``.git``. ``None`` when git's environment
-    variables could point elsewhere (the caller then asks git, the slow way)."""
+    variables could point elsewhere, or ``start`` is not a folder (the caller then asks git, the
+    slow way, and reports what it finds)."""
     if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
         return None
     here = Path(os.path.realpath(os.path.abspath(start)))
+    if not here.is_dir():
+        return None
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_FILE).is_file() or (candidate / ".git").exists():
             return candidate
@@ -111,13 +120,18 @@ def read_record(root: Path) -> dict[str, Any] | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped by its parent, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return stat_line[stat_line.rfind(b")") + 2:][:1] != b"Z"
 
 
 # --- messages ------------------------------------------------------------------------------
@@ -170,9 +184,26 @@ def remove_stale(root: Path, record: dict[str, Any]) -> None:
 
 
 def request(start: str | os.PathLike[str], op: str, args: dict[str, Any],
-            timeout: float = CLIENT_TIMEOUT) -> dict[str, Any] | None:
+            timeout: float | None = None) -> dict[str, Any] | None:
     """Ask the server of the memory root containing ``start``; its ``ok`` reply, or ``None`` when
     there is no usable server or it could not answer (the caller does the work itself)."""
+    reply = ask(start, op, args, timeout)
+    return reply if reply is not None and reply.get("ok") is True else None
+
+
+def ask(start: str | os.PathLike[str], op: str, args: dict[str, Any],
+        timeout: float | None = None) -> dict[str, Any] | None:
+    """The server's reply to ``op``, ``ok`` or not (a write's refusal is its answer: the caller
+    raises it, and must not do the write again), or ``None`` when no usable server answered: none
+    runs, its socket is stale (removed here when its process is gone), it hung or answered late
+    (``timeout`` seconds, :data:`CLIENT_TIMEOUT` unless given), it is busy, or the reply is not ours.
+
+    A write (:data:`WRITES`) is first acknowledged: the server says ``accepted`` before it starts,
+    and starts only if it could say so (a client that gave up has closed the connection, so a
+    server that wakes up late never does a write its client then did itself). After the
+    acknowledgement the client waits up to :data:`WRITE_TIMEOUT` for the outcome (the write may
+    queue for the repository's lock); a connection that drops then (the server died) is ``None``
+    too, and the direct path that follows finds the write done or undone (the journal's recovery)."""
     root = find_root(start)
     if root is None:
         return None
@@ -184,7 +215,7 @@ def request(start: str | os.PathLike[str], op: str, args: dict[str, Any],
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.settimeout(timeout)
+        conn.settimeout(CLIENT_TIMEOUT if timeout is None else timeout)
         try:
             conn.connect(sock_path)
         except (FileNotFoundError, ConnectionRefusedError):
@@ -192,8 +223,11 @@ def request(start: str | os.PathLike[str], op: str, args: dict[str, Any],
             return None
         conn.sendall(encode({"memfs": PROTOCOL, "op": op, "root": str(root), "args": args}))
         reply = receive(conn, MAX_REPLY)
+        if op in WRITES and reply == ACCEPTED:
+            conn.settimeout(WRITE_TIMEOUT)
+            reply = receive(conn, MAX_REPLY)
     except (OSError, WireError):
         return None
     finally:
         conn.close()
-    return reply if reply.get("ok") is True else None
+    return None if reply.get("busy") is True or not isinstance(reply.get("ok"), bool) else reply

@@ -155,6 +155,34 @@ def run_python_module(cwd: Path, module: str, *args: str) -> Completed:
     )
 
 
+#: What :func:`start_detached` runs: it starts the command in a session of its own, says its pid
+#: and exits, so the command is nobody's child in the caller's process tree.
+_LAUNCHER = """import os, subprocess, sys
+out = open(sys.argv[1], "ab") if sys.argv[1] else subprocess.DEVNULL
+child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+print(child.pid, flush=True)
+os._exit(0)
+"""
+
+
+def start_detached(cwd: Path, module: str, *args: str, log: Path | None = None) -> int:
+    """Start ``python -m MODULE ARGS`` under this Python in ``cwd``, detached: in a session of its
+    own (a terminal's Ctrl-C or hang-up does not reach it), its output appended to ``log``, and
+    through a launcher that exits at once, so it outlives this process and never becomes its
+    zombie. The caller's environment without :data:`_REDIRECTING`. Its pid; :class:`OSError`
+    when it could not be started."""
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in _REDIRECTING and not name.startswith(_NUMBERED)}
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, os.fspath(log) if log else "", sys.executable, "-m", module, *args],
+        cwd=cwd, capture_output=True, env=environment, stdin=subprocess.DEVNULL, check=False, timeout=60,
+    )
+    pid = done.stdout.decode("ascii", "replace").strip()
+    if done.returncode != 0 or not pid.isdigit():
+        raise OSError(f"could not start python -m {module}: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return int(pid)
+
+
 def stream(cwd: Path, *args: str) -> Iterator[tuple[bytes, bytes]]:
     """Run ``git ARGS`` whose output is ``--batch`` records (a header line, the content, a
     newline), yielding (header, content) as git writes them, without holding all of it."""
