@@ -9,8 +9,8 @@ secret kind, a disguise or a placement adds a row to every door's matrix.
 
 from __future__ import annotations
 
+import hashlib
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -276,28 +276,73 @@ def prepare(repo: MemoryRepo, outside: Path) -> None:
 
 @dataclass(frozen=True)
 class Snapshot:
+    """The repository around a cell. ``status`` is a fingerprint of everything ``git status``
+    reads (HEAD, the index, the working tree outside ``.git`` and the folders ``.gitignore`` names,
+    ``.git/config`` and ``info/exclude``): equal fingerprints mean an equal status, taken without a
+    git process (one is taken around every cell of every door); a difference is a change."""
+
     head: str
     status: str
     git_files: frozenset[str]
     outside: frozenset[str]
     refusal_log: str = ""
+    files: frozenset[str] = frozenset()
 
 
 def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
-    head, status = _status(repo)
-    git_files = frozenset(str(p.relative_to(repo.store.git.git_dir)) for p in repo.store.git.git_dir.glob("*.md"))
+    git_dir = repo.store.git.git_dir
+    files, status = _fingerprint(repo.root, git_dir)
+    git_files = frozenset(str(p.relative_to(git_dir)) for p in git_dir.glob("*.md"))
     log = repo.store.cache_dir / refusal_log.LOG_FILE
-    return Snapshot(head, status, git_files, frozenset(p.name for p in outside.iterdir()),
-                    log.read_text() if log.exists() else "")
+    return Snapshot(_head(git_dir), status, git_files, frozenset(p.name for p in outside.iterdir()),
+                    log.read_text() if log.exists() else "", files)
 
 
-def _status(repo: MemoryRepo) -> tuple[str, str]:
-    """HEAD and the working tree's and index's state (untracked files each by name), from one git
-    process (``git status --porcelain=v2 --branch``: a snapshot is taken around every cell)."""
-    out = subprocess.run(["git", "status", "--porcelain=v2", "--branch", "--untracked-files=all"], cwd=repo.root,
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    head = next(line.split()[2] for line in out if line.startswith("# branch.oid "))
-    return head, "".join(f"{line}\n" for line in out if not line.startswith("# "))
+def _head(git_dir: Path) -> str:
+    head = (git_dir / "HEAD").read_text().strip()
+    if not head.startswith("ref: "):
+        return head
+    ref = head.removeprefix("ref: ")
+    if (git_dir / ref).is_file():
+        return (git_dir / ref).read_text().strip()
+    packed = git_dir / "packed-refs"
+    for line in packed.read_text().splitlines() if packed.exists() else []:
+        if line.endswith(f" {ref}"):
+            return line.split()[0]
+    return ""
+
+
+def _fingerprint(root: Path, git_dir: Path) -> tuple[frozenset[str], str]:
+    """The working tree's files (root-relative) and a digest of what ``git status`` depends on."""
+    ignored = {".git"} | _ignored_folders(root)
+    digest = hashlib.sha256()
+    for name in ("HEAD", "index", "config", "info/exclude"):
+        path = git_dir / name
+        digest.update(f"{name}\0".encode() + (path.read_bytes() if path.exists() else b"-") + b"\0")
+    files: set[str] = set()
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder)
+        if here == root:
+            dirs[:] = [d for d in dirs if d not in ignored]
+        for name in sorted([*dirs, *names]):
+            path = here / name
+            rel = str(path.relative_to(root))
+            if path.is_symlink():
+                digest.update(f"{rel}\0link\0{os.readlink(path)}\0".encode())
+            elif path.is_file():
+                files.add(rel)
+                mode = path.stat().st_mode
+                digest.update(f"{rel}\0{mode:o}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+            elif not (path.is_dir() and name in dirs):
+                digest.update(f"{rel}\0other\0".encode())
+    return frozenset(files), digest.hexdigest()
+
+
+def _ignored_folders(root: Path) -> set[str]:
+    """The top-level folders the repository's ``.gitignore`` names as ``NAME/`` (its cache)."""
+    gitignore = root / ".gitignore"
+    lines = gitignore.read_text().splitlines() if gitignore.exists() else []
+    return {ln.strip().strip("/") for ln in lines if ln.strip().endswith("/") and "/" not in ln.strip().strip("/")}
 
 
 def refusal_problem(outcome: Outcome, before: Snapshot, after: Snapshot) -> str:
@@ -310,17 +355,13 @@ def refusal_problem(outcome: Outcome, before: Snapshot, after: Snapshot) -> str:
 
 
 def restore(repo: MemoryRepo, before: Snapshot) -> None:
-    """Put the working tree back as it was (after a door that leaves the attacker's file on disk)."""
+    """Put the working tree back as it was (after a door that leaves the attacker's file on disk):
+    tracked files checked out, files that were not there before removed."""
     git(repo.root, "checkout", "-q", "--", ".")
-    for line in snapshot_status_new(repo, before):
-        target = repo.root / line
+    for rel in _fingerprint(repo.root, repo.store.git.git_dir)[0] - before.files:
+        target = repo.root / rel
         if target.is_file() and not target.is_symlink():
             target.unlink()
-
-
-def snapshot_status_new(repo: MemoryRepo, before: Snapshot) -> list[str]:
-    old = set(before.status.splitlines())
-    return [ln[2:] for ln in _status(repo)[1].splitlines() if ln not in old and ln.startswith("? ")]
 
 
 def file_text(path: str, fields: dict[str, Any], body: str) -> str:

@@ -135,6 +135,20 @@ def new_repo(path: Path, actor: str = ACTOR) -> MemoryRepo:
     return mem
 
 
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """Git and memfs isolated from the machine's and the user's config, with ``home`` as HOME and a
+    fixed actor (every test, through ``conftest.isolated_git``; session fixtures that build repositories)."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("MEMFS_ACTOR", ACTOR)
+    monkeypatch.delenv("MEMFS_CONFIG", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    # memfs's hooks (installed by init) would start Python twice per hand commit; the tests of
+    # the hooks themselves (tests/cli/test_hooks.py) run them
+    monkeypatch.setenv("MEMFS_HOOKS", "skip")
+
+
 def copy_repo(source: Path, dest: Path) -> Path:
     """A copy of a prepared repository (work tree, ``.git`` and the ``.memfs`` cache)."""
     shutil.copytree(source, dest, symlinks=True)

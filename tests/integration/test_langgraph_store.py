@@ -207,10 +207,11 @@ KEYS = ["key with / slash", "..dots..", "README", "über", "u\u0308ber", "a\\b",
 
 
 def test_any_label_and_key_round_trips(subject: tuple[BaseStore, Kind]) -> None:
+    """Every key of a label in one batch (``put`` is a batch of one ``PutOp``: the same naming,
+    one commit per label instead of per key); the labels one after another."""
     store, _ = subject
     for label in LABELS:
-        for key in KEYS:
-            store.put(("ns", label), key, {"label": label, "key": key})
+        store.batch([PutOp(("ns", label), key, {"label": label, "key": key}) for key in KEYS])
     for label in LABELS:
         for key in KEYS:
             item = store.get(("ns", label), key)

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from memfs import MemoryRepo
 from memfs.errors import MemfsError
 from memfs.store.revisions import revision_in
-from tests.helpers import ACTOR, clone_repo, copy_repo, git
+from tests.helpers import ACTOR, clone_repo, copy_repo, git, isolate
 
 T0 = dt.datetime(2026, 10, 1, tzinfo=dt.UTC)
 SUBJECTS = 4
@@ -41,13 +41,29 @@ VERBS = ("write", "remember", "retract", "reinstate", "forget", "purge", "revert
 class World:
     """One repository under test, its remote and another clone that writes to it."""
 
-    def __init__(self, root: Path, remote: Path) -> None:
+    def __init__(self, root: Path, other: Path, step: int = 0) -> None:
         self.repo = MemoryRepo.open(root, ACTOR)
+        self.other = MemoryRepo.open(other, actor="agent:other")
+        self.purged = False
+        self.step = step
+
+    @classmethod
+    def create(cls, root: Path, remote: Path) -> World:
+        """``root`` pushed to the empty ``remote`` and cloned beside it as ``other``."""
         git(root, "remote", "add", "origin", str(remote))
         git(root, "push", "-q", "-u", "origin", "main")
-        self.other = clone_repo(str(remote), root.parent / "other", actor="agent:other")
-        self.purged = False
-        self.step = 0
+        clone_repo(str(remote), root.parent / "other", actor="agent:other")
+        return cls(root, root.parent / "other")
+
+    @classmethod
+    def copied(cls, world: Path, dest: Path) -> World:
+        """A copy of the world in folder ``world`` (``mem``, ``remote.git``, ``other``, after
+        :data:`SETUP`), its clones' ``origin`` moved to the copied remote."""
+        shutil.copytree(world, dest, symlinks=True)
+        for clone in ("mem", "other"):
+            config = dest / clone / ".git" / "config"
+            config.write_text(config.read_text().replace(str(world / "remote.git"), str(dest / "remote.git")))
+        return cls(dest / "mem", dest / "other", step=len(SETUP))
 
     def path(self, i: int) -> str:
         return f"facts/k{i}.md"
@@ -168,17 +184,32 @@ SETUP = [("write", 0, 0), ("write", 1, 0), ("write", 2, 1), ("write", 3, 2)]
                 ("write", 0, 5), ("sync", 0, 0)])
 @example(steps=[("sync", 0, 0), ("forget", 1, 0), ("reinstate", 2, 0), ("revert", 0, 0), ("expire", 3, 0),
                 ("revert", 0, 0), ("expire", 2, 1), ("remember", 2, 0), ("remember", 2, 0), ("sync", 0, 0)])
-def test_random_lifecycles_keep_the_promises(template_repo: Path, template_remote: Path, steps: list) -> None:  # type: ignore[type-arg]
+def test_random_lifecycles_keep_the_promises(set_up: Path, steps: list) -> None:  # type: ignore[type-arg]
     with tempfile.TemporaryDirectory(prefix="memfs-lifecycle-") as tmp:
-        root = copy_repo(template_repo, Path(tmp) / "mem")
-        remote = Path(tmp) / "remote.git"
-        shutil.copytree(template_remote, remote)
-        world = World(root, remote)
-        for verb, i, extra in [*SETUP, *steps]:
-            world.step += 1
-            with contextlib.suppress(MemfsError):  # refused or conflicting: the promises still hold
-                _act(world, verb, i, extra)()
-            world.check(f"step {world.step}: {verb} {i} {extra}")
-        from memfs import index
+        world = World.copied(set_up, Path(tmp) / "world")
+        _run(world, steps)
 
-        index.close_all()
+
+@pytest.fixture(scope="session")
+def set_up(tmp_path_factory: pytest.TempPathFactory, template_repo: Path, template_remote: Path) -> Path:
+    """The world after :data:`SETUP` (each step checked), built once and copied for each example:
+    every sequence starts from it as it did when each example ran the setup itself."""
+    folder = tmp_path_factory.mktemp("lifecycle-world")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, tmp_path_factory.mktemp("lifecycle-home"))
+        root = copy_repo(template_repo, folder / "mem")
+        remote = folder / "remote.git"
+        shutil.copytree(template_remote, remote)
+        _run(World.create(root, remote), SETUP)
+    return folder
+
+
+def _run(world: World, steps: list[tuple[str, int, int]]) -> None:
+    for verb, i, extra in steps:
+        world.step += 1
+        with contextlib.suppress(MemfsError):  # refused or conflicting: the promises still hold
+            _act(world, verb, i, extra)()
+        world.check(f"step {world.step}: {verb} {i} {extra}")
+    from memfs import index
+
+    index.close_all()

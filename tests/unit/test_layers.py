@@ -179,30 +179,36 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return find_cycles(graph)
 
 
-MODULES = scan()
-GRAPH = {name: m.imports for name, m in MODULES.items()}
+@pytest.fixture(scope="module")
+def modules() -> dict[str, Module]:
+    """memfs's modules, parsed by the worker that runs these tests (not at collection, in every worker)."""
+    return scan()
 
 
-def test_every_module_is_in_a_layer() -> None:
-    for name in MODULES:
+def _graph(modules: dict[str, Module]) -> dict[str, frozenset[str]]:
+    return {name: m.imports for name, m in modules.items()}
+
+
+def test_every_module_is_in_a_layer(modules: dict[str, Module]) -> None:
+    for name in modules:
         layer(name)
 
 
-def test_no_import_goes_against_the_layers() -> None:
-    assert wrong_way(GRAPH) == []
+def test_no_import_goes_against_the_layers(modules: dict[str, Module]) -> None:
+    assert wrong_way(_graph(modules)) == []
 
 
-def test_no_import_cycles() -> None:
-    assert cycles(GRAPH) == []
+def test_no_import_cycles(modules: dict[str, Module]) -> None:
+    assert cycles(_graph(modules)) == []
 
 
-def test_only_the_git_module_starts_processes() -> None:
-    offenders = sorted(n for n, m in MODULES.items() if m.external & PROCESS_IMPORTS and n != PROCESS_MODULE)
+def test_only_the_git_module_starts_processes(modules: dict[str, Module]) -> None:
+    offenders = sorted(n for n, m in modules.items() if m.external & PROCESS_IMPORTS and n != PROCESS_MODULE)
     assert offenders == []
 
 
-def test_no_module_hides_a_missing_import() -> None:
-    offenders = {n: m.import_errors_caught for n, m in MODULES.items() if m.import_errors_caught}
+def test_no_module_hides_a_missing_import(modules: dict[str, Module]) -> None:
+    offenders = {n: m.import_errors_caught for n, m in modules.items() if m.import_errors_caught}
     assert offenders == {}
 
 
