@@ -307,7 +307,8 @@ def report(n: int, r: dict[str, Any]) -> None:
     if "tantivy_build" not in b:
         b = {**b, **{k: {"cpu_s": float("nan")} for k in ("memfs_reindex", "whoosh_build", "tantivy_build")},
              "load_after": b.get("load_before")}
-    print(f"build: corpus {b['corpus_s']:.0f} s; CPU s memfs reindex {b['memfs_reindex']['cpu_s']:.1f}, "
+    corpus_s = b.get("corpus_s") or float("nan")
+    print(f"build: corpus {corpus_s:.0f} s; CPU s memfs reindex {b['memfs_reindex']['cpu_s']:.1f}, "
           f"Whoosh {b['whoosh_build']['cpu_s']:.1f}, tantivy (1 thread) {b['tantivy_build']['cpu_s']:.1f} "
           f"(load {b['load_before']} -> {b['load_after']})")
     if "library_p50" in r:
