@@ -399,8 +399,8 @@ def main() -> None:
             r.update(step_validate(root))
         r["load_after"] = load()
         results[n] = r
-        report(n, r)
         (opts.base / f"result{n}.json").write_text(json.dumps(r))
+        report(n, r)
     model(results)
 
 
