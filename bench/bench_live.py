@@ -44,8 +44,14 @@ def loadavg() -> str:
 
 
 def args_for(text: str) -> dict[str, Any]:
-    return {"query": text, "scope": None, "inherit": False, "version": None, "at": AT, "type": None,
-            "limit": 10, "explain": False, "actor": None, "json": False}
+    """A live search request as the CLI sends it (:meth:`memfs.cli.State.ask_live`)."""
+    import datetime as dt
+
+    from memfs.format.declare import CLI, to_wire
+    from memfs.ops.verbs.recall import Search
+
+    request = Search(query=text, at=dt.datetime.fromisoformat(AT), limit=10)
+    return {"request": to_wire(request, CLI), "actor": None, "json": False}
 
 
 def med(values: list[float]) -> float:

@@ -9,6 +9,15 @@ file, its stat (``mtime_ns``, size) when read and what it says: id, scope, key, 
 ``depends_on`` (as :func:`memfs.format.parse.read_depends_on` reads it, for a file that
 mentions it; ``None`` when that key cannot be read).
 
+On disk it is the whole file and a journal beside it (``catalog.journal``): a save appends one
+line, the header (HEAD, the listed paths, the snapshot time) and the entries that changed since
+the last save, instead of rewriting every entry (~0.2 s at 100k memories); the journal is folded
+into a new whole file once it outgrows a quarter of it. A line names the whole file it follows
+(a random ``token``), is appended only under ``catalog.lock`` by a process whose copy is the one
+on disk (so the lines replay to exactly its state), and replay stops at the first line that does
+not parse or follows another whole file: what it yields is then an older, consistent copy, which
+validation brings up to date as it would any older copy.
+
 It is trusted only after validation, every time it is used, against one ``git status`` (HEAD and
 the changed, untracked and ignored paths): a file git calls clean at both the recorded and the
 current HEAD, and that the two HEADs do not differ in, has the content the cache read. Everything
@@ -29,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -36,10 +46,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from memfs.errors import GitError, InvalidMemory
+from memfs.errors import GitError, InvalidMemory, LockTimeout
 from memfs.format.limits import Limits
 from memfs.format.parse import parse, read_depends_on
-from memfs.store import atomic, gitcli, paths
+from memfs.store import atomic, gitcli, locking, paths
 
 
 class Store(Protocol):
@@ -57,6 +67,13 @@ class Store(Protocol):
 
 FORMAT = "catalog1"
 CACHE_FILE = "catalog.json"
+JOURNAL_FILE = "catalog.journal"
+LOCK_FILE = "catalog.lock"
+#: seconds a save waits for another process's; then it is skipped (the cache is rebuilt when lost)
+LOCK_WAIT = 2.0
+#: the journal is folded into a new whole file once it is larger than this share of it (or 1 MB)
+COMPACT_SHARE = 0.25
+COMPACT_MIN = 1 << 20
 RACY_NS = 2_000_000_000
 SAVE_EVERY = 16
 #: a refresh that re-checks at least this many files is saved at once: the next process would
@@ -108,12 +125,16 @@ class Catalog:
     #: Paths by id, scope and key, built on first lookup and kept up to date by :meth:`put`
     #: (shared, like ``files``, with the refreshed copies made from this one).
     index: Index | None = field(default=None, repr=False, compare=False)
+    #: What is on disk: the whole file's token ("": none, the next save writes a whole file),
+    #: the paths put since the last save (shared like ``files``), the whole file's and the journal's size.
+    disk: Disk = field(default_factory=lambda: Disk(), repr=False, compare=False)
 
     def put(self, rel: str, entry: Entry | None) -> None:
         """Record ``rel``'s entry (``None``: no memory file there any more)."""
         old = self.files.pop(rel, None) if entry is None else self.files.get(rel)
         if entry is not None:
             self.files[rel] = entry
+        self.disk.dirty.add(rel)
         if self.index is not None:
             self.index.move(rel, old, entry)
 
@@ -157,11 +178,50 @@ class Catalog:
         """Files that mention ``depends_on`` but whose key cannot be read (the graph reports them)."""
         return sorted(rel for rel, f in self.files.items() if f.deps is None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, token: str) -> dict[str, Any]:
         return {
-            "format": FORMAT, "config": self.config, "head": self.head, "listed": self.listed,
+            "format": FORMAT, "config": self.config, "token": token, "head": self.head, "listed": self.listed,
             "snapshot_ns": self.snapshot_ns, "files": {rel: f.to_json() for rel, f in self.files.items()},
         }
+
+    def journal_line(self) -> bytes:
+        """The header and the entries put since the last save, as one journal line."""
+        files = {rel: (None if (f := self.files.get(rel)) is None else f.to_json()) for rel in sorted(self.disk.dirty)}
+        line = {"base": self.disk.token, "head": self.head, "listed": self.listed, "snapshot_ns": self.snapshot_ns,
+                "files": files}
+        return json.dumps(line, separators=(",", ":")).encode() + b"\n"
+
+    def replay(self, line: bytes) -> bool:
+        """Apply one journal line; ``False`` (nothing applied) when it does not parse or follows
+        another whole file."""
+        try:
+            raw = json.loads(line)
+            head, listed = raw["head"], raw["listed"]
+            if raw["base"] != self.disk.token or not (head is None or isinstance(head, str)):
+                return False
+            if not all(isinstance(p, str) for p in listed):
+                return False
+            files = {str(rel): None if v is None else Entry.from_json(v) for rel, v in raw["files"].items()}
+            snapshot = int(raw["snapshot_ns"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return False
+        for rel, entry in files.items():
+            if entry is None:
+                self.files.pop(rel, None)
+            else:
+                self.files[rel] = entry
+        self.head, self.listed, self.snapshot_ns = head, list(listed), snapshot
+        return True
+
+
+@dataclass
+class Disk:
+    """How a :class:`Catalog` stands to its files on disk (see the module docstring)."""
+
+    token: str = ""
+    dirty: set[str] = field(default_factory=set)
+    base_bytes: int = 0
+    journal_bytes: int = 0
 
 
 class Index:
@@ -193,19 +253,16 @@ class Index:
 
 
 _lock = threading.Lock()
-_memo: dict[str, tuple[tuple[int, int, int], Catalog]] = {}
+_memo: dict[str, tuple[tuple[int, ...], Catalog]] = {}
 
 
 def current(repo: Store) -> Catalog | None:
     """The cache, validated against the working tree now (refreshed or rebuilt as needed);
     ``None`` when git cannot say what changed (callers then grep).
 
-    A rebuild is saved at once, refreshes every :data:`SAVE_EVERY` times, so a loop of writes does
-    not rewrite the whole file each time: a process that starts from an older saved copy only
-    re-checks the paths changed since (or rebuilds, when git no longer knows its HEAD). A refresh
-    that re-checked :data:`SAVE_AFTER_RECHECKS` files or more is saved at once too, so short-lived
-    processes (one CLI command each) do not all pay for the same big change (a retraction, a
-    checkout) again."""
+    Every change is saved, a rebuild as a whole file, a refresh as a line of the journal (so a
+    loop of writes does not rewrite every entry, and the next process, one CLI command, does not
+    re-check what this one did)."""
     snapshot = time.time_ns()
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
@@ -219,10 +276,7 @@ def current(repo: Store) -> Catalog | None:
             return catalog
         if catalog is None:
             catalog = _rebuilt(repo, config, probe, snapshot)
-        if ident is None or cached is None or catalog.unsaved == 0 or catalog.unsaved >= SAVE_EVERY:
-            _save(path, catalog)
-        else:
-            _memo[str(path)] = (ident, catalog)
+        _save(path, catalog, ident)
         return catalog
 
 
@@ -246,6 +300,7 @@ def drop(repo: Store) -> None:
     with _lock:
         _memo.pop(str(repo.cache_dir / CACHE_FILE), None)
         atomic.remove(repo.cache_dir / CACHE_FILE)
+        atomic.remove(repo.cache_dir / JOURNAL_FILE)
 
 
 def _config(repo: Store) -> str:
@@ -258,19 +313,29 @@ def _config(repo: Store) -> str:
     return hashlib.blake2b(text, digest_size=12).hexdigest()
 
 
-def _load(path: Path) -> tuple[tuple[int, int, int] | None, Catalog | None]:
-    """(identity of the file, the catalog in it): the parsed copy kept in memory while the file is the
-    same, else the file parsed; ``(None, None)`` when it is missing, ``(identity, None)`` when it
-    is unusable."""
+def _identity(path: Path) -> tuple[int, ...]:
+    """The whole file's identity and the journal's size (appended to, never rewritten in place)."""
     try:
-        ident = paths.file_identity(path)
+        journal = os.stat(path.with_name(JOURNAL_FILE)).st_size
+    except FileNotFoundError:
+        journal = 0
+    return (*paths.file_identity(path), journal)
+
+
+def _load(path: Path) -> tuple[tuple[int, ...] | None, Catalog | None]:
+    """(identity of the files, the catalog in them): the parsed copy kept in memory while the files
+    are the same, else the whole file parsed and the journal replayed; ``(None, None)`` when it is
+    missing, ``(identity, None)`` when it is unusable."""
+    try:
+        ident = _identity(path)
     except OSError:
         return None, None
     found = _memo.get(str(path))
     if found is not None and found[0] == ident:
         return ident, found[1]
     try:
-        raw = json.loads(path.read_bytes())
+        data = path.read_bytes()
+        raw = json.loads(data)
         if raw.get("format") != FORMAT:
             return ident, None
         head, listed = raw["head"], raw["listed"]
@@ -278,21 +343,53 @@ def _load(path: Path) -> tuple[tuple[int, int, int] | None, Catalog | None]:
             return ident, None
         files = {str(rel): Entry.from_json(values) for rel, values in raw["files"].items()}
         catalog = Catalog(str(raw["config"]), head, list(listed), int(raw["snapshot_ns"]), files)
+        catalog.disk = Disk(str(raw.get("token") or ""), set(), len(data))
+        journal = _journal(path, ident[-1])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ident, None
+    for line in journal.splitlines():
+        if not catalog.replay(line):
+            catalog.disk.token = ""  # the next save writes a whole file
+            break
+    catalog.disk.journal_bytes = len(journal)
     _memo[str(path)] = (ident, catalog)
     return ident, catalog
 
 
-def _save(path: Path, catalog: Catalog) -> None:
+def _journal(path: Path, size: int) -> bytes:
+    if not size:
+        return b""
+    with open(path.with_name(JOURNAL_FILE), "rb") as handle:
+        return handle.read(size)
+
+
+def _save(path: Path, catalog: Catalog, loaded: tuple[int, ...] | None) -> None:
+    """Append the changes to the journal when this copy is the one on disk (``loaded``, unchanged
+    since) and the journal is small enough; else write a whole file (a new token) and drop the
+    journal. Skipped when another process holds the lock too long (the cache is then older on
+    disk, which validation handles)."""
+    disk = catalog.disk
     try:
         paths.ensure_cache(path.parent)
-        atomic.replace_cache(path, json.dumps(catalog.to_json(), separators=(",", ":")).encode())
-        ident = paths.file_identity(path)
-    except OSError:
+        with locking.exclusive(path.parent / LOCK_FILE, timeout=LOCK_WAIT):
+            limit = max(COMPACT_MIN, COMPACT_SHARE * disk.base_bytes)
+            if disk.token and loaded is not None and _identity(path) == loaded and disk.journal_bytes < limit:
+                line = catalog.journal_line()
+                with open(path.with_name(JOURNAL_FILE), "ab") as handle:
+                    handle.write(line)
+                disk.journal_bytes += len(line)
+            else:
+                token = secrets.token_hex(8)
+                data = json.dumps(catalog.to_json(token), separators=(",", ":")).encode()
+                atomic.replace_cache(path, data)
+                path.with_name(JOURNAL_FILE).unlink(missing_ok=True)
+                disk.token, disk.base_bytes, disk.journal_bytes = token, len(data), 0
+            ident = _identity(path)
+    except (OSError, LockTimeout):
         _memo.pop(str(path), None)
         return
     catalog.unsaved = 0
+    disk.dirty.clear()
     _memo[str(path)] = (ident, catalog)
 
 
@@ -334,7 +431,7 @@ def _refreshed(repo: Store, catalog: Catalog, probe: Any, snapshot: int) -> Cata
     if not changed and probe.head == catalog.head and listed == catalog.listed:
         return catalog
     unsaved = SAVE_EVERY if len(rels) >= SAVE_AFTER_RECHECKS else catalog.unsaved + 1
-    return Catalog(catalog.config, probe.head, listed, snapshot, catalog.files, unsaved, catalog.index)
+    return Catalog(catalog.config, probe.head, listed, snapshot, catalog.files, unsaved, catalog.index, catalog.disk)
 
 
 def _ignored(repo: Store, probe: Any) -> Callable[[str], bool]:

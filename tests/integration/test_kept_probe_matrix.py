@@ -163,3 +163,56 @@ def test_a_second_context_at_the_same_commit_starts_no_git_process(
     assert sum(started.values()) == 0
     assert [b.text for b in again.blocks] == [b.text for b in first.blocks] and first.blocks
     assert kept.store.git.head_quick() == git(kept.root, "rev-parse", "HEAD").strip()
+
+
+def _statuses_of(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    asked: list[tuple[str, ...]] = []
+    real = git_status.WorkTree._status
+
+    def spy(self: git_status.WorkTree, *pathspecs: str) -> Any:
+        if self is repo.store.git:
+            asked.append(pathspecs)
+        return real(self, *pathspecs)
+
+    monkeypatch.setattr(git_status.WorkTree, "_status", spy)
+    return asked
+
+
+def test_its_own_writes_keep_the_watch_and_answers_stay_those_of_a_fresh_repository(
+    kept: MemoryRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memfs's own commit moves the kept probe along (the committed paths asked about again)
+    instead of a whole-tree ``git status`` after every write; mixed with hand edits, a user's
+    ``git add`` and commit, the answers stay a fresh repository's."""
+    asked = _statuses_of(kept, monkeypatch)
+    steps: list[Callable[[], object]] = [
+        lambda: add(kept, "facts/b.md", body="alpha b rewritten\n"),
+        lambda: add(kept, "facts/n1.md", body="alpha n1\n"),
+        lambda: put(kept.root, "facts/hand.md", "alpha by hand\n"),
+        lambda: add(kept, "facts/n2.md", body="alpha n2\n"),
+    ]
+    for step in steps:
+        step()
+        assert _answer(kept) == _answer(MemoryRepo.open(kept.root, ACTOR))
+    assert asked and (".",) not in asked
+    assert kept.store.git._kept is not None
+    for step in (lambda: (put(kept.root, "facts/s.md", "alpha s\n"), git(kept.root, "add", "-A")),
+                 lambda: add(kept, "facts/n3.md", body="alpha n3\n"), lambda: _git_commit_edit(kept.root),
+                 lambda: add(kept, "facts/n4.md", body="alpha n4\n")):
+        step()
+        assert _answer(kept) == _answer(MemoryRepo.open(kept.root, ACTOR))
+
+
+def test_only_a_commit_moves_the_kept_identity() -> None:
+    from memfs.store.gitcli.watch import committed_over
+
+    ref = b"ref: refs/heads/main\n"
+    files = [(1, i, 10, 100, 100) for i in range(10)]
+    before = (ref, None, *files, (1, 50, 41, 7, 7))
+    index = (1, 99, 20, 200)
+    after = (ref, None, (*index, 201), *files[1:], (1, 51, 41, 8, 8))
+    assert committed_over(before, after, index)
+    assert not committed_over(before, after, (1, 98, 20, 200))  # another index than the one installed
+    assert not committed_over(before, (*after[:3], (1, 77, 1, 1, 1), *after[4:]), index)  # packed-refs moved
+    assert not committed_over(before, (b"ref: refs/heads/other\n", *after[1:]), index)
+    assert not committed_over((b"0" * 40, *before[1:]), (b"0" * 40, *after[1:]), index)  # detached HEAD

@@ -117,10 +117,14 @@ def _step(repo: MemoryRepo, op: str, i: int, variant: int) -> None:
         shutil.rmtree(root / ".memfs", ignore_errors=True)
     elif op == "process":
         catalog._memo.clear()
+    elif op == "torn journal":
+        with (root / ".memfs" / catalog.JOURNAL_FILE).open("ab") as handle:
+            handle.write(b'{"base":"' if variant % 2 else b'{"base":"other","head":null,"listed":[],"files":{}}\n')
+        catalog._memo.clear()
 
 
 OPS = ("hand", "hand", "hand", "rm", "commit", "commit", "memfs", "reset", "checkout", "gitignore",
-       "memfsignore", "corrupt", "drop", "process")
+       "memfsignore", "corrupt", "drop", "process", "process", "torn journal")
 
 
 @settings(max_examples=12, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -222,11 +226,41 @@ def test_a_refresh_that_rechecked_many_files_is_saved_for_the_next_process(repo:
         _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"m{i}"))
     commit_all(repo.root, "many")
     assert _users(repo, "m0") == ["facts/m0.md"]
-    saved = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
+    saved = _on_disk(repo)
     for i in range(many):
         _put(repo, f"facts/m{i}.md", _text(i, 0).replace("alpha", f"n{i}"))
     commit_all(repo.root, "renamed ids")
     catalog._memo.clear()
     assert _users(repo, "n0") == ["facts/m0.md"]
-    again = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
+    again = _on_disk(repo)
     assert again != saved and git(repo.root, "rev-parse", "HEAD").strip() in again.decode()
+
+
+def _on_disk(repo: MemoryRepo) -> bytes:
+    journal = repo.store.cache_dir / catalog.JOURNAL_FILE
+    whole = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
+    return whole + (journal.read_bytes() if journal.exists() else b"")
+
+
+def test_a_save_appends_the_changed_entries_and_replays_to_the_same_catalog(repo: MemoryRepo) -> None:
+    """The journal holds only what changed; a process reading the whole file and the journal gets
+    the catalog the writing process holds; a journal past its share is folded into a whole file."""
+    for i in range(3):
+        _put(repo, f"facts/j{i}.md", _text(i, 0).replace("alpha", f"j{i}"))
+    commit_all(repo.root, "three")
+    assert _users(repo, "j0") == ["facts/j0.md"]
+    whole = (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes()
+    _put(repo, "facts/j1.md", _text(1, 0).replace("alpha", "jj"))
+    assert _users(repo, "jj") == ["facts/j1.md"]
+    journal = (repo.store.cache_dir / catalog.JOURNAL_FILE).read_bytes()
+    assert (repo.store.cache_dir / catalog.CACHE_FILE).read_bytes() == whole and b"facts/j1.md" in journal
+    assert b"facts/j0.md" not in journal and b"facts/j2.md" not in journal
+    held = catalog._memo[str(repo.store.cache_dir / catalog.CACHE_FILE)][1]
+    catalog._memo.clear()
+    _, replayed = catalog._load(repo.store.cache_dir / catalog.CACHE_FILE)
+    assert replayed is not None and replayed.files == held.files
+    assert (replayed.head, replayed.listed, replayed.snapshot_ns) == (held.head, held.listed, held.snapshot_ns)
+    replayed.disk.journal_bytes = catalog.COMPACT_MIN
+    _put(repo, "facts/j2.md", _text(2, 0).replace("alpha", "j2b"))
+    assert _users(repo, "j2b") == ["facts/j2.md"]
+    assert not (repo.store.cache_dir / catalog.JOURNAL_FILE).exists()

@@ -140,10 +140,12 @@ class Committing(WorkTree, Refs):
                 self._text("update-ref", "-m", "memfs: take back a commit made on a moved HEAD", "HEAD",
                            parents[0] if parents else "", sha)
                 return False, None
+            st = os.stat(private)
             os.replace(private, lock)
             crashpoint.reached("index-ready")
             os.replace(lock, index)
             installed = True
+            self.advance_kept(head, sha, paths, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), self.head_quick)
             return True, Committed(sha, parents, tuple(paths))
         finally:
             if not installed:

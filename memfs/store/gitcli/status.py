@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from memfs.errors import GitError
 from memfs.store.gitcli import process
 from memfs.store.gitcli.process import Base
-from memfs.store.gitcli.watch import TreeWatch, git_identity
+from memfs.store.gitcli.watch import TreeWatch, committed_over, git_identity
 
 #: the most changed paths one probe asks ``git status`` about alone (more: the whole tree)
 REFRESH_PATHS = 200
@@ -46,6 +46,8 @@ class _Kept:
     identity: tuple[object, ...]
     probe: Probe
     pid: int
+    #: paths memfs committed since the probe (:meth:`WorkTree.advance_kept`): asked about again
+    recheck: set[str] = field(default_factory=set)
 
 
 class WorkTree(Base):
@@ -114,8 +116,9 @@ class WorkTree(Base):
         if kept.pid != os.getpid() or git_identity(self.git_dir) != kept.identity:
             return None
         changed = kept.watch.changes(kept.probe.ignored)
-        if changed is None or len(changed) > REFRESH_PATHS:
+        if changed is None or len(changed | kept.recheck) > REFRESH_PATHS:
             return None
+        changed |= kept.recheck
         if not changed:
             return kept.probe
         old = kept.probe
@@ -125,7 +128,29 @@ class WorkTree(Base):
         listed = tuple(sorted({*(p for p in old.listed if p not in changed), *found.listed}))
         ignored = tuple(p for p in old.ignored if p not in changed)
         kept.probe = Probe(old.head, listed, ignored, old.staged or found.staged)
+        kept.recheck = set()
         return kept.probe
+
+    def advance_kept(self, parent: str, sha: str, paths: Sequence[str], index: tuple[int, int, int, int],
+                     head: Callable[[], str | None]) -> None:
+        """Carry the kept whole-tree probe over memfs's own commit ``sha`` of ``paths`` on ``parent``
+        (its only parent), made from an index installed as the file ``index`` describes: without
+        this, the commit's new index and ref make the next probe a whole-tree ``git status`` (an
+        lstat of every tracked file: the per-write cost that grew with the repository). Kept only
+        when git's files show nothing but that commit (:func:`~.watch.committed_over`) and HEAD
+        (``head()``) names ``sha``; the committed paths are asked about again at the next probe."""
+        with self._kept_lock:
+            kept, self._kept = self._kept, None
+            if kept is None:
+                return
+            after = git_identity(self.git_dir)
+            if (kept.pid != os.getpid() or kept.probe.head != parent or after is None
+                    or not committed_over(kept.identity, after, index) or head() != sha):
+                kept.watch.close()
+                return
+            kept.identity, kept.probe = after, replace(kept.probe, head=sha)
+            kept.recheck.update(paths)
+            self._kept = kept
 
     def probe_paths(self, paths: Sequence[str]) -> Probe | None:
         """:meth:`probe` of just ``paths`` (git paths, taken literally): what a whole-tree probe

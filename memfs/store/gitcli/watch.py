@@ -202,6 +202,7 @@ def git_identity(git_dir: Path) -> tuple[object, ...] | None:
     names = [git_dir / "index", git_dir / "packed-refs", git_dir / "info" / "exclude", git_dir / "info" / "attributes",
              git_dir / "config", home / ".gitconfig", xdg / "git" / "config", xdg / "git" / "ignore",
              xdg / "git" / "attributes", Path("/etc/gitconfig")]
+    assert len(names) == _NAMES
     if head.startswith(b"ref: "):
         names.append(git_dir / os.fsdecode(head[5:].strip()))
     env = [os.environ.get(name) for name in _CONFIG_VARIABLES]
@@ -209,6 +210,24 @@ def git_identity(git_dir: Path) -> tuple[object, ...] | None:
         count = int(env[-1]) if env[-1].isdigit() else 0
         env += [os.environ.get(f"GIT_CONFIG_{kind}_{i}") for i in range(count) for kind in ("KEY", "VALUE")]
     return (head, *env, *(_identity(name) for name in names))
+
+
+#: files :func:`git_identity` compares besides the branch's ref (the index first)
+_NAMES = 10
+
+
+def committed_over(before: tuple[object, ...], after: tuple[object, ...], index: tuple[int, int, int, int]) -> bool:
+    """Whether ``after`` differs from ``before`` (both :func:`git_identity` of a repository on a
+    branch) only as a commit on that branch changes them: the branch's ref file, and the index
+    file, which must be the very file ``index`` describes (device, inode, size, mtime: the one the
+    committer installed; any later rewrite is a new inode). Everything else must be identical."""
+    if len(before) != len(after) or not (isinstance(before[0], bytes) and before[0].startswith(b"ref: ")):
+        return False
+    at = len(after) - _NAMES - 1
+    found = after[at]
+    if not isinstance(found, tuple) or found[:4] != index:
+        return False
+    return before[:at] == after[:at] and before[at + 1 : -1] == after[at + 1 : -1]
 
 
 def _identity(path: Path) -> tuple[int, ...] | None:

@@ -1,0 +1,408 @@
+"""Scale benchmark (#28 items 5 and 2): memfs at 3k-100k memories against tantivy and Whoosh over the
+same documents in the same run, and every per-operation cost against N.
+
+    .venv/bin/python bench/bench_scale.py --sizes 3000,30000,100000 [--base /tmp/memfs-scale]
+        [--steps build,library,live,served,remember,mcp,validate] [--queries-per-kind 20]
+
+Corpus and queries: ``bench/corpus.py`` (seed 1, queries seed 2), so every size is the same
+generator's output. Each size's repository, memfs index and the two anchors' indexes are built
+once under ``--base`` and reused by later runs (their build figures are kept beside them in
+``mem<N>.json``); delete the folder to rebuild. Needs ``pip install tantivy`` (not a memfs
+dependency).
+
+Steps (each prints medians with wall and CPU, and the load average):
+
+* ``library``: ``MemoryRepo.search`` on a kept repository object (what the library, MCP and the
+  adapters call), with the git children's CPU per query (0: no git process ran).
+* ``live``: the live server's own search (in process, no socket), tantivy and the bare Whoosh
+  index, alternating query by query; then save -> searchable through the live index.
+* ``served``: ``memfs serve`` as its own process: fresh ``memfs search`` processes against fresh
+  tantivy processes (alternating), a ``python -c pass`` floor, and the server's RSS.
+* ``remember``: ``remember`` in process (CPU) on a copy of the repository, a bare ``git add`` +
+  ``git commit`` of the same file in another copy, and ``memfs remember`` as a new process.
+* ``mcp``: ``memfs mcp`` over stdio: start -> ``initialize`` answered -> ``tools/list`` answered.
+* ``validate``: ``repo.validate()`` of the whole repository, once (CPU).
+
+At the end the figures of the two largest sizes give each measure's growth exponent b
+(value = a * N^b) and the 1M value that model predicts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus
+from bare_tantivy import FRESH, TantivyIndex
+from bare_whoosh import BareIndex
+from bench_live import args_for, children_cpu, save_to_searchable
+from benchlib import ENV, cpu, packed, pct
+
+from memfs import MemoryRepo
+from memfs.index.analysis import tokens
+
+#: the children run with their bytecode cached, as an installed memfs does (this machine's environment
+#: sets PYTHONDONTWRITEBYTECODE, which made every fresh process compile memfs anew: ~0.4 s of CPU)
+ENV = {k: v for k, v in ENV.items() if k != "PYTHONDONTWRITEBYTECODE"}
+AT = dt.datetime.fromisoformat(corpus.NOW.isoformat())
+PY = sys.executable
+
+
+def load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
+
+
+def p95(values: list[float]) -> float:
+    return pct(values, 95) * 1000
+
+
+def own_cpu() -> float:
+    return time.process_time()
+
+
+def build(n: int, base: Path, indexes: bool) -> tuple[Path, dict[str, Any]]:
+    """The size-``n`` repository, and with ``indexes`` its memfs index and both anchors (each built
+    once, then reused; their figures are kept in ``mem<N>.json``)."""
+    root, marker = base / f"mem{n}", base / f"mem{n}.json"
+    figures: dict[str, Any] = json.loads(marker.read_text()) if marker.exists() else {}
+    if "corpus_s" not in figures:
+        shutil.rmtree(root, ignore_errors=True)
+        figures["load_before"] = load()
+        t0 = time.perf_counter()
+        corpus.write(root, corpus.generate(n, seed=1))
+        packed(root)
+        figures["corpus_s"] = time.perf_counter() - t0
+        marker.write_text(json.dumps(figures))
+    if indexes and "tantivy_build" not in figures:
+        repo = MemoryRepo.open(root, "bench:scale")
+        for name, action in (
+            ("memfs_reindex", repo.reindex),
+            ("whoosh_build", lambda: BareIndex.build(root, base / f"bare{n}")),
+            ("tantivy_build", lambda: TantivyIndex.build(root, base / f"tv{n}")),
+        ):
+            c0, k0, t0 = own_cpu(), children_cpu(), time.perf_counter()
+            action()
+            figures[name] = {"wall_s": time.perf_counter() - t0, "cpu_s": own_cpu() - c0 + children_cpu() - k0}
+        figures["load_after"] = load()
+        marker.write_text(json.dumps(figures))
+    return root, figures
+
+
+def texts_for(n: int, per_kind: int) -> list[str]:
+    return [q.text for q in corpus.queries(corpus.generate(n, seed=1), per_kind, seed=2)]
+
+
+def step_library(root: Path, texts: list[str]) -> dict[str, float]:
+    repo = MemoryRepo.open(root, "bench:scale")
+    repo.search(texts[0], at=AT, limit=10)
+    repo.search(texts[1], at=AT, limit=10)
+    wall, cpus, kids = [], [], []
+    for text in texts:
+        c0, k0, t0 = own_cpu(), children_cpu(), time.perf_counter()
+        repo.search(text, at=AT, limit=10)
+        wall.append(time.perf_counter() - t0)
+        cpus.append(own_cpu() - c0)
+        kids.append(children_cpu() - k0)
+    return {"library_p50": ms(wall), "library_p95": p95(wall), "library_cpu_p50": ms(cpus),
+            "library_git_cpu_total": sum(kids) * 1000}
+
+
+def step_live(root: Path, base: Path, n: int, texts: list[str]) -> dict[str, float]:
+    bare = BareIndex(__import__("whoosh.index", fromlist=["open_dir"]).open_dir(str(base / f"bare{n}")))
+    tv = TantivyIndex.open(base / f"tv{n}")
+    wsearcher, tsearcher = bare.ix.searcher(), tv.ix.searcher()
+    analysed = [tokens(t) for t in texts]
+    repo = MemoryRepo.open(root, "bench:scale")
+    out: dict[str, float] = {}
+    with repo.live_server() as server:
+        server.live.wait_barrier(server.live.barrier())
+        times: dict[str, list[float]] = {k: [] for k in ("live", "tantivy", "whoosh")}
+        cpus: dict[str, list[float]] = {k: [] for k in times}
+        calls: dict[str, Callable[[int], object]] = {
+            "live": lambda i: server.live.search(args_for(texts[i])),
+            "tantivy": lambda i: tv.search(analysed[i], 10, tsearcher),
+            "whoosh": lambda i: bare.search(texts[i], 10, wsearcher),
+        }
+        for i in range(min(3, len(texts))):  # warm-up
+            for call in calls.values():
+                call(i)
+        for i in range(len(texts)):
+            for name, call in calls.items():
+                c0, t0 = own_cpu(), time.perf_counter()
+                call(i)
+                times[name].append(time.perf_counter() - t0)
+                cpus[name].append(own_cpu() - c0)
+        for name in times:
+            out[f"{name}_p50"], out[f"{name}_p95"], out[f"{name}_cpu_p50"] = (
+                ms(times[name]), p95(times[name]), ms(cpus[name]))
+        c0 = own_cpu()
+        out.update(save_to_searchable(server, root, 15))
+        out["save_searchable_cpu_each"] = (own_cpu() - c0) / 15 * 1000
+    for i in range(15):
+        (root / f"notes/live-{i}.md").unlink(missing_ok=True)
+    wsearcher.close()
+    return out
+
+
+def _rss(pid: int) -> tuple[float, float]:
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> dict[str, float]:
+    """A ``memfs serve`` process; fresh ``memfs search`` and fresh tantivy processes alternating."""
+    server = subprocess.Popen([PY, "-m", "memfs", "serve"], cwd=root, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert server.stderr is not None
+        started = time.perf_counter()
+        server.stderr.readline()
+        repo = MemoryRepo.open(root, "bench:scale")
+        while repo.live_status() is None:
+            time.sleep(0.05)
+        out: dict[str, float] = {"serve_ready_s": time.perf_counter() - started}
+        script = FRESH
+        memfs_w, memfs_c, tv_w, tv_c, py_w, py_c = [], [], [], [], [], []
+        for i in range(runs):
+            text = texts[i % len(texts)]
+            for command, wall, used in (
+                # no --at: parsing it imports memfs.format.validate and YAML in the client (~40 ms)
+                ([PY, "-m", "memfs", "search", text], memfs_w, memfs_c),
+                ([PY, "-c", script, str(base / f"tv{n}"), *tokens(text)], tv_w, tv_c),
+                ([PY, "-c", "pass"], py_w, py_c),
+            ):
+                k0, t0 = children_cpu(), time.perf_counter()
+                subprocess.run(command, cwd=root, capture_output=True, check=True, env=ENV)
+                wall.append(time.perf_counter() - t0)
+                used.append(children_cpu() - k0)
+        out.update({"fresh_memfs_p50": ms(memfs_w), "fresh_memfs_cpu_p50": ms(memfs_c),
+                    "fresh_tantivy_p50": ms(tv_w), "fresh_tantivy_cpu_p50": ms(tv_c),
+                    "python_p50": ms(py_w), "python_cpu_p50": ms(py_c)})
+        out["server_rss_mb"], out["server_hwm_mb"] = _rss(server.pid)
+        return out
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def _candidates(count: int) -> list[dict[str, Any]]:
+    """The user's own preferences: even ones under a new key (INSERT), odd ones a new value for the
+    key just written (SUPERSEDE); the key lookup still runs over the whole corpus's keys."""
+    out = []
+    for i in range(count):
+        out.append({"type": "preference", "scope": "user:U1", "key": f"bench.scale.{i - i % 2}",
+                    "source": "user:U1", "source_kind": "user",
+                    "body": f"Prefers option {i} for the scale benchmark."})
+    return out
+
+
+def _git_out(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, env=ENV, capture_output=True, text=True).stdout
+
+
+def step_remember(root: Path, base: Path, n: int, count: int, cli_runs: int) -> dict[str, float]:
+    """In-process ``remember`` CPU, a bare add + commit of the same files, and the CLI."""
+    from memfs.ops.remember import remember
+    from memfs.policy.candidate import from_mapping
+
+    mem, bare = base / f"rem{n}-mem", base / f"rem{n}-bare"
+    for copy in (mem, bare):
+        shutil.rmtree(copy, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    cands = _candidates(count + cli_runs + 2)
+    repo = MemoryRepo.open(mem, "user:U1")
+    for c in cands[:2]:
+        remember(repo.store, from_mapping(c))
+    ours_w, ours_c, bare_w, bare_c, cli_w, cli_c, py_w = [], [], [], [], [], [], []
+
+    def bare_commit(names: list[str], label: str) -> None:
+        for name in names:
+            (bare / name).parent.mkdir(parents=True, exist_ok=True)
+            (bare / name).write_bytes((mem / name).read_bytes())
+        k0, t0 = cpu(), time.perf_counter()
+        plain = {**ENV, "MEMFS_HOOKS": "skip"}  # bare git: not memfs's hooks, which a memfs commit skips too
+        subprocess.run(["git", "add", "--", *names], cwd=bare, check=True, env=plain, capture_output=True)
+        subprocess.run(["git", "commit", "-qm", label], cwd=bare, check=True, env=plain, capture_output=True)
+        bare_w.append(time.perf_counter() - t0)
+        bare_c.append(cpu() - k0)
+
+    for i, c in enumerate(cands[2 : 2 + count]):
+        k0, t0 = cpu(), time.perf_counter()
+        remember(repo.store, from_mapping(c))
+        ours_w.append(time.perf_counter() - t0)
+        ours_c.append(cpu() - k0)
+        bare_commit([f for f in _git_out(mem, "show", "--name-only", "--format=", "HEAD").split()
+                     if f.endswith(".md")], f"bare {i}")
+    for c in cands[2 + count :]:
+        k0, t0 = children_cpu(), time.perf_counter()
+        subprocess.run([PY, "-m", "memfs", "--actor", "user:U1", "remember", "--json", "-"], cwd=mem,
+                       input=json.dumps(c), text=True, check=True, capture_output=True, env=ENV)
+        cli_w.append(time.perf_counter() - t0)
+        cli_c.append(children_cpu() - k0)
+        t0 = time.perf_counter()
+        subprocess.run([PY, "-c", "pass"], check=True)
+        py_w.append(time.perf_counter() - t0)
+    for copy in (mem, bare):
+        shutil.rmtree(copy, ignore_errors=True)
+    return {"remember_p50": ms(ours_w), "remember_cpu_p50": ms(ours_c), "bare_git_p50": ms(bare_w),
+            "bare_git_cpu_p50": ms(bare_c), "cli_remember_p50": ms(cli_w), "cli_remember_cpu_p50": ms(cli_c),
+            "python_p50": ms(py_w)}
+
+
+def step_mcp(root: Path, runs: int) -> dict[str, float]:
+    """Start ``memfs mcp`` (stdio) until ``tools/list`` is answered."""
+    asks = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    ready, used = [], []
+    for _ in range(runs):
+        k0, t0 = children_cpu(), time.perf_counter()
+        proc = subprocess.Popen([PY, "-m", "memfs", "mcp", "--scope", "user:U1"], cwd=root, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
+        assert proc.stdin is not None and proc.stdout is not None
+        for ask in asks:
+            proc.stdin.write(json.dumps(ask) + "\n")
+        proc.stdin.flush()
+        answered = 0
+        while answered < 2:
+            if "id" in json.loads(proc.stdout.readline()):
+                answered += 1
+        ready.append(time.perf_counter() - t0)
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        used.append(children_cpu() - k0)
+    return {"mcp_ready_p50": ms(ready), "mcp_cpu_p50": ms(used)}
+
+
+def step_validate(root: Path) -> dict[str, float]:
+    repo = MemoryRepo.open(root, "bench:scale")
+    k0, t0 = cpu(), time.perf_counter()
+    repo.validate()
+    return {"validate_s": time.perf_counter() - t0, "validate_cpu_s": cpu() - k0}
+
+
+def report(n: int, r: dict[str, Any]) -> None:
+    print(f"\n== {n:,} memories (load {r.get('load_before')} -> {r.get('load_after')})")
+    b = r["build"]
+    if "tantivy_build" not in b:
+        b = {**b, **{k: {"cpu_s": float("nan")} for k in ("memfs_reindex", "whoosh_build", "tantivy_build")},
+             "load_after": b.get("load_before")}
+    corpus_s = b.get("corpus_s") or float("nan")
+    print(f"build: corpus {corpus_s:.0f} s; CPU s memfs reindex {b['memfs_reindex']['cpu_s']:.1f}, "
+          f"Whoosh {b['whoosh_build']['cpu_s']:.1f}, tantivy (1 thread) {b['tantivy_build']['cpu_s']:.1f} "
+          f"(load {b['load_before']} -> {b['load_after']})")
+    if "library_p50" in r:
+        print(f"library search p50/p95 {r['library_p50']:.1f} / {r['library_p95']:.1f} ms, CPU p50 "
+              f"{r['library_cpu_p50']:.1f} ms, git children CPU over all queries {r['library_git_cpu_total']:.0f} ms")
+    if "live_p50" in r:
+        for name in ("live", "tantivy", "whoosh"):
+            print(f"  {name:8} p50/p95 {r[name + '_p50']:.2f} / {r[name + '_p95']:.2f} ms, CPU p50 "
+                  f"{r[name + '_cpu_p50']:.2f}")
+        print(f"  live / tantivy p50: {r['live_p50'] / r['tantivy_p50']:.1f}x wall, "
+              f"{r['live_cpu_p50'] / r['tantivy_cpu_p50']:.1f}x CPU; live / whoosh "
+              f"{r['live_p50'] / r['whoosh_p50']:.2f}x")
+        print(f"  save -> searchable p50/p95 {r['save_searchable_p50']:.0f} / {r['save_searchable_p95']:.0f} ms "
+              f"(debounce {r['debounce_ms']:.0f})")
+    if "fresh_memfs_p50" in r:
+        print(f"served: ready {r['serve_ready_s']:.1f} s; fresh memfs search p50 {r['fresh_memfs_p50']:.0f} ms "
+              f"(CPU {r['fresh_memfs_cpu_p50']:.0f}), fresh tantivy {r['fresh_tantivy_p50']:.0f} ms (CPU "
+              f"{r['fresh_tantivy_cpu_p50']:.0f}), python -c pass {r['python_p50']:.0f} ms; ratio "
+              f"{r['fresh_memfs_p50'] / r['fresh_tantivy_p50']:.2f}x wall, "
+              f"{r['fresh_memfs_cpu_p50'] / r['fresh_tantivy_cpu_p50']:.2f}x CPU; server RSS "
+              f"{r['server_rss_mb']:.0f} MB (peak {r['server_hwm_mb']:.0f})")
+    if "remember_cpu_p50" in r:
+        above = r["cli_remember_p50"] - r["python_p50"]
+        print(f"remember in process p50 {r['remember_p50']:.1f} ms, CPU {r['remember_cpu_p50']:.1f}; bare add+commit "
+              f"{r['bare_git_p50']:.1f} ms, CPU {r['bare_git_cpu_p50']:.1f} "
+              f"({r['remember_cpu_p50'] / r['bare_git_cpu_p50']:.2f}x CPU)")
+        print(f"  CLI remember p50 {r['cli_remember_p50']:.0f} ms (CPU {r['cli_remember_cpu_p50']:.0f}), python floor "
+              f"{r['python_p50']:.0f} ms: above the floor {above:.0f} ms = {above / r['bare_git_p50']:.2f}x bare")
+    if "mcp_ready_p50" in r:
+        print(f"mcp ready (initialize + tools/list) p50 {r['mcp_ready_p50']:.0f} ms, CPU {r['mcp_cpu_p50']:.0f} ms")
+    if "validate_cpu_s" in r:
+        print(f"validate whole repo {r['validate_s']:.1f} s, CPU {r['validate_cpu_s']:.1f} s")
+
+
+MODELLED = ("library_cpu_p50", "live_cpu_p50", "tantivy_cpu_p50", "whoosh_cpu_p50", "save_searchable_p50",
+            "fresh_memfs_cpu_p50", "fresh_tantivy_cpu_p50", "server_rss_mb", "remember_cpu_p50",
+            "cli_remember_cpu_p50", "validate_cpu_s")
+
+
+def model(results: dict[int, dict[str, Any]]) -> None:
+    """value = a * N^b through the two largest sizes that have the measure; the 1M prediction."""
+    print("\n== growth model (two largest sizes measured): exponent b, predicted at 1,000,000")
+    for name in MODELLED:
+        have = sorted((n, r[name]) for n, r in results.items() if name in r and r[name] > 0)
+        if len(have) < 2:
+            continue
+        (n1, v1), (n2, v2) = have[-2], have[-1]
+        b = math.log(v2 / v1) / math.log(n2 / n1)
+        print(f"  {name:22} {v1:10.1f} @ {n1:,} -> {v2:10.1f} @ {n2:,}: b = {b:.2f}, 1M ~ {v2 * (1e6 / n2) ** b:,.1f}")
+    for n, r in sorted(results.items()):
+        b = r["build"]
+        if "tantivy_build" not in b:
+            continue
+        print(f"  build CPU s @ {n:,}: memfs {b['memfs_reindex']['cpu_s']:.1f}, "
+              f"whoosh {b['whoosh_build']['cpu_s']:.1f}, tantivy {b['tantivy_build']['cpu_s']:.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="3000,30000,100000")
+    parser.add_argument("--base", type=Path, default=Path("/tmp/memfs-scale"))
+    parser.add_argument("--steps", default="library,live,served,remember,mcp")
+    parser.add_argument("--queries-per-kind", type=int, default=20)
+    parser.add_argument("--cli-runs", type=int, default=10)
+    parser.add_argument("--remember", type=int, default=30)
+    opts = parser.parse_args()
+    opts.base.mkdir(parents=True, exist_ok=True)
+    subprocess.run([PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "memfs")],
+                   check=True, env=ENV, capture_output=True)
+    steps = set(opts.steps.split(","))
+    results: dict[int, dict[str, Any]] = {}
+    for n in (int(s) for s in opts.sizes.split(",")):
+        root, figures = build(n, opts.base, bool(steps & {"library", "live", "served"}))
+        r: dict[str, Any] = {"build": figures, "load_before": load()}
+        texts = texts_for(n, opts.queries_per_kind)
+        print(f"[{n}] built; {len(texts)} queries; load {load()}", flush=True)
+        if "library" in steps:
+            r.update(step_library(root, texts))
+        if "live" in steps:
+            r.update(step_live(root, opts.base, n, texts))
+        if "served" in steps:
+            r.update(step_served(root, opts.base, n, texts, opts.cli_runs))
+        if "remember" in steps:
+            r.update(step_remember(root, opts.base, n, opts.remember, opts.cli_runs))
+        if "mcp" in steps:
+            r.update(step_mcp(root, 5))
+        if "validate" in steps:
+            r.update(step_validate(root))
+        r["load_after"] = load()
+        results[n] = r
+        (opts.base / f"result{n}.json").write_text(json.dumps(r))
+        report(n, r)
+    model(results)
+
+
+if __name__ == "__main__":
+    main()
