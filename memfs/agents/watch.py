@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memfs import index
 from memfs.errors import InvalidConfig, InvalidMemory, MemfsError, PathError, Refused
+from memfs.format.config import AdoptConfig
 from memfs.format.interop.adopt import NO_SCOPE_FIX, adopt_note, is_plain
 from memfs.format.interop.common import NO_SCOPE
-from memfs.format.model import Problem
+from memfs.format.model import SYSTEM_DIR, Problem
 from memfs.store import paths
 from memfs.store.repo import Store, Transaction
 
@@ -280,10 +281,31 @@ class Watcher:
 
     # --- processing ------------------------------------------------------------------------
     def reconcile(self) -> list[WatchEvent]:
-        """Process every memory file that differs from HEAD right now (edits made while not watching)."""
+        """Process every memory file that differs from HEAD right now (edits made while not
+        watching), and every plain note ``[adopt]`` gives a scope to, committed or not: a vault
+        whose notes were committed without frontmatter (by obsidian-git, say) is adopted when
+        watching starts, not only as each note is next saved."""
         repo = self.repo
         rels = [rel for name in repo.git.status_paths(repo.pathspec) if (rel := repo.from_git_path(name))]
+        rels += self._adoptable_plain_notes()
         return self.process(rel for rel in rels if watched_path(repo, str(repo.root / rel)) is not None)
+
+    def _adoptable_plain_notes(self) -> list[str]:
+        """The memory files without frontmatter that ``[adopt]`` gives a scope (or that lie under
+        ``system/``); none when ``[adopt]`` sets nothing, so a repository without plain notes pays
+        no read of its files."""
+        try:
+            adopt = self.repo.config().adopt
+        except InvalidConfig:
+            return []
+        if adopt == AdoptConfig():
+            return []
+        return [rel for rel in self.repo.memory_paths() if self._adoptable(rel, adopt)
+                and (data := self.repo.peek(rel)) is not None and is_plain(data)]
+
+    @staticmethod
+    def _adoptable(rel: str, adopt: AdoptConfig) -> bool:
+        return rel.startswith(SYSTEM_DIR + "/") or adopt.rule_for(rel).scope is not None
 
     def process(self, rels: Iterable[str]) -> list[WatchEvent]:
         """Validate the current state of ``rels`` and commit the valid changes together, through
@@ -320,10 +342,11 @@ class Watcher:
             problem = Problem(rel, None, exc.message.removeprefix(f"{rel}: "))
             return WatchEvent(rel, "invalid", problems=(problem,), message=str(exc))
         committed = repo.git.head_file(repo.git_path(rel))
-        if data == committed or (expected != "absent" and expected == _digest(data)):
+        plain = data is not None and is_plain(data)
+        if (data == committed and not plain) or (expected != "absent" and expected == _digest(data)):
             return WatchEvent(rel, "unchanged")
         try:
-            if data is not None and is_plain(data):
+            if data is not None and plain:
                 return self._adopt_plain(tx, rel, data, committed)
             tx.adopt(rel, at_head=(committed,))
         except InvalidMemory as exc:
@@ -336,18 +359,21 @@ class Watcher:
 
     def _adopt_plain(self, tx: Transaction, rel: str, data: bytes, committed: bytes | None) -> WatchEvent | None:
         """Stage a plain note (no frontmatter) with the frontmatter ``[adopt]`` gives it; the event
-        saying why not (the file is then left as it is) when no scope can be derived for it."""
+        saying why not (the file is then left as it is) when no scope can be derived for it. A
+        plain note in HEAD was no memory, so the guard judges the adopted one as a new memory."""
         try:
             config = self.repo.config().adopt
         except InvalidConfig as exc:
             problem = Problem(rel, None, f"a plain note that cannot be adopted: {exc}", "fix .memfs.toml")
             return WatchEvent(rel, "invalid", problems=(problem,), message=str(problem))
         adopted = adopt_note(config, rel, data, self.actor)
+        if adopted.content is None and data == committed:
+            return WatchEvent(rel, "unchanged")
         if adopted.content is None:
             why = NO_SCOPE_FIX if adopted.problem == NO_SCOPE else ""
             problem = Problem(rel, None, f"a plain note that cannot be adopted: it {adopted.problem}", why)
             return WatchEvent(rel, "invalid", problems=(problem,), message=str(problem))
-        tx.admit(rel, adopted.content, committed)
+        tx.admit(rel, adopted.content, None if committed is not None and is_plain(committed) else committed)
         return None
 
     def _emit(self, event: WatchEvent) -> None:

@@ -135,3 +135,23 @@ def test_an_adopted_vaults_links_resolve_across_its_notes(repo: MemoryRepo):
     assert {i.path: i.action for i in report.items if i.path.startswith("Work/")} == {
         "Work/b17.md": "create", "Work/plan.md": "create"}, [i.reason for i in report.items]
     assert parse("Work/plan.md", (repo.root / "Work/plan.md").read_bytes()).depends_on == ("Work/b17.md",)
+
+
+def test_notes_committed_without_frontmatter_are_adopted_when_watching_starts(repo: MemoryRepo):
+    """A vault kept in git by hand or by obsidian-git: its plain notes are committed already, so
+    no save and no `git status` change names them; watching adopts the ones [adopt] gives a scope
+    and leaves the others as they are, unreported (they are not new)."""
+    _setup(repo, Case("settings", "Work/kai.md", "Kai works in Berlin.\n"))
+    (repo.root / "Other").mkdir()
+    (repo.root / "ideas.md").write_text("Use tabs, not spaces.\n", encoding="utf-8")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "notes from obsidian-git")
+    with open(repo.root / ".memfs.toml", "w", encoding="utf-8") as config:
+        config.write('[adopt.folders."Work"]\nscope = "team:platform"\n')
+    git(repo.root, "commit", "-qam", "adopt Work/ only")
+    done = Watcher(repo.store, actor="user:maria", index=False).reconcile()
+    assert {e.path: e.outcome for e in done} == {"Work/kai.md": "committed"}, [str(e) for e in done]
+    assert parse("Work/kai.md", (repo.root / "Work/kai.md").read_bytes()).scope == "team:platform"
+    assert (repo.root / "ideas.md").read_text(encoding="utf-8") == "Use tabs, not spaces.\n"
+    assert repo.search("Berlin", scope="team:platform").hits
+    assert Watcher(repo.store, actor="user:maria", index=False).reconcile() == []
