@@ -5,7 +5,7 @@ Every door of tests/secret_doors.py (CLI add/write/new/remember, memfs tool, MCP
 Anthropic adapter, LangGraph put, memfs watch, a real hand commit under the installed hooks,
 memfs import, memfs sync) is driven for real with every kind of tests/secret_corpus.py in every
 disguise (--per-kind samples each, seeded) and then the prose corpus. The test suite keeps a thin
-cross-section of it (tests/cli/test_secret_doors.py).
+cross-section of it (tests/smoke/test_secret_doors.py).
 
     .venv/bin/python bench/bench_secret_doors.py [--per-kind 2] [--doors "cli add,memfs sync"]
 """

@@ -1,5 +1,5 @@
 """Every door meets every credential kind in every disguise: the drivers the thin cross-section
-(``tests/cli/test_secret_doors.py``) and the full matrix (``bench/bench_secret_doors.py``) share.
+(``tests/smoke/test_secret_doors.py``) and the full matrix (``bench/bench_secret_doors.py``) share.
 
 A *cell* is one text of :mod:`tests.secret_corpus` (a credential of one kind in one disguise, or
 a line of prose about credentials, which must go through). Each door offers a list of cells the
