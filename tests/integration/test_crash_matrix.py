@@ -6,7 +6,9 @@ new state, committed; no temporary, journal or ``index.lock`` remains; and a wri
 Matrix: 3 operations (a 10-file transaction, a retraction flagging 9 derived memories, a
 3-candidate ``remember_batch``) × every step each reaches × single/double. Each commits from a
 private copy of the index (nothing else is staged), so its steps (``index-copied``, the commit,
-``index-ready``) are in the matrix.
+``index-ready``) are in the matrix. A step's single and double cases share its killed run (the
+double case recovers a copy of the state the kill left), and each operation's starting
+repository is built once per session and copied.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 
 from memfs import MemoryRepo
 from tests.forks import ForkServer
-from tests.helpers import ACTOR, FACT, PREFERENCE, add, copy_repo, git
+from tests.helpers import ACTOR, FACT, PREFERENCE, Prepared, add, copy_repo, git
 
 _OPS = {
     "transaction10": """
@@ -87,43 +89,55 @@ def _points(trace: Path) -> list[str]:
     return points
 
 
-def _changed(root: Path) -> set[str]:
-    return set(git(root, "show", "--name-only", "--format=", "HEAD").split())
+def _head(root: Path) -> tuple[str, list[str], set[str]]:
+    """HEAD, its parents and the files it changed: one git process."""
+    line, _, files = git(root, "log", "-1", "--format=%H %P", "--name-only", "HEAD").partition("\n")
+    head, *parents = line.split()
+    return head, parents, set(files.split())
+
+
+def _check(root: Path, old_head: str, new_files: set[str], point: str) -> None:
+    """The next command (opening the repository) leaves the old or the new state, committed and
+    clean, and a write after it succeeds."""
+    reopened = MemoryRepo.open(root, ACTOR)
+    leftovers = list(root.rglob("*.memfs-tmp"))
+    assert leftovers == [], (point, leftovers)
+    assert not (reopened.store.git.git_dir / "memfs-journal.json").exists(), point
+    assert not (reopened.store.git.git_dir / "index.lock").exists(), point
+    assert git(root, "status", "--porcelain") == "", point
+    head, parents, changed = _head(root)
+    if head != old_head:
+        assert parents == [old_head], point
+        assert changed == new_files, point
+    assert reopened.validate() == [], point
+    assert reopened.write("after.md", fields=FACT, body="the next command works").commit, point
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("double", [False, True], ids=["single", "double"])
 @pytest.mark.parametrize("op", sorted(_OPS))
 def test_killed_at_every_step_the_next_command_finishes(
-    repo: MemoryRepo, tmp_path: Path, forks: ForkServer, op: str, double: bool
+    prepared: Prepared, tmp_path: Path, forks: ForkServer, op: str
 ) -> None:
-    _prepare(repo, op)
+    """Each kill runs once; the single case checks its state, the double case a copy of it, where
+    the recovering command is killed at the same step too."""
+    repo = prepared(f"crash-matrix-{op}", lambda built: _prepare(built, op))
     old_head = git(repo.root, "rev-parse", "HEAD").strip()
     reference = copy_repo(repo.root, tmp_path / "reference")
     trace = tmp_path / "trace"
     assert _run(forks, reference, op, {"MEMFS_CRASH_TRACE": str(trace)}) == 0
-    new_files = _changed(reference)
+    new_files = _head(reference)[2]
     points = _points(trace)
     assert len(points) >= 8 and {"journal-saved:1", "temp-written:3", "git-committed:1"} <= set(points)
     assert {"index-copied:1", "index-ready:1"} <= set(points)  # committed from a private index copy
     crashed_twice = 0
     for n, point in enumerate(points):
-        root = copy_repo(repo.root, tmp_path / f"run{n}")
-        assert _run(forks, root, op, {"MEMFS_CRASH_AT": point}) == 9, point
-        if double and _recover(forks, root, {"MEMFS_CRASH_AT": point}) == 9:
+        single = copy_repo(repo.root, tmp_path / f"run{n}")
+        assert _run(forks, single, op, {"MEMFS_CRASH_AT": point}) == 9, point
+        double = copy_repo(single, tmp_path / f"run{n}-double")
+        _check(single, old_head, new_files, point)
+        if _recover(forks, double, {"MEMFS_CRASH_AT": point}) == 9:
             crashed_twice += 1
-        reopened = MemoryRepo.open(root, ACTOR)
-        leftovers = list(root.rglob("*.memfs-tmp"))
-        assert leftovers == [], (point, leftovers)
-        assert not (reopened.store.git.git_dir / "memfs-journal.json").exists(), point
-        assert not (reopened.store.git.git_dir / "index.lock").exists(), point
-        assert git(root, "status", "--porcelain") == "", point
-        head = git(root, "rev-parse", "HEAD").strip()
-        if head != old_head:
-            assert git(root, "rev-parse", "HEAD^").strip() == old_head, point
-            assert _changed(root) == new_files, point
-        assert reopened.validate() == [], point
-        assert reopened.write("after.md", fields=FACT, body="the next command works").commit, point
-    if double:  # the recovering command commits the usual way, never through a private index copy
-        usual = [p for p in points if not p.startswith(_PRIVATE_STEPS)]
-        assert crashed_twice >= len(usual) - 2, (crashed_twice, len(points))
+        _check(double, old_head, new_files, point)
+    # the recovering command commits the usual way, never through a private index copy
+    usual = [p for p in points if not p.startswith(_PRIVATE_STEPS)]
+    assert crashed_twice >= len(usual) - 2, (crashed_twice, len(points))
