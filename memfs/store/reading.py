@@ -22,7 +22,7 @@ from memfs.format.parse import load_document, parse
 from memfs.policy import conflicts, guard
 from memfs.policy.recall import ScopeRule, check_scope
 from memfs.store import paths, progress
-from memfs.store.upkeep import Repository
+from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
 
@@ -36,20 +36,6 @@ class Scan:
     broken: list[Problem] = field(default_factory=list)
     data: dict[str, bytes] = field(default_factory=dict)
 
-
-
-#: the most files at HEAD's commit one repository object keeps (:meth:`Reader._commit_memo`)
-COMMIT_MEMO_ENTRIES = 20_000
-
-
-@dataclass
-class _AtCommit:
-    """What was read at one commit: its trees' file lists, ``git grep`` answers and files."""
-
-    commit: str
-    trees: dict[str, list[str]] = field(default_factory=dict)
-    greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
-    blobs: dict[str, bytes | None] = field(default_factory=dict)
 
 
 class Reader(Repository):
@@ -198,18 +184,20 @@ class Reader(Repository):
             memo.blobs.update((name, blobs.get(name)) for name in missing)
         return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
 
-    def _commit_memo(self, rev: str) -> tuple[_AtCommit | None, str]:
+    def _commit_memo(self, rev: str) -> tuple[AtCommit | None, str]:
         """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else
         ``(None, rev)``. A commit's files never change, so reads at HEAD are kept for as long as
         HEAD names the same commit (read from the git directory's files, no process): a kept
-        repository asks git again only after a commit. At most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        repository, and every session made from it (:meth:`session`), asks git again only after a
+        commit. What is kept is git's answer before any session's filter, so sessions of different
+        scopes can share it. At most :data:`COMMIT_MEMO_ENTRIES` files kept."""
         commit = self.git.head_quick() if rev == "HEAD" else None
         if commit is None:
             return None, rev
-        kept: _AtCommit | None = self.__dict__.get("_at_commit")
-        if kept is None or kept.commit != commit or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
-            kept = _AtCommit(commit)
-            self.__dict__["_at_commit"] = kept
+        kept = self.at_head.get(commit)
+        if kept is None or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
+            self.at_head.clear()
+            kept = self.at_head[commit] = AtCommit(commit)
         return kept, commit
 
     def scan(self) -> Scan:

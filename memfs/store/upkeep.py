@@ -11,6 +11,7 @@ from __future__ import annotations
 import getpass
 import os
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,6 +25,19 @@ from memfs.store import atomic, catalog, crashpoint, gitcli, journal, locking, p
 from memfs.store.catalog import Catalog
 
 R = TypeVar("R", bound="Repository")
+
+#: the most files at HEAD's commit one repository object keeps (:meth:`Reader._commit_memo`)
+COMMIT_MEMO_ENTRIES = 20_000
+
+
+@dataclass
+class AtCommit:
+    """What was read at one commit: its trees' file lists, ``git grep`` answers and files."""
+
+    commit: str
+    trees: dict[str, list[str]] = field(default_factory=dict)
+    greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    blobs: dict[str, bytes | None] = field(default_factory=dict)
 
 
 def default_actor() -> str:
@@ -67,6 +81,9 @@ class Repository:
         self.commits_made = 0
         #: What the running transaction's path confinement already checked (:class:`paths.Checked`).
         self.checked: paths.Checked | None = None
+        #: What was read at HEAD's commit (by commit id, at most one): shared with the sessions
+        #: made from this object, which copy the reference (:meth:`Reader._commit_memo`).
+        self.at_head: dict[str, AtCommit] = {}
         self._recover()
 
     # --- opening -------------------------------------------------------------------------
