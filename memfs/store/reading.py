@@ -184,6 +184,21 @@ class Reader(Repository):
             memo.blobs.update((name, blobs.get(name)) for name in missing)
         return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
 
+    def parsed_at_head(self, rel: str, data: bytes) -> Memory | InvalidMemory:
+        """``rel`` parsed from ``data``, its bytes at HEAD (:func:`parse` with the default limits),
+        or why it does not parse: kept with what was read at HEAD's commit, so a kept repository
+        and its sessions parse a committed file once per commit."""
+        memo, _ = self._commit_memo("HEAD")
+        found = memo.parsed.get((rel, data)) if memo is not None else None
+        if found is None:
+            try:
+                found = parse(rel, data)
+            except InvalidMemory as exc:
+                found = exc.with_traceback(None)
+            if memo is not None:
+                memo.parsed[(rel, data)] = found
+        return found
+
     def _commit_memo(self, rev: str) -> tuple[AtCommit | None, str]:
         """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else
         ``(None, rev)``. A commit's files never change, so reads at HEAD are kept for as long as
@@ -195,7 +210,7 @@ class Reader(Repository):
         if commit is None:
             return None, rev
         kept = self.at_head.get(commit)
-        if kept is None or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
+        if kept is None or len(kept.blobs) + len(kept.parsed) > COMMIT_MEMO_ENTRIES:
             self.at_head.clear()
             kept = self.at_head[commit] = AtCommit(commit)
         return kept, commit

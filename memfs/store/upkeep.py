@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from memfs.errors import MemfsError, PathError, WriteRefused
+from memfs.errors import InvalidMemory, MemfsError, PathError, WriteRefused
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
 from memfs.format.limits import Limits
+from memfs.format.model import Memory
 from memfs.policy import guard
 from memfs.policy.recall import ScopeRule
 from memfs.store import atomic, catalog, crashpoint, gitcli, journal, locking, paths, progress, refusal_log
@@ -32,12 +33,14 @@ COMMIT_MEMO_ENTRIES = 20_000
 
 @dataclass
 class AtCommit:
-    """What was read at one commit: its trees' file lists, ``git grep`` answers and files."""
+    """What was read at one commit: its trees' file lists, ``git grep`` answers and files, and
+    the files parsed (by path and bytes: the memory, or why it does not parse)."""
 
     commit: str
     trees: dict[str, list[str]] = field(default_factory=dict)
     greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     blobs: dict[str, bytes | None] = field(default_factory=dict)
+    parsed: dict[tuple[str, bytes], Memory | InvalidMemory] = field(default_factory=dict)
 
 
 def default_actor() -> str:
