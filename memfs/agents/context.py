@@ -218,8 +218,7 @@ def assemble(
     system: list[Block] = []
     candidates_at_head = _scope_candidates(repo, requests)
     system_files, scope_files = committed_system_files(repo, candidates_at_head or ())
-    for rel, data in system_files:
-        memory = repo.parsed_at_head(rel, data)
+    for rel, memory in repo.parsed_at_head(dict(system_files)).items():
         if isinstance(memory, InvalidMemory):
             ctx.left_out.append(LeftOut(rel, f"does not parse at HEAD: {memory}"))
             ctx.warnings.append(f"{rel} is committed but does not parse, so it was not injected: {memory}")
@@ -389,8 +388,7 @@ def _in_scope(
     """The memories among ``files`` (path: bytes at HEAD) eligible for one of the requests."""
     rules = [recall.ScopeRule(scope, inherit) for scope, inherit in requests]
     out = []
-    for rel, data in files.items():
-        memory = repo.parsed_at_head(rel, data)
+    for memory in repo.parsed_at_head(files).values():
         if isinstance(memory, InvalidMemory):
             continue
         if any(recall.eligibility(memory, scope=rule, version=version, now=now) is None for rule in rules):

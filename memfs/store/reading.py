@@ -184,20 +184,23 @@ class Reader(Repository):
             memo.blobs.update((name, blobs.get(name)) for name in missing)
         return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
 
-    def parsed_at_head(self, rel: str, data: bytes) -> Memory | InvalidMemory:
-        """``rel`` parsed from ``data``, its bytes at HEAD (:func:`parse` with the default limits),
-        or why it does not parse: kept with what was read at HEAD's commit, so a kept repository
-        and its sessions parse a committed file once per commit."""
+    def parsed_at_head(self, files: dict[str, bytes]) -> dict[str, Memory | InvalidMemory]:
+        """Each of ``files`` (path: its bytes at HEAD) parsed (:func:`parse`, default limits), or
+        why it does not parse: kept with what was read at HEAD's commit, so a kept repository and
+        its sessions parse a committed file once per commit."""
         memo, _ = self._commit_memo("HEAD")
-        found = memo.parsed.get((rel, data)) if memo is not None else None
-        if found is None:
-            try:
-                found = parse(rel, data)
-            except InvalidMemory as exc:
-                found = exc.with_traceback(None)
-            if memo is not None:
-                memo.parsed[(rel, data)] = found
-        return found
+        kept = memo.parsed if memo is not None else {}
+        out: dict[str, Memory | InvalidMemory] = {}
+        for rel, data in files.items():
+            found = kept.get((rel, data))
+            if found is None:
+                try:
+                    found = parse(rel, data)
+                except InvalidMemory as exc:
+                    found = exc.with_traceback(None)
+                kept[(rel, data)] = found
+            out[rel] = found
+        return out
 
     def _commit_memo(self, rev: str) -> tuple[AtCommit | None, str]:
         """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else
