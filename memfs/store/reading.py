@@ -21,7 +21,7 @@ from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflicts, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import paths, progress
+from memfs.store import gitcli, paths, progress
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
@@ -201,6 +201,18 @@ class Reader(Repository):
                 kept[(rel, data)] = found
             out[rel] = found
         return out
+
+    def log_at_head(self, path: str, grep: str | None, limit: int | None, follow: bool) -> list[gitcli.Commit]:
+        """:meth:`Git.log` of HEAD, kept with what was read at HEAD's commit (a commit's history
+        never changes): a kept repository and its sessions run one ``git log`` per commit and query."""
+        memo, _ = self._commit_memo("HEAD")
+        key = (path, grep, limit, follow)
+        found = memo.logs.get(key) if memo is not None else None
+        if found is None:
+            found = self.git.log(path=path, grep=grep, limit=limit, follow=follow)
+            if memo is not None:
+                memo.logs[key] = found
+        return list(found)
 
     def _commit_memo(self, rev: str) -> tuple[AtCommit | None, str]:
         """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else

@@ -33,7 +33,7 @@ COMMIT_MEMO_ENTRIES = 20_000
 
 @dataclass
 class AtCommit:
-    """What was read at one commit: its trees' file lists, ``git grep`` answers and files, and
+    """What was read at one commit: its trees' file lists, ``git grep`` answers, files, logs, and
     the files parsed (by path and bytes: the memory, or why it does not parse)."""
 
     commit: str
@@ -41,6 +41,7 @@ class AtCommit:
     greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     blobs: dict[str, bytes | None] = field(default_factory=dict)
     parsed: dict[tuple[str, bytes], Memory | InvalidMemory] = field(default_factory=dict)
+    logs: dict[tuple[str, str | None, int | None, bool], list[gitcli.Commit]] = field(default_factory=dict)
 
 
 def default_actor() -> str:
