@@ -17,6 +17,8 @@ from typing import TypeVar
 from memfs.errors import InvalidConfig, InvalidMemory, MemoryNotFound, PathError, UsageError
 from memfs.format import names, validate, yamlio
 from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
+from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
+from memfs.format.limits import Limits
 from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflicts, guard
@@ -134,10 +136,10 @@ class Reader(Repository):
             return None, None, str(data)
         if data is None:
             return None, None, None
-        try:
-            return data, parse(rel, data, self.limits()), None
-        except InvalidMemory as exc:
-            return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
+        found = self.parsed(rel, data, self.limits())
+        if isinstance(found, InvalidMemory):
+            return data, None, "; ".join(p.message for p in found.problems) or str(found)
+        return data, found, None
 
     def memory_paths(self, under: str = "") -> list[str]:
         """Root-relative paths of the memory files in the work tree (under the folder ``under``),
@@ -185,22 +187,25 @@ class Reader(Repository):
         return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
 
     def parsed_at_head(self, files: dict[str, bytes]) -> dict[str, Memory | InvalidMemory]:
-        """Each of ``files`` (path: its bytes at HEAD) parsed (:func:`parse`, default limits), or
-        why it does not parse: kept with what was read at HEAD's commit, so a kept repository and
-        its sessions parse a committed file once per commit."""
-        memo, _ = self._commit_memo("HEAD")
-        kept = memo.parsed if memo is not None else {}
-        out: dict[str, Memory | InvalidMemory] = {}
-        for rel, data in files.items():
-            found = kept.get((rel, data))
-            if found is None:
-                try:
-                    found = parse(rel, data)
-                except InvalidMemory as exc:
-                    found = exc.with_traceback(None)
-                kept[(rel, data)] = found
-            out[rel] = found
-        return out
+        """Each of ``files`` (path: its bytes at HEAD) parsed with the default limits, or why it
+        does not parse (:meth:`parsed`)."""
+        return {rel: self.parsed(rel, data, DEFAULT_LIMITS) for rel, data in files.items()}
+
+    def parsed(self, rel: str, data: bytes, limits: Limits) -> Memory | InvalidMemory:
+        """``rel`` parsed from ``data`` (:func:`parse`), or why it does not parse: kept by path,
+        bytes and limits, so a kept repository and its sessions parse an unchanged file once. At
+        most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        key = (rel, data, limits)
+        found = self.parsed_files.get(key)
+        if found is None:
+            try:
+                found = parse(rel, data, limits)
+            except InvalidMemory as exc:
+                found = exc.with_traceback(None)
+            if len(self.parsed_files) >= COMMIT_MEMO_ENTRIES:
+                self.parsed_files.clear()
+            self.parsed_files[key] = found
+        return found
 
     def log_at_head(self, path: str, grep: str | None, limit: int | None, follow: bool) -> list[gitcli.Commit]:
         """:meth:`Git.log` of HEAD, kept with what was read at HEAD's commit (a commit's history
@@ -225,7 +230,7 @@ class Reader(Repository):
         if commit is None:
             return None, rev
         kept = self.at_head.get(commit)
-        if kept is None or len(kept.blobs) + len(kept.parsed) > COMMIT_MEMO_ENTRIES:
+        if kept is None or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
             self.at_head.clear()
             kept = self.at_head[commit] = AtCommit(commit)
         return kept, commit

@@ -33,14 +33,12 @@ COMMIT_MEMO_ENTRIES = 20_000
 
 @dataclass
 class AtCommit:
-    """What was read at one commit: its trees' file lists, ``git grep`` answers, files, logs, and
-    the files parsed (by path and bytes: the memory, or why it does not parse)."""
+    """What was read at one commit: its trees' file lists, ``git grep`` answers, files and logs."""
 
     commit: str
     trees: dict[str, list[str]] = field(default_factory=dict)
     greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     blobs: dict[str, bytes | None] = field(default_factory=dict)
-    parsed: dict[tuple[str, bytes], Memory | InvalidMemory] = field(default_factory=dict)
     logs: dict[tuple[str, str | None, int | None, bool], list[gitcli.Commit]] = field(default_factory=dict)
 
 
@@ -88,6 +86,9 @@ class Repository:
         #: What was read at HEAD's commit (by commit id, at most one): shared with the sessions
         #: made from this object, which copy the reference (:meth:`Reader._commit_memo`).
         self.at_head: dict[str, AtCommit] = {}
+        #: Files parsed, by (path, bytes, limits): the memory, or why it does not parse; shared
+        #: with the sessions like :attr:`at_head` (:meth:`Reader.parsed`).
+        self.parsed_files: dict[tuple[str, bytes, Limits], Memory | InvalidMemory] = {}
         self._recover()
 
     # --- opening -------------------------------------------------------------------------

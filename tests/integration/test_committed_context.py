@@ -137,7 +137,7 @@ def test_sessions_of_a_kept_repository_share_what_was_read_at_head(
     filled: MemoryRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Sessions made from one repository object share its reads at HEAD's commit: the next
-    session assembles the same context without a git process or parsing a committed file again;
+    session assembles the same context without a git process or parsing a file again;
     a commit (made by hand, behind the object's back) is read on the next request."""
     from memfs.agents import context
     from memfs.store import reading
@@ -148,7 +148,7 @@ def test_sessions_of_a_kept_repository_share_what_was_read_at_head(
     parsed: list[str] = []
 
     def counting(rel: str, data: bytes, *limits: Any) -> Memory:
-        parsed.extend([rel] if not limits else [])  # with limits: a working-tree read, not HEAD's
+        parsed.append(rel)
         return parse(rel, data, *limits)
 
     for module in (reading, context):
