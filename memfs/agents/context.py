@@ -218,12 +218,10 @@ def assemble(
     system: list[Block] = []
     candidates_at_head = _scope_candidates(repo, requests)
     system_files, scope_files = committed_system_files(repo, candidates_at_head or ())
-    for rel, data in system_files:
-        try:
-            memory = parse(rel, data)
-        except InvalidMemory as exc:
-            ctx.left_out.append(LeftOut(rel, f"does not parse at HEAD: {exc}"))
-            ctx.warnings.append(f"{rel} is committed but does not parse, so it was not injected: {exc}")
+    for rel, memory in repo.parsed_at_head(dict(system_files)).items():
+        if isinstance(memory, InvalidMemory):
+            ctx.left_out.append(LeftOut(rel, f"does not parse at HEAD: {memory}"))
+            ctx.warnings.append(f"{rel} is committed but does not parse, so it was not injected: {memory}")
             continue
         if memory.unreadable:
             ctx.left_out.append(LeftOut(rel, f"unreadable {', '.join(memory.unreadable)}"))
@@ -239,7 +237,7 @@ def assemble(
     system_fit = _SystemFit(system, sum(cost(b) for b in system), share, cost, count)
     ctx.blocks.extend(system_fit.apply(ctx, share))
     now = at or utcnow()
-    in_scope = [] if candidates_at_head is None else _in_scope(requests, scope_files, version, now)
+    in_scope = [] if candidates_at_head is None else _in_scope(repo, requests, scope_files, version, now)
     _recall(repo, ctx, cost, count, requests, in_scope, candidates=candidates, now=now, min_relevance=min_relevance)
     if not all_scopes and any(one is None for one, _ in requests):
         recall.check_one_person((b.scope for b in ctx.blocks if b.kind == "recalled"),
@@ -370,7 +368,7 @@ def _committed_in_scope(
     if rels is None:
         return []
     files = repo.files_at("HEAD", rels)
-    return _in_scope(requests, {rel: data for rel, data in files.items() if data is not None}, version, now)
+    return _in_scope(repo, requests, {rel: data for rel, data in files.items() if data is not None}, version, now)
 
 
 def _scope_candidates(repo: Store, requests: list[tuple[str | None, bool]]) -> list[str] | None:
@@ -384,15 +382,14 @@ def _scope_candidates(repo: Store, requests: list[tuple[str | None, bool]]) -> l
 
 
 def _in_scope(
-    requests: list[tuple[str | None, bool]], files: dict[str, bytes], version: str | None, now: dt.datetime
+    repo: Store, requests: list[tuple[str | None, bool]], files: dict[str, bytes], version: str | None,
+    now: dt.datetime,
 ) -> list[Memory]:
     """The memories among ``files`` (path: bytes at HEAD) eligible for one of the requests."""
     rules = [recall.ScopeRule(scope, inherit) for scope, inherit in requests]
     out = []
-    for rel, data in files.items():
-        try:
-            memory = parse(rel, data)
-        except InvalidMemory:
+    for memory in repo.parsed_at_head(files).values():
+        if isinstance(memory, InvalidMemory):
             continue
         if any(recall.eligibility(memory, scope=rule, version=version, now=now) is None for rule in rules):
             out.append(memory)

@@ -72,9 +72,9 @@ def log(
     grep = f"^Memfs-Op: {gitcli.ere_escape(op)}$" if op else None
     follow = path is not None
     if repo.binding is None:
-        return [LogEntry.of(repo, c) for c in repo.git.log(path=git_path, grep=grep, limit=limit, follow=follow)]
+        return [LogEntry.of(repo, c) for c in repo.log_at_head(git_path, grep, limit, follow)]
     found: list[LogEntry] = []
-    for commit in repo.git.log(path=git_path, grep=grep, follow=follow):
+    for commit in repo.log_at_head(git_path, grep, None, follow):
         entry = _visible_part(repo, LogEntry.of(repo, commit))
         if entry is not None:
             found.append(entry)

@@ -17,12 +17,14 @@ from typing import TypeVar
 from memfs.errors import InvalidConfig, InvalidMemory, MemoryNotFound, PathError, UsageError
 from memfs.format import names, validate, yamlio
 from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
+from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
+from memfs.format.limits import Limits
 from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflicts, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import paths, progress
-from memfs.store.upkeep import Repository
+from memfs.store import gitcli, paths, progress
+from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
 
@@ -36,20 +38,6 @@ class Scan:
     broken: list[Problem] = field(default_factory=list)
     data: dict[str, bytes] = field(default_factory=dict)
 
-
-
-#: the most files at HEAD's commit one repository object keeps (:meth:`Reader._commit_memo`)
-COMMIT_MEMO_ENTRIES = 20_000
-
-
-@dataclass
-class _AtCommit:
-    """What was read at one commit: its trees' file lists, ``git grep`` answers and files."""
-
-    commit: str
-    trees: dict[str, list[str]] = field(default_factory=dict)
-    greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
-    blobs: dict[str, bytes | None] = field(default_factory=dict)
 
 
 class Reader(Repository):
@@ -148,10 +136,10 @@ class Reader(Repository):
             return None, None, str(data)
         if data is None:
             return None, None, None
-        try:
-            return data, parse(rel, data, self.limits()), None
-        except InvalidMemory as exc:
-            return data, None, "; ".join(p.message for p in exc.problems) or str(exc)
+        found = self.parsed(rel, data, self.limits())
+        if isinstance(found, InvalidMemory):
+            return data, None, "; ".join(p.message for p in found.problems) or str(found)
+        return data, found, None
 
     def memory_paths(self, under: str = "") -> list[str]:
         """Root-relative paths of the memory files in the work tree (under the folder ``under``),
@@ -198,18 +186,53 @@ class Reader(Repository):
             memo.blobs.update((name, blobs.get(name)) for name in missing)
         return {rel: known[name] if name in known else blobs.get(name) for rel, name in names.items()}
 
-    def _commit_memo(self, rev: str) -> tuple[_AtCommit | None, str]:
+    def parsed_at_head(self, files: dict[str, bytes]) -> dict[str, Memory | InvalidMemory]:
+        """Each of ``files`` (path: its bytes at HEAD) parsed with the default limits, or why it
+        does not parse (:meth:`parsed`)."""
+        return {rel: self.parsed(rel, data, DEFAULT_LIMITS) for rel, data in files.items()}
+
+    def parsed(self, rel: str, data: bytes, limits: Limits) -> Memory | InvalidMemory:
+        """``rel`` parsed from ``data`` (:func:`parse`), or why it does not parse: kept by path,
+        bytes and limits, so a kept repository and its sessions parse an unchanged file once. At
+        most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        key = (rel, data, limits)
+        found = self.parsed_files.get(key)
+        if found is None:
+            try:
+                found = parse(rel, data, limits)
+            except InvalidMemory as exc:
+                found = exc.with_traceback(None)
+            if len(self.parsed_files) >= COMMIT_MEMO_ENTRIES:
+                self.parsed_files.clear()
+            self.parsed_files[key] = found
+        return found
+
+    def log_at_head(self, path: str, grep: str | None, limit: int | None, follow: bool) -> list[gitcli.Commit]:
+        """:meth:`Git.log` of HEAD, kept with what was read at HEAD's commit (a commit's history
+        never changes): a kept repository and its sessions run one ``git log`` per commit and query."""
+        memo, _ = self._commit_memo("HEAD")
+        key = (path, grep, limit, follow)
+        found = memo.logs.get(key) if memo is not None else None
+        if found is None:
+            found = self.git.log(path=path, grep=grep, limit=limit, follow=follow)
+            if memo is not None:
+                memo.logs[key] = found
+        return list(found)
+
+    def _commit_memo(self, rev: str) -> tuple[AtCommit | None, str]:
         """(what was read at HEAD's commit so far, the commit) for a read at ``HEAD``, else
         ``(None, rev)``. A commit's files never change, so reads at HEAD are kept for as long as
         HEAD names the same commit (read from the git directory's files, no process): a kept
-        repository asks git again only after a commit. At most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        repository, and every session made from it (:meth:`session`), asks git again only after a
+        commit. What is kept is git's answer before any session's filter, so sessions of different
+        scopes can share it. At most :data:`COMMIT_MEMO_ENTRIES` files kept."""
         commit = self.git.head_quick() if rev == "HEAD" else None
         if commit is None:
             return None, rev
-        kept: _AtCommit | None = self.__dict__.get("_at_commit")
-        if kept is None or kept.commit != commit or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
-            kept = _AtCommit(commit)
-            self.__dict__["_at_commit"] = kept
+        kept = self.at_head.get(commit)
+        if kept is None or len(kept.blobs) > COMMIT_MEMO_ENTRIES:
+            self.at_head.clear()
+            kept = self.at_head[commit] = AtCommit(commit)
         return kept, commit
 
     def scan(self) -> Scan:

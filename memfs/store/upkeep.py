@@ -11,19 +11,35 @@ from __future__ import annotations
 import getpass
 import os
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from memfs.errors import MemfsError, PathError, WriteRefused
+from memfs.errors import InvalidMemory, MemfsError, PathError, WriteRefused
 from memfs.format.config import CONFIG_FILE, Config, parse_config
 from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
 from memfs.format.limits import Limits
+from memfs.format.model import Memory
 from memfs.policy import guard
 from memfs.policy.recall import ScopeRule
 from memfs.store import atomic, catalog, crashpoint, gitcli, journal, locking, paths, progress, refusal_log
 from memfs.store.catalog import Catalog
 
 R = TypeVar("R", bound="Repository")
+
+#: the most files at HEAD's commit one repository object keeps (:meth:`Reader._commit_memo`)
+COMMIT_MEMO_ENTRIES = 20_000
+
+
+@dataclass
+class AtCommit:
+    """What was read at one commit: its trees' file lists, ``git grep`` answers, files and logs."""
+
+    commit: str
+    trees: dict[str, list[str]] = field(default_factory=dict)
+    greps: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    blobs: dict[str, bytes | None] = field(default_factory=dict)
+    logs: dict[tuple[str, str | None, int | None, bool], list[gitcli.Commit]] = field(default_factory=dict)
 
 
 def default_actor() -> str:
@@ -67,6 +83,12 @@ class Repository:
         self.commits_made = 0
         #: What the running transaction's path confinement already checked (:class:`paths.Checked`).
         self.checked: paths.Checked | None = None
+        #: What was read at HEAD's commit (by commit id, at most one): shared with the sessions
+        #: made from this object, which copy the reference (:meth:`Reader._commit_memo`).
+        self.at_head: dict[str, AtCommit] = {}
+        #: Files parsed, by (path, bytes, limits): the memory, or why it does not parse; shared
+        #: with the sessions like :attr:`at_head` (:meth:`Reader.parsed`).
+        self.parsed_files: dict[tuple[str, bytes, Limits], Memory | InvalidMemory] = {}
         self._recover()
 
     # --- opening -------------------------------------------------------------------------

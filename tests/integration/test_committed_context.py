@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from memfs import MemoryRepo
 from memfs.agents.context import assemble
-from tests.helpers import FACT, add, commit_all, git, memory_text, put, write_file
+from memfs.format.model import Memory
+from memfs.format.parse import parse
+from tests.helpers import FACT, add, commit_all, count_git_commands, git, memory_text, put, write_file
 
 COMMITTED = "facts/b17.md"
 
@@ -128,6 +131,34 @@ def test_committing_makes_the_edit_count(filled: MemoryRepo) -> None:
     assert [e.outcome for e in events] == ["committed"]
     ctx = assemble(filled.store, "B17", scope="user:U5")
     assert "Friday" in ctx.render() and ctx.uncommitted_notice is None
+
+
+def test_sessions_of_a_kept_repository_share_what_was_read_at_head(
+    filled: MemoryRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sessions made from one repository object share its reads at HEAD's commit: the next
+    session assembles the same context without a git process or parsing a file again;
+    a commit (made by hand, behind the object's back) is read on the next request."""
+    from memfs.agents import context
+    from memfs.store import reading
+
+    for _ in range(2):
+        filled.session("user:U5").context("B17 shipped", scope=None, budget=600)
+    started = count_git_commands(monkeypatch)
+    parsed: list[str] = []
+
+    def counting(rel: str, data: bytes, *limits: Any) -> Memory:
+        parsed.append(rel)
+        return parse(rel, data, *limits)
+
+    for module in (reading, context):
+        monkeypatch.setattr(module, "parse", counting)
+    first = filled.session("user:U5").context("B17 shipped", scope=None, budget=600).render()
+    assert sum(started.values()) == 0 and parsed == [] and "Monday" in first and "another user" not in first
+    put(filled, "system/style.md", body="Answer in haiku.", **{**FACT, "type": "note"})
+    commit_all(filled.root, "a rule by hand")
+    after = filled.session("user:U5").context("B17 shipped", scope=None, budget=600).render()
+    assert "haiku" in after and "Monday" in after and sum(started.values()) > 0 and "system/style.md" in parsed
 
 
 def test_search_marks_uncommitted_hits_with_or_without_catch_up(repo: MemoryRepo) -> None:

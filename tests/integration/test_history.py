@@ -7,7 +7,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import GitError, MemfsError, MemoryNotFound
 from memfs.store import history
-from tests.helpers import git, write_file
+from tests.helpers import commit_all, count_git_commands, git, put, write_file
 
 
 def test_log_of_repo_path_and_op(lang: MemoryRepo) -> None:
@@ -17,6 +17,18 @@ def test_log_of_repo_path_and_op(lang: MemoryRepo) -> None:
     assert [e.paths for e in history.log(lang.store, op="create")] == [("facts/b17.md",), ("prefs/lang.md",)]
     assert history.log(lang.store, op="retract") == []
     assert len(history.log(lang.store, limit=2)) == 2
+
+
+def test_a_kept_repository_runs_one_git_log_per_commit(lang: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions of one repository object share the log read at HEAD's commit; a commit made by
+    hand, behind the object's back, is in the next one."""
+    before = [e.commit for e in lang.session("user:U5").log(limit=10)]
+    started = count_git_commands(monkeypatch)
+    assert [e.commit for e in lang.session("user:U5").log(limit=10)] == before and started["log"] == 0
+    put(lang, "facts/by-hand.md", body="kiwi\n", scope="user:U5")
+    commit_all(lang.root, "by hand")
+    after = lang.session("user:U5").log(limit=10)
+    assert started["log"] == 1 and [e.commit for e in after][1:] == before and after[0].paths == ("facts/by-hand.md",)
 
 
 def test_show_at_commit_and_date(lang: MemoryRepo) -> None:
