@@ -205,18 +205,20 @@ class WriterRef(MemfsSync):
                 self.beside_note = self._rounds(out.read().decode(errors="replace"))
 
     def _rounds(self, text: str) -> str:
-        rounds, pushed, other = 0, 0, []
-        for line in text.splitlines():
+        """Its rounds from its output: one JSON document per round (indented over several lines)."""
+        decoder, rounds, pushed, at, other = json.JSONDecoder(), 0, 0, 0, ""
+        while (at := len(text) - len(text[at:].lstrip())) < len(text):
             try:
-                data = json.loads(line)
+                data, at = decoder.raw_decode(text, at)
             except ValueError:
-                if line.strip() != "memfs: error: interrupted":  # the SIGINT that stops it
-                    other.append(line)
+                end = text.find("\n", at) % (len(text) + 1)
+                line, at = text[at:end].strip(), end + 1
+                other = other if line == "memfs: error: interrupted" else line  # the SIGINT that stops it
                 continue
             rounds += 1
             pushed += bool(data.get("pushed")) if isinstance(data, dict) else 0
-        extra = f"; other output: {other[-1][:200]}" if other else ""
-        return f"integrator: {rounds} rounds, {pushed} pushed main{extra}"
+        extra = f"; other output: {other[:200]}" if other else ""
+        return f"integrator: {rounds} rounds, {pushed} of them pushed main{extra}"
 
 
 class PlainGit(Mode):
