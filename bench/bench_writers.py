@@ -205,7 +205,8 @@ class WriterRef(MemfsSync):
                 self.beside_note = self._rounds(out.read().decode(errors="replace"))
 
     def _rounds(self, text: str) -> str:
-        """Its rounds from its output: one JSON document per round (indented over several lines)."""
+        """Its rounds from its output: one JSON document per round (compact with ``--watch``, but
+        read as documents, not lines); the last other line (an error note) is kept."""
         decoder, rounds, pushed, at, other = json.JSONDecoder(), 0, 0, 0, ""
         while (at := len(text) - len(text[at:].lstrip())) < len(text):
             try:
