@@ -13,27 +13,37 @@ clones of its own, and the modes run one after the other against the same server
     plain git's loop: write a file, ``git add; git commit``, then
     ``until git pull --rebase && git push; do sleep U(0,1); done``, at most 5 tries.
 
-(Another publishing scheme, e.g. per-writer refs and an integrator, is one more :class:`Mode`: how
-to prepare a clone, write, publish, sync quietly, and what runs beside the server meanwhile.)
+``writer-ref``
+    ``memfs remember`` then ``memfs sync --writer-ref --writer wI``: each writer pushes its own
+    branch ``memfs/writers/wI`` (no race); one ``memfs integrate --watch --interval S --json``
+    runs beside the server in a clone of its own, the only pusher of ``main``, until every write
+    is on ``main`` (docs/collaboration.md, "many writers").
+
+(Another publishing scheme is one more :class:`Mode`: how to prepare a clone, write, publish,
+sync quietly, and what runs beside the server meanwhile.)
 
 Measured per mode: *give-ups* (an operation whose publish failed), *arrived* (writes on the
 server's ``main`` when the last writer finished), *lost* (committed but still not on ``main``
 after every clone synced once more, one after another), *blocked* clones (that quiet sync
-failed), *throughput* (arrivals per second of the run), *CPU per operation* (user+sys of the
-operation's processes and their children, from ``wait4``: client side only), and *visibility*
+failed), *throughput* (arrivals on ``main`` per second, from the start to the last arrival),
+*CPU per operation* (user+sys of the operation's processes and their children, from ``wait4``:
+client side only; the integrator's CPU shown apart and shared over the operations), and *visibility*
 (from a write's local commit to the moment a watcher polling the server's ``main`` every 0.1 s
 sees its file; writes that arrived only in the quiet phase count with that time).
 
     .venv/bin/python bench/bench_writers.py [--servers daemon http ssh] [--writers 12 50] [--ops 6]
+        [--modes memfs writer-ref git] [--interval 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -107,6 +117,12 @@ class Mode:
     published, how a clone syncs once quietly at the end, and what runs beside the server."""
 
     name: ClassVar[str]
+    #: how long to wait for published writes to reach ``main`` after the writers finish (an
+    #: integrator brings them; a direct push has already)
+    settle_s: ClassVar[float] = 0.0
+    #: CPU seconds of what ran beside the server, and a note about it (set when it stops)
+    beside_cpu: float = 0.0
+    beside_note: str = ""
 
     def prepare(self, writer: Writer) -> None:
         """Get a fresh clone ready (not measured)."""
@@ -117,7 +133,8 @@ class Mode:
     def quiet_sync(self, writer: Writer) -> bool:
         raise NotImplementedError
 
-    def beside(self, bare: Path) -> AbstractContextManager[object]:
+    def beside(self, server: servers.Served, repo: str, place: Path,
+               env: dict[str, str]) -> AbstractContextManager[object]:
         """What runs next to the server while writers work (an integrator, say); nothing here."""
         return nullcontext()
 
@@ -126,6 +143,9 @@ class MemfsSync(Mode):
     """``memfs remember`` then ``memfs sync`` straight to ``main``."""
 
     name = "memfs"
+
+    def sync_args(self, writer: Writer) -> list[str]:
+        return [*MEMFS, "sync"]
 
     def prepare(self, writer: Writer) -> None:
         repo = MemoryRepo.open(writer.clone, actor=f"agent:w{writer.index}")
@@ -142,7 +162,7 @@ class MemfsSync(Mode):
         if remember.code:
             op.failure = f"remember exited {remember.code}: {remember.out.strip()[-300:]}"
             return op
-        synced = run([*MEMFS, "sync"], writer.clone, writer.env)
+        synced = run(self.sync_args(writer), writer.clone, writer.env)
         op.cpu += synced.cpu
         op.publish_wall = time.monotonic() - op.committed
         op.published = synced.code == 0
@@ -150,7 +170,56 @@ class MemfsSync(Mode):
         return op
 
     def quiet_sync(self, writer: Writer) -> bool:
-        return run([*MEMFS, "sync"], writer.clone, writer.env).code == 0
+        return run(self.sync_args(writer), writer.clone, writer.env).code == 0
+
+
+class WriterRef(MemfsSync):
+    """``memfs remember`` then ``memfs sync --writer-ref``; ``memfs integrate --watch`` beside."""
+
+    name = "writer-ref"
+    settle_s = 180.0
+    interval = 1.0
+
+    def sync_args(self, writer: Writer) -> list[str]:
+        return [*MEMFS, "sync", "--writer-ref", "--writer", f"w{writer.index}"]
+
+    @contextmanager
+    def beside(self, server: servers.Served, repo: str, place: Path, env: dict[str, str]) -> Iterator[object]:
+        """``memfs integrate --watch`` in a clone of its own, stopped by SIGINT (as Ctrl-C) once
+        the run is over; its CPU from ``wait4``, its rounds from its JSON lines."""
+        clone = place / "integrator"
+        server.clone(repo, clone)
+        configure_merge_driver(MemoryRepo.open(clone, actor="agent:integrator").store.git)
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.Popen([*MEMFS, "integrate", "--watch", "--interval", str(self.interval), "--json"],
+                                    cwd=clone, env={**env, "MEMFS_ACTOR": "agent:integrator"},
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+            try:
+                yield proc
+            finally:
+                proc.send_signal(signal.SIGINT)
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                self.beside_cpu = usage.ru_utime + usage.ru_stime
+                out.seek(0)
+                self.beside_note = self._rounds(out.read().decode(errors="replace"))
+
+    def _rounds(self, text: str) -> str:
+        """Its rounds from its output: one JSON document per round (compact with ``--watch``, but
+        read as documents, not lines); the last other line (an error note) is kept."""
+        decoder, rounds, pushed, at, other = json.JSONDecoder(), 0, 0, 0, ""
+        while (at := len(text) - len(text[at:].lstrip())) < len(text):
+            try:
+                data, at = decoder.raw_decode(text, at)
+            except ValueError:
+                end = text.find("\n", at) % (len(text) + 1)
+                line, at = text[at:end].strip(), end + 1
+                other = other if line == "memfs: error: interrupted" else line  # the SIGINT that stops it
+                continue
+            rounds += 1
+            pushed += bool(data.get("pushed")) if isinstance(data, dict) else 0
+        extra = f"; other output: {other[:200]}" if other else ""
+        return f"integrator: {rounds} rounds, {pushed} of them pushed main{extra}"
 
 
 class PlainGit(Mode):
@@ -195,7 +264,7 @@ class PlainGit(Mode):
         return self._publish(writer, Op("quiet"))
 
 
-MODES: dict[str, type[Mode]] = {mode.name: mode for mode in (MemfsSync, PlainGit)}
+MODES: dict[str, type[Mode]] = {mode.name: mode for mode in (MemfsSync, WriterRef, PlainGit)}
 
 
 # --- watching main ---------------------------------------------------------------------------
@@ -247,6 +316,10 @@ class Outcome:
     mode: str
     ops: list[Op] = field(default_factory=list)
     wall: float = 0.0
+    #: seconds from the start to the last write's arrival on ``main`` (before the quiet syncs)
+    to_main: float = 0.0
+    beside_cpu: float = 0.0
+    note: str = ""
     arrived: int = 0
     lost: int = 0
     blocked: int = 0
@@ -273,7 +346,17 @@ def setup(
     return made
 
 
-def run_mode(mode: Mode, writers: list[Writer], ops: int, bare: Path, env: dict[str, str]) -> Outcome:
+def settle(watcher: Watcher, tokens: list[str], within: float) -> None:
+    """Wait (``within`` seconds at most) until every token is on ``main``."""
+    deadline = time.monotonic() + within
+    while any(token not in watcher.seen for token in tokens) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        watcher.look()
+
+
+def run_mode(mode: Mode, writers: list[Writer], ops: int, site: tuple[servers.Served, str, Path],
+             env: dict[str, str]) -> Outcome:
+    server, repo, place = site
     outcome = Outcome(mode.name)
     lock = threading.Lock()
 
@@ -283,7 +366,7 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, bare: Path, env: dict[
             with lock:
                 outcome.ops.append(op)
 
-    with mode.beside(bare), Watcher(bare, env).running() as watcher:
+    with mode.beside(server, repo, place, env), Watcher(server.root / repo, env).running() as watcher:
         started = time.monotonic()
         threads = [threading.Thread(target=work, args=(w,)) for w in writers]
         for thread in threads:
@@ -292,9 +375,14 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, bare: Path, env: dict[
             thread.join()
         outcome.wall = time.monotonic() - started
         watcher.look()
+        settle(watcher, [op.token for op in outcome.ops if op.published], mode.settle_s)
         outcome.arrived = sum(op.token in watcher.seen for op in outcome.ops)
+        arrivals = [watcher.seen[op.token] for op in outcome.ops if op.token in watcher.seen]
+        outcome.to_main = max(arrivals) - started if arrivals else 0.0
         outcome.blocked = sum(not mode.quiet_sync(w) for w in writers)
-    committed = [op for op in outcome.ops if op.committed and not op.failure.startswith(("remember", "git add"))]
+        committed = [op for op in outcome.ops if op.committed and not op.failure.startswith(("remember", "git add"))]
+        settle(watcher, [op.token for op in committed], mode.settle_s)
+    outcome.beside_cpu, outcome.note = mode.beside_cpu, mode.beside_note
     outcome.lost = sum(op.token not in watcher.seen for op in committed)
     outcome.latencies = [watcher.seen[op.token] - op.committed for op in committed if op.token in watcher.seen]
     outcome.failures = [op.failure for op in outcome.ops if op.failure]
@@ -312,10 +400,13 @@ def rows(outcome: Outcome) -> dict[str, float]:
         "arrived during the run": outcome.arrived,
         "lost after quiet syncs": outcome.lost,
         "blocked clones": outcome.blocked,
-        "run wall s": outcome.wall,
-        "throughput to main /s": outcome.arrived / outcome.wall if outcome.wall else 0.0,
+        "writers' wall s": outcome.wall,
+        "wall to last arrival s": outcome.to_main,
+        "throughput to main /s": outcome.arrived / outcome.to_main if outcome.to_main else 0.0,
         "CPU s per op (median)": statistics.median(cpus) if cpus else 0.0,
         "CPU s per op (mean)": statistics.fmean(cpus) if cpus else 0.0,
+        "integrator CPU s per op": outcome.beside_cpu / len(cpus) if cpus else 0.0,
+        "CPU s per op, all (mean)": statistics.fmean(cpus) + outcome.beside_cpu / len(cpus) if cpus else 0.0,
         "  of which write (median)": statistics.median(op.write_cpu for op in outcome.ops) if cpus else 0.0,
         "  of which publish (median)": statistics.median(op.cpu - op.write_cpu for op in outcome.ops) if cpus else 0.0,
         "publish wall s (median)": statistics.median(published) if published else float("nan"),
@@ -325,18 +416,22 @@ def rows(outcome: Outcome) -> dict[str, float]:
 
 
 def report(kind: str, writers: int, ops: int, outcomes: list[Outcome]) -> None:
+    """One column per mode, then each other mode's ratio to plain git's (or the last mode's)."""
     print(f"\n{kind}, {writers} writers x {ops} ops (load average {os.getloadavg()[0]:.1f})")
     table = {o.mode: rows(o) for o in outcomes}
     names = list(table)
-    ratio = len(names) >= 2
-    print(f"{'':<30}" + "".join(f"{n:>11}" for n in names) + (f"{names[0] + '/' + names[1]:>13}" if ratio else ""))
+    base = "git" if "git" in names else names[-1]
+    ratios = [n for n in names if n != base]
+    print(f"{'':<30}" + "".join(f"{n:>11}" for n in names) + "".join(f"{n + '/' + base:>15}" for n in ratios))
     for key in table[names[0]]:
         values = [table[n][key] for n in names]
         shown = "".join(f"{v:>11.0f}" if float(v).is_integer() else f"{v:>11.2f}" for v in values)
-        if ratio:
-            shown += f"{values[0] / values[1]:>13.2f}" if values[1] else f"{'-':>13}"
+        below = table[base][key]
+        shown += "".join(f"{table[n][key] / below:>15.2f}" if below else f"{'-':>15}" for n in ratios)
         print(f"{key:<30}{shown}")
     for outcome in outcomes:
+        if outcome.note:
+            print(f"  {outcome.mode} {outcome.note}")
         for failure in sorted(set(outcome.failures))[:3]:
             print(f"  {outcome.mode} failure ({outcome.failures.count(failure)}x): {failure.splitlines()[-1][:200]}")
 
@@ -352,7 +447,10 @@ def main() -> None:
     parser.add_argument("--writers", type=int, nargs="+", default=[12])
     parser.add_argument("--ops", type=int, default=6)
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    parser.add_argument("--interval", type=float, default=WriterRef.interval,
+                        help="seconds between the integrator's rounds (writer-ref)")
     args = parser.parse_args()
+    WriterRef.interval = args.interval
     print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared)")
     with tempfile.TemporaryDirectory(prefix="memfs-bench-writers-") as tmp:
         work = Path(tmp)
@@ -371,10 +469,10 @@ def main() -> None:
                         mode = MODES[name]()
                         place = work / kind / f"{count}"
                         writers = setup(server, mode, seed, count, place, env)
-                        bare = server.root / f"{mode.name}.git"
-                        outcomes.append(run_mode(mode, writers, args.ops, bare, env))
+                        repo = f"{mode.name}.git"
+                        outcomes.append(run_mode(mode, writers, args.ops, (server, repo, place / mode.name), env))
                         shutil.rmtree(place / mode.name, ignore_errors=True)
-                        shutil.rmtree(bare)
+                        shutil.rmtree(server.root / repo)
                     report(kind, count, args.ops, outcomes)
     print(f"\nloadavg at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
