@@ -120,7 +120,7 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    live, stop_live = (None, _nothing) if no_live else hosted_live(state.repo(), "MCP")
+    live, stop_live = (None, _nothing) if no_live else _starting_live(state.repo(), "MCP")
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
         if http_port is None:
@@ -180,6 +180,29 @@ def _interrupt_stdio(repo: MemoryRepo | None, stop_live: Callable[[], None]) -> 
 
 def _nothing() -> None:
     """What stops a live index that was not started."""
+
+
+def _starting_live(repo: MemoryRepo, door: str) -> tuple[Callable[[], LiveIndex | None], Callable[[], None]]:
+    """:func:`hosted_live` started on a thread, so the door answers while the live index builds
+    (its full check can take seconds at 100k memories): what answers the live index once it has
+    started (``None`` before, and reads take the direct path, which gives the same answers), and
+    what stops it (after its start, if that is still under way)."""
+    import threading
+
+    started: list[tuple[LiveIndex | None, Callable[[], None]]] = []
+    thread = threading.Thread(target=lambda: started.append(hosted_live(repo, door)), name="memfs-live-start",
+                              daemon=True)
+    thread.start()
+
+    def live() -> LiveIndex | None:
+        return started[0][0] if started else None
+
+    def stop() -> None:
+        thread.join()
+        if started:
+            started[0][1]()
+
+    return live, stop
 
 
 def hosted_live(repo: MemoryRepo, door: str, *, alone: bool = True) -> tuple[LiveIndex | None, Callable[[], None]]:
