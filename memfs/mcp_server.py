@@ -352,7 +352,7 @@ def request_from(cls: type[_Q], given: dict[str, Any], **fixed: Any) -> _Q:
 
 
 def _when(at: Any) -> Any:
-    from memfs.format.validate import given_time
+    from memfs.format.times import given_time
 
     if at is None:
         return None
