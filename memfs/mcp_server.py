@@ -48,7 +48,6 @@ from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError, one_line, without_host_paths
 from memfs.format.declare import MCP, fields
 from memfs.format.model import utcnow
-from memfs.index.results import SearchResult
 from memfs.ops.verbs.declare import Request, description
 from memfs.ops.verbs.history import History, Log
 from memfs.ops.verbs.lifecycle import Remember
@@ -62,6 +61,7 @@ if TYPE_CHECKING:
     from mcp_types import ToolAnnotations
 
     from memfs.agents.live.server import LiveIndex
+    from memfs.index.results import SearchResult
     from memfs.repos import MemoryRepos
 
     #: A live index, or what tells whether the one being started is ready yet (``None`` until then).
