@@ -48,7 +48,7 @@ def once(root: Path, extra: list[str], code: Path | None = None) -> dict[str, fl
     k0, t0 = children_cpu(), time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", *extra],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env=env)
+                            env=env, cwd=root)  # not the checkout's folder: it would shadow --before's code
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS))
     proc.stdin.flush()
