@@ -41,16 +41,13 @@ from urllib.parse import quote
 import anyio
 from pydantic import Field
 
-from memfs import mcp_sampling, mcp_tools
-from memfs.agents.live.server import Busy, LiveIndex
+from memfs import mcp_tools
 from memfs.agents.tools import ToolContext
 from memfs.agents.verbs import FILE_COMMANDS, Context, FileCommand
 from memfs.api import MemoryRepo
 from memfs.errors import MemfsError, UsageError, one_line, without_host_paths
 from memfs.format.declare import MCP, fields
 from memfs.format.model import utcnow
-from memfs.index.results import SearchResult
-from memfs.ops import judge
 from memfs.ops.verbs.declare import Request, description
 from memfs.ops.verbs.history import History, Log
 from memfs.ops.verbs.lifecycle import Remember
@@ -63,7 +60,12 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
 
+    from memfs.agents.live.server import LiveIndex
+    from memfs.index.results import SearchResult
     from memfs.repos import MemoryRepos
+
+    #: A live index, or what tells whether the one being started is ready yet (``None`` until then).
+    Live = LiveIndex | Callable[[], LiveIndex | None] | None
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -90,7 +92,7 @@ def server_version() -> str:
     return package_version("memfs")
 
 
-def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
+def build_server(repo: MemoryRepo, live: Live = None) -> MCPServer:
     """An ``MCPServer`` exposing ``repo``, usually a session bound to one scope
     (:meth:`MemoryRepo.session`): its scope is the scope of every tool, which take none as an
     argument, so a model cannot talk its way into another user's memory; its actor is the author
@@ -100,7 +102,10 @@ def build_server(repo: MemoryRepo, live: LiveIndex | None = None) -> MCPServer:
 
     With ``live`` (a started :class:`~memfs.agents.live.server.LiveIndex` of the same root), the
     recall tools read through it, in the same session, so they skip the per-query git scan; a
-    read after one of this server's own writes first waits until the live index has applied it."""
+    read after one of this server's own writes first waits until the live index has applied it.
+    ``live`` may also be a callable answering the live index once it has started, ``None`` before:
+    so the server answers at once while the index builds, and reads take the direct path (the same
+    answers) until it is ready."""
     server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING")
     server.root = str(repo.root)  # type: ignore[attr-defined]  # the Server of _server_class
     session = _Session(repo, live, server)
@@ -115,10 +120,10 @@ class _Session:
     """What every tool of one server shares: the repository session, the live index, the
     annotations, and whether the last call wrote (the next read then waits for the live index)."""
 
-    def __init__(self, repo: MemoryRepo, live: LiveIndex | None, server: MCPServer) -> None:
+    def __init__(self, repo: MemoryRepo, live: Live, server: MCPServer) -> None:
         from mcp_types import ToolAnnotations
 
-        self.repo, self.live, self.server = repo, live, server
+        self.repo, self.server, self._live = repo, server, live
         self.actor, self.binding = repo.actor, repo.binding
         self.scope = self.binding.scope if self.binding is not None else None
         self.admin = self.binding is None
@@ -127,6 +132,11 @@ class _Session:
         self.reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
         self.writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
         self.removing = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+    @property
+    def live(self) -> LiveIndex | None:
+        """The live index to read through now: ``None`` without one, or while it is starting."""
+        return self._live() if callable(self._live) else self._live
 
     def add(self, fn: Callable[..., Any], hint: ToolAnnotations, name: str | None = None) -> None:
         self.server.add_tool(_guarded(fn), name=name, description=fn.__doc__ or "", annotations=hint)
@@ -154,30 +164,38 @@ class _Session:
         return base
 
     def recall(self, inherit: bool | None, read: Callable[[MemoryRepo], _R]) -> _R:
-        """``read`` on :meth:`reader`'s session, through the live index when there is one."""
-        if self.live is None:
+        """``read`` on :meth:`reader`'s session, through the live index when there is one (and it
+        has started)."""
+        return self.through(self.live, inherit, read)
+
+    def through(self, live: LiveIndex | None, inherit: bool | None, read: Callable[[MemoryRepo], _R]) -> _R:
+        """``read`` on :meth:`reader`'s session, through ``live`` unless it is ``None``."""
+        from memfs.agents.live.server import Busy
+
+        if live is None:
             return read(self.reader(inherit))
         if self.wrote:
             self.wrote = False
-            self.live.settle()
+            live.settle()
 
-        def through(store: Store) -> _R:
+        def bound_read(store: Store) -> _R:
             scope, inherits = (self.binding.scope, self.binding.inherit) if self.binding is not None else (None, False)
             bound = MemoryRepo(store).session(scope, inherit=inherits, grants=self.repo.store.grants, actor=self.actor)
             return read(self.reader(inherit, bound))
 
         try:
-            return self.live.read(through)
+            return live.read(bound_read)
         except Busy:
             return read(self.reader(inherit))
 
     def searched(self, op: Search) -> SearchResult:
         """A search through :meth:`recall` whose hits count as recalled: at once on the direct
         path, by the live index's clock thread after the answer through it."""
-        asked = dataclasses.replace(op, inherit=bool(op.inherit), record=self.live is None)
-        found = self.recall(op.inherit, lambda view: _call(view.run, asked))
-        if self.live is not None:
-            self.live.note_recalls(self.repo.store, [hit.path for hit in found.hits], utcnow())
+        live = self.live
+        asked = dataclasses.replace(op, inherit=bool(op.inherit), record=live is None)
+        found = self.through(live, op.inherit, lambda view: _call(view.run, asked))
+        if live is not None:
+            live.note_recalls(self.repo.store, [hit.path for hit in found.hits], utcnow())
         return found
 
     def writes(self, fn: Callable[[dict[str, Any]], _R]) -> Callable[[dict[str, Any]], _R]:
@@ -334,7 +352,7 @@ def request_from(cls: type[_Q], given: dict[str, Any], **fixed: Any) -> _Q:
 
 
 def _when(at: Any) -> Any:
-    from memfs.format.validate import given_time
+    from memfs.format.times import given_time
 
     if at is None:
         return None
@@ -402,6 +420,9 @@ def _remember_tool(session: _Session) -> None:
     the candidate means and decides a probable conflict (:mod:`memfs.mcp_sampling`); the write
     itself runs on a worker thread."""
     from mcp.server.mcpserver import Context as RequestContext
+
+    from memfs import mcp_sampling
+    from memfs.ops import judge
 
     write = session.writes(lambda given: _remember(session, given))
 
@@ -486,7 +507,7 @@ def _resources(session: _Session) -> None:
         except UnicodeDecodeError:
             raise ResourceError(f"{path}: is not UTF-8 text") from None
 
-    for rel in repo.store.memory_paths():
+    for rel in repo.store.memory_paths("system"):
         if rel.startswith("system/"):
             loaded = repo.store.load(rel)[1]
             server.resource(

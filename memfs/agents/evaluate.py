@@ -45,7 +45,8 @@ from memfs.agents.rendering import render_block
 from memfs.errors import MemfsError, UsageError
 from memfs.format import yamlio
 from memfs.format.parse import parse
-from memfs.format.validate import identity_of, parse_time
+from memfs.format.times import parse_time
+from memfs.format.validate import identity_of
 from memfs.format.yamlio import YamlError
 from memfs.policy import conflicts, recall
 from memfs.policy.tokens import estimate_tokens

@@ -120,9 +120,12 @@ def mcp_cmd(state: State, session: SessionSpec, http_port: int | None, list_tool
     if list_tools:
         emit_json(mcp_server.tool_names(mcp_server.build_server(session.open(state, MCP_ACTOR))))
         return
-    live, stop_live = (None, _nothing) if no_live else hosted_live(state.repo(), "MCP")
+    live = None if no_live else _StartingLive(state.repo(), "MCP")
+    stop_live = _nothing if live is None else live.stop
     try:
         server = mcp_server.build_server(session.open(state, MCP_ACTOR), live)
+        if live is not None:
+            live.begin()  # after the server is built: the handshake's imports do not share the CPU with it
         if http_port is None:
             _interrupt_stdio(state.repo(), stop_live)
             mcp_server.serve(server)
@@ -180,6 +183,32 @@ def _interrupt_stdio(repo: MemoryRepo | None, stop_live: Callable[[], None]) -> 
 
 def _nothing() -> None:
     """What stops a live index that was not started."""
+
+
+class _StartingLive:
+    """:func:`hosted_live` started on a thread once :meth:`begin` is called, so the door answers
+    while the live index builds (its full check can take seconds at 100k memories). Called, it
+    answers the live index once it has started, ``None`` before (reads then take the direct path,
+    which gives the same answers); :meth:`stop` stops it, after its start if that is under way."""
+
+    def __init__(self, repo: MemoryRepo, door: str) -> None:
+        import threading
+
+        self.started: list[tuple[LiveIndex | None, Callable[[], None]]] = []
+        self.thread = threading.Thread(target=lambda: self.started.append(hosted_live(repo, door)),
+                                       name="memfs-live-start", daemon=True)
+
+    def __call__(self) -> LiveIndex | None:
+        return self.started[0][0] if self.started else None
+
+    def begin(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        if self.thread.ident is not None:
+            self.thread.join()
+        if self.started:
+            self.started[0][1]()
 
 
 def hosted_live(repo: MemoryRepo, door: str, *, alone: bool = True) -> tuple[LiveIndex | None, Callable[[], None]]:

@@ -6,7 +6,7 @@
 its summary, and a callback that builds the typed request and hands it to the handler. Click
 options the handler carries itself are the door's presentation (``--json``, ``--dot``), not
 the verb's parameters. Values are converted here, once: ISO times by the rule every door applies
-(:func:`memfs.format.validate.given_time`), words of a variadic text argument joined by spaces,
+(:func:`memfs.format.times.given_time`), words of a variadic text argument joined by spaces,
 repeated options as tuples.
 """
 
@@ -192,7 +192,7 @@ def convert(field: Field, value: Any) -> Any:
             return None if not items else items[0] if len(items) == 1 else items
         return items
     if field.spec.wire == "time":
-        from memfs.format.validate import given_time  # its YAML only when a time is given
+        from memfs.format.times import given_time
 
         return given_time(value, flags(field)[0])
     if field.spec.wire == "assignments":

@@ -95,7 +95,7 @@ def collect_fields(values: dict[str, Any]) -> dict[str, Any]:
         if name == "extra":
             fields.update(parse_assignments(value))
         elif name == "expires":
-            from memfs.format.validate import given_time  # YAML only for a command that writes
+            from memfs.format.times import given_time
 
             fields["expires"] = given_time(value, "--expires")
         else:

@@ -33,7 +33,7 @@ MCP = "mcp"
 #: The doors a field may be offered at (the library always has every field).
 DOORS = frozenset({CLI, MCP})
 #: ``wire`` forms: ``time`` is ISO 8601 text at the doors, parsed there into a ``datetime`` (by
-#: :func:`memfs.format.validate.given_time`; a record's field a model sends, such as a
+#: :func:`memfs.format.times.given_time`; a record's field a model sends, such as a
 #: candidate's ``expires``, is parsed by the record's own builder);
 #: ``fields`` is a memory's frontmatter fields (on the command line, its field options: ``--type``,
 #: ``--scope``... and ``--set FIELD=YAML``; for a model, a JSON object); ``callable`` is a

@@ -26,7 +26,7 @@ from memfs.errors import MemfsError, Refused
 from memfs.format import yamlio
 from memfs.format.parse import load_document
 from memfs.format.templates import data_dir
-from memfs.format.validate import parse_time
+from memfs.format.times import parse_time
 from memfs.store import atomic, gitcli, paths
 from memfs.store.repo import Store
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from memfs.format.config import PruneConfig
 from memfs.format.model import Memory, jsonable, utcnow
-from memfs.format.validate import parse_time
+from memfs.format.times import parse_time
 from memfs.ops.forget import archive_path
 from memfs.ops.retract import Reviewer, closure_members, flag, load_graph
 from memfs.ops.retract import plan as retraction_plan

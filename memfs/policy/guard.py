@@ -62,7 +62,7 @@ from typing import Any
 
 from memfs.format import yamlio
 from memfs.format.model import SYSTEM_DIR, Problem
-from memfs.format.validate import parse_time
+from memfs.format.times import parse_time
 from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
 from memfs.policy.secrets_scan import Finding, scan, scan_values

@@ -20,7 +20,7 @@ from typing import Any
 from memfs.errors import InvalidMemory
 from memfs.format.model import Memory, Problem
 from memfs.format.parse import read_depends_on
-from memfs.format.validate import parse_time
+from memfs.format.times import parse_time
 
 #: Frontmatter key of the record a retraction leaves on each flagged memory (a list of mappings).
 INVALIDATED_BY = "invalidated_by"

@@ -30,7 +30,7 @@ from memfs.format import yamlio
 from memfs.format.document import Document
 from memfs.format.model import FIELDS
 from memfs.format.parse import load_document
-from memfs.format.validate import parse_time
+from memfs.format.times import parse_time
 
 #: Most to least withdrawn: when both sides changed ``status``, the first one listed wins.
 STATUS_PRECEDENCE = ("retracted", "superseded", "expired", "needs_review", "active")

@@ -1,5 +1,5 @@
 """A time a person or a model asks for is read by one rule at every door
-(:func:`memfs.format.validate.given_time`): a date alone is 00:00 UTC, a zoned date-time is
+(:func:`memfs.format.times.given_time`): a date alone is 00:00 UTC, a zoned date-time is
 itself, and a time without a zone or a text that is no time is refused with the same words,
 at the command line (``--at``, ``write`` and ``remember``'s ``--expires``) and through MCP (``at``)."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import UsageError
-from memfs.format.validate import given_time
+from memfs.format.times import given_time
 from tests.helpers import cli
 
 CASES = {

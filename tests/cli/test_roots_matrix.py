@@ -142,7 +142,7 @@ def mcp_context(paths: list[Path]) -> Seen:
 
 
 def _at() -> Any:
-    from memfs.format.validate import given_time
+    from memfs.format.times import given_time
 
     return given_time(T, "at")
 

@@ -150,3 +150,19 @@ def test_readers_on_any_thread_share_one_open_index(repo: MemoryRepo, live: Live
         worker.join()
     opened.append(live.read(handle))
     assert len({id(o) for o in opened}) == 1
+
+
+def test_a_live_index_still_starting_leaves_reads_to_the_direct_path(repo: MemoryRepo, live: LiveIndex) -> None:
+    """``memfs mcp`` answers while its live index builds: until it is ready, the same answers
+    from the direct path; then through it."""
+    from memfs.mcp_server import build_server
+
+    ready: list[LiveIndex] = []
+    session = repo.session("user:U5", actor="agent:mcp-test")
+    starting = build_server(session, lambda: ready[0] if ready else None)
+    direct = build_server(session)
+    answered = live.answered
+    first = call(starting, "memory_search", query=QUERIES[0], at=AT)
+    assert live.answered == answered and first == call(direct, "memory_search", query=QUERIES[0], at=AT)
+    ready.append(live)
+    assert call(starting, "memory_search", query=QUERIES[0], at=AT) == first and live.answered == answered + 1

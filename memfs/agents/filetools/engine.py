@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from memfs import index
 from memfs.agents import filetext
 from memfs.agents.filetext import MAX_FILE_BYTES
 from memfs.agents.verbs import FILE_COMMANDS, FileCommand
@@ -398,6 +397,8 @@ class Run:
 
 def catch_up_index(store: Store) -> None:
     """Bring an existing search index up to date now, so the next search sees this write at once."""
+    from memfs import index  # only after a write: a server's handshake does not load the index
+
     if (store.cache_dir / index.STATE_FILE).exists():
         with contextlib.suppress(MemfsError):
             index.sync(store)

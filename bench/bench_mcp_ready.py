@@ -1,0 +1,106 @@
+"""How soon ``memfs mcp`` (stdio) answers ``initialize`` and ``tools/list``, and what it costs.
+
+    python bench/bench_mcp_ready.py [--size 3000] [--runs 5] [--base DIR] [--before DIR]
+
+For each mode (with its live index, and ``--no-live``) it starts the server ``--runs`` times and
+prints the medians of: wall time to the ``tools/list`` answer; the server's CPU up to that
+answer (its own and its waited-for children's, read from ``/proc`` the moment the answer
+arrives); then its first ``memory_search`` answer's wall time; and its whole CPU once stdin
+closes (the live index's build included). ``python -c pass`` is the start-up floor. The
+repository (``corpus.py``, indexed) is kept in ``--base`` between runs. ``--before DIR`` (a copy
+of another commit's ``memfs`` package, e.g. ``git archive REV memfs | tar -x -C DIR``) runs that
+code too, interleaved run by run with this one, so both see the same load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus
+from bench_doors import process_cpu
+from bench_live import children_cpu
+from benchlib import ENV
+
+from memfs import MemoryRepo
+
+ASKS = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+SEARCH = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+          "params": {"name": "memory_search", "arguments": {"query": "deploy database"}}}
+
+
+def once(root: Path, extra: list[str], code: Path | None = None) -> dict[str, float]:
+    env = ENV if code is None else {**ENV, "PYTHONPATH": str(code)}
+    k0, t0 = children_cpu(), time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=env, cwd=root)  # not the checkout's folder: it would shadow --before's code
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS))
+    proc.stdin.flush()
+    out: dict[str, float] = {}
+    while "ready" not in out:
+        if json.loads(proc.stdout.readline()).get("id") == 2:
+            out["ready"] = time.perf_counter() - t0
+            out["ready_cpu"] = process_cpu(proc.pid)
+    proc.stdin.write(json.dumps(SEARCH) + "\n")
+    proc.stdin.flush()
+    while json.loads(proc.stdout.readline()).get("id") != 3:
+        pass
+    out["search"] = time.perf_counter() - t0
+    proc.stdin.close()
+    proc.wait(timeout=120)
+    out["total_cpu"] = children_cpu() - k0
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=3000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--base", type=Path, default=Path("/tmp/mfs_mcp_ready"))
+    parser.add_argument("--before", type=Path, help="another commit's memfs package, run interleaved")
+    ns = parser.parse_args()
+    root = ns.base / f"mem{ns.size}"
+    if not (root / ".git").exists():
+        corpus.write(root, corpus.generate(ns.size, seed=1))
+        MemoryRepo.open(root, "bench:mcp").reindex()
+    floor = []
+    for _ in range(ns.runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        floor.append(time.perf_counter() - t0)
+    print(f"{ns.size} memories, {ns.runs} runs a mode, load {os.getloadavg()[0]:.2f}, "
+          f"python -c pass {statistics.median(floor) * 1000:.0f} ms")
+    print("| mode | ready wall | ready CPU | first search wall | whole CPU |")
+    print("|---|---|---|---|---|")
+    codes: list[tuple[str, Path | None]] = [("", None)] + ([("before, ", ns.before)] if ns.before else [])
+    for name, extra in (("live", []), ("--no-live", ["--no-live"])):
+        runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in codes}
+        for _ in range(ns.runs):
+            for label, code in codes:
+                runs[label].append(once(root, extra, code))
+        for label, _ in reversed(codes):
+            def med(key: str, done: list[dict[str, Any]] = runs[label]) -> str:
+                return f"{statistics.median(r[key] for r in done) * 1000:.0f} ms"
+
+            print(f"| {label}{name} | {med('ready')} | {med('ready_cpu')} | {med('search')} | {med('total_cpu')} |")
+    print(f"load after {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
