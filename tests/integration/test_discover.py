@@ -1,8 +1,9 @@
-"""Opening a repository without a git process gives exactly git's answer, or asks git.
+"""Opening a repository and reading its HEAD without a git process give exactly git's answer, or ask git.
 
 :func:`memfs.store.gitcli.plain_top_level` reads the top level and git dir from the files when
-the layout is plain; in every other layout it must step aside so ``git rev-parse`` decides.
-Each cell compares :func:`~memfs.store.gitcli.discover` with git's own answer.
+the layout is plain, and :func:`~memfs.store.gitcli.files.head_from_files` HEAD's commit; in
+every other layout each must step aside so ``git rev-parse`` decides. Each cell compares memfs's
+answer with git's own.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import NotAMemoryRepo
 from memfs.store.gitcli import discover, plain_top_level, process
+from memfs.store.gitcli.files import head_from_files
 
 
 def _config(repo: MemoryRepo, text: str) -> Path:
@@ -77,3 +79,41 @@ def test_discover_answers_as_git_does(repo: MemoryRepo, layout: str, monkeypatch
             discover(start)
     else:
         assert discover(start) == expected
+
+
+def _head_names(repo: MemoryRepo, text: str) -> Path:
+    (repo.root / ".git/HEAD").write_text(text.replace("SHA", repo.store.git.head() or ""))
+    return repo.root / ".git"
+
+
+def _loose(repo: MemoryRepo, ref: str, text: str) -> Path:
+    (repo.root / ".git" / ref).write_text(text)
+    return _head_names(repo, f"ref: {ref}\n")
+
+
+def _packed(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "pack-refs", "--all")
+    return repo.root / ".git"
+
+
+#: Each layout: (what it does, returning the git dir to read, whether the files alone may answer).
+HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
+    "a loose branch": (lambda r: r.root / ".git", True),
+    "a packed branch": (_packed, True),
+    "an unborn branch": (lambda r: _head_names(r, "ref: refs/heads/none\n"), True),
+    "detached": (lambda r: _head_names(r, "SHA\n"), True),
+    "a symbolic branch": (lambda r: _loose(r, "refs/heads/alias", "ref: refs/heads/main\n"), False),
+    "a broken branch": (lambda r: _loose(r, "refs/heads/broken", "not a commit\n"), False),
+    "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
+    "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", False),
+}
+
+
+@pytest.mark.parametrize("layout", HEADS)
+def test_head_answers_as_git_does(repo: MemoryRepo, layout: str) -> None:
+    build, from_files = HEADS[layout]
+    git_dir = build(repo)
+    assert (head_from_files(git_dir) is not None) == from_files
+    work = repo.root.parent / "linked" if "worktrees" in git_dir.parts else repo.root
+    said = process.run(work, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.decode().strip()
+    assert process.Base(work, git_dir).head() == (said or None)

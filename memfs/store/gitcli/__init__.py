@@ -15,19 +15,20 @@ the sections, each with the parser of its own output: :mod:`.refs` (HEAD, refs, 
 :mod:`.trees` (blobs, trees, grep), :mod:`.status` (the work tree and index), :mod:`.commit`
 (exact commits), :mod:`.history` (log), :mod:`.remotes` (fetch, push, maintenance) and :mod:`.quarantine` (what
 comes in: a quarantined fetch, the commits it brought, a hand commit's staged changes).
+:mod:`.files` answers where the repository is and its HEAD from the files, without a process,
+where that is provably git's answer.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import stat
 import tempfile
 from pathlib import Path
 
 from memfs.errors import GitError, NotAMemoryRepo
 from memfs.store.gitcli import process
 from memfs.store.gitcli.commit import PRIVATE_INDEX, Committed, Committing, refuse_secrets
+from memfs.store.gitcli.files import plain_top_level
 from memfs.store.gitcli.history import Commit, History
 from memfs.store.gitcli.process import Identity
 from memfs.store.gitcli.quarantine import Change, Incoming, Quarantine
@@ -37,7 +38,7 @@ from memfs.store.gitcli.trees import Trees, blob_id
 
 __all__ = [
     "PRIVATE_INDEX", "Change", "Commit", "Committed", "Git", "Identity", "Incoming", "Probe", "Untracked", "blob_id",
-    "create", "discover", "ere_escape", "merge_text", "refuse_secrets",
+    "create", "discover", "ere_escape", "merge_text", "plain_top_level", "refuse_secrets",
 ]
 
 
@@ -59,70 +60,6 @@ def discover(start: Path) -> tuple[Path, Path]:
         raise NotAMemoryRepo(f"{start}: not inside a git repository; run 'memfs init' there first")
     top, git_dir = proc.stdout.decode().splitlines()[:2]
     return Path(top), Path(git_dir)
-
-
-#: Variables that change where git looks for the repository or how it reads it: with any set, ask git.
-_DISCOVERY_ENV = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "SUDO_UID",
-)
-_SECTION = re.compile(rb"\s*\[([^\]\\]*)\]\s*")
-#: The ``[core]`` lines ``git init`` writes that do not bear on where the work tree is.
-_PLAIN_CORE = re.compile(rb"\s*(repositoryformatversion\s*=\s*0|bare\s*=\s*false|"
-                         rb"(filemode|logallrefupdates|ignorecase|precomposeunicode|symlinks)\s*=\s*\w+)?\s*", re.I)
-_HEAD = re.compile(rb"(ref: refs/[^\s]+|[0-9a-f]{40}|[0-9a-f]{64})\n?")
-
-
-def plain_top_level(start: Path) -> tuple[Path, Path] | None:
-    """What :func:`discover` asks ``git rev-parse`` for, read from the files when ``start`` is the
-    top level of a plain repository, so opening one starts no process; ``None``: ask git.
-
-    Plain means every case where git's answer is (real path of ``start``, its ``.git``): no
-    variable that moves or configures discovery; ``.git`` a real folder (no gitfile, no symlink)
-    that git accepts as a repository (a valid ``HEAD`` file, ``objects/`` and ``refs/``, no
-    ``commondir``); both owned by this user (git's safe.directory check passes); and a ``config``
-    whose ``[core]`` has only the lines ``git init`` writes, format 0 and not bare (no
-    ``core.worktree``, no includes, no extensions).
-    Anything else, however harmless, goes to git."""
-    if any(name in os.environ for name in _DISCOVERY_ENV):
-        return None
-    top = Path(os.path.realpath(start))
-    git_dir = top / ".git"
-    try:
-        owners = {os.lstat(top).st_uid, os.lstat(git_dir).st_uid}
-        if owners != {os.geteuid()} or not stat.S_ISDIR(os.lstat(git_dir).st_mode):
-            return None
-        if not ((git_dir / "objects").is_dir() and (git_dir / "refs").is_dir()):
-            return None
-        if os.path.lexists(git_dir / "commondir") or not stat.S_ISREG(os.lstat(git_dir / "HEAD").st_mode):
-            return None
-        head = (git_dir / "HEAD").read_bytes()
-        config = (git_dir / "config").read_bytes()
-    except OSError:
-        return None
-    if not _HEAD.fullmatch(head) or not _plain_config(config):
-        return None
-    return top, git_dir
-
-
-def _plain_config(config: bytes) -> bool:
-    """Whether a repository's ``config`` says nothing that moves its work tree: ``[core]`` holds only
-    :data:`_PLAIN_CORE` lines, there is no include and no extension, and no line continues on the
-    next (other sections, ``[user]`` or ``[merge "memfs"]``, do not bear on discovery)."""
-    section = b""
-    for line in config.splitlines():
-        if line.rstrip().endswith(b"\\"):
-            return False
-        if line.lstrip().startswith(b"["):
-            header = _SECTION.fullmatch(line)
-            if header is None:
-                return False
-            section = header.group(1).strip().lower()
-            if section.startswith((b"include", b"extensions")):
-                return False
-        elif section.startswith(b"core") and not _PLAIN_CORE.fullmatch(line):
-            return False
-    return True
 
 
 def create(directory: Path) -> Git:
