@@ -298,6 +298,11 @@ def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
                     log.read_text() if log.exists() else "", files)
 
 
+def head_of(repo: MemoryRepo) -> str:
+    """The commit ``repo``'s HEAD names, read from the files (no git process; ``""`` without one)."""
+    return _head(repo.store.git.git_dir)
+
+
 def _head(git_dir: Path) -> str:
     head = (git_dir / "HEAD").read_text().strip()
     if not head.startswith("ref: "):

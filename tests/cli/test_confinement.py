@@ -29,6 +29,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.agents.tools import ToolContext
 from memfs.store.paths import MAX_READ_BYTES
+from tests.guard_matrix import head_of
 from tests.helpers import FACT, TIMEOUT, Prepared, cli, commit_all, memory_text, options
 
 #: Text behind every hostile layout: no door may ever print it.
@@ -313,13 +314,13 @@ def guarded(door: Door, repo: MemoryRepo, path: str) -> Said:
 def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, door: str, layout: str) -> None:
     case = LAYOUTS[layout]
     case.build(base, tmp_path / "outside")
-    head, before = base.store.git.head(), snapshot(base, tmp_path)
+    head, before = head_of(base), snapshot(base, tmp_path)
     said = guarded(ON_THE_PATH[door], base, case.path(tmp_path / "outside"))
     assert not said.ok, said.text
     assert case.says.lower() in said.text.lower(), said.text
     assert SECRET not in said.text
     assert str(base.root) not in said.text, said.text  # no host paths
-    assert base.store.git.head() == head
+    assert head_of(base) == head
     assert snapshot(base, tmp_path) == before
 
 
@@ -328,7 +329,7 @@ def test_every_door_refuses_a_hostile_path(base: MemoryRepo, tmp_path: Path, doo
 def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, door: str, layout: str) -> None:
     case = LAYOUTS[layout]
     case.build(base, tmp_path / "outside")
-    head, before = base.store.git.head(), snapshot(base, tmp_path)
+    head, before = head_of(base), snapshot(base, tmp_path)
     said = guarded(OVER_EVERYTHING[door], base, "")
     assert said.ok, said.text
     assert SECRET not in said.text
@@ -337,7 +338,7 @@ def test_every_listing_skips_a_hostile_entry(base: MemoryRepo, tmp_path: Path, d
         assert case.entry[0] in said.text, said.text
     if door not in ("cli validate", "cli reindex"):
         assert KNOWN in said.text or "zebra crossing" in said.text, said.text
-    assert base.store.git.head() == head
+    assert head_of(base) == head
     assert snapshot(base, tmp_path) == before
 
 
@@ -428,11 +429,11 @@ def test_every_door_refuses_a_dependency_outside_the_memories(
     base: MemoryRepo, tmp_path: Path, door: str, dependency: str
 ) -> None:
     _hostile_targets(base, tmp_path / "outside")
-    head, before = base.store.git.head(), snapshot(base, tmp_path)
+    head, before = head_of(base), snapshot(base, tmp_path)
     said = guarded(WITH_DEPENDENCY[door], base, DEPENDENCIES[dependency](tmp_path / "outside"))
     assert not said.ok, said.text
     assert "depends_on" in said.text, said.text
-    assert base.store.git.head() == head
+    assert head_of(base) == head
     assert snapshot(base, tmp_path) == before
 
 

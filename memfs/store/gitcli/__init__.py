@@ -15,6 +15,8 @@ the sections, each with the parser of its own output: :mod:`.refs` (HEAD, refs, 
 :mod:`.trees` (blobs, trees, grep), :mod:`.status` (the work tree and index), :mod:`.commit`
 (exact commits), :mod:`.history` (log), :mod:`.remotes` (fetch, push, maintenance) and :mod:`.quarantine` (what
 comes in: a quarantined fetch, the commits it brought, a hand commit's staged changes).
+:mod:`.files` answers where the repository is and its HEAD from the files, without a process,
+where that is provably git's answer.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from memfs.errors import GitError, NotAMemoryRepo
 from memfs.store.gitcli import process
 from memfs.store.gitcli.commit import PRIVATE_INDEX, Committed, Committing, refuse_secrets
+from memfs.store.gitcli.files import plain_top_level
 from memfs.store.gitcli.history import Commit, History
 from memfs.store.gitcli.process import Identity
 from memfs.store.gitcli.quarantine import Change, Incoming, Quarantine
@@ -35,7 +38,7 @@ from memfs.store.gitcli.trees import Trees, blob_id
 
 __all__ = [
     "PRIVATE_INDEX", "Change", "Commit", "Committed", "Git", "Identity", "Incoming", "Probe", "Untracked", "blob_id",
-    "create", "discover", "ere_escape", "merge_text", "refuse_secrets",
+    "create", "discover", "ere_escape", "merge_text", "plain_top_level", "refuse_secrets",
 ]
 
 
@@ -49,6 +52,9 @@ def discover(start: Path) -> tuple[Path, Path]:
     """(work tree top level, git dir) of the repository containing ``start``."""
     if not start.is_dir():
         raise NotAMemoryRepo(f"{start}: no such directory")
+    found = plain_top_level(start)
+    if found is not None:
+        return found
     proc = process.run(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False)
     if proc.returncode != 0:
         raise NotAMemoryRepo(f"{start}: not inside a git repository; run 'memfs init' there first")

@@ -20,6 +20,7 @@ from typing import TypeAlias
 
 from memfs.errors import GitError
 from memfs.store import locking
+from memfs.store.gitcli.files import head_from_files
 
 #: What :func:`run` returns: git's exit status and its captured output.
 Completed: TypeAlias = "subprocess.CompletedProcess[bytes]"
@@ -241,6 +242,9 @@ class Base:
         return self._run(*args, check=False, identity=identity).returncode == 0
 
     def head(self) -> str | None:
+        found = head_from_files(self.git_dir)
+        if found is not None:
+            return found or None
         proc = self._run("rev-parse", "--verify", "-q", "HEAD", check=False)
         return proc.stdout.decode().strip() or None
 

@@ -1,0 +1,108 @@
+"""What a plain repository's files answer without a git process: where it is, and its HEAD.
+
+Each reader answers only where its answer is provably git's and returns ``None`` (ask git)
+everywhere else; ``tests/integration/test_discover.py`` compares them with git layout by layout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+_HEX = re.compile(rb"[0-9a-f]{40}")
+
+
+#: Variables that change where git looks for the repository or how it reads it: with any set, ask git.
+_DISCOVERY_ENV = (
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "SUDO_UID",
+)
+_SECTION = re.compile(rb"\s*\[([^\]\\]*)\]\s*")
+#: The ``[core]`` lines ``git init`` writes that do not bear on where the work tree is.
+_PLAIN_CORE = re.compile(rb"\s*(repositoryformatversion\s*=\s*0|bare\s*=\s*false|"
+                         rb"(filemode|logallrefupdates|ignorecase|precomposeunicode|symlinks)\s*=\s*\w+)?\s*", re.I)
+_HEAD = re.compile(rb"(ref: refs/[^\s]+|[0-9a-f]{40})\n?")
+
+
+def plain_top_level(start: Path) -> tuple[Path, Path] | None:
+    """What :func:`discover` asks ``git rev-parse`` for, read from the files when ``start`` is the
+    top level of a plain repository, so opening one starts no process; ``None``: ask git.
+
+    Plain means every case where git's answer is (real path of ``start``, its ``.git``): no
+    variable that moves or configures discovery; ``.git`` a real folder (no gitfile, no symlink)
+    that git accepts as a repository (a valid ``HEAD`` file, ``objects/`` and ``refs/``, no
+    ``commondir``); both owned by this user (git's safe.directory check passes); and a ``config``
+    whose ``[core]`` has only the lines ``git init`` writes, format 0 and not bare (no
+    ``core.worktree``, no includes, no extensions).
+    Anything else, however harmless, goes to git."""
+    if any(name in os.environ for name in _DISCOVERY_ENV):
+        return None
+    top = Path(os.path.realpath(start))
+    git_dir = top / ".git"
+    try:
+        owners = {os.lstat(top).st_uid, os.lstat(git_dir).st_uid}
+        if owners != {os.geteuid()} or not stat.S_ISDIR(os.lstat(git_dir).st_mode):
+            return None
+        if not ((git_dir / "objects").is_dir() and (git_dir / "refs").is_dir()):
+            return None
+        if os.path.lexists(git_dir / "commondir") or not stat.S_ISREG(os.lstat(git_dir / "HEAD").st_mode):
+            return None
+        head = (git_dir / "HEAD").read_bytes()
+        config = (git_dir / "config").read_bytes()
+    except OSError:
+        return None
+    if not _HEAD.fullmatch(head) or not plain_config(config):
+        return None
+    return top, git_dir
+
+
+def plain_config(config: bytes) -> bool:
+    """Whether a repository's ``config`` says nothing that moves its work tree: ``[core]`` holds only
+    :data:`_PLAIN_CORE` lines, there is no include and no extension, and no line continues on the
+    next (other sections, ``[user]`` or ``[merge "memfs"]``, do not bear on discovery)."""
+    section = b""
+    for line in config.splitlines():
+        if line.rstrip().endswith(b"\\"):
+            return False
+        if line.lstrip().startswith(b"["):
+            header = _SECTION.fullmatch(line)
+            if header is None:
+                return False
+            section = header.group(1).strip().lower()
+            if section.startswith((b"include", b"extensions")):
+                return False
+        elif section.startswith(b"core") and not _PLAIN_CORE.fullmatch(line):
+            return False
+    return True
+
+
+def head_from_files(git_dir: Path) -> str | None:
+    """What ``git rev-parse --verify -q HEAD`` prints (``""`` when HEAD names no commit yet), read
+    from the files; ``None``: ask git. Answers when the refs are git's files backend (a plain
+    config, no ``commondir``) and HEAD is a commit id or names a branch whose loose file is a
+    commit id, or that is absent from ``refs/`` and then found in (or absent from) ``packed-refs``;
+    like git, it does not check the object exists."""
+    try:
+        if os.path.lexists(git_dir / "commondir") or not plain_config((git_dir / "config").read_bytes()):
+            return None
+        head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
+        if _HEX.fullmatch(head):
+            return head.decode()
+        if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
+            return None
+        ref = head.removeprefix(b"ref: ").decode()
+        loose = git_dir / ref
+        if os.path.lexists(loose):
+            sha = loose.read_bytes().rstrip(b"\n") if stat.S_ISREG(os.lstat(loose).st_mode) else b""
+            return sha.decode() if _HEX.fullmatch(sha) else None
+        packed = git_dir / "packed-refs"
+        lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in lines:
+        sha, _, name = line.partition(b" ")
+        if name == ref.encode() and _HEX.fullmatch(sha):
+            return sha.decode()
+    return ""

@@ -1,0 +1,119 @@
+"""Opening a repository and reading its HEAD without a git process give exactly git's answer, or ask git.
+
+:func:`memfs.store.gitcli.plain_top_level` reads the top level and git dir from the files when
+the layout is plain, and :func:`~memfs.store.gitcli.files.head_from_files` HEAD's commit; in
+every other layout each must step aside so ``git rev-parse`` decides. Each cell compares memfs's
+answer with git's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memfs import MemoryRepo
+from memfs.errors import NotAMemoryRepo
+from memfs.store.gitcli import discover, plain_top_level, process
+from memfs.store.gitcli.files import head_from_files
+
+
+def _config(repo: MemoryRepo, text: str) -> Path:
+    with open(repo.root / ".git/config", "a") as handle:
+        handle.write(text.replace("ROOT", str(repo.root)))
+    return repo.root
+
+
+def _linked(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "worktree", "add", "-q", "--detach", str(repo.root.parent / "linked"))
+    return repo.root.parent / "linked"
+
+
+def _symlinked(repo: MemoryRepo) -> Path:
+    os.symlink(repo.root, repo.root.parent / "alias")
+    return repo.root.parent / "alias"
+
+
+def _git_dir_env(repo: MemoryRepo) -> Path:
+    os.environ["GIT_DIR"] = str(repo.root / ".git")
+    return repo.root
+
+
+#: Each layout: (what it does to the repository and the folder ``discover`` starts from, whether
+#: the files alone may answer).
+LAYOUTS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
+    "plain top level": (lambda r: r.root, True),
+    "through a symlink": (_symlinked, True),
+    "a subfolder": (lambda r: r.root / "system", False),
+    "core.worktree": (lambda r: _config(r, "[core]\n\tworktree = ROOT\n"), False),
+    "a key on the section line": (lambda r: _config(r, "[core] worktree = ROOT\n"), False),
+    "bare": (lambda r: _config(r, "[core]\n\tbare = true\n"), False),
+    "an include": (lambda r: _config(r, "[include]\n\tpath = elsewhere\n"), False),
+    "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n"), False),
+    "a continued line": (lambda r: _config(r, "[user]\n\tname = a\\\n"), False),
+    "a linked worktree": (_linked, False),
+    "GIT_DIR set": (_git_dir_env, False),
+}
+
+
+def _git_says(start: Path) -> tuple[Path, Path] | None:
+    proc = process.run(start, "rev-parse", "--show-toplevel", "--absolute-git-dir", check=False)
+    if proc.returncode != 0:
+        return None
+    top, git_dir = proc.stdout.decode().splitlines()[:2]
+    return Path(top), Path(git_dir)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_discover_answers_as_git_does(repo: MemoryRepo, layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_DIR", "")
+    monkeypatch.delenv("GIT_DIR")
+    build, from_files = LAYOUTS[layout]
+    start = build(repo)
+    assert (plain_top_level(start) is not None) == from_files
+    expected = _git_says(start)
+    if expected is None:
+        with pytest.raises(NotAMemoryRepo):
+            discover(start)
+    else:
+        assert discover(start) == expected
+
+
+def _head_names(repo: MemoryRepo, text: str) -> Path:
+    (repo.root / ".git/HEAD").write_text(text.replace("SHA", repo.store.git.head() or ""))
+    return repo.root / ".git"
+
+
+def _loose(repo: MemoryRepo, ref: str, text: str) -> Path:
+    (repo.root / ".git" / ref).write_text(text)
+    return _head_names(repo, f"ref: {ref}\n")
+
+
+def _packed(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "pack-refs", "--all")
+    return repo.root / ".git"
+
+
+#: Each layout: (what it does, returning the git dir to read, whether the files alone may answer).
+HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
+    "a loose branch": (lambda r: r.root / ".git", True),
+    "a packed branch": (_packed, True),
+    "an unborn branch": (lambda r: _head_names(r, "ref: refs/heads/none\n"), True),
+    "detached": (lambda r: _head_names(r, "SHA\n"), True),
+    "a symbolic branch": (lambda r: _loose(r, "refs/heads/alias", "ref: refs/heads/main\n"), False),
+    "a broken branch": (lambda r: _loose(r, "refs/heads/broken", "not a commit\n"), False),
+    "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
+    "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", False),
+}
+
+
+@pytest.mark.parametrize("layout", HEADS)
+def test_head_answers_as_git_does(repo: MemoryRepo, layout: str) -> None:
+    build, from_files = HEADS[layout]
+    git_dir = build(repo)
+    assert (head_from_files(git_dir) is not None) == from_files
+    work = repo.root.parent / "linked" if "worktrees" in git_dir.parts else repo.root
+    said = process.run(work, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.decode().strip()
+    assert process.Base(work, git_dir).head() == (said or None)
