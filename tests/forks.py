@@ -97,3 +97,14 @@ class ForkServer:
         self.proc.stdin.close()
         self.proc.wait()
         self.proc.stdout.close()
+
+
+def crash_points(trace: Path) -> list[str]:
+    """The crash points a traced run passed, each step numbered by its occurrence (``git-add:2``):
+    what a crash test kills one by one."""
+    seen: dict[str, int] = {}
+    points = []
+    for step in trace.read_text().split():
+        seen[step] = seen.get(step, 0) + 1
+        points.append(f"{step}:{seen[step]}")
+    return points

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memfs import MemoryRepo
-from tests.forks import ForkServer
+from tests.forks import ForkServer, crash_points
 from tests.helpers import ACTOR, FACT, PREFERENCE, Prepared, add, copy_repo, git
 
 _OPS = {
@@ -80,14 +80,6 @@ def _recover(forks: ForkServer, root: Path, env: dict[str, str]) -> int:
     return done.returncode
 
 
-def _points(trace: Path) -> list[str]:
-    seen: dict[str, int] = {}
-    points = []
-    for step in trace.read_text().split():
-        seen[step] = seen.get(step, 0) + 1
-        points.append(f"{step}:{seen[step]}")
-    return points
-
 
 def _head(root: Path) -> tuple[str, list[str], set[str]]:
     """HEAD, its parents and the files it changed: one git process."""
@@ -126,7 +118,7 @@ def test_killed_at_every_step_the_next_command_finishes(
     trace = tmp_path / "trace"
     assert _run(forks, reference, op, {"MEMFS_CRASH_TRACE": str(trace)}) == 0
     new_files = _head(reference)[2]
-    points = _points(trace)
+    points = crash_points(trace)
     assert len(points) >= 8 and {"journal-saved:1", "temp-written:3", "git-committed:1"} <= set(points)
     assert {"index-copied:1", "index-ready:1"} <= set(points)  # committed from a private index copy
     crashed_twice = 0

@@ -17,7 +17,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.ops.integrate import MARKER
 from memfs.ops.sync import sync
-from tests.forks import ForkServer
+from tests.forks import ForkServer, crash_points
 from tests.helpers import Clone, git
 
 _SCRIPT = """
@@ -51,14 +51,6 @@ def _active(repo: MemoryRepo) -> list[str]:
     return [m.body for m in repo.store.scan().memories if m.key == "lang" and m.status == "active"]
 
 
-def _points(trace: Path) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for step in trace.read_text().split():
-        seen[step] = seen.get(step, 0) + 1
-        out.append(f"{step}:{seen[step]}")
-    return out
-
 
 @pytest.mark.slow
 def test_an_integrator_killed_at_any_step_is_completed_by_the_next_run(
@@ -81,7 +73,7 @@ def test_an_integrator_killed_at_any_step_is_completed_by_the_next_run(
     commits = git(ref_remote, "rev-list", "--count", "main")
     winner = _active(MemoryRepo.open(ref_clone, "agent:i"))
     assert len(winner) == 1
-    points = _points(trace)
+    points = crash_points(trace)
     assert {"integrate-fetched:1", "integrate-merging:2", "integrate-merged:2", "integrate-pushed:1"} <= set(points)
 
     for n, point in enumerate(points):
