@@ -85,7 +85,7 @@ COST_FENCE = "482913577"
 def committed_system_files(repo: Store, also: Sequence[str] = ()) -> tuple[list[tuple[str, bytes]], dict[str, bytes]]:
     """(path, bytes) of every ``system/`` memory at HEAD, in path order, and the bytes at HEAD of
     the files ``also`` names that exist there: read together, by one ``git cat-file``."""
-    if repo.git.head_quick() is None:
+    if repo.git.head() is None:
         return [], {}
     rels = repo.memory_paths_at("HEAD", under=SYSTEM_DIR)
     found = {rel: data for rel, data in repo.files_at("HEAD", [*rels, *also]).items() if data is not None}
@@ -375,7 +375,7 @@ def _scope_candidates(repo: Store, requests: list[tuple[str | None, bool]]) -> l
     """The files at HEAD (outside ``system/``) that name one of the requested scopes, by one ``git
     grep``: :func:`_committed_in_scope`'s candidates. ``None`` without HEAD or when a request has
     no scope."""
-    if any(scope is None for scope, _ in requests) or repo.git.head_quick() is None:
+    if any(scope is None for scope, _ in requests) or repo.git.head() is None:
         return None
     names = {name for scope, inherit in requests for name in (recall.ScopeRule(scope, inherit).scopes or ())}
     return [rel for rel in repo.files_containing_at("HEAD", names) if not rel.startswith(SYSTEM_DIR + "/")]
@@ -425,7 +425,7 @@ def _committed_hits(repo: Store, found: SearchResult, inherit: bool) -> dict[str
     changed = [hit for hit in found.hits if hit.uncommitted and not hit.memory.is_system]
     if not changed:
         return {}
-    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head_quick() else {}
+    blobs = repo.files_at("HEAD", [hit.path for hit in changed]) if repo.git.head() else {}
     rule = recall.ScopeRule(found.scope, inherit)
     return {hit.path: _committed_copy(hit, blobs.get(hit.path), rule, found) for hit in changed}
 

@@ -46,7 +46,7 @@ def _scan(repo: Store, rev_range: str) -> dict[str, str]:
 
 def applied_keys(repo: Store) -> dict[str, str]:
     """Every applied key and the commit that applied it, brought up to date with HEAD."""
-    head = repo.git.head_quick()
+    head = repo.git.head()
     if head is None:
         return {}
     path = _cache_path(repo)

@@ -226,7 +226,7 @@ class Reader(Repository):
         repository, and every session made from it (:meth:`session`), asks git again only after a
         commit. What is kept is git's answer before any session's filter, so sessions of different
         scopes can share it. At most :data:`COMMIT_MEMO_ENTRIES` files kept."""
-        commit = self.git.head_quick() if rev == "HEAD" else None
+        commit = self.git.head() if rev == "HEAD" else None
         if commit is None:
             return None, rev
         kept = self.at_head.get(commit)

@@ -115,7 +115,7 @@ def _scan(git: gitcli.Git, rev_range: str, pathspec: str, marks: dict[str, int])
 def marks(git: gitcli.Git, pathspec: str) -> tuple[str | None, dict[str, int]]:
     """(HEAD, git path -> the highest revision that path ever had in HEAD's history; absent: it
     never had one)."""
-    head = git.head_quick()
+    head = git.head()
     if head is None:
         return None, {}
     path = cache_path(git.git_dir, pathspec)

@@ -152,7 +152,7 @@ class Staging:
     def _head_before(self) -> str | None:
         """The commit HEAD was on before this transaction (its own commit's parent, if it made one)."""
         if self.result.commit is None:
-            return self.repo.git.head_quick()
+            return self.repo.git.head()
         return self.result.parent or self.repo.git.rev(f"{self.result.commit}^") or None
 
     def _refuse(self, refusals: list[Refusal]) -> MemfsError:
@@ -431,7 +431,7 @@ class Staging:
 
     def committed(self, rels: list[str]) -> dict[str, bytes | None]:
         """The committed copy of each of ``rels`` (``None``: not in HEAD), in one ``git cat-file --batch``."""
-        return self._committed(rels, self.repo.git.head_quick())
+        return self._committed(rels, self.repo.git.head())
 
     def _committed(self, rels: list[str], head: str | None) -> dict[str, bytes | None]:
         """The committed copy of each changed file (``None``: not in HEAD), one ``git cat-file --batch``;

@@ -55,7 +55,7 @@ class Transaction(Staging):
     def _head_before(self) -> str | None:
         """The commit HEAD was on before this transaction (its own commit's parent, if it made one)."""
         if self.result.commit is None:
-            return self.repo.git.head_quick()
+            return self.repo.git.head()
         return self.result.parent or self.repo.git.rev(f"{self.result.commit}^") or None
 
 
@@ -70,7 +70,7 @@ class Transaction(Staging):
         message = Message(
             self.op, self.subject or subject_for(rels), self.actor, self.reason, tuple(rels), self.trailers, self.note
         ).render()
-        head = repo.git.head_quick()
+        head = repo.git.head()
         repo.progress("checking the commit", 0, None)
         committed = self._check(rels, message, head)
         written = [rel for rel in rels if rel not in self._adopted]

@@ -118,7 +118,7 @@ class Repository:
             gitcli.refuse_secrets(message)
         except WriteRefused as refused:
             refusal_log.record(self.cache_dir, [refused.refusals], op=verb, actor=actor or self.actor,
-                               head=self.git.head_quick())
+                               head=self.git.head())
             raise
 
     def locked(self) -> AbstractContextManager[None]:

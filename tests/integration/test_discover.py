@@ -105,7 +105,7 @@ HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "a symbolic branch": (lambda r: _loose(r, "refs/heads/alias", "ref: refs/heads/main\n"), False),
     "a broken branch": (lambda r: _loose(r, "refs/heads/broken", "not a commit\n"), False),
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
-    "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", False),
+    "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
 }
 
 

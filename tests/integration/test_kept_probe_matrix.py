@@ -162,7 +162,7 @@ def test_a_second_context_at_the_same_commit_starts_no_git_process(
     again = kept.context("alpha body", scope="user:U5")
     assert sum(started.values()) == 0
     assert [b.text for b in again.blocks] == [b.text for b in first.blocks] and first.blocks
-    assert kept.store.git.head_quick() == git(kept.root, "rev-parse", "HEAD").strip()
+    assert kept.store.git.head() == git(kept.root, "rev-parse", "HEAD").strip()
 
 
 def _statuses_of(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:

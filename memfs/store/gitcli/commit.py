@@ -120,7 +120,7 @@ class Committing(WorkTree, Refs):
             return False, None
         installed = False
         try:
-            if file_identity(index) != clean[0] or self.head_quick() != head:
+            if file_identity(index) != clean[0] or self.head() != head:
                 return False, None
             Path(f"{private}.lock").unlink(missing_ok=True)
             shutil.copy2(index, private)  # its mtime too: git's racy-file check compares against it
@@ -145,7 +145,7 @@ class Committing(WorkTree, Refs):
             crashpoint.reached("index-ready")
             os.replace(lock, index)
             installed = True
-            self.advance_kept(head, sha, paths, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), self.head_quick)
+            self.advance_kept(head, sha, paths, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), self.head)
             return True, Committed(sha, parents, tuple(paths))
         finally:
             if not installed:

@@ -81,11 +81,16 @@ def plain_config(config: bytes) -> bool:
 def head_from_files(git_dir: Path) -> str | None:
     """What ``git rev-parse --verify -q HEAD`` prints (``""`` when HEAD names no commit yet), read
     from the files; ``None``: ask git. Answers when the refs are git's files backend (a plain
-    config, no ``commondir``) and HEAD is a commit id or names a branch whose loose file is a
-    commit id, or that is absent from ``refs/`` and then found in (or absent from) ``packed-refs``;
-    like git, it does not check the object exists."""
+    config) and HEAD is a commit id or names a branch whose loose file is a commit id, or that is
+    absent from ``refs/`` and then found in (or absent from) ``packed-refs``; like git, it does not
+    check the object exists. In a linked work tree HEAD is its own and the config and branches are
+    the common directory's (``commondir``). The one reader of HEAD from the files: every cache
+    keyed by HEAD asks it on every read and write, through :meth:`Base.head`."""
     try:
-        if os.path.lexists(git_dir / "commondir") or not plain_config((git_dir / "config").read_bytes()):
+        common = git_dir
+        if os.path.lexists(git_dir / "commondir"):
+            common = git_dir / (git_dir / "commondir").read_text(encoding="ascii").strip()
+        if not plain_config((common / "config").read_bytes()):
             return None
         head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
         if _HEX.fullmatch(head):
@@ -93,11 +98,11 @@ def head_from_files(git_dir: Path) -> str | None:
         if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
             return None
         ref = head.removeprefix(b"ref: ").decode()
-        loose = git_dir / ref
+        loose = common / ref
         if os.path.lexists(loose):
             sha = loose.read_bytes().rstrip(b"\n") if stat.S_ISREG(os.lstat(loose).st_mode) else b""
             return sha.decode() if _HEX.fullmatch(sha) else None
-        packed = git_dir / "packed-refs"
+        packed = common / "packed-refs"
         lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
     except (OSError, UnicodeDecodeError):
         return None

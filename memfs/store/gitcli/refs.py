@@ -15,26 +15,6 @@ from memfs.store.gitcli.process import Base, Identity
 class Refs(Base):
     """HEAD, refs, branches and configuration."""
 
-    def head_quick(self) -> str | None:
-        """HEAD read from the git directory's files when it is a loose or packed ref or detached (no
-        process), else from git: for caches keyed by HEAD, read on every write and every read at HEAD."""
-        try:
-            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
-            if not text.startswith("ref: "):
-                return text if _is_sha(text) else self.head()
-            ref = text[len("ref: "):]
-            for base in dict.fromkeys((self.git_dir, self._common_dir())):
-                found = base / ref
-                if found.is_file():
-                    sha = found.read_text(encoding="ascii").strip()
-                    return sha if _is_sha(sha) else self.head()
-            packed = _packed_ref(self._common_dir() / "packed-refs", ref)
-            if packed is not None:
-                return packed
-        except (OSError, UnicodeDecodeError):
-            pass
-        return self.head()
-
     def _common_dir(self) -> Path:
         """Where refs and objects shared by every work tree live (the git directory itself unless
         this is a linked work tree). Raises :class:`OSError`."""
@@ -46,7 +26,7 @@ class Refs(Base):
         """HEAD and its parents, right after a commit: read from the files when HEAD is a loose ref
         and the commit a loose object (as ``git commit`` leaves them; no process), else from one
         ``rev-parse``. Raises :class:`GitError` without HEAD."""
-        head = self.head_quick()
+        head = self.head()
         if head is not None:
             try:
                 data = (self._common_dir() / "objects" / head[:2] / head[2:]).read_bytes()
@@ -198,18 +178,3 @@ def _commit_parents(raw: bytes) -> tuple[str, ...]:
 
 def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
-
-
-def _packed_ref(path: Path, ref: str) -> str | None:
-    """``ref``'s commit as ``packed-refs`` lists it (``None`` if it does not). A loose ref, looked
-    at first, overrides a packed one, as in git."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    wanted = b" " + ref.encode("utf-8")
-    for line in data.splitlines():
-        if line.endswith(wanted) and not line.startswith((b"#", b"^")):
-            sha = line[: -len(wanted)].decode("ascii")
-            return sha if _is_sha(sha) else None
-    return None
