@@ -6,7 +6,8 @@ status or a durable claim) through ``sampling/createMessage`` before it writes, 
 is read first (:func:`memfs.ops.judge.hosted`). When a keyless candidate probably conflicts with
 an active memory (:mod:`memfs.policy.conflicts`) and the caller made no decision, the host's
 model decides it too: ``replace`` (``supersedes`` that memory) or ``keep-both``; without an
-answer memfs's own rule (SUPERSEDE) stands. A host that offers no sampling is not asked; one
+answer the ``[judge] conflict`` of ``.memfs.toml`` decides, else memfs's own rule (SUPERSEDE):
+sampling first, then the ``[judge]``, then the offline rules. A host that offers no sampling is not asked; one
 that errors, has no way to send the request, times out (the ``[judge] timeout``) or answers
 anything but one of the allowed words falls back to the ``[judge]`` of ``.memfs.toml``, else to
 the offline rules, and memfs says so once. The host's model only reads meaning: the secret, ID,
@@ -63,16 +64,18 @@ def conflict_prompt(old: str, new: str) -> str:
             f"Answer with one word: {' | '.join(CONFLICT_CHOICES)}.")
 
 
-async def host_decision(ctx: Any, old: str, new: str, timeout: float) -> str | None:
+async def host_decision(ctx: Any, old: str, new: str, timeout: float,
+                        instead: str = "memfs's own rule decides the probable conflict (the new value replaces the old)"
+                        ) -> str | None:
     """The host model's decision on a probable conflict (one of :data:`CONFLICT_CHOICES`), or
-    ``None`` when it gives none (said once: memfs's own rule, SUPERSEDE, decides)."""
+    ``None`` when it gives none (said once, with what decides ``instead``: the ``[judge]
+    conflict``, else memfs's own rule, SUPERSEDE)."""
     answer = await _sample(ctx, conflict_prompt(old, new), timeout)
     if isinstance(answer, str) and answer.lower() in CONFLICT_CHOICES:
         return answer.lower()
     why = (f"raised {type(answer).__name__}: {answer}" if isinstance(answer, Exception)
            else f"answered {answer!r}, not one of {', '.join(CONFLICT_CHOICES)}")
-    judge.notice(NAME, f"conflict {type(answer).__name__}", why,
-                 "memfs's own rule decides the probable conflict (the new value replaces the old)")
+    judge.notice(NAME, f"conflict {type(answer).__name__}", why, instead)
     return None
 
 
@@ -135,7 +138,9 @@ async def consult(ctx: Any, store: Store, candidate: Candidate,
     if candidate.key or candidate.keep_both or candidate.supersedes:
         return given, None if classify is None else (classify, timeout)
     rivals = await anyio.to_thread.run_sync(lambda: conflicts.against(candidate, in_scope(store, candidate.scope)))
-    decided = await host_decision(ctx, rivals[0][0].body, candidate.body, timeout) if rivals else None
+    instead = ("the [judge] decides the probable conflict instead" if store.config().judge.conflict
+               else "memfs's own rule decides the probable conflict (the new value replaces the old)")
+    decided = await host_decision(ctx, rivals[0][0].body, candidate.body, timeout, instead) if rivals else None
     if decided == "keep-both":
         given = {**given, "keep_both": True}
     elif decided == "replace":

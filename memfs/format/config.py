@@ -45,8 +45,9 @@
     min_group = 2                # ...at least this many of them
     expires_days = 90            # the summary's expires when no source has a later one
 
-    [judge]                      # memfs.ops.judge: a callable that reads a candidate's meaning
+    [judge]                      # memfs.ops.judge: callables that read what a candidate means
     classify = "mypkg.judges:classify"   # MODULE:FUNCTION (default: none, the offline rules)
+    conflict = "mypkg.judges:conflict"   # decides a probable conflict: replace, keep-both, unrelated
     timeout = 10                 # seconds to wait for an answer (at most 300)
 
     [semantic]                   # memfs search and context: vectors fill what BM25 leaves empty
@@ -163,11 +164,14 @@ class AdoptConfig:
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """``[judge]``: the callable the write gate asks about a candidate's meaning (``MODULE:FUNCTION``,
-    imported from this Python's path; ``None``: the offline rules) and how long it may take."""
+    """``[judge]``: the callable the write gate asks about a candidate's meaning (``classify``) and
+    the one asked whether a new memory replaces an active one the rules pair it with
+    (``conflict``), each ``MODULE:FUNCTION`` imported from this Python's path (``None``: the
+    offline rules), and how long each answer may take."""
 
     classify: str | None = None
     timeout: float = 10.0
+    conflict: str | None = None
 
 
 @dataclass(frozen=True)
@@ -209,13 +213,14 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
 
 def _judge(data: Mapping[str, Any], where: str) -> JudgeConfig:
     table = _table(data, "judge", where)
-    classify = table.get("classify")
-    if classify is not None and (not isinstance(classify, str) or ":" not in classify):
-        raise InvalidConfig(f'{where}: [judge] classify = {classify!r}: give "MODULE:FUNCTION"')
+    specs = {name: table.get(name) for name in ("classify", "conflict")}
+    for name, spec in specs.items():
+        if spec is not None and (not isinstance(spec, str) or ":" not in spec):
+            raise InvalidConfig(f'{where}: [judge] {name} = {spec!r}: give "MODULE:FUNCTION"')
     timeout = _number(table.get("timeout", 10.0), where, "[judge] timeout", most=300)
     if timeout <= 0:
         raise InvalidConfig(f"{where}: [judge] timeout = {timeout!r}: use a number of seconds above 0")
-    return JudgeConfig(classify or None, float(timeout))
+    return JudgeConfig(specs["classify"] or None, float(timeout), specs["conflict"] or None)
 
 
 def _semantic(data: Mapping[str, Any], where: str) -> SemanticConfig:

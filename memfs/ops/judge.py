@@ -27,6 +27,19 @@ anything else: the offline rules decide, and memfs says so once per process and 
 rules and the core guard run whatever it answers, so nothing is written on its word alone that
 they would refuse. Asked only where a question applies (a trusted preference, or a tool's or
 agent's fact or note, without ``expires``), before the write lock is taken.
+
+**Conflict decisions.** ``conflict = "MODULE:FUNCTION"`` names the judge of probable conflicts
+(:mod:`memfs.policy.conflicts`): ``conflict(question: ConflictQuestion) -> str``, one of
+``replace`` (the new memory replaces the active one), ``keep-both`` (both hold at once) or
+``unrelated`` (they are about different things). It is asked only about a pair the offline rules
+found (at most :data:`MAX_RULINGS` per write, newest first, until one is not ``unrelated``): by
+``remember`` for a keyless candidate whose caller decided nothing (no ``supersedes``, no
+``keep_both``), before the lock, and by the file tools after a write, for the notice the model
+reads. Its answer only chooses among what the rules found: a ``replace`` is the SUPERSEDE the
+rules would have made, through the same gate and guard; an answer memfs cannot use falls back
+to the rules (the new value replaces the old), said once, as for ``classify``. Under ``memfs
+mcp`` a host offering sampling is asked first (:mod:`memfs.mcp_sampling`), then this judge,
+then the rules.
 """
 
 from __future__ import annotations
@@ -37,10 +50,14 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
+from memfs.format.model import Memory
 from memfs.ops.callables import load_callable
-from memfs.policy import gate
+from memfs.ops.conflicts import in_scope
+from memfs.policy import conflicts, gate
 from memfs.policy.candidate import Candidate
+from memfs.policy.conflicts import RULINGS, Ruling
 from memfs.policy.meaning import CHOICES, Question, Reading
 from memfs.store.repo import Store
 
@@ -72,7 +89,45 @@ class JudgeQuestion:
     offline: str
 
 
+#: What a conflict judge is asked, in words a model prompt can use.
+CONFLICT_ASKS = ("A new memory is being saved. The rules found an active memory of the same person and kind that "
+                 "looks like an older value for the same subject. Does the new memory replace the existing one "
+                 "(replace), are both true at once, so both should be kept (keep-both), or are they about "
+                 "different things (unrelated)?")
+#: At most this many probable conflicts of one write are put to a conflict judge.
+MAX_RULINGS = 3
+_CONFLICT_INSTEAD = "the offline rules decide the probable conflict instead (the new value replaces the old)"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One memory of a probable conflict as a conflict judge sees it: its text, type, scope, who
+    asserted it, its path (``None`` for a new memory not yet written) and when it was last set
+    (ISO 8601, ``None`` when unknown or not yet written)."""
+
+    text: str
+    type: str
+    scope: str
+    source_kind: str | None
+    path: str | None = None
+    updated: str | None = None
+
+
+@dataclass(frozen=True)
+class ConflictQuestion:
+    """What a conflict judge is asked about one pair (see the module's contract): does ``new``
+    replace ``old``? ``offline`` says why the rules paired them; ``choices`` are the allowed
+    answers (:data:`memfs.policy.conflicts.RULINGS`)."""
+
+    asks: str
+    new: Side
+    old: Side
+    offline: str
+    choices: tuple[str, ...] = RULINGS
+
+
 Classify = Callable[[JudgeQuestion], object]
+Decide = Callable[[ConflictQuestion], object]
 _said: set[tuple[str, str]] = set()
 _unread: list[str] = []
 #: A judge the door brings for the calls it makes (MCP sampling: the host's model), asked before
@@ -104,11 +159,29 @@ def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float,
         instead: str = "the offline rules decide instead") -> Reading | None:
     """The judge's reading of ``question``, or ``None`` (and a warning, once, saying what decides
     ``instead``) when it cannot give one."""
+    label = _answer(classify, name, question, question.choices, timeout, instead)
+    return None if label is None else Reading(question.question, label, by=f"judge {name}")
+
+
+def rule(decide: Decide, name: str, question: ConflictQuestion, timeout: float,
+         instead: str = _CONFLICT_INSTEAD) -> Ruling | None:
+    """The conflict judge's ruling on ``question``, or ``None`` (said once, as for :func:`ask`)."""
+    label = _answer(decide, name, question, question.choices, timeout, instead)
+    if label is None or question.old.path is None:
+        return None
+    answer: conflicts.Answer = "replace" if label == "replace" else "keep-both" if label == "keep-both" else "unrelated"
+    return Ruling(question.old.path, answer, f"the judge {name}")
+
+
+def _answer(judge: Callable[[Any], object], name: str, question: object, choices: tuple[str, ...], timeout: float,
+            instead: str) -> str | None:
+    """``judge``'s answer to ``question`` when it is one of ``choices`` (case and surrounding space
+    ignored), asked on a thread and waited for ``timeout`` seconds; ``None`` otherwise, said once."""
     box: dict[str, object] = {}
 
     def run() -> None:
         try:
-            box["answer"] = classify(question)
+            box["answer"] = judge(question)
         except BaseException as exc:  # a judge's failure of any kind means: use the offline rules
             box["error"] = exc
 
@@ -116,24 +189,26 @@ def ask(classify: Classify, name: str, question: JudgeQuestion, timeout: float,
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
-        return _fallback(name, "timeout", f"gave no answer within {timeout:g} s", instead)
+        _fallback(name, "timeout", f"gave no answer within {timeout:g} s", instead)
+        return None
     if "error" in box:
         error = box["error"]
-        return _fallback(name, "raised", f"raised {type(error).__name__}: {error}", instead)
+        _fallback(name, "raised", f"raised {type(error).__name__}: {error}", instead)
+        return None
     answer = box.get("answer")
     label = answer.strip().lower() if isinstance(answer, str) else None
-    if label not in question.choices:
-        return _fallback(name, "nonsense", f"answered {answer!r}, not one of {', '.join(question.choices)}", instead)
-    return Reading(question.question, label, by=f"judge {name}")
+    if label not in choices:
+        _fallback(name, "nonsense", f"answered {answer!r}, not one of {', '.join(choices)}", instead)
+        return None
+    return label
 
 
-def _fallback(name: str, kind: str, why: str, instead: str = "the offline rules decide instead") -> Reading | None:
+def _fallback(name: str, kind: str, why: str, instead: str = "the offline rules decide instead") -> None:
     if (name, kind) not in _said:
         _said.add((name, kind))
         text = f"memfs: the judge {name} {why}; {instead}"
         _unread.append(text)
         warnings.warn(text, JudgeFallback, stacklevel=3)
-    return None  # the offline rules read it
 
 
 def notice(name: str, kind: str, why: str, instead: str) -> None:
@@ -176,13 +251,13 @@ def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
     spec = settings.classify
     if spec is None:
         return None
-    try:
-        classify: Classify = load_callable(spec, "[judge] classify", outside=repo.git.workdir)
-    except Exception as exc:  # importing a module runs its code: any failure means it cannot be used
-        failure = str(exc)
+    classify, failure = _load(repo, spec, "classify")
+    if classify is None:
 
         def missing(candidate: Candidate) -> Reading | None:
-            return _fallback(spec, "missing", f"cannot be used ({failure})") if question_for(candidate) else None
+            if question_for(candidate) is not None:
+                _fallback(spec, "missing", f"cannot be used ({failure})")
+            return None
 
         return missing
 
@@ -191,3 +266,69 @@ def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
         return None if question is None else ask(classify, spec, question, settings.timeout)
 
     return judged
+
+
+# --- conflict decisions -----------------------------------------------------------------------------------
+def deciding(repo: Store) -> tuple[str, Decide | None, float] | None:
+    """The ``[judge] conflict`` of ``repo``: (its name, the callable or ``None`` when it cannot be
+    loaded, said once, the timeout); ``None`` when none is set."""
+    settings = repo.config().judge
+    spec = settings.conflict
+    if spec is None:
+        return None
+    decide, failure = _load(repo, spec, "conflict")
+    if decide is None:
+        _fallback(spec, "missing", f"cannot be used ({failure})", _CONFLICT_INSTEAD)
+    return spec, decide, settings.timeout
+
+
+def _load(repo: Store, spec: str, entry: str) -> tuple[Any, str]:
+    """The callable ``[judge] entry`` names, or ``None`` and why it cannot be used (importing a
+    module runs its code: any failure means it cannot be used; one inside the repository is
+    refused)."""
+    try:
+        return load_callable(spec, f"[judge] {entry}", outside=repo.git.workdir), ""
+    except Exception as exc:
+        return None, str(exc)
+
+
+def side(memory: Memory) -> Side:
+    """``memory`` as a conflict judge sees it."""
+    when = memory.updated or memory.created
+    return Side(memory.body.strip(), memory.type or "note", memory.scope or "", memory.source_kind, memory.path,
+                when.isoformat() if when is not None else None)
+
+
+def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verdict]]) -> dict[str, Ruling]:
+    """The ``[judge] conflict``'s rulings on the probable conflicts ``rivals`` of ``new`` (newest
+    first, as :func:`memfs.policy.conflicts.against` gives them), by the older memory's path:
+    asked one by one, at most :data:`MAX_RULINGS`, until one is not ``unrelated`` or the judge
+    gives no usable answer (the rules decide the rest). Empty without a judge."""
+    judge = deciding(repo) if rivals else None
+    if judge is None:
+        return {}
+    name, decide, timeout = judge
+    if decide is None:
+        return {}
+    found: dict[str, Ruling] = {}
+    for memory, verdict in rivals[:MAX_RULINGS]:
+        ruling = rule(decide, name, ConflictQuestion(CONFLICT_ASKS, new, side(memory), verdict.why), timeout)
+        if ruling is None:
+            break
+        found[memory.path] = ruling
+        if ruling.answer != "unrelated":
+            break
+    return found
+
+
+def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
+    """What the ``[judge] conflict`` rules on the probable conflicts of ``candidate``, for
+    :func:`memfs.policy.reconcile.reconcile` (asked before the write lock): only for a keyless
+    candidate whose caller decided nothing, and never about text the secret scan refuses."""
+    if repo.config().judge.conflict is None or candidate.key or candidate.keep_both or candidate.supersedes:
+        return {}
+    if candidate.retract or gate.secrets(candidate):
+        return {}
+    rivals = conflicts.against(candidate, in_scope(repo, candidate.scope))
+    new = Side(candidate.body, candidate.type, candidate.scope, candidate.source_kind)
+    return rulings_on(repo, new, rivals)

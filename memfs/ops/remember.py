@@ -26,10 +26,11 @@ from memfs.format.model import Memory
 from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
-from memfs.ops.judge import configured
+from memfs.ops.judge import configured, rulings
 from memfs.ops.retract import retract
 from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
+from memfs.policy.conflicts import Ruling
 from memfs.policy.meaning import Reading
 from memfs.policy.reconcile import Decision, Op, reconcile
 from memfs.store.gitcli import ere_escape
@@ -93,12 +94,13 @@ def remember(repo: Store, candidate: Candidate | Mapping[str, Any], *, force: bo
     candidate = _tidy(candidate)
     judge = configured(repo)
     reading = judge(candidate) if judge is not None and not gate.secrets(candidate) else None
+    ruled = rulings(repo, candidate)
     with repo.transaction("remember", actor=actor, force=force) as tx:
         refused = gate.secrets(candidate)
         if refused:
             raise WriteRefused(refused)
         keys = idempotency.applied_keys(repo) if candidate.idempotency_key else {}
-        step = _remember_in(repo, tx, candidate, force, keys, reading=reading)
+        step = _remember_in(repo, tx, candidate, force, keys, reading=reading, ruled=ruled)
         tx.op = step.op.trailer
         tx.reason = candidate.reason or step.reason
         tx.trailers.update(_trailers([candidate], [r for r in step.forced]))
@@ -134,6 +136,7 @@ def remember_batch(
     tidy = [_tidy(c) for c in candidates]
     judge = configured(repo)
     readings = [judge(c) if judge is not None and not gate.secrets(c) else None for c in tidy]
+    ruled = [rulings(repo, c) for c in tidy]
     with repo.transaction("remember", actor=actor, force=force) as tx:
         applied = dict(idempotency.applied_keys(repo))
         ops: Counter[str] = Counter()
@@ -144,7 +147,8 @@ def remember_batch(
                 refused = gate.secrets(candidate)
                 if refused:
                     raise WriteRefused(refused)
-                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged), readings[index])
+                step = _remember_in(repo, tx, candidate, force, applied, tuple(staged), readings[index],
+                                    ruled[index])
             except WriteRefused as exc:
                 tx.note_refused(exc.refusals)
                 result.refused[index] = exc.refusals
@@ -183,15 +187,18 @@ def _remember_in(
     applied_keys: dict[str, str],
     staged: tuple[str, ...] = (),
     reading: Reading | None = None,
+    ruled: Mapping[str, Ruling] | None = None,
 ) -> Outcome:
     """Gate, reconcile and stage one candidate inside ``tx``; ``commit`` is set only when another
     operation (a lineage retraction) committed on its own. ``reading`` is the judge's reading of
-    the candidate's meaning, asked before the lock (:mod:`memfs.ops.judge`)."""
+    the candidate's meaning and ``ruled`` its rulings on the candidate's probable conflicts, asked
+    before the lock (:mod:`memfs.ops.judge`); a ruling chooses among what the rules find here, and
+    the gate and the guard judge the decision as any other."""
     force = force and tx.forced  # only a person overrides the gate
     memories = _related_memories(repo, tx, candidate, staged)
     if candidate.supersedes:
         memories = [*memories, _superseded(tx, candidate)]
-    decision = reconcile(candidate, memories)
+    decision = reconcile(candidate, memories, rulings=ruled)
     refusals = gate.check(candidate, decision.target, reading)
     blocking = [r for r in refusals if not (force and r.forceable)]
     if blocking:

@@ -312,6 +312,25 @@ def _without_values(
     return Verdict("different", f"no value replaced (subject overlap {overlap:.2f})")
 
 
+# --- a judge's answer -------------------------------------------------------------------------------------
+#: What a judge may answer about a probable conflict: the new memory ``replace``\s the older one,
+#: both hold at once (``keep-both``), or they are about different things (``unrelated``).
+RULINGS: tuple[str, ...] = ("replace", "keep-both", "unrelated")
+Answer = Literal["replace", "keep-both", "unrelated"]
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A judge's answer about one probable conflict: the active memory at ``path`` that the
+    offline rules paired with a new one, the ``answer`` (one of :data:`RULINGS`) and ``by`` whom
+    (for the decision's reason). A ruling only chooses among what the rules found: it never pairs
+    two memories the rules did not."""
+
+    path: str
+    answer: Answer
+    by: str
+
+
 # --- between memories -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Pair:

@@ -12,9 +12,11 @@ SUPERSEDE      a different value for the subject: the same file gets the new val
                the old value stays in git history (``memfs history PATH``). Without a key, a
                *probable conflict* (:mod:`memfs.policy.conflicts`: same scope, type and version,
                same subject, another value) is one too, unless the candidate asks ``keep_both``
+               or a judge rules otherwise (``rulings``: ``keep-both`` or ``unrelated``).
                An explicit ``supersedes`` (a path the caller checked) is one whatever the content
-KEEP_BOTH      the key exists only in other scopes or for other versions, or the candidate asked to
-               keep a probable conflict: those stay, a new file is added beside them
+KEEP_BOTH      the key exists only in other scopes or for other versions, or the candidate asked
+               (or a judge ruled) to keep a probable conflict: those stay, a new file is added
+               beside them
 RETRACT        an explicit correction (``retract: true``) withdrawing the active memory
 NOOP           the idempotency key was already applied, or the exact same value from the same
                source again (a replay), or a retraction of something no longer active
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -100,27 +102,47 @@ def _kept_apart(candidate: Candidate, others: list[Memory]) -> str:
     return f"the key is also used by {' and '.join(parts)}; both are kept"
 
 
-def _rival(candidate: Candidate, rivals: list[tuple[Memory, conflicts.Verdict]]) -> Decision:
+def _rival(candidate: Candidate, rivals: list[tuple[Memory, conflicts.Verdict]],
+           rulings: Mapping[str, conflicts.Ruling]) -> Decision:
     """A keyless candidate that probably gives a new value for an active memory's subject
-    (:mod:`memfs.policy.conflicts`): it replaces the newest such memory, unless ``keep_both``."""
+    (:mod:`memfs.policy.conflicts`): it replaces the newest such memory, unless ``keep_both``, or
+    unless a judge ruled on that memory (``rulings``, by path): ``keep-both`` keeps both,
+    ``replace`` replaces it (the same SUPERSEDE, named as the judge's)."""
     target, verdict = rivals[0]
     named = ", ".join(m.path for m, _ in rivals)
+    ruling = rulings.get(target.path)
     if candidate.keep_both:
         return Decision(Op.KEEP_BOTH, f"probable conflict with {named} ({verdict.why}); both are kept, as asked",
                         None, tuple(m.path for m, _ in rivals))
+    if ruling is not None and ruling.answer == "keep-both":
+        return Decision(Op.KEEP_BOTH, f"probable conflict with {named} ({verdict.why}); {ruling.by} reads both as "
+                                      "true at once, so both are kept", None, tuple(m.path for m, _ in rivals))
     extra = f" ({len(rivals) - 1} more: {', '.join(m.path for m, _ in rivals[1:])})" if rivals[1:] else ""
+    why = (f"{ruling.by} reads it as replacing {target.path}" if ruling is not None and ruling.answer == "replace"
+           else f"probable conflict: {verdict.why}")
     return Decision(
         Op.SUPERSEDE,
-        f"probable conflict: {verdict.why}; the new value replaces revision {target.revision} of {target.path}"
-        f"{extra} (--keep-both keeps both)",
+        f"{why}; the new value replaces revision {target.revision} of {target.path}{extra} (--keep-both keeps both)",
         target,
     )
 
 
-def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None) -> Decision:
+def _unrelated(rivals: list[tuple[Memory, conflicts.Verdict]], rulings: Mapping[str, conflicts.Ruling]
+               ) -> tuple[list[tuple[Memory, conflicts.Verdict]], list[conflicts.Ruling]]:
+    """``rivals`` without those a judge ruled ``unrelated``, and those rulings."""
+    apart = [r for m, _ in rivals if (r := rulings.get(m.path)) is not None and r.answer == "unrelated"]
+    gone = {r.path for r in apart}
+    return [(m, v) for m, v in rivals if m.path not in gone], apart
+
+
+def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None,
+              rulings: Mapping[str, conflicts.Ruling] | None = None) -> Decision:
     """What to do with ``candidate`` given ``memories`` (any set that includes every active memory
     with its key, or in its scope for keyless candidates; others are ignored). ``applied_in`` is
-    the commit that already applied the candidate's idempotency key, if any."""
+    the commit that already applied the candidate's idempotency key, if any. ``rulings`` are a
+    judge's answers about the probable conflicts of a keyless candidate, by the older memory's
+    path: they only choose among the memories the rules pair with it (a memory ruled
+    ``unrelated`` is not replaced; one no judge ruled on is decided by the rules)."""
     if applied_in is not None:
         return Decision(
             Op.NOOP, f"idempotency key {candidate.idempotency_key!r} was already applied in commit {applied_in[:10]}"
@@ -150,11 +172,15 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
         return Decision(
             Op.SUPERSEDE, f"new value for {subject} replaces revision {target.revision} of {target.path}{extra}", target
         )
+    apart: list[conflicts.Ruling] = []
     if not candidate.key:
-        rivals = conflicts.against(candidate, active)
+        rivals, apart = _unrelated(conflicts.against(candidate, active), rulings or {})
         if rivals:
-            return _rival(candidate, rivals)
+            return _rival(candidate, rivals, rulings or {})
     others = tuple(m.path for m in active if _related(candidate, m))
     if others:
         return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others)
+    if apart:
+        return Decision(Op.INSERT, f"{apart[0].by} reads it as unrelated to {', '.join(r.path for r in apart)}, "
+                                   "which the rules took for another value of its subject; both are kept")
     return Decision(Op.INSERT, f"nothing active about {subject} yet")

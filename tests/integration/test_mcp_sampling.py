@@ -132,3 +132,34 @@ def test_a_host_that_fails_leaves_it_to_the_configured_judge(repo: MemoryRepo) -
         [done] = _remember(repo, failing, [ONE_OFF])
     assert _stored(done)  # the [judge] read it as lasting, where the offline rules refuse it
     assert "the user declined" in _text(done) and "the [judge] decides instead" in _text(done)
+
+
+DECIDED: list[str] = []
+
+
+def judge_replaces(question: judge.ConflictQuestion) -> str:
+    DECIDED.append(question.old.text)
+    return "replace"
+
+
+@pytest.mark.parametrize(("host", "op", "judge_asked"), [
+    (answering("keep-both", []), "KEEP_BOTH", False), (failing, "SUPERSEDE", True),
+], ids=["host answers", "host fails"])
+def test_sampling_decides_a_conflict_before_the_configured_judge(repo: MemoryRepo, host: Host, op: str,
+                                                                  judge_asked: bool) -> None:
+    """The order is sampling, then ``[judge] conflict``, then the offline rules: the host's
+    ``keep-both`` stands over a judge that would replace; a host that fails leaves it to the
+    judge (its ruling named in the reason), and the tool's answer says so once."""
+    DECIDED.clear()
+    (repo.root / ".memfs.toml").write_text(
+        '[judge]\nconflict = "tests.integration.test_mcp_sampling:judge_replaces"\n', encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", judge.JudgeFallback)
+        old, new = _remember(repo, host, ["Kai works in Berlin.", "Kai works in Paris now."], keyed=False,
+                             type_="fact")
+    done = json.loads(_text(new))
+    assert _stored(old) and done["op"] == op and bool(DECIDED) is judge_asked, done
+    if judge_asked:
+        assert DECIDED == ["Kai works in Berlin."] and "judge_replaces reads it as replacing" in done["reason"]
+        assert any("the user declined" in n and "the [judge] decides the probable conflict instead" in n
+                   for n in done["notices"])

@@ -41,3 +41,37 @@ def test_reinforced_confidence() -> None:
     assert reinforced_confidence(0.8, 0.8) == 0.96
     assert reinforced_confidence(0.8, None) == 0.9
     assert reinforced_confidence(1.0, 0.3) == 1.0
+
+
+def test_a_judges_rulings_choose_among_the_probable_conflicts() -> None:
+    """A keyless candidate paired with two memories by the rules: a ruling on the newest decides
+    (replace, keep-both); ``unrelated`` passes the decision to the next one; no ruling, or one
+    about a memory the rules do not pair, leaves the rules' SUPERSEDE."""
+    from memfs.policy.conflicts import Ruling
+
+    older = _mem("facts/kai-a.md", "Kai works in Berlin.", scope="user:U5", type="fact",
+                 updated="2026-01-01T00:00:00Z")
+    newer = _mem("facts/kai-b.md", "Kai works in Munich.", scope="user:U5", type="fact",
+                 updated="2026-02-01T00:00:00Z")
+    other = _mem("facts/team.md", "Kai is on the payments team.", scope="user:U5", type="fact")
+    new = from_mapping({"scope": "user:U5", "body": "Kai works in Paris now.", "type": "fact", "source": "s2"})
+    every = [older, newer, other]
+
+    def decided(*rulings: Ruling):
+        return reconcile(new, every, rulings={r.path: r for r in rulings})
+
+    assert (decided().op, decided().target) == (Op.SUPERSEDE, newer)
+    replaced = decided(Ruling("facts/kai-b.md", "replace", "the judge j"))
+    assert replaced.target == newer and replaced.reason.startswith("the judge j reads it as replacing facts/kai-b.md")
+    kept = decided(Ruling("facts/kai-b.md", "keep-both", "the judge j"))
+    assert kept.op is Op.KEEP_BOTH and kept.kept == ("facts/kai-b.md", "facts/kai-a.md")
+    assert "the judge j" in kept.reason
+    passed_on = decided(Ruling("facts/kai-b.md", "unrelated", "the judge j"))
+    assert (passed_on.op, passed_on.target) == (Op.SUPERSEDE, older)
+    apart = decided(Ruling("facts/kai-b.md", "unrelated", "the judge j"), Ruling("facts/kai-a.md", "unrelated", "j"))
+    assert apart.op is Op.INSERT and "unrelated to facts/kai-b.md, facts/kai-a.md" in apart.reason
+    assert decided(Ruling("facts/team.md", "replace", "the judge j")).target == newer  # not the judge's to pair
+    asked = from_mapping({"scope": "user:U5", "body": "Kai works in Paris now.", "type": "fact", "source": "s2",
+                          "keep_both": True})
+    assert reconcile(asked, every, rulings={"facts/kai-b.md": Ruling("facts/kai-b.md", "replace", "j")}).op \
+        is Op.KEEP_BOTH  # the caller's decision stands

@@ -31,7 +31,7 @@ from memfs.errors import ConflictError, InvalidMemory, MemfsError, MemoryNotFoun
 from memfs.format.declare import Field, fields, fits
 from memfs.format.model import Memory
 from memfs.format.parse import load_document, parse
-from memfs.ops import conflicts
+from memfs.ops import conflicts, judge
 from memfs.policy import gate
 from memfs.policy.candidate import Candidate
 from memfs.store.repo import Store, Transaction
@@ -379,20 +379,35 @@ class Run:
     def conflict_notice(self, memory: Memory) -> str:
         """What the model reads when the memory it wrote probably gives a new value for another
         one's subject (:mod:`memfs.policy.conflicts`): the other's name, so it edits or deletes
-        one of them. Ignored, the pair stays listed by ``memfs validate`` and ``memfs review``, and
+        one of them, and what the ``[judge] conflict`` rules on the pair, if one is set (a judge
+        that cannot answer is named once, and the rules' reading stands). The notice writes
+        nothing: ignored, the pair stays listed by ``memfs validate`` and ``memfs review``, and
         ``memfs context`` injects only the newer."""
         found = conflicts.similar(self.store, memory)
         if not found:
             return ""
-        names = []
+        ruled = judge.rulings_on(self.store, judge.side(memory), found)
+        names = {}
         for other, _ in found:
             name = self.door.name_of(other.path, other.meta) if self.door.name_of is not None else other.path
-            names.append(self.door.where(name))
+            names[other.path] = self.door.where(name)
         one = len(names) == 1
-        return (f"\nNote: {', '.join(names)} {'looks' if one else 'look'} like another value for the same subject "
-                f"({found[0][1].why}). If this replaces {'it' if one else 'them'}, delete or edit "
-                f"{'it' if one else 'them'} so that one value stays; if both hold, say how they differ. Until then "
-                "only the newer is recalled.")
+        it = "it" if one else "them"
+        ruling = next((r for r in ruled.values() if r.answer != "unrelated"), None) or next(iter(ruled.values()), None)
+        said = judge.drain()
+        text = (f"\nNote: {', '.join(names.values())} {'looks' if one else 'look'} like another value for the same "
+                f"subject ({found[0][1].why}).")
+        if ruling is None:
+            text += (f" If this replaces {it}, delete or edit {it} so that one value stays; if both hold, say how "
+                     "they differ.")
+        else:
+            by, named = ruling.by[:1].upper() + ruling.by[1:], names[ruling.path]
+            text += {"replace": f" {by} reads this as replacing {named}: delete or edit it so that one value stays.",
+                     "keep-both": f" {by} reads this and {named} as true at once: say in one of them how they differ.",
+                     "unrelated": f" {by} reads this and {named} as unrelated: say in one of them what sets them "
+                                  "apart, since memfs's rules still pair them."}[ruling.answer]
+        return (text + " Until then only the newer is recalled."
+                + "".join(f"\n{line}" for line in said))
 
 
 def catch_up_index(store: Store) -> None:
