@@ -7,12 +7,22 @@ ordinary conversation.
    different subjects, additive facts). Printed: precision, recall and F1, overall and by language,
    the duplicate label's accuracy, and every miss. "Before" is the rule memfs had: only the same
    ``key`` or identical normalised text relates two keyless memories, so no conflict is found.
-2. LoCoMo dev turns (read-only from /work/shared/bench/locomo, if present): consecutive turns of
+   Then ``bench/conflicts_heldout.jsonl``, 40 pairs written after the rules, never used to tune
+   them, the same way.
+2. The judge path (``[judge] conflict``, :mod:`memfs.ops.judge`) on both sets: the rules find
+   the pairs, the judge rules on each through the same ``judge.rule`` remember uses; a pair counts
+   as a conflict when the new memory replaces the old (``replace``, or no usable answer: the
+   rules' SUPERSEDE). Judges: ``rules only`` (none), ``always replace`` and ``raises`` (must equal
+   the rules: the mechanics and the fallback), ``oracle`` (answers from the labels: the ceiling,
+   since a judge only rules on pairs the rules found), and with ``--anthropic`` the shipped
+   Anthropic judge (needs ``ANTHROPIC_API_KEY`` and the network). The CPU one ruling costs with
+   an instant judge (a thread per question) is printed too.
+3. LoCoMo dev turns (read-only from /work/shared/bench/locomo, if present): consecutive turns of
    one speaker compared as if stored one after the other in one scope. Nearly all are unrelated,
    so the rate is an upper bound on false positives in conversation; the time per comparison is
    printed too (median of 5 runs).
 
-    .venv/bin/python bench/bench_conflicts.py [--locomo PATH]
+    .venv/bin/python bench/bench_conflicts.py [--locomo PATH] [--anthropic]
 """
 
 from __future__ import annotations
@@ -30,9 +40,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memfs.policy.conflicts import compare, pairs, tokens  # noqa: E402
+from memfs.ops import judge  # noqa: E402
+from memfs.policy.conflicts import against, compare, pairs, tokens  # noqa: E402
 
 PAIRS = ROOT / "tests" / "fixtures" / "conflicts" / "pairs.jsonl"
+HELDOUT = ROOT / "bench" / "conflicts_heldout.jsonl"
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 
 
@@ -45,11 +57,15 @@ def rates(rows: list[dict[str, str]]) -> tuple[float, float, int, int, int]:
     return precision, recall, tp, fp, fn
 
 
-def labelled() -> None:
-    rows = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+def read_rows(path: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def labelled(path: Path) -> None:
+    rows = read_rows(path)
     for row in rows:
         row["got"] = compare(row["old"], row["new"]).kind
-    print(f"pair set: {len(rows)} pairs ({sum(r['label'] == 'conflict' for r in rows)} conflicts)")
+    print(f"pair set {path.name}: {len(rows)} pairs ({sum(r['label'] == 'conflict' for r in rows)} conflicts)")
     print(f"{'':10} {'precision':>9} {'recall':>7} {'F1':>5}  tp fp fn   before (key/identical text only)")
     for name, part in (("all", rows), ("English", [r for r in rows if r["lang"] == "en"]),
                        ("Chinese", [r for r in rows if r["lang"] == "zh"])):
@@ -62,6 +78,72 @@ def labelled() -> None:
     for row in rows:
         if (row["label"] == "conflict") != (row["got"] == "conflict"):
             print(f"  miss #{row['id']} {row['label']} -> {row['got']}: {row['old']!r} / {row['new']!r}")
+
+
+Decide = judge.Decide
+
+
+def _side(text: str, type_: str, path: str | None) -> judge.Side:
+    return judge.Side(text, type_, "user:bench", "user", path)
+
+
+def judged(rows: list[dict[str, str]], decide: Decide | None, name: str) -> list[dict[str, str]]:
+    """Each pair through the judge path: the rules' pairs (:func:`against`, as remember finds
+    them), each ruled on by ``decide``; ``got`` is ``conflict`` when the new memory replaces the old."""
+    out = []
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    for row in rows:
+        old = _Memory("facts/old.md", row["old"], "user:bench", row["type"], updated=start)
+        new = _Memory("facts/new.md", row["new"], "user:bench", row["type"], updated=start + dt.timedelta(days=1))
+        rivals = against(new, [old])
+        got = "different"
+        if rivals:
+            question = judge.ConflictQuestion(judge.CONFLICT_ASKS, _side(row["new"], row["type"], None),
+                                              _side(row["old"], row["type"], old.path), rivals[0][1].why)
+            ruling = judge.rule(decide, name, question, 30.0) if decide is not None else None
+            got = "conflict" if ruling is None or ruling.answer == "replace" else ruling.answer
+        out.append({**row, "got": got})
+    return out
+
+
+def judge_path(paths: list[Path], anthropic: bool) -> None:
+    import warnings
+
+    rows = {path.name: read_rows(path) for path in paths}
+    truth = {(r["old"], r["new"]): r["label"] for part in rows.values() for r in part}
+
+    def oracle(question: judge.ConflictQuestion) -> str:
+        return "replace" if truth[(question.old.text, question.new.text)] == "conflict" else "unrelated"
+
+    def raises(question: judge.ConflictQuestion) -> str:
+        raise RuntimeError("the judge is down")
+
+    judges: dict[str, Decide | None] = {"rules only": None, "always replace": lambda q: "replace", "raises": raises,
+                                        "oracle": oracle}
+    if anthropic:
+        from memfs.integrations import anthropic_judge
+
+        judges["anthropic"] = anthropic_judge.conflict
+    print(f"judge path ([judge] conflict over the rules' pairs; load average {os.getloadavg()[0]:.1f})")
+    print(f"{'judge':15} " + " ".join(f"{name + ' P / R':>26}" for name in rows))
+    for name, decide in judges.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", judge.JudgeFallback)
+            cells = []
+            for part in rows.values():
+                p, r, tp, fp, fn = rates(judged(part, decide, f"bench:{name}"))
+                cells.append(f"{p:.2f} / {r:.2f} ({tp}/{fp}/{fn})")
+        said = len(judge.drain())
+        print(f"{name:15} " + " ".join(f"{cell:>26}" for cell in cells) + (f"   fallback said {said}x" if said else ""))
+    question = judge.ConflictQuestion(judge.CONFLICT_ASKS, _side("Kai works in Paris now.", "fact", None),
+                                      _side("Kai works in Berlin.", "fact", "facts/old.md"), "bench")
+    times = []
+    for _ in range(5):
+        began = time.process_time()
+        for _ in range(200):
+            judge.rule(lambda q: "replace", "bench:instant", question, 30.0)
+        times.append((time.process_time() - began) / 200)
+    print(f"one ruling with an instant judge: {statistics.median(times) * 1e6:.0f} µs CPU (median of 5 x 200)")
 
 
 def conversation(path: Path) -> list[str]:
@@ -128,8 +210,11 @@ def repository_scan(texts: list[str], scopes: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument("--anthropic", action="store_true", help="also the shipped Anthropic judge (network)")
     args = parser.parse_args()
-    labelled()
+    labelled(PAIRS)
+    labelled(HELDOUT)
+    judge_path([PAIRS, HELDOUT], args.anthropic)
     if args.locomo.exists():
         texts = conversation(args.locomo)
         repository_scan(texts, 10)
