@@ -269,6 +269,19 @@ def test_nothing_is_written_on_a_judges_word_that_the_gate_or_the_guard_refuses(
     assert repo.store.git.head() == head and not (repo.root / "facts/paris.md").exists()
 
 
+def test_a_batch_asks_the_judge_for_each_candidate(repo: MemoryRepo, clock: Clock) -> None:
+    """``remember_batch`` (an import) asks per candidate, against what was there before the batch."""
+    _configure(repo, JUDGES["keep-both"].spec)
+    _remember(repo, "user:kai", "facts/city.md", OLD)
+    _remember(repo, "user:kai", "facts/car.md", "Kai drives a Volvo.")
+    clock.at(5)
+    done = repo.remember_batch([Candidate("user:kai", NEW, path="facts/paris.md", **FIELDS),
+                                Candidate("user:kai", "Kai drives a Tesla now.", path="facts/tesla.md", **FIELDS)],
+                               actor="user:kai")
+    assert [o.op.value for o in done.outcomes if o is not None] == ["KEEP_BOTH", "KEEP_BOTH"]
+    assert [q.old.path for q in ASKED] == ["facts/city.md", "facts/car.md"]
+
+
 def test_the_matrix_covers_every_answer_and_failure() -> None:
     assert set(JUDGES) == {*RULINGS, *FAILING}
     assert set(DOORS) == {"remember", "cli remember", "mcp remember", "tool", "mcp create", "anthropic"}
