@@ -135,6 +135,13 @@ def judge_path(paths: list[Path], anthropic: bool) -> None:
                 cells.append(f"{p:.2f} / {r:.2f} ({tp}/{fp}/{fn})")
         said = len(judge.drain())
         print(f"{name:15} " + " ".join(f"{cell:>26}" for cell in cells) + (f"   fallback said {said}x" if said else ""))
+    for name, part in rows.items():
+        wider = [r for r in part if {t.form for t in tokens(r["old"])} & {t.form for t in tokens(r["new"])}]
+        found = sum(r["label"] == "conflict" for r in wider)
+        print(f"a wider net for a judge, {name}: pairs sharing any content token (as pairs() groups them): "
+              f"{len(wider)}/{len(part)}; an oracle asked about them would reach recall "
+              f"{found / sum(r['label'] == 'conflict' for r in part):.2f}, asked about "
+              f"{len(wider) - found} non-conflicts")
     question = judge.ConflictQuestion(judge.CONFLICT_ASKS, _side("Kai works in Paris now.", "fact", None),
                                       _side("Kai works in Berlin.", "fact", "facts/old.md"), "bench")
     times = []
