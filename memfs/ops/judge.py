@@ -330,5 +330,5 @@ def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
     if candidate.retract or gate.secrets(candidate):
         return {}
     rivals = conflicts.against(candidate, in_scope(repo, candidate.scope))
-    new = Side(candidate.body, candidate.type, candidate.scope, candidate.source_kind)
+    new = Side(candidate.body.strip(), candidate.type, candidate.scope, candidate.source_kind)
     return rulings_on(repo, new, rivals)

@@ -5,6 +5,7 @@ falls back to the offline rules and says so."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -52,3 +53,36 @@ def test_a_judge_inside_the_repository_is_refused(repo: MemoryRepo, monkeypatch:
     _configure(repo, "evil_judge:classify")
     with pytest.warns(judge.JudgeFallback, match="inside the memory repository"), pytest.raises(WriteRefused):
         repo.remember(from_mapping({**USER, "body": ONE_OFF}))
+
+
+@pytest.mark.slow  # imports the Anthropic SDK
+def test_the_shipped_conflict_judge_decides_remember_over_a_mocked_transport(
+        repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[judge] conflict = "memfs.integrations.anthropic_judge:conflict"`` end to end: the
+    configured function builds its client from the environment (here: a mocked transport, no
+    network), the model's ``keep-both`` keeps Kai's two cities; its unusable answer leaves the
+    rules' SUPERSEDE, said once."""
+    import anthropic
+    import httpx2
+
+    from memfs.integrations import anthropic_judge
+    from tests.unit.test_judge import _messages_api
+
+    answers, seen, real = ["keep-both", "Paris, I guess"], [], anthropic.Anthropic
+
+    def client(**options: Any) -> anthropic.Anthropic:
+        transport = _messages_api(answers.pop(0), seen)
+        return real(api_key="sk-test", http_client=httpx2.Client(transport=transport), **options)
+
+    monkeypatch.setattr(anthropic_judge.anthropic, "Anthropic", client)
+    path = repo.root / ".memfs.toml"
+    path.write_text(path.read_text(encoding="utf-8") + '\n[judge]\nconflict = '
+                    '"memfs.integrations.anthropic_judge:conflict"\n', encoding="utf-8")
+    fact = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user", "type": "fact"}
+    repo.remember(from_mapping({**fact, "body": "Kai works in Berlin."}))
+    kept = repo.remember(from_mapping({**fact, "body": "Kai works in Paris now."}))
+    assert kept.op.value == "KEEP_BOTH" and "anthropic_judge:conflict reads both as true at once" in kept.reason
+    with pytest.warns(judge.JudgeFallback, match="answered 'Paris, I guess'"):
+        replaced = repo.remember(from_mapping({**fact, "body": "Kai works in Rome now."}))
+    assert replaced.op.value == "SUPERSEDE" and replaced.reason.startswith("probable conflict")
+    assert len(seen) == 2 and "Kai works in Berlin." in seen[0]["body"]["messages"][0]["content"]
