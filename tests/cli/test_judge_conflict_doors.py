@@ -4,12 +4,12 @@ Each cell configures one judge, writes Kai's city ("Kai works in Berlin." then "
 Paris now.", a probable conflict by the offline rules) through one door, then a second pair in
 another scope. The remember doors (library, CLI, MCP ``memory_remember``) apply the judge's
 ruling (``replace``: SUPERSEDE, ``keep-both``: KEEP_BOTH, ``unrelated``: INSERT, each naming the
-judge); the file tools (``memfs tool``, MCP ``memory_create``, the Anthropic adapter) write what
-the model wrote and put the ruling in the notice. A judge that is missing, raises, times out or
-answers nonsense leaves the offline rules' decision (SUPERSEDE; the plain notice), and the door
-says so once: the second pair gets no second notice. The judge is asked only about pairs the
-rules found, with the typed question; nothing is written on its word that the gate or the
-guard refuses.
+judge); the file tools (``memfs tool`` in the library and the CLI, MCP ``memory_create``, the
+Anthropic adapter) write what the model wrote and put the ruling in the notice. A judge that is
+missing, raises, times out or answers nonsense leaves the offline rules' decision (SUPERSEDE;
+the plain notice), and the door says so once: the second pair gets no second notice. The judge
+is asked only about pairs the rules found, with the typed question; nothing is written on its
+word that the gate or the guard refuses.
 """
 
 from __future__ import annotations
@@ -167,6 +167,16 @@ def _tool(repo: MemoryRepo, scope: str, path: str, body: str) -> str:
     return done.output
 
 
+def _cli_tool(repo: MemoryRepo, scope: str, path: str, body: str) -> str:
+    request = {"command": "create", "path": path, "file_text": body, "fields": FIELDS}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", judge.JudgeFallback)
+        ran = cli(repo, "--actor", "agent:tool", "tool", "--scope", scope, "--vouch-user-source", "--text",
+                  input=json.dumps(request))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran.stdout + ran.stderr
+
+
 def _anthropic(repo: MemoryRepo, scope: str, path: str, body: str) -> str:
     from memfs.integrations.anthropic import open_tool
 
@@ -178,7 +188,8 @@ def _anthropic(repo: MemoryRepo, scope: str, path: str, body: str) -> str:
 
 
 REMEMBER: dict[str, Write] = {"remember": _remember, "cli remember": _cli_remember, "mcp remember": _mcp_remember}
-FILE_TOOLS: dict[str, Write] = {"tool": _tool, "mcp create": _mcp_create, "anthropic": _anthropic}
+FILE_TOOLS: dict[str, Write] = {"tool": _tool, "cli tool": _cli_tool, "mcp create": _mcp_create,
+                                "anthropic": _anthropic}
 DOORS = {**REMEMBER, **FILE_TOOLS}
 
 
@@ -284,4 +295,4 @@ def test_a_batch_asks_the_judge_for_each_candidate(repo: MemoryRepo, clock: Cloc
 
 def test_the_matrix_covers_every_answer_and_failure() -> None:
     assert set(JUDGES) == {*RULINGS, *FAILING}
-    assert set(DOORS) == {"remember", "cli remember", "mcp remember", "tool", "mcp create", "anthropic"}
+    assert set(DOORS) == {"remember", "cli remember", "mcp remember", "tool", "cli tool", "mcp create", "anthropic"}
