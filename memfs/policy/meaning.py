@@ -16,15 +16,23 @@ One-off requests are recognised by what they refer to, not by a list of sentence
 reference to one particular artifact or event (*this* thread, letter, paragraph, call, meeting,
 email; *the* paragraph *above*; 这封, 这段, 上面的), or a time-bounded scope (today, tonight,
 tomorrow, this week; 今天, 明天, 本周, 这次), unless the wording also makes it lasting ("from now
-on", "always", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
+on", "every time", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
 an account, an email *address*) are not one-off references. A thing is also picked out by whose
 it is (*Priya's* email, *my last* message, 上一条) or by being made now (the post *we're
-drafting*), and a day by naming one (*on Thursday*, 周四; not *on Thursdays*, 每周四).
+drafting*), and a day by naming one (*on Thursday*, 周四; not *on Thursdays*, 每周四). A request is
+also bound by a definite work item under way (*the* draft, *the* PR, 草稿再改短, 把标题…, 这个 PR,
+这一版; not *drafts*, *a* draft, *every* PR, *in my reports*, or a habit: *always* review the
+draft), a deictic place (*just here*, 只在这里, 此处改成) or a temporary frame (*in the
+meantime*, *hold off*, *don't … yet*, 先别…, 回头再说, 这几天). "Always" (一直, 始终, 一律) inside
+such a frame does not make it lasting ("always use metric in this report", 这一版一直用英文):
+only wording about the future does ("from now on", "every time", "以后", "每次").
 
 Inferred wording is a guess's vocabulary, or a third person's preference told as a prediction or
-judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看");
-the speaker's own "I'd like" is a statement. A recurrence seen once ("every night", "on Mondays",
-每周一都) is a durable claim, like "always".
+judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看"),
+or a hedge: a modal guess ("chances are", "I'd say she…", "he must be", 说不定, 应该更喜欢…) or
+a trailing one (", I think"; a preference ending in 吧); the speaker's own "I'd like", "the
+title must be…" or an imperative softened by 吧 ("用英文回复吧") is a statement. A recurrence
+seen once ("every night", "on Mondays", 每周一都) is a durable claim, like "always".
 """
 
 from __future__ import annotations
@@ -68,6 +76,12 @@ PHRASES_EN = (
     r"until\s+(?:tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|sprint)|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+week|the\s+release|i\s+say\s+otherwise)\b",
     r"translate\s+(?:this|that|it)\b",
+    # a temporary frame: in the meantime, at the moment, hold off, not ... yet, revisit it later
+    r"in\s+the\s+meantime|meanwhile|at\s+the\s+moment\b(?!\s+of\b)|hold\s+off\b|not\s+yet(?=\s*(?:[.,;:!?]|$))|"
+    r"(?:revisit|come\s+back\s+to|decide\s+on|deal\s+with)\s+"
+    r"(?:it\s+|this\s+|that\s+|them\s+)?later\b|(?:in|for)\s+this\s+(?:case|instance)\b",
+    # a deictic place: just here, here only, only in this function
+    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|(?:just|only)\s+(?:in|for|on)\s+this\b",
 )
 #: Requests for this time only, Chinese.
 PHRASES_ZH = (
@@ -79,6 +93,15 @@ PHRASES_ZH = (
     r"下一封|下封|这封|这条(?:消息|回复|邮件)|这份|这篇",
     r"翻译一下|把这[个段句篇封份条]",
     r"破例|例外地?",
+    # a temporary frame: 先别…, 回头再说, 这几天, 这段时间
+    r"先(?:别|不要|不用|不必|不[加写发用做放]|暂停|放一放|搁一搁)|"
+    r"(?:回头|以后|之后|到时候?|改天|过几天|晚点|稍后|等.{1,12}?)再(?:说|议|看|定|讲|决定)|再说吧|"
+    r"这几天|这些天|这段时间|这阵子|近几天|最近几天|眼下",
+    # a deictic place: 只在这里, 这里先…, 此处改成…
+    r"(?:只在|仅在|就在)(?:这里|这儿|此处)|(?<!们)(?:这里|这儿|此处)(?=\s*(?:先|就|请|用|改|换|别|不要|不用|加|删|写))",
+    # another round on a thing already there: 再改短一点, 再精简, 改得正式一点, 润色一下
+    r"(?<![完后])再(?:改|精简|压缩|缩短|删|简化|润色|调|短|长|正式|简洁|精炼)|"
+    r"(?:改|修改|润色|调整|精简|压缩|缩短|删减)(?:一下|得)",
 )
 #: Particular artifacts and events a request may point at ("this thread"): one-off scope.
 _THINGS_EN = (
@@ -88,7 +111,9 @@ _THINGS_EN = (
     r"commits?|questions?|posts?|tweets?|summar(?:y|ies)|invoices?|texts?|tables?|charts?|snippets?|"
     r"notes?|interviews?|appointments?|trip|visit|demo|session|request|task|proposal|invites?|standup|"
     r"toasts?|speech(?:es)?|talks?|pitch(?:es)?|weddings?|part(?:y|ies)|birthdays?|dinners?|lunch(?:es)?|"
-    r"essays?|articles?|blog\s+posts?"
+    r"essays?|articles?|blog\s+posts?|manuscripts?|contracts?|functions?|methods?|files?|cells?|versions?|"
+    r"spreadsheets?|workbooks?|scripts?|diagrams?|figures?|graphs?|screenshots?|agendas?|outlines?|"
+    r"releases?|revisions?|iterations?"
 )
 #: One particular artifact or event (singular): what a possessive picks out ("Priya's email").
 _ONE_THING_EN = (
@@ -98,12 +123,33 @@ _ONE_THING_EN = (
     r"pitch|wedding|party|birthday|dinner|lunch|essay|article|blog\s+post"
 )
 #: Someone other than the speaker, as the subject of a sentence (not "I", "you", "we", "it").
+#: Work items a definite "the" picks out as the one under way ("make the draft shorter", "merge
+#: the PR"): drafts and reviews, not lasting artifacts (the README, the changelog).
+_WORK_ITEM_EN = (
+    r"draft|pr|pull\s+request|merge\s+request|patch|diff|(?:slide\s+)?deck|slides|proposal|(?:cover\s+)?letter|essay|"
+    r"memo|spreadsheet|manuscript|intro(?:duction)?|conclusion|abstract|outline|e-?mail|document|doc"
+)
+#: "The draft", "the second draft", "the pull request", but not "the weekly report" or "drafts".
+_DEFINITE_EN = (
+    r"\bthe\s+(?:(?!(?:weekly|daily|monthly|yearly|annual|quarterly|nightly|usual|standard|default|regular|same)\b)"
+    rf"\w+\s+)?(?:{_WORK_ITEM_EN})\b(?!s\b|-){_LASTING_COMPOUND}"
+)
+#: Work items named in general ("a draft", "every PR", "in my reports", "when writing to…"): "the"
+#: then refers back to any such item, not to one under way.
+_GENERIC_EN = (
+    rf"\b(?:a|an|any|every|each|all|no)\s+(?:\w+\s+)?(?:{_WORK_ITEM_EN})\b|"
+    r"\b(?:in|for|on|to|of)\s+(?:all\s+)?(?:(?:my|our|your)\s+)?(?:\w+\s+)?(?:papers|reports|documents|docs|e-?mails|"
+    r"letters|drafts|proposals|essays|memos|decks|presentations|articles|posts|pull\s+requests|prs)\b|"
+    r"\bwhen(?:ever)?\s+\w+ing\b|\bwhenever\b"
+)
+#: A condition open before "the draft" in its sentence ("if the draft…"): a rule for any draft.
+_CONDITION_EN = r"\b(?:if|when|whenever)\b[^.;!?]*$"
 _THIRD_PERSON = r"(?:\b(?:the\s+)?users?|\bthey|\bhe|\bshe|\b(?!(?:You|We|It|This|That|There|The)\b)[A-Z][a-z]+)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
 _ONE_OFF_EN = (
     # this thread, these slides, this particular letter
-    rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
+    rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}(?!['’]s\s+(?:kind|type|sort)\b)",
     # to that email, for those slides (a bare "that" is too often a conjunction)
     rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
     rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
@@ -115,7 +161,8 @@ _ONE_OFF_EN = (
     # an imperative on one particular thing: "shorten this", "format it as a table"
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
     # a point earlier in this conversation: "the question from earlier", "what you just wrote"
-    rf"\b(?:{_THINGS_EN})\s+(?:from\s+)?(?:earlier|before|just\s+now)\b",
+    # ("a draft before anything goes out": "before" opens a clause, it points at no earlier point)
+    rf"\b(?:{_THINGS_EN})\s+(?:from\s+(?:earlier|before)|earlier|just\s+now|before(?=\s*(?:[.,;:!?]|$|in\b|into\b|as\b)))\b",
     # one thing picked by whose it is: Priya's email, Tom's wedding, my last message
     rf"\b(?-i:[A-Z])[\w-]*['’]s\s+{_MODIFIER}(?:{_ONE_THING_EN})\b(?!s|-){_LASTING_COMPOUND}",
     rf"\b(?:my|your|our|his|her|their)\s+(?:last|latest|previous|recent|current|next|upcoming|first)\s+"
@@ -128,31 +175,40 @@ _ONE_OFF_EN = (
     rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s)",
     r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
     rf"\b(?:this|next)\s+(?:week|{_WEEKDAY})\b",
+    # an imperative for now: "don't add tests yet" (not "anything that isn't reviewed yet")
+    r"(?:^|[.!?;,]\s*)(?:please\s+)?(?:don['’]t|do\s+not|no\s+need\s+to)\s+(?:\w+\s+){1,4}yet\b",
 )
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
     r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
-    r"[这那本此][一]?[封份篇段条句页章场通]",
-    r"[这那]个?(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题)",
+    r"[这那本此][一]?[封份篇段条句页章场通版稿]",
+    r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
+    r"PR(?![A-Za-z])|MR(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|方案|稿子|图表|简历|合同|提纲|章节)",
+    # a work item named as the thing handled: 把标题…, 把草稿…
+    r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同)",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
     r"(?<![每到至])(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
 )
-#: Wording that makes a request lasting, even one that names a time ("from today on").
+#: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
+#: (一直, 总是, 始终, 一律) is not here: a request bound to one thing or time ("always use metric in
+#: this report", "这一版一直用英文") says how to treat that thing throughout, and the frame, not the
+#: adverb, bounds it; without a frame there is nothing to outweigh, and it reads as lasting anyway.
 LASTING_EN = (
     r"from\s+(?:now|here|today|tomorrow|this\s+\w+|next\s+\w+)\s+on(?:wards?)?|from\s+now\b|going\s+forward|"
     r"henceforth|hereafter|starting\s+(?:today|tomorrow|now|this\s+\w+|next\s+\w+)",
-    r"\balways\b|every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
     r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
     r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
     r"call|report|letter|message|reply)",
 )
 LASTING_ZH = (
-    r"以后|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
+    r"以后(?!再(?:说|议|看|定|讲|决定))|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
     r"从(?:今天|明天|下周|本周)(?:起|开始)",
-    r"一直|每次|每一次|每天|每周|每封|每份|每篇|总是|永远|始终|一律|默认|长期|以后都|都要",
+    r"每次|每一次|每天|每周|每封|每份|每篇|默认|长期|以后都",
 )
+
 #: Someone's guess about the user, not the user's statement.
 _INFERRED = (
     r"\b(?:seems?|seemed|appears?|appeared)\s+to\b|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
@@ -162,15 +218,28 @@ _INFERRED = (
     r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
     r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)|"
     # someone else's preference told as a prediction or judged from evidence, not their statement
-    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
-    r"我(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)"
+    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)[^，,。！？\s]{0,6}?(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
+    r"我?(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)|"
+    # a hedge: a modal guess (I'd guess, chances are, 说不定, 应该是…), or a trailing "I think" / 吧
+    r"\bI['’]d\s+(?:guess|bet|imagine)\b|\bI\s+reckon\b|\bmy\s+(?:guess|hunch|sense)\s+is\b|"
+    r"\b(?:chances|odds)\s+are\b|\bguess\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|"
+    r"\b(?:he|she|they|user)['’](?:s|re)\s+(?:most\s+)?(?:likely|probably|presumably)\b|"
+    # a third person's taste read from evidence: "from his questions, he …"
+    r"(?:^|[.!?;]\s+)(?:from|based\s+on|going\s+by|given)\s+[^,.;]{1,40},\s*(?:the\s+user|he|she|they)\b|\bsounds\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
+    r"[,;]\s*I\s+(?:think|believe|guess|suppose|reckon|assume)\s*[.!?…]*\s*$|"
+    r"\b(?:the\s+user|he|she|they)\s+must\s+(?:be|prefer|like|want|love|enjoy)\b|"
+    r"或许|说不定|没准|兴许|我猜|应该(?:是|会)?(?:更|比较)?(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱)|应该是[^。！？!?\n]{0,30}吧|"
+    r"(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱用)[^。！？!?\n]{0,30}吧\s*[。？?！!…]*\s*$"
 )
 #: The same told of a third person in English: "Maria seems more comfortable", "the user likely
 #: works in finance", "the user would like digests" (the speaker's own "I'd like" is a statement).
 _INFERRED_OF_SOMEONE = (
     rf"{_THIRD_PERSON}\s+(?:(?:seems?|appears?)\b|(?:most\s+)?(?:likely|probably|possibly|presumably)\b|"
     r"(?:could|might|may|would|will)\s+(?:probably\s+|likely\s+)?(?:prefer|like|want|enjoy|appreciate|rather|"
-    r"be\s+(?:happier|more|less))\b|tends?\s+to\b)"
+    r"be\s+(?:happier|more|less))\b|tends?\s+to\b)|"
+    rf"\bI['’]d\s+say\s+(?:that\s+)?{_THIRD_PERSON}\s|"
+    r"\bI\s+(?:think|believe|suppose|feel)\s+(?:that\s+)?(?:the\s+user|he|she|they)(?:['’]s|\s+(?:\w+\s+)?"
+    r"(?:prefers?|likes?|wants?|enjoys?|loves?|hates?|dislikes?|would|is|are))\b"
 )
 #: A claim that something always or never holds: from one observation, not yet knowledge.
 _DURABLE = (
@@ -204,6 +273,9 @@ class _Patterns:
     rule: re.Pattern[str]
     inferred: re.Pattern[str]
     durable: re.Pattern[str]
+    definite: re.Pattern[str]
+    generic: re.Pattern[str]
+    condition: re.Pattern[str]
 
 
 @functools.cache
@@ -217,6 +289,9 @@ def _patterns() -> _Patterns:
         re.compile(_RULE),
         re.compile("(?i)" + _INFERRED + "|" + _INFERRED_OF_SOMEONE.replace("[A-Z][a-z]+", "(?-i:[A-Z][a-z]+)")),
         re.compile("(?i)" + _DURABLE),
+        re.compile("(?i)" + _DEFINITE_EN),
+        re.compile("(?i)" + _GENERIC_EN),
+        re.compile("(?i)" + _CONDITION_EN),
     )
 
 
@@ -247,8 +322,20 @@ def one_off_marker(text: str) -> re.Match[str] | None:
     ``text`` also says the request is lasting; ``None`` otherwise."""
     if lasting(text):
         return None
-    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text)) if m is not None]
+    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text))
+             if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
+
+
+def _definite(text: str) -> re.Match[str] | None:
+    """"The draft", "the pull request": one work item under way, unless the text names such items
+    in general ("a draft", "every PR"), under a condition ("if the draft is long, …") or as a habit
+    ("always review the draft": unlike "this draft", "the draft" may mean each one in turn)."""
+    patterns = _patterns()
+    if patterns.generic.search(text) or re.search(r"(?i)\balways\b", text):
+        return None
+    return next((m for m in patterns.definite.finditer(text) if not patterns.condition.search(text, 0, m.start())),
+                None)
 
 
 def rule_marker(text: str) -> re.Match[str] | None:
