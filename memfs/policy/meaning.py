@@ -81,7 +81,7 @@ PHRASES_EN = (
     r"(?:revisit|come\s+back\s+to|decide\s+on|deal\s+with)\s+"
     r"(?:it\s+|this\s+|that\s+|them\s+)?later\b|(?:in|for)\s+this\s+(?:case|instance)\b",
     # a deictic place: just here, here only, only in this function
-    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|(?:just|only)\s+(?:in|for|on)\s+this\b",
+    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|over\s+here\b|(?:just|only)\s+(?:in|for|on)\s+this\b",
 )
 #: Requests for this time only, Chinese.
 PHRASES_ZH = (
@@ -98,7 +98,7 @@ PHRASES_ZH = (
     r"(?:回头|以后|之后|到时候?|改天|过几天|晚点|稍后|等.{1,12}?)再(?:说|议|看|定|讲|决定)|再说吧|"
     r"这几天|这些天|这段时间|这阵子|近几天|最近几天|眼下",
     # a deictic place: 只在这里, 这里先…, 此处改成…
-    r"(?:只在|仅在|就在)(?:这里|这儿|此处)|(?<!们)(?:这里|这儿|此处)(?=\s*(?:先|就|请|用|改|换|别|不要|不用|加|删|写))",
+    r"(?:只在|仅在|就在)(?:这里|这儿|此处)|(?<!们)(?:这里|这儿)(?=\s*(?:先|就|请|用|改|换|别|不要|不用|加|删|写))|此处",
     # another round on a thing already there: 再改短一点, 再精简, 改得正式一点, 润色一下
     r"(?<![完后])再(?:改|精简|压缩|缩短|删|简化|润色|调|短|长|正式|简洁|精炼)|"
     r"(?:改|修改|润色|调整|精简|压缩|缩短|删减)(?:一下|得)",
@@ -172,9 +172,21 @@ _ONE_OFF_EN = (
     r"\s+\w+ing\b",
     # time-bounded scope: today, tomorrow, this week, one named day (not "on Mondays")
     r"\b(?:today|tonight|tomorrow)\b(?!['’]s\s+date)",
-    rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s)",
+    rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s|\s+(?:mornings|afternoons|evenings|nights)\b)",
     r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
     rf"\b(?:this|next)\s+(?:week|{_WEEKDAY})\b",
+    # the current one, the rest of this one: the current sprint, the rest of this chat
+    rf"\bthe\s+current\s+(?:sprint|week|month|quarter|cycle|iteration|term|semester|phase|milestone|{_THINGS_EN})\b"
+    + _LASTING_COMPOUND,
+    r"\b(?:for\s+)?the\s+rest\s+of\s+(?:this|the|today|tonight)\b",
+    # until an event that ends it: "until the API settles", "until I'm back" (not "until 9am" each day)
+    r"\buntil\s+the\s+\w+(?:\s+\w+)?\s+(?:is|are|has|have|gets?|settles?|closes?|ends?|ships?|lands?|"
+    r"stabili[sz]es|goes|comes|finishes|calms?)\b|"
+    r"\buntil\s+(?:I|we)(?:['’](?:m|re)|\s+(?:am|are))?\s+(?:back|done|finished|ready|sure|hear|decide|know|"
+    r"confirm|get\s+back)\b",
+    # another round on one thing already there: "make it a bit shorter", "make the summary even snappier"
+    r"\bmake\s+(?:it|this|that|the\s+\w+(?<!s))\s+(?:a\s+(?:bit|little|lot|touch)|even|slightly|somewhat)\s+"
+    r"(?:\w+er|more|less)\b",
     # an imperative for now: "don't add tests yet" (not "anything that isn't reviewed yet")
     r"(?:^|[.!?;,]\s*)(?:please\s+)?(?:don['’]t|do\s+not|no\s+need\s+to)\s+(?:\w+\s+){1,4}yet\b",
 )
@@ -183,13 +195,13 @@ _ONE_OFF_ZH = (
     r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
     r"[这那本此][一]?[封份篇段条句页章场通版稿]",
     r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
-    r"PR(?![A-Za-z])|MR(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|方案|稿子|图表|简历|合同|提纲|章节)",
+    r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|方案|稿子|图表|简历|合同|提纲|章节)",
     # a work item named as the thing handled: 把标题…, 把草稿…
     r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同)",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
-    r"(?<![每到至])(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
+    r"(?<![每到至])(?<!一般|通常|平时|平常|向来)(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
 #: (一直, 总是, 始终, 一律) is not here: a request bound to one thing or time ("always use metric in
@@ -211,7 +223,7 @@ LASTING_ZH = (
 
 #: Someone's guess about the user, not the user's statement.
 _INFERRED = (
-    r"\b(?:seems?|seemed|appears?|appeared)\s+to\b|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
+    r"\b(?:seems?|seemed|appears?|appeared)\s+(?:to\b|(?:like\s+|that\s+)?(?:the\s+user|he|she|they)\b)|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
     r"\bapparently\b|\bprobably\b|\bpresumably\b|\bperhaps\b|\bmaybe\b|\bpossibly\b|\blikely\s+(?:prefers?|likes?|wants?|to)\b|"
     r"\b(?:is|are|most|very|quite)\s+likely\b|\blooks\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
     r"\bjudging\s+(?:by|from)\b|\bI\s+(?:guess|suspect|assume|infer)\b|\bmight\s+(?:prefer|like|want)\b|"
