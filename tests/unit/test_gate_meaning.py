@@ -182,10 +182,13 @@ def test_an_id_document_without_its_number_passes(text: str) -> None:
     assert scan(text) == []
 
 
-@pytest.mark.parametrize("name", ["gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl", "gate_blind3.jsonl"],
+)
 def test_the_labelled_set_meets_the_targets(name: str) -> None:
-    """The project's set, the held-out set and the second blind set (bench/README.md has each
-    one's first-run figure, taken before a rule was changed for it)."""
+    """The project's set, the held-out set and the blind sets (bench/README.md has each one's
+    first-run figure, taken before a rule was changed for it). The gate never reads the clock
+    (tests/unit/test_gate_frames.py), so the sets' ``expires`` dates passing changes nothing."""
     path = PROJECT / "bench" / name
     report = evaluate_gate(path)
     items = load_utterances(path)
