@@ -122,28 +122,42 @@ _ONE_THING_EN = (
     r"question|post|tweet|summary|invoice|interview|appointment|trip|visit|demo|proposal|invite|toast|speech|talk|"
     r"pitch|wedding|party|birthday|dinner|lunch|essay|article|blog\s+post"
 )
-#: Someone other than the speaker, as the subject of a sentence (not "I", "you", "we", "it").
 #: Work items a definite "the" picks out as the one under way ("make the draft shorter", "merge
 #: the PR"): drafts and reviews, not lasting artifacts (the README, the changelog).
 _WORK_ITEM_EN = (
     r"draft|pr|pull\s+request|merge\s+request|patch|diff|(?:slide\s+)?deck|slides|proposal|(?:cover\s+)?letter|essay|"
     r"memo|spreadsheet|manuscript|intro(?:duction)?|conclusion|abstract|outline|e-?mail|document|doc"
 )
-#: "The draft", "the second draft", "the pull request", but not "the weekly report" or "drafts".
+#: Parts of a document or of code that an edit names one of ("bold the numbers in the table").
+_PART_EN = (
+    r"paragraph|section|sentence|slide|page|chapter|bullet|table|chart|graph|figure|title|heading|headline|"
+    r"subject\s+line|ending|opening|variable|function|header|footer|caption|legend|appendix|footnote|summary"
+)
+#: Edits of something already there: they change one thing, they do not state a taste.
+_EDIT_EN = (
+    r"rename|swap|move|drop|delete|remove|bold|highlight|reorder|retitle|tighten|trim|shorten|cut|proofread|polish|"
+    r"rework|redo|reword|tweak|fix"
+)
+#: "The draft", "the second draft", "the pull request", but not "the weekly report" or "drafts";
+#: or an edit of one part: "drop the second paragraph", "bold the totals in the table".
 _DEFINITE_EN = (
     r"\bthe\s+(?:(?!(?:weekly|daily|monthly|yearly|annual|quarterly|nightly|usual|standard|default|regular|same)\b)"
-    rf"\w+\s+)?(?:{_WORK_ITEM_EN})\b(?!s\b|-){_LASTING_COMPOUND}"
+    rf"\w+\s+)?(?:{_WORK_ITEM_EN})\b(?!s\b|-){_LASTING_COMPOUND}|"
+    rf"\b(?:{_EDIT_EN})\b[^.;!?]{{0,40}}?\bthe\s+(?:\w+\s+)?(?:{_PART_EN})\b(?!s\b|-){_LASTING_COMPOUND}"
 )
 #: Work items named in general ("a draft", "every PR", "in my reports", "when writing to…"): "the"
 #: then refers back to any such item, not to one under way.
 _GENERIC_EN = (
     rf"\b(?:a|an|any|every|each|all|no)\s+(?:\w+\s+)?(?:{_WORK_ITEM_EN})\b|"
-    r"\b(?:in|for|on|to|of)\s+(?:all\s+)?(?:(?:my|our|your)\s+)?(?:\w+\s+)?(?:papers|reports|documents|docs|e-?mails|"
-    r"letters|drafts|proposals|essays|memos|decks|presentations|articles|posts|pull\s+requests|prs)\b|"
+    r"\b(?:in|for|on|to|of)\s+(?:all\s+)?(?:(?:my|our|your)\s+)?(?:(?!(?:the|these|those|two|three|four|few)\b)"
+    r"[^\W\d]+\s+)?(?:papers|reports|documents|docs|e-?mails|"
+    r"letters|drafts|proposals|essays|memos|decks|presentations|articles|posts|pull\s+requests|prs|answers|replies|"
+    r"responses|messages|summaries|tables|charts|tickets|commits|notes|threads|slides|pages|files)\b|"
     r"\bwhen(?:ever)?\s+\w+ing\b|\bwhenever\b"
 )
 #: A condition open before "the draft" in its sentence ("if the draft…"): a rule for any draft.
 _CONDITION_EN = r"\b(?:if|when|whenever)\b[^.;!?]*$"
+#: Someone other than the speaker, as the subject of a sentence (not "I", "you", "we", "it").
 _THIRD_PERSON = r"(?:\b(?:the\s+)?users?|\bthey|\bhe|\bshe|\b(?!(?:You|We|It|This|That|There|The)\b)[A-Z][a-z]+)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
@@ -197,7 +211,9 @@ _ONE_OFF_ZH = (
     r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
     r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|方案|稿子|图表|简历|合同|提纲|章节)",
     # a work item named as the thing handled: 把标题…, 把草稿…
-    r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同)",
+    r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
+    # one numbered part: 第二段, 把最后两节
+    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条]|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
@@ -211,6 +227,7 @@ LASTING_EN = (
     r"from\s+(?:now|here|today|tomorrow|this\s+\w+|next\s+\w+)\s+on(?:wards?)?|from\s+now\b|going\s+forward|"
     r"henceforth|hereafter|starting\s+(?:today|tomorrow|now|this\s+\w+|next\s+\w+)",
     r"every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"(?:that['’]s|it['’]s|this\s+is)\s+(?:my|our)\s+(?:rule|habit|standard|convention|policy|practice)|"
     r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
     r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
     r"call|report|letter|message|reply)",
@@ -219,6 +236,7 @@ LASTING_ZH = (
     r"以后(?!再(?:说|议|看|定|讲|决定))|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
     r"从(?:今天|明天|下周|本周)(?:起|开始)",
     r"每次|每一次|每天|每周|每封|每份|每篇|默认|长期|以后都",
+    r"(?:这|那)是(?:我|我们)[^，。！？,.!?]{0,8}?(?:规矩|习惯|惯例|原则|规定|做法)|我(?:一向|一贯)",
 )
 
 #: Someone's guess about the user, not the user's statement.
@@ -233,14 +251,14 @@ _INFERRED = (
     r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)[^，,。！？\s]{0,6}?(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
     r"我?(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)|"
     # a hedge: a modal guess (I'd guess, chances are, 说不定, 应该是…), or a trailing "I think" / 吧
-    r"\bI['’]d\s+(?:guess|bet|imagine)\b|\bI\s+reckon\b|\bmy\s+(?:guess|hunch|sense)\s+is\b|"
+    r"\bI['’]d\s+(?:guess|bet|imagine)\b|\bI\s+reckon\b|\bmy\s+(?:guess|hunch|sense|impression)\s+is\b|\b(?:as\s+far\s+as|from\s+what)\s+I\s+can\s+(?:tell|see)\b|\bnot\s+(?:100%\s+)?(?:sure|certain)\s*,?\s*but\b|\bcould\s+be\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|\bI(?:['’]ve)?\s+heard\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|"
     r"\b(?:chances|odds)\s+are\b|\bguess\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|"
     r"\b(?:he|she|they|user)['’](?:s|re)\s+(?:most\s+)?(?:likely|probably|presumably)\b|"
     # a third person's taste read from evidence: "from his questions, he …"
     r"(?:^|[.!?;]\s+)(?:from|based\s+on|going\s+by|given)\s+[^,.;]{1,40},\s*(?:the\s+user|he|she|they)\b|\bsounds\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
     r"[,;]\s*I\s+(?:think|believe|guess|suppose|reckon|assume)\s*[.!?…]*\s*$|"
     r"\b(?:the\s+user|he|she|they)\s+must\s+(?:be|prefer|like|want|love|enjoy)\b|"
-    r"或许|说不定|没准|兴许|我猜|应该(?:是|会)?(?:更|比较)?(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱)|应该是[^。！？!?\n]{0,30}吧|"
+    r"或许|说不定|没准|兴许|我猜|听说|据说|看得出|看着像|仿佛|搞不好|应该(?:是|会)?(?:更|比较)?(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱)|应该是[^。！？!?\n]{0,30}吧|"
     r"(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱用)[^。！？!?\n]{0,30}吧\s*[。？?！!…]*\s*$"
 )
 #: The same told of a third person in English: "Maria seems more comfortable", "the user likely
@@ -342,9 +360,10 @@ def one_off_marker(text: str) -> re.Match[str] | None:
 def _definite(text: str) -> re.Match[str] | None:
     """"The draft", "the pull request": one work item under way, unless the text names such items
     in general ("a draft", "every PR"), under a condition ("if the draft is long, …") or as a habit
-    ("always review the draft": unlike "this draft", "the draft" may mean each one in turn)."""
+    ("always review the draft", "never merge the PR unreviewed": unlike "this draft", "the draft" may
+    mean each one in turn)."""
     patterns = _patterns()
-    if patterns.generic.search(text) or re.search(r"(?i)\balways\b", text):
+    if patterns.generic.search(text) or re.search(r"(?i)\b(?:always|never)\b", text):
         return None
     return next((m for m in patterns.definite.finditer(text) if not patterns.condition.search(text, 0, m.start())),
                 None)

@@ -55,6 +55,26 @@ FRAMES = {
         ("Put the abstract before the introduction in papers.", "lasting"),
         ("写完再改一遍再发给我。", "lasting"),
     ],
+    # an edit of one part of something already there: drop the second paragraph, 第二段删掉
+    "edit of one part": [
+        ("Bold the key numbers in the table.", "one-off"),
+        ("Drop the second paragraph.", "one-off"),
+        ("Rename the variable to userId.", "one-off"),
+        ("Could you tighten up the conclusion?", "one-off"),
+        ("第二段删掉。", "one-off"),
+        ("把最后两节的顺序换一下。", "one-off"),
+        ("把表格里的关键数字加粗。", "one-off"),
+        ("Bold the totals in tables.", "lasting"),
+        ("Never merge the PR without a review.", "lasting"),
+        ("Always bold the key numbers in a table.", "lasting"),
+        ("Put the summary at the top of your answers.", "lasting"),
+        ("Keep the title of blog posts under 60 characters.", "lasting"),
+        ("Cut the small talk in your replies.", "lasting"),
+        ("表格里的关键数字都加粗。", "lasting"),
+        ("每份报告的第一段写结论。", "lasting"),
+        ("第一段写结论，这是我写报告的习惯。", "lasting"),
+        ("Open with the verdict in the first paragraph; that's my rule for memos.", "lasting"),
+    ],
     # a deictic place: just here, only here, 这里, 此处
     "deictic place": [
         ("Only here, indent with four spaces.", "one-off"),
@@ -135,6 +155,11 @@ FRAMES = {
         ("From his questions, he's into functional programming.", "inferred"),
         ("感觉他更喜欢电话沟通。", "inferred"),
         ("他们公司应该是用 Java 的。", "inferred"),
+        ("From what I can tell, she likes Markdown.", "inferred"),
+        ("Not sure, but he prefers phone calls.", "inferred"),
+        ("I've heard she prefers tea.", "inferred"),
+        ("听说他喜欢早起。", "inferred"),
+        ("看得出她偏好极简风格。", "inferred"),
         ("I'd like answers in French.", "lasting"),
         ("The title must be in English.", "lasting"),
         ("I think short answers are best.", "lasting"),
@@ -147,6 +172,8 @@ FRAMES = {
         ("I'm into functional programming, so use Haskell examples.", "lasting"),
         ("提交信息用英文写吧。", "lasting"),
         ("应该用 UTF-8 编码。", "lasting"),
+        ("If you're not sure, ask me.", "lasting"),
+        ("I heard you the first time: keep it brief.", "lasting"),
     ],
 }
 
