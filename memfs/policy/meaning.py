@@ -278,6 +278,9 @@ _DURABLE = (
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
+    # every one of a kind of event: "every deploy fails", "each build"
+    r"\b(?:every|each)\s+(?:\w+\s+)?(?:deploy(?:ment)?|build|run|release|push|merge|attempt|request|call|job|upload|"
+    r"sync|restart|login|install(?:ation)?)\b|不再(?:支持|可用|提供|存在|维护|兼容)|"
     r"每个?(?:次|天|晚|周|月|年|逢|星期|礼拜)|每周[一二三四五六日天]"
 )
 
