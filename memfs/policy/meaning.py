@@ -24,8 +24,9 @@ also bound by a definite work item under way (*the* draft, *the* PR, 草稿再�
 这一版; not *drafts*, *a* draft, *every* PR, *in my reports*, or a habit: *always* review the
 draft), a deictic place (*just here*, 只在这里, 此处改成) or a temporary frame (*in the
 meantime*, *hold off*, *don't … yet*, 先别…, 回头再说, 这几天). "Always" (一直, 始终, 一律) inside
-such a frame does not make it lasting ("always use metric in this report", 这一版一直用英文):
-only wording about the future does ("from now on", "every time", "以后", "每次").
+such a frame does not make it lasting ("always use metric in this report", 这一版一直用英文), nor
+does "every time" (每次) inside one thing at hand ("every time you cite in this essay"): only
+wording about the future does ("from now on", "in future", "以后", "今后").
 
 Inferred wording is a guess's vocabulary, or a third person's preference told as a prediction or
 judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看"),
@@ -161,9 +162,10 @@ _CONDITION_EN = r"\b(?:if|when|whenever)\b[^.;!?]*$"
 _THIRD_PERSON = r"(?:\b(?:the\s+)?users?|\bthey|\bhe|\bshe|\b(?!(?:You|We|It|This|That|There|The)\b)[A-Z][a-z]+)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
+#: This thread, these slides, this particular letter: one thing at hand.
+_THIS_THING_EN = rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}(?!['’]s\s+(?:kind|type|sort)\b)"
 _ONE_OFF_EN = (
-    # this thread, these slides, this particular letter
-    rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}(?!['’]s\s+(?:kind|type|sort)\b)",
+    _THIS_THING_EN,
     # to that email, for those slides (a bare "that" is too often a conjunction)
     rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
     rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
@@ -204,12 +206,17 @@ _ONE_OFF_EN = (
     # an imperative for now: "don't add tests yet" (not "anything that isn't reviewed yet")
     r"(?:^|[.!?;,]\s*)(?:please\s+)?(?:don['’]t|do\s+not|no\s+need\s+to)\s+(?:\w+\s+){1,4}yet\b",
 )
+#: 这封, 这份, 这一版, 这个 PR: one thing at hand.
+_THIS_THING_ZH = (
+    r"[这那本此][一]?[封份篇段条句页章场通版稿]|"
+    r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
+    r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|"
+    r"方案|稿子|图表|简历|合同|提纲|章节)"
+)
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
     r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
-    r"[这那本此][一]?[封份篇段条句页章场通版稿]",
-    r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
-    r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|方案|稿子|图表|简历|合同|提纲|章节)",
+    _THIS_THING_ZH,
     # a work item named as the thing handled: 把标题…, 把草稿…
     r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
     # one numbered part: 第二段, 把最后两节
@@ -226,7 +233,7 @@ _ONE_OFF_ZH = (
 LASTING_EN = (
     r"from\s+(?:now|here|today|tomorrow|this\s+\w+|next\s+\w+)\s+on(?:wards?)?|from\s+now\b|going\s+forward|"
     r"henceforth|hereafter|starting\s+(?:today|tomorrow|now|this\s+\w+|next\s+\w+)",
-    r"every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"all\s+future|in\s+(?:the\s+)?future",
     r"(?:that['’]s|it['’]s|this\s+is)\s+(?:my|our)\s+(?:rule|habit|standard|convention|policy|practice)|"
     r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
     r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
@@ -235,9 +242,12 @@ LASTING_EN = (
 LASTING_ZH = (
     r"以后(?!再(?:说|议|看|定|讲|决定))|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
     r"从(?:今天|明天|下周|本周)(?:起|开始)",
-    r"每次|每一次|每天|每周|每封|每份|每篇|默认|长期|以后都",
+    r"每天|每周|每封|每份|每篇|默认|长期|以后都",
     r"(?:这|那)是(?:我|我们)[^，。！？,.!?]{0,8}?(?:规矩|习惯|惯例|原则|规定|做法)|我(?:一向|一贯)",
 )
+#: Each occasion ("every time", "whenever", 每次): lasting, unless the occasions are inside one
+#: thing ("every time you mention money in this report", "每次在这份报告里…"), like "always".
+OCCASIONS = r"\b(?:every\s+time|each\s+time|whenever)\b|每次|每一次"
 
 #: Someone's guess about the user, not the user's statement.
 _INFERRED = (
@@ -307,6 +317,8 @@ class _Patterns:
     inferred: re.Pattern[str]
     durable: re.Pattern[str]
     definite: re.Pattern[str]
+    occasions: re.Pattern[str]
+    this_thing: re.Pattern[str]
     generic: re.Pattern[str]
     condition: re.Pattern[str]
 
@@ -323,6 +335,8 @@ def _patterns() -> _Patterns:
         re.compile("(?i)" + _INFERRED + "|" + _INFERRED_OF_SOMEONE.replace("[A-Z][a-z]+", "(?-i:[A-Z][a-z]+)")),
         re.compile("(?i)" + _DURABLE),
         re.compile("(?i)" + _DEFINITE_EN),
+        re.compile("(?i)" + OCCASIONS),
+        re.compile("(?i)" + _THIS_THING_EN + "|" + _THIS_THING_ZH),
         re.compile("(?i)" + _GENERIC_EN),
         re.compile("(?i)" + _CONDITION_EN),
     )
@@ -345,8 +359,12 @@ class Reading:
 
 
 def lasting(text: str) -> bool:
-    """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on")."""
-    return _patterns().lasting.search(text) is not None
+    """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on"),
+    or is for every occasion ("whenever", 每次) that is not inside one thing at hand ("in this report")."""
+    patterns = _patterns()
+    if patterns.lasting.search(text) is not None:
+        return True
+    return patterns.occasions.search(text) is not None and patterns.this_thing.search(text) is None
 
 
 def one_off_marker(text: str) -> re.Match[str] | None:

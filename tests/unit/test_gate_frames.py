@@ -119,7 +119,7 @@ FRAMES = {
         ("Don't book anything until 9am.", "lasting"),
         ("我一般周三在家办公，那天的会尽量线上开。", "lasting"),
     ],
-    # "always" inside a bounded frame stays bounded; lasting wording outside it does not
+    # "always" or "every time" inside a bounded frame stays bounded; wording about the future does not
     "always inside a frame": [
         ("Always use the formal 'you' in this contract.", "one-off"),
         ("Throughout this essay, always cite page numbers.", "one-off"),
@@ -128,12 +128,18 @@ FRAMES = {
         ("本次发布说明一律用中文。", "one-off"),
         ("这一稿一直用第三人称。", "one-off"),
         ("这一版的接口文档总是用英文写。", "one-off"),
+        ("Every time you mention money in this report, use euros.", "one-off"),
+        ("每次回复这个帖子都用英文。", "one-off"),
         ("Always use this email address for invoices.", "lasting"),
         ("From now on, always use metric in reports.", "lasting"),
         ("Always keep the summary at the top of a report.", "lasting"),
         ("以后这类合同都用正式称呼。", "lasting"),
         ("请一直用英文写提交说明。", "lasting"),
         ("每个版本的发布说明都用英文。", "lasting"),
+        ("Whenever this kind of email comes in, forward it to Ana.", "lasting"),
+        ("Whenever you write to this email address, cc Ana.", "lasting"),
+        ("Every time I say 'today' in a ticket, I mean Lisbon time.", "lasting"),
+        ("每次开周会都用英文做纪要。", "lasting"),
     ],
     # a guess hedged by a modal or a sentence-final particle, not the user's statement
     "hedged guess": [
