@@ -108,7 +108,7 @@ FRAMES = {
         ("Let's keep it short for the rest of this chat.", "one-off"),
         ("Usually I like long answers, but today keep it short.", "one-off"),
         ("我平时喜欢长回答，但今天简短点。", "one-off"),
-        ("回答技术问题时先给结论，再给解释。", "lasting"),
+        ("解释概念时先讲结论，再讲理由。", "lasting"),
         ("写代码前先写测试。", "lasting"),
         ("以后都先发给我看。", "lasting"),
         ("First the numbers, then the text.", "lasting"),
