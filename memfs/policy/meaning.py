@@ -82,7 +82,10 @@ PHRASES_EN = (
     r"(?:revisit|come\s+back\s+to|decide\s+on|deal\s+with)\s+"
     r"(?:it\s+|this\s+|that\s+|them\s+)?later\b|(?:in|for)\s+this\s+(?:case|instance)\b",
     # a deictic place: just here, here only, only in this function
-    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|over\s+here\b|(?:just|only)\s+(?:in|for|on)\s+this\b",
+    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|over\s+here\b|(?:just|only)\s+(?:in|for|on)\s+this\b|"
+    # an imperative that ends on "here": "use tabs here, it's a Makefile" (not "I live here")
+    r"(?:use|keep|put|write|make|switch\s+to|go\s+with|stick\s+with|indent\s+with|leave)\b[^.;!?]{0,40}?\bhere"
+    r"(?=\s*(?:[,.;!?]|$))",
 )
 #: Requests for this time only, Chinese.
 PHRASES_ZH = (
@@ -142,7 +145,8 @@ _EDIT_EN = (
 #: "The draft", "the second draft", "the pull request", but not "the weekly report" or "drafts";
 #: or an edit of one part: "drop the second paragraph", "bold the totals in the table".
 _DEFINITE_EN = (
-    r"\bthe\s+(?:(?!(?:weekly|daily|monthly|yearly|annual|quarterly|nightly|usual|standard|default|regular|same)\b)"
+    r"\bthe\s+(?:(?!(?:weekly|daily|monthly|yearly|annual|quarterly|nightly|usual|standard|default|regular|same|incoming|"
+    r"outgoing|original|received|corresponding|relevant|respective)\b)"
     rf"\w+\s+)?(?:{_WORK_ITEM_EN})\b(?!s\b|-){_LASTING_COMPOUND}|"
     rf"\b(?:{_EDIT_EN})\b[^.;!?]{{0,40}}?\bthe\s+(?:\w+\s+)?(?:{_PART_EN})\b(?!s\b|-){_LASTING_COMPOUND}"
 )
@@ -215,7 +219,7 @@ _THIS_THING_ZH = (
 )
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
-    r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
+    r"今天|今晚|今早|今日|今儿|明天|明早|明晚|明儿|后天|下周[一二三四五六日天]?",
     _THIS_THING_ZH,
     # a work item named as the thing handled: 把标题…, 把草稿…
     r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
