@@ -16,15 +16,24 @@ One-off requests are recognised by what they refer to, not by a list of sentence
 reference to one particular artifact or event (*this* thread, letter, paragraph, call, meeting,
 email; *the* paragraph *above*; 这封, 这段, 上面的), or a time-bounded scope (today, tonight,
 tomorrow, this week; 今天, 明天, 本周, 这次), unless the wording also makes it lasting ("from now
-on", "always", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
+on", "every time", "以后", "从今天起"). Nouns that name something lasting (a project, a repository,
 an account, an email *address*) are not one-off references. A thing is also picked out by whose
 it is (*Priya's* email, *my last* message, 上一条) or by being made now (the post *we're
-drafting*), and a day by naming one (*on Thursday*, 周四; not *on Thursdays*, 每周四).
+drafting*), and a day by naming one (*on Thursday*, 周四; not *on Thursdays*, 每周四). A request is
+also bound by a definite work item under way (*the* draft, *the* PR, 草稿再改短, 把标题…, 这个 PR,
+这一版; not *drafts*, *a* draft, *every* PR, *in my reports*, or a habit: *always* review the
+draft), a deictic place (*just here*, 只在这里, 此处改成) or a temporary frame (*in the
+meantime*, *hold off*, *don't … yet*, 先别…, 回头再说, 这几天). "Always" (一直, 始终, 一律) inside
+such a frame does not make it lasting ("always use metric in this report", 这一版一直用英文), nor
+does "every time" (每次) inside one thing at hand ("every time you cite in this essay"): only
+wording about the future does ("from now on", "in future", "以后", "今后").
 
 Inferred wording is a guess's vocabulary, or a third person's preference told as a prediction or
-judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看");
-the speaker's own "I'd like" is a statement. A recurrence seen once ("every night", "on Mondays",
-每周一都) is a durable claim, like "always".
+judged from evidence ("Maria *seems* more comfortable", "the user *would like*", "从他的提问来看"),
+or a hedge: a modal guess ("chances are", "I'd say she…", "he must be", 说不定, 应该更喜欢…) or
+a trailing one (", I think"; a preference ending in 吧); the speaker's own "I'd like", "the
+title must be…" or an imperative softened by 吧 ("用英文回复吧") is a statement. A recurrence
+seen once ("every night", "on Mondays", 每周一都) is a durable claim, like "always".
 """
 
 from __future__ import annotations
@@ -68,6 +77,15 @@ PHRASES_EN = (
     r"until\s+(?:tomorrow|tonight|the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|sprint)|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+week|the\s+release|i\s+say\s+otherwise)\b",
     r"translate\s+(?:this|that|it)\b",
+    # a temporary frame: in the meantime, at the moment, hold off, not ... yet, revisit it later
+    r"in\s+the\s+meantime|meanwhile|at\s+the\s+moment\b(?!\s+of\b)|hold\s+off\b|not\s+yet(?=\s*(?:[.,;:!?]|$))|"
+    r"(?:revisit|come\s+back\s+to|decide\s+on|deal\s+with)\s+"
+    r"(?:it\s+|this\s+|that\s+|them\s+)?later\b|(?:in|for)\s+this\s+(?:case|instance)\b",
+    # a deictic place: just here, here only, only in this function
+    r"(?:just|only)\s+(?:right\s+)?here\b|here\s+only\b|over\s+here\b|(?:just|only)\s+(?:in|for|on)\s+this\b|"
+    # an imperative that ends on "here": "use tabs here, it's a Makefile" (not "I live here")
+    r"(?:use|keep|put|write|make|switch\s+to|go\s+with|stick\s+with|indent\s+with|leave)\b[^.;!?]{0,40}?\bhere"
+    r"(?=\s*(?:[,.;!?]|$))",
 )
 #: Requests for this time only, Chinese.
 PHRASES_ZH = (
@@ -79,6 +97,15 @@ PHRASES_ZH = (
     r"下一封|下封|这封|这条(?:消息|回复|邮件)|这份|这篇",
     r"翻译一下|把这[个段句篇封份条]",
     r"破例|例外地?",
+    # a temporary frame: 先别…, 回头再说, 这几天, 这段时间
+    r"先(?:别|不要|不用|不必|不[加写发用做放]|暂停|放一放|搁一搁)|"
+    r"(?:回头|以后|之后|到时候?|改天|过几天|晚点|稍后|等.{1,12}?)再(?:说|议|看|定|讲|决定)|再说吧|"
+    r"这几天|这些天|这段时间|这阵子|近几天|最近几天|眼下",
+    # a deictic place: 只在这里, 这里先…, 此处改成…
+    r"(?:只在|仅在|就在)(?:这里|这儿|此处)|(?<!们)(?:这里|这儿)(?=\s*(?:先|就|请|用|改|换|别|不要|不用|加|删|写))|此处",
+    # another round on a thing already there: 再改短一点, 再精简, 改得正式一点, 润色一下
+    r"(?<![完后])再(?:改|精简|压缩|缩短|删|简化|润色|调|短|长|正式|简洁|精炼)|"
+    r"(?:改|修改|润色|调整|精简|压缩|缩短|删减)(?:一下|得)",
 )
 #: Particular artifacts and events a request may point at ("this thread"): one-off scope.
 _THINGS_EN = (
@@ -88,7 +115,9 @@ _THINGS_EN = (
     r"commits?|questions?|posts?|tweets?|summar(?:y|ies)|invoices?|texts?|tables?|charts?|snippets?|"
     r"notes?|interviews?|appointments?|trip|visit|demo|session|request|task|proposal|invites?|standup|"
     r"toasts?|speech(?:es)?|talks?|pitch(?:es)?|weddings?|part(?:y|ies)|birthdays?|dinners?|lunch(?:es)?|"
-    r"essays?|articles?|blog\s+posts?"
+    r"essays?|articles?|blog\s+posts?|manuscripts?|contracts?|functions?|methods?|files?|cells?|versions?|"
+    r"spreadsheets?|workbooks?|scripts?|diagrams?|figures?|graphs?|screenshots?|agendas?|outlines?|"
+    r"releases?|revisions?|iterations?"
 )
 #: One particular artifact or event (singular): what a possessive picks out ("Priya's email").
 _ONE_THING_EN = (
@@ -97,13 +126,50 @@ _ONE_THING_EN = (
     r"question|post|tweet|summary|invoice|interview|appointment|trip|visit|demo|proposal|invite|toast|speech|talk|"
     r"pitch|wedding|party|birthday|dinner|lunch|essay|article|blog\s+post"
 )
+#: Work items a definite "the" picks out as the one under way ("make the draft shorter", "merge
+#: the PR"): drafts and reviews, not lasting artifacts (the README, the changelog).
+_WORK_ITEM_EN = (
+    r"draft|pr|pull\s+request|merge\s+request|patch|diff|(?:slide\s+)?deck|slides|proposal|(?:cover\s+)?letter|essay|"
+    r"memo|spreadsheet|manuscript|intro(?:duction)?|conclusion|abstract|outline|e-?mail|document|doc"
+)
+#: Parts of a document or of code that an edit names one of ("bold the numbers in the table").
+_PART_EN = (
+    r"paragraph|section|sentence|slide|page|chapter|bullet|table|chart|graph|figure|title|heading|headline|"
+    r"subject\s+line|ending|opening|variable|function|header|footer|caption|legend|appendix|footnote|summary"
+)
+#: Edits of something already there: they change one thing, they do not state a taste.
+_EDIT_EN = (
+    r"rename|swap|move|drop|delete|remove|bold|highlight|reorder|retitle|tighten|trim|shorten|cut|proofread|polish|"
+    r"rework|redo|reword|tweak|fix"
+)
+#: "The draft", "the second draft", "the pull request", but not "the weekly report" or "drafts";
+#: or an edit of one part: "drop the second paragraph", "bold the totals in the table".
+_DEFINITE_EN = (
+    r"\bthe\s+(?:(?!(?:weekly|daily|monthly|yearly|annual|quarterly|nightly|usual|standard|default|regular|same|incoming|"
+    r"outgoing|original|received|corresponding|relevant|respective)\b)"
+    rf"\w+\s+)?(?:{_WORK_ITEM_EN})\b(?!s\b|-){_LASTING_COMPOUND}|"
+    rf"\b(?:{_EDIT_EN})\b[^.;!?]{{0,40}}?\bthe\s+(?:\w+\s+)?(?:{_PART_EN})\b(?!s\b|-){_LASTING_COMPOUND}"
+)
+#: Work items named in general ("a draft", "every PR", "in my reports", "when writing to…"): "the"
+#: then refers back to any such item, not to one under way.
+_GENERIC_EN = (
+    rf"\b(?:a|an|any|every|each|all|no)\s+(?:\w+\s+)?(?:{_WORK_ITEM_EN})\b|"
+    r"\b(?:in|for|on|to|of)\s+(?:all\s+)?(?:(?:my|our|your)\s+)?(?:(?!(?:the|these|those|two|three|four|few)\b)"
+    r"[^\W\d]+\s+)?(?:papers|reports|documents|docs|e-?mails|"
+    r"letters|drafts|proposals|essays|memos|decks|presentations|articles|posts|pull\s+requests|prs|answers|replies|"
+    r"responses|messages|summaries|tables|charts|tickets|commits|notes|threads|slides|pages|files)\b|"
+    r"\bwhen(?:ever)?\s+\w+ing\b|\bwhenever\b"
+)
+#: A condition open before "the draft" in its sentence ("if the draft…"): a rule for any draft.
+_CONDITION_EN = r"\b(?:if|when|whenever)\b[^.;!?]*$"
 #: Someone other than the speaker, as the subject of a sentence (not "I", "you", "we", "it").
 _THIRD_PERSON = r"(?:\b(?:the\s+)?users?|\bthey|\bhe|\bshe|\b(?!(?:You|We|It|This|That|There|The)\b)[A-Z][a-z]+)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MODIFIER = r"(?:(?:particular|specific|current|very|same|one|single|exact|upcoming|latest|last|first|whole)\s+)?"
+#: This thread, these slides, this particular letter: one thing at hand.
+_THIS_THING_EN = rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}(?!['’]s\s+(?:kind|type|sort)\b)"
 _ONE_OFF_EN = (
-    # this thread, these slides, this particular letter
-    rf"\b(?:this|these)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
+    _THIS_THING_EN,
     # to that email, for those slides (a bare "that" is too often a conjunction)
     rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
     rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
@@ -115,7 +181,8 @@ _ONE_OFF_EN = (
     # an imperative on one particular thing: "shorten this", "format it as a table"
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
     # a point earlier in this conversation: "the question from earlier", "what you just wrote"
-    rf"\b(?:{_THINGS_EN})\s+(?:from\s+)?(?:earlier|before|just\s+now)\b",
+    # ("a draft before anything goes out": "before" opens a clause, it points at no earlier point)
+    rf"\b(?:{_THINGS_EN})\s+(?:from\s+(?:earlier|before)|earlier|just\s+now|before(?=\s*(?:[.,;:!?]|$|in\b|into\b|as\b)))\b",
     # one thing picked by whose it is: Priya's email, Tom's wedding, my last message
     rf"\b(?-i:[A-Z])[\w-]*['’]s\s+{_MODIFIER}(?:{_ONE_THING_EN})\b(?!s|-){_LASTING_COMPOUND}",
     rf"\b(?:my|your|our|his|her|their)\s+(?:last|latest|previous|recent|current|next|upcoming|first)\s+"
@@ -125,52 +192,98 @@ _ONE_OFF_EN = (
     r"\s+\w+ing\b",
     # time-bounded scope: today, tomorrow, this week, one named day (not "on Mondays")
     r"\b(?:today|tonight|tomorrow)\b(?!['’]s\s+date)",
-    rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s)",
+    rf"\b(?:on|for|by|before)\s+(?:the\s+)?{_WEEKDAY}\b(?!s|\s+(?:mornings|afternoons|evenings|nights)\b)",
     r"\bthis\s+(?:morning|afternoon|evening|week|weekend|month|quarter|sprint|round|trip)\b",
     rf"\b(?:this|next)\s+(?:week|{_WEEKDAY})\b",
+    # the current one, the rest of this one: the current sprint, the rest of this chat
+    rf"\bthe\s+current\s+(?:sprint|week|month|quarter|cycle|iteration|term|semester|phase|milestone|{_THINGS_EN})\b"
+    + _LASTING_COMPOUND,
+    r"\b(?:for\s+)?the\s+rest\s+of\s+(?:this|the|today|tonight)\b",
+    # until an event that ends it: "until the API settles", "until I'm back" (not "until 9am" each day)
+    r"\buntil\s+the\s+\w+(?:\s+\w+)?\s+(?:is|are|has|have|gets?|settles?|closes?|ends?|ships?|lands?|"
+    r"stabili[sz]es|goes|comes|finishes|calms?)\b|"
+    r"\buntil\s+(?:I|we)(?:['’](?:m|re)|\s+(?:am|are))?\s+(?:back|done|finished|ready|sure|hear|decide|know|"
+    r"confirm|get\s+back)\b",
+    # another round on one thing already there: "make it a bit shorter", "make the summary even snappier"
+    r"\bmake\s+(?:it|this|that|the\s+\w+(?<!s))\s+(?:a\s+(?:bit|little|lot|touch)|even|slightly|somewhat)\s+"
+    r"(?:\w+er|more|less)\b",
+    # an imperative for now: "don't add tests yet" (not "anything that isn't reviewed yet")
+    r"(?:^|[.!?;,]\s*)(?:please\s+)?(?:don['’]t|do\s+not|no\s+need\s+to)\s+(?:\w+\s+){1,4}yet\b",
+)
+#: 这封, 这份, 这一版, 这个 PR: one thing at hand.
+_THIS_THING_ZH = (
+    r"[这那本此][一]?[封份篇段条句页章场通版稿]|"
+    r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
+    r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|"
+    r"方案|稿子|图表|简历|合同|提纲|章节)"
 )
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
-    r"今天|今晚|今早|今日|明天|明早|明晚|后天|下周[一二三四五六日天]?",
-    r"[这那本此][一]?[封份篇段条句页章场通]",
-    r"[这那]个?(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题)",
+    r"今天|今晚|今早|今日|今儿|明天|明早|明晚|明儿|后天|下周[一二三四五六日天]?",
+    _THIS_THING_ZH,
+    # a work item named as the thing handled: 把标题…, 把草稿…
+    r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
+    # one numbered part: 第二段, 把最后两节
+    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条]|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
-    r"(?<![每到至])(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
+    r"(?<![每到至])(?<!一般|通常|平时|平常|向来)(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
 )
-#: Wording that makes a request lasting, even one that names a time ("from today on").
+#: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
+#: (一直, 总是, 始终, 一律) is not here: a request bound to one thing or time ("always use metric in
+#: this report", "这一版一直用英文") says how to treat that thing throughout, and the frame, not the
+#: adverb, bounds it; without a frame there is nothing to outweigh, and it reads as lasting anyway.
 LASTING_EN = (
     r"from\s+(?:now|here|today|tomorrow|this\s+\w+|next\s+\w+)\s+on(?:wards?)?|from\s+now\b|going\s+forward|"
     r"henceforth|hereafter|starting\s+(?:today|tomorrow|now|this\s+\w+|next\s+\w+)",
-    r"\balways\b|every\s+time|each\s+time|whenever|all\s+future|in\s+(?:the\s+)?future",
+    r"all\s+future|in\s+(?:the\s+)?future",
+    r"(?:that['’]s|it['’]s|this\s+is)\s+(?:my|our)\s+(?:rule|habit|standard|convention|policy|practice)|"
     r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
     r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
     r"call|report|letter|message|reply)",
 )
 LASTING_ZH = (
-    r"以后|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
+    r"以后(?!再(?:说|议|看|定|讲|决定))|今后|往后|日后|从现在起|从现在开始|从今以后|从今往后|从此|自今日起",
     r"从(?:今天|明天|下周|本周)(?:起|开始)",
-    r"一直|每次|每一次|每天|每周|每封|每份|每篇|总是|永远|始终|一律|默认|长期|以后都|都要",
+    r"每天|每周|每封|每份|每篇|默认|长期|以后都",
+    r"(?:这|那)是(?:我|我们)[^，。！？,.!?]{0,8}?(?:规矩|习惯|惯例|原则|规定|做法)|我(?:一向|一贯)",
 )
+#: Each occasion ("every time", "whenever", 每次): lasting, unless the occasions are inside one
+#: thing ("every time you mention money in this report", "每次在这份报告里…"), like "always".
+OCCASIONS = r"\b(?:every\s+time|each\s+time|whenever)\b|每次|每一次"
+
 #: Someone's guess about the user, not the user's statement.
 _INFERRED = (
-    r"\b(?:seems?|seemed|appears?|appeared)\s+to\b|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
+    r"\b(?:seems?|seemed|appears?|appeared)\s+(?:to\b|(?:like\s+|that\s+)?(?:the\s+user|he|she|they)\b)|\bit\s+(?:seems|appears|looks\s+like)\b|\bseemingly\b|"
     r"\bapparently\b|\bprobably\b|\bpresumably\b|\bperhaps\b|\bmaybe\b|\bpossibly\b|\blikely\s+(?:prefers?|likes?|wants?|to)\b|"
     r"\b(?:is|are|most|very|quite)\s+likely\b|\blooks\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
     r"\bjudging\s+(?:by|from)\b|\bI\s+(?:guess|suspect|assume|infer)\b|\bmight\s+(?:prefer|like|want)\b|"
     r"\bmay\s+(?:prefer|like|want)\b|\bmust\s+(?:prefer|like)\b|\bI\s+get\s+the\s+impression\b|"
     r"看起来|看上去|看来|好像|似乎|貌似|大概|也许|估计|推测|猜测|据观察|(?<!尽)(?<!不)可能(?!性)|"
     # someone else's preference told as a prediction or judged from evidence, not their statement
-    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
-    r"我(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)"
+    r"看样子|想必|多半|八成|十有八九|(?:从|根据|基于|由于).{1,15}?(?:来看|看来|[，,].{0,6}(?:用户|他|她|对方))|(?:用户|他|她|对方)[^，,。！？\s]{0,6}?(?:会|应该|应当)(?:是|喜欢|想要|偏好|更|习惯|需要)|"
+    r"我?(?:觉得|认为|猜|感觉)(?:用户|他|她|对方)|"
+    # a hedge: a modal guess (I'd guess, chances are, 说不定, 应该是…), or a trailing "I think" / 吧
+    r"\bI['’]d\s+(?:guess|bet|imagine)\b|\bI\s+reckon\b|\bmy\s+(?:guess|hunch|sense|impression)\s+is\b|\b(?:as\s+far\s+as|from\s+what)\s+I\s+can\s+(?:tell|see)\b|\bnot\s+(?:100%\s+)?(?:sure|certain)\s*,?\s*but\b|\bcould\s+be\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|\bI(?:['’]ve)?\s+heard\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|"
+    r"\b(?:chances|odds)\s+are\b|\bguess\s+(?:that\s+)?(?:the\s+user|he|she|they)\b|"
+    r"\b(?:he|she|they|user)['’](?:s|re)\s+(?:most\s+)?(?:likely|probably|presumably)\b|"
+    # a third person's taste read from evidence: "from his questions, he …"
+    r"(?:^|[.!?;]\s+)(?:from|based\s+on|going\s+by|given)\s+[^,.;]{1,40},\s*(?:the\s+user|he|she|they)\b|\bsounds\s+like\s+(?:the\s+)?(?:user|they|he|she)\b|"
+    r"[,;]\s*I\s+(?:think|believe|guess|suppose|reckon|assume)\s*[.!?…]*\s*$|"
+    r"\b(?:the\s+user|he|she|they)\s+must\s+(?:be|prefer|like|want|love|enjoy)\b|"
+    r"或许|说不定|没准|兴许|我猜|听说|据说|看得出|看着像|仿佛|搞不好|应该(?:是|会)?(?:更|比较)?(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱)|应该是[^。！？!?\n]{0,30}吧|"
+    r"(?:喜欢|偏好|偏爱|习惯|想要|倾向|爱用)[^。！？!?\n]{0,30}吧\s*[。？?！!…]*\s*$"
 )
 #: The same told of a third person in English: "Maria seems more comfortable", "the user likely
 #: works in finance", "the user would like digests" (the speaker's own "I'd like" is a statement).
 _INFERRED_OF_SOMEONE = (
     rf"{_THIRD_PERSON}\s+(?:(?:seems?|appears?)\b|(?:most\s+)?(?:likely|probably|possibly|presumably)\b|"
     r"(?:could|might|may|would|will)\s+(?:probably\s+|likely\s+)?(?:prefer|like|want|enjoy|appreciate|rather|"
-    r"be\s+(?:happier|more|less))\b|tends?\s+to\b)"
+    r"be\s+(?:happier|more|less))\b|tends?\s+to\b)|"
+    rf"\bI['’]d\s+say\s+(?:that\s+)?{_THIRD_PERSON}\s|"
+    r"\bI\s+(?:think|believe|suppose|feel)\s+(?:that\s+)?(?:the\s+user|he|she|they)(?:['’]s|\s+(?:\w+\s+)?"
+    r"(?:prefers?|likes?|wants?|enjoys?|loves?|hates?|dislikes?|would|is|are))\b"
 )
 #: A claim that something always or never holds: from one observation, not yet knowledge.
 _DURABLE = (
@@ -179,6 +292,9 @@ _DURABLE = (
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
+    # every one of a kind of event: "every deploy fails", "each build"
+    r"\b(?:every|each)\s+(?:\w+\s+)?(?:deploy(?:ment)?|build|run|release|push|merge|attempt|request|call|job|upload|"
+    r"sync|restart|login|install(?:ation)?)\b|不再(?:支持|可用|提供|存在|维护|兼容)|"
     r"每个?(?:次|天|晚|周|月|年|逢|星期|礼拜)|每周[一二三四五六日天]"
 )
 
@@ -204,6 +320,11 @@ class _Patterns:
     rule: re.Pattern[str]
     inferred: re.Pattern[str]
     durable: re.Pattern[str]
+    definite: re.Pattern[str]
+    occasions: re.Pattern[str]
+    this_thing: re.Pattern[str]
+    generic: re.Pattern[str]
+    condition: re.Pattern[str]
 
 
 @functools.cache
@@ -217,6 +338,11 @@ def _patterns() -> _Patterns:
         re.compile(_RULE),
         re.compile("(?i)" + _INFERRED + "|" + _INFERRED_OF_SOMEONE.replace("[A-Z][a-z]+", "(?-i:[A-Z][a-z]+)")),
         re.compile("(?i)" + _DURABLE),
+        re.compile("(?i)" + _DEFINITE_EN),
+        re.compile("(?i)" + OCCASIONS),
+        re.compile("(?i)" + _THIS_THING_EN + "|" + _THIS_THING_ZH),
+        re.compile("(?i)" + _GENERIC_EN),
+        re.compile("(?i)" + _CONDITION_EN),
     )
 
 
@@ -237,8 +363,12 @@ class Reading:
 
 
 def lasting(text: str) -> bool:
-    """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on")."""
-    return _patterns().lasting.search(text) is not None
+    """Whether ``text`` says the request is meant to last ("from now on", "以后", "from today on"),
+    or is for every occasion ("whenever", 每次) that is not inside one thing at hand ("in this report")."""
+    patterns = _patterns()
+    if patterns.lasting.search(text) is not None:
+        return True
+    return patterns.occasions.search(text) is not None and patterns.this_thing.search(text) is None
 
 
 def one_off_marker(text: str) -> re.Match[str] | None:
@@ -247,8 +377,21 @@ def one_off_marker(text: str) -> re.Match[str] | None:
     ``text`` also says the request is lasting; ``None`` otherwise."""
     if lasting(text):
         return None
-    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text)) if m is not None]
+    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text))
+             if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
+
+
+def _definite(text: str) -> re.Match[str] | None:
+    """"The draft", "the pull request": one work item under way, unless the text names such items
+    in general ("a draft", "every PR"), under a condition ("if the draft is long, …") or as a habit
+    ("always review the draft", "never merge the PR unreviewed": unlike "this draft", "the draft" may
+    mean each one in turn)."""
+    patterns = _patterns()
+    if patterns.generic.search(text) or re.search(r"(?i)\b(?:always|never)\b", text):
+        return None
+    return next((m for m in patterns.definite.finditer(text) if not patterns.condition.search(text, 0, m.start())),
+                None)
 
 
 def rule_marker(text: str) -> re.Match[str] | None:

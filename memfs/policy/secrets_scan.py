@@ -11,7 +11,7 @@ Google and Hugging Face key shapes,
 ``api_key=...`` style assignments, URLs and connection strings with a password, payment card
 numbers (Luhn check plus a card-network prefix), 18-digit Chinese resident ID numbers (birth
 date and ISO 7064 MOD 11-2 check digit, via ``python-stdnum``) and the number after an ID
-document's name in any of a dozen languages (passport, driving licence, national ID, 护照号,
+document's name in any of a dozen languages (passport, driving licence, national ID, SSN, 护照号,
 身份证, Personalausweis, pasaporte, passeport, パスポート...; at least three digits, not a date).
 
 Every finding says which rule fired and where (offset, line, column); the secret itself is never
@@ -204,20 +204,23 @@ def _cn_resident_id(value: str) -> bool:
 
 
 def _id_document_number(value: str) -> bool:
-    """A document number: at least three digits, not a date or a year range ("2027-03-01")."""
-    return sum(c.isdigit() for c in value) >= 3 and not re.fullmatch(r"\d{4}(?:[-./]\d{1,2}){1,2}|\d{4}-\d{4}", value)
+    """A document number: at least three digits, not a date or a year range ("2027-03-01", "2024 13 05")."""
+    date = re.fullmatch(r"\d{4}(?:[-./ ]\d{1,2}){1,2}|\d{4}[- ]\d{4}", value)
+    return sum(c.isdigit() for c in value) >= 3 and not date
 
 
 #: ID documents by name, in the languages memfs is used in (a name, then its number, is refused).
 _ID_DOCUMENTS = (
     r"passports?|pass(?:port)?\s+(?:no|nr|number)|travel\s+document|driv(?:er['’]?s?|ing)\s+licen[cs]e|licen[cs]e\s+"
     r"(?:no|number)|national\s+(?:id|identity|insurance)|identity\s+(?:card|number|document)|id[-\s]+(?:card|number)|"
-    r"social\s+security|residence\s+permit|personalausweis|reisepass|ausweis(?:nummer)?|f(?:ü|ue)hrerschein|"
+    r"social\s+security|ssn|(?:my|her|his|their)\s+social|residence\s+permit|"
+    r"(?:personalausweis|reisepass|ausweis|f(?:ü|ue)hrerschein)(?:nummer)?|"
     r"aufenthaltstitel|pasaporte|dni|c[ée]dula|carn[eé]\s+de\s+(?:identidad|conducir)|licencia\s+de\s+conducir|"
-    r"passeport|carte\s+d['’]identit[ée]|permis\s+de\s+conduire|passaporto|carta\s+d['’]identit[àa]|"
+    r"passeport|carte\s+d['’]identit[ée]|permis\s+de\s+conduire|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu|nir|"
+    r"passaporto|carta\s+d['’]identit[àa]|"
     r"passaporte|carteira\s+de\s+identidade|paspoort|rijbewijs|paszport|dow[óo]d\s+osobisty|"
     r"aadhaar|"
-    r"护照|護照|身份证|身份證|驾照|駕照|驾驶证|駕駛證|驾驶执照|通行证|居留证|社保号|"
+    r"护照|護照|身份证|身份證|驾照|駕照|驾驶证|駕駛證|驾驶执照|通行证|居留证|社保号|社保卡号|社会保障号|社会安全号|税号|"
     r"パスポート|旅券|運転免許証?|免許証|マイナンバー|在留カード|여권|주민등록번호|운전면허|신분증"
 )
 #: Between the document's name and its number: a word or two ("number is", "号是", "番号は"), no digits.
@@ -357,8 +360,8 @@ _GENERIC_RULES = (
     _Rule(
         "id-document",
         "ID document number (passport, ID card, driving licence)",
-        re.compile(rf"(?i)(?<![A-Za-z])(?:{_ID_DOCUMENTS})(?![A-Za-z]){_ID_GAP}(?<![A-Za-z0-9])(?=(?:[A-Z-]*\d){{3}})"
-                   r"(?P<v>[A-Z0-9][A-Z0-9-]{4,22}[A-Z0-9])"
+        re.compile(rf"(?i)(?<![A-Za-z])(?:{_ID_DOCUMENTS})(?![A-Za-z]){_ID_GAP}(?<![A-Za-z0-9])(?=(?:[A-Z-]*\d ?){{3}})"
+                   r"(?P<v>[A-Z0-9](?:[A-Z0-9-]|(?<=\d) (?=\d)){4,26}[A-Z0-9])"
                    r"(?![A-Za-z0-9])"),
         "v",
         _id_document_number,

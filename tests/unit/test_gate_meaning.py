@@ -104,6 +104,12 @@ def test_a_preference_is_read_by_what_it_refers_to(text: str, label: str) -> Non
         ("镜像每次同步都失败。", "durable-claim"),
         ("每个周末备份都很慢。", "durable-claim"),
         ("The backup job failed last night.", "status"),
+        ("Every deploy to eu-west fails at the migration step.", "durable-claim"),
+        ("Each nightly build times out on the ARM runner.", "durable-claim"),
+        ("该服务不再支持 HTTP。", "durable-claim"),
+        ("Every file in src/ has a license header.", "status"),
+        ("The deploy at 10:02 failed at the migration step.", "status"),
+        ("服务已重启，支持 HTTP 和 HTTPS。", "status"),
     ],
 )
 def test_an_observation_is_a_durable_claim_or_a_status(text: str, label: str) -> None:
@@ -157,6 +163,12 @@ ID_NUMBERS = [
     "여권번호 M12345678",
     "Reisepass-Nr. C01X00T47",
     "驾驶证号 440301199001011236",
+    "My SSN is 412-58-3907",
+    "my social is 412-58-3907",
+    "Aadhaar: 2345 6789 0123",
+    "Reisepassnummer C4J9K2L7M",
+    "numéro de sécurité sociale 1 85 05 78 006 084 36",
+    "社保卡号 12345678901",
 ]
 ID_NEAR_MISSES = [
     "My passport expires on 2027-03-01",
@@ -169,6 +181,10 @@ ID_NEAR_MISSES = [
     "the DNI office",
     "Tickets for Tuesday, passport needed, gate B12",
     "passports of 3 people",
+    "Passports of 3 people 2 adults 4 kids",
+    "passport valid 10 years 2 months",
+    "My social life is busy since 2019",
+    "the SSN field was added in 2024 03 05",
 ]
 
 
@@ -182,10 +198,13 @@ def test_an_id_document_without_its_number_passes(text: str) -> None:
     assert scan(text) == []
 
 
-@pytest.mark.parametrize("name", ["gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl", "gate_blind3.jsonl"],
+)
 def test_the_labelled_set_meets_the_targets(name: str) -> None:
-    """The project's set, the held-out set and the second blind set (bench/README.md has each
-    one's first-run figure, taken before a rule was changed for it)."""
+    """The project's set, the held-out set and the blind sets (bench/README.md has each one's
+    first-run figure, taken before a rule was changed for it). The gate never reads the clock
+    (tests/unit/test_gate_frames.py), so the sets' ``expires`` dates passing changes nothing."""
     path = PROJECT / "bench" / name
     report = evaluate_gate(path)
     items = load_utterances(path)
