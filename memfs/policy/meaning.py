@@ -240,7 +240,7 @@ LASTING_EN = (
     r"all\s+future|in\s+(?:the\s+)?future",
     r"(?:that['’]s|it['’]s|this\s+is)\s+(?:my|our)\s+(?:rule|habit|standard|convention|policy|practice)|"
     r"by\s+default|permanently|as\s+a\s+rule|from\s+this\s+point|for\s+good|no\s+matter\s+what",
-    r"every\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
+    r"(?:every|each)\s+(?:day|week|month|morning|evening|(?:mon|tues|wednes|thurs|fri|satur|sun)day|e-?mail|thread|meeting|"
     r"call|report|letter|message|reply)",
 )
 LASTING_ZH = (
@@ -371,10 +371,36 @@ def lasting(text: str) -> bool:
     return patterns.occasions.search(text) is not None and patterns.this_thing.search(text) is None
 
 
+#: A word or two in quotation marks is mentioned, not used ("dates like 'tomorrow' confuse me",
+#: 别写“明天”这种说法): up to three words with no sentence's end inside, quoted after a word that
+#: talks about words (like, the word, write, say, 用, 写) or before one (这种说法), so a quoted
+#: request ("the user asked: 'reply to this thread in French'") or a quoted name of one thing
+#: (“本周例会”的纪要) is still read.
+_MENTION = re.compile(r"""(?<!\w)['"][^'"‘’“”「」『』.!?。！？\n]{1,30}?['"](?!\w)|"""
+                      r"""[‘“「『][^'"‘’“”「」『』.!?。！？\n]{1,30}?[’”」』]""")
+_TALKS_OF_WORDS_BEFORE = re.compile(
+    r"(?i)(?:\b(?:like|such\s+as|words?|phrases?|terms?|expressions?|say|saying|said|writ(?:e|ing)|use|using|"
+    r"called|labell?ed)|[用写说叫讲])\s*$")
+_TALKS_OF_WORDS_AFTER = re.compile(r"^\s*(?:这种|这样的|这类|之类的?|等)?(?:说法|词|字眼|表达|措辞|字样)")
+
+
+def _unquote_mentions(text: str) -> str:
+    """``text`` with each quoted mention blanked out (same length, so offsets still point into
+    ``text``)."""
+    def blank(m: re.Match[str]) -> str:
+        mention = len(m.group(0).split()) <= 3 and (
+            _TALKS_OF_WORDS_BEFORE.search(text, 0, m.start()) is not None
+            or _TALKS_OF_WORDS_AFTER.match(text[m.end():]) is not None)
+        return " " * len(m.group(0)) if mention else m.group(0)
+    return _MENTION.sub(blank, text)
+
+
 def one_off_marker(text: str) -> re.Match[str] | None:
     """The first wording of ``text`` that asks for this time only (a phrase family: "just this
     once", "暂时"; or a reference: this thread, the paragraph above, tomorrow, 本周), unless
-    ``text`` also says the request is lasting; ``None`` otherwise."""
+    ``text`` also says the request is lasting; ``None`` otherwise. Words quoted as mentions
+    (:data:`_MENTION`) are not read."""
+    text = _unquote_mentions(text)
     if lasting(text):
         return None
     found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text))

@@ -149,6 +149,25 @@ FRAMES = {
         ("Every time I say 'today' in a ticket, I mean Lisbon time.", "lasting"),
         ("每次开周会都用英文做纪要。", "lasting"),
     ],
+    # a word or two in quotation marks is mentioned, not used; a quoted request is still read
+    "quoted mention": [
+        ("Never write 'next week' in a reminder; give the date.", "lasting"),
+        ('Phrases like "this time" annoy me, so leave them out of replies.', "lasting"),
+        ("别在提醒里写“明天”，直接写日期。", "lasting"),
+        ("不要用「本周」这种说法，写具体的日期范围。", "lasting"),
+        ('The user asked: "Answer this thread in German."', "one-off"),
+        ('Use the word "today" in the subject of tomorrow\'s digest.', "one-off"),
+        ("他说：“今天的纪要用英文写。”", "one-off"),
+        ("“本周例会”的纪要请用中文写。", "one-off"),
+    ],
+    # a recurrence named with "each" as with "every": each morning, each Friday
+    "each occasion": [
+        ("Each Friday, show me what changed this week.", "lasting"),
+        ("Each evening, list tomorrow's meetings first.", "lasting"),
+        ("每天早上先给我看今天的日程。", "lasting"),
+        ("Each of these slides needs a title today.", "one-off"),
+        ("今天每一页都加上页码。", "one-off"),
+    ],
     # a guess hedged by a modal or a sentence-final particle, not the user's statement
     "hedged guess": [
         ("I'd say she prefers calls to emails.", "inferred"),
