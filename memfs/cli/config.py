@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memfs.errors import InvalidConfig
-
 
 def config_path() -> Path:
     """The user's configuration file (it need not exist)."""
@@ -30,8 +28,12 @@ def configured_roots() -> list[Path]:
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as exc:
+        from memfs.errors import InvalidConfig
+
         raise InvalidConfig(f"{path}: cannot be read ({exc})") from None
     import tomllib
+
+    from memfs.errors import InvalidConfig
 
     try:
         roots = tomllib.loads(text).get("recall", {}).get("roots", [])
