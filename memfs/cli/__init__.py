@@ -36,7 +36,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
     from memfs.cli import app
 
-    app.main(argv)
+    try:
+        app.main(argv)
+    finally:
+        fast.forget()
 
 
 def __getattr__(name: str) -> Any:

@@ -64,6 +64,11 @@ def handed(op: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
     return False, None
 
 
+def forget() -> None:
+    """Drop what was handed over and not taken (the command ended before it asked)."""
+    _handed.clear()
+
+
 def _writes() -> frozenset[str]:
     from memfs.agents.live import wire
 
@@ -72,7 +77,17 @@ def _writes() -> frozenset[str]:
 
 def run(argv: list[str]) -> int | None:
     """Answer ``argv`` through a running live index and return the exit code, or ``None`` for
-    the click application to run it (what was read and asked is handed over)."""
+    the click application to run it (what was read and asked is handed over). Ctrl-C ends it as
+    it ends any verb: one line (JSON too with ``--json``) and 130."""
+    _handed.clear()
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        printing.failure(printing.echo, "interrupted", INTERRUPTED, "Interrupted", _wants_json(argv))
+        return INTERRUPTED
+
+
+def _run(argv: list[str]) -> int | None:
     from memfs.cli.fast_table import TABLE
 
     try:
@@ -92,9 +107,6 @@ def run(argv: list[str]) -> int | None:
 
     try:
         reply = wire.ask(directory, spec["op"], args)
-    except KeyboardInterrupt:
-        printing.failure(printing.echo, "interrupted", INTERRUPTED, "Interrupted", _wants_json(argv))
-        return INTERRUPTED
     except Exception:
         _replay(stdin)
         return None  # nothing was answered: the click application asks again and reports it

@@ -290,3 +290,17 @@ def test_the_fast_echo_writes_what_click_echo_writes(monkeypatch: pytest.MonkeyP
                 echo(text, err=err, nl=nl)
                 written.append(stream.getvalue())
             assert written[0] == written[1], (text, tty, err, nl)
+
+
+@pytest.mark.parametrize("words", [["search", "rocket"], ["search", "--json", "rocket"],
+                                   ["remember", "--json", "--scope", "user:U5", "--body", "x"]])
+def test_ctrl_c_while_asking_ends_as_click_ends_it(served: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                   words: list[str]) -> None:
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(wire, "ask", interrupted)
+    through, alone, answered = both(monkeypatch, "-C", str(served.root), *words)
+    assert (through.returncode, through.stdout, through.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    assert through.returncode == 130 and "interrupted" in through.stderr and answered
+    assert ('"Interrupted"' in through.stdout) == ("--json" in words)
