@@ -58,22 +58,33 @@ for line in sys.stdin.buffer:
 """
 
 
+def _asked(command: list[str], env: dict[str, str], root: Path) -> subprocess.Popen[str]:
+    """``command`` started (in ``root``: not the checkout's folder, which would shadow --before's
+    code) with the handshake written to its stdin."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env=env, cwd=root)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS))
+    proc.stdin.flush()
+    return proc
+
+
+def _ready(proc: subprocess.Popen[str], t0: float) -> dict[str, float]:
+    """Wall time and the process's CPU when its answer to tools/list arrives."""
+    assert proc.stdout is not None
+    while json.loads(proc.stdout.readline()).get("id") != 2:
+        pass
+    return {"ready": time.perf_counter() - t0, "ready_cpu": process_cpu(proc.pid)}
+
+
 def once(root: Path, extra: list[str], code: Path | None = None, no_bytecode: bool = False) -> dict[str, float]:
     env = ENV if code is None else {**ENV, "PYTHONPATH": str(code)}
     if no_bytecode:
         env = {**env, "PYTHONDONTWRITEBYTECODE": "1"}
     k0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", *extra],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env=env, cwd=root)  # not the checkout's folder: it would shadow --before's code
+    proc = _asked([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", *extra], env, root)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS))
-    proc.stdin.flush()
-    out: dict[str, float] = {}
-    while "ready" not in out:
-        if json.loads(proc.stdout.readline()).get("id") == 2:
-            out["ready"] = time.perf_counter() - t0
-            out["ready_cpu"] = process_cpu(proc.pid)
+    out = _ready(proc, t0)
     proc.stdin.write(json.dumps(SEARCH) + "\n")
     proc.stdin.flush()
     while json.loads(proc.stdout.readline()).get("id") != 3:
@@ -87,30 +98,20 @@ def once(root: Path, extra: list[str], code: Path | None = None, no_bytecode: bo
 
 def handshake(root: Path, answers: Path) -> None:
     """The server's own answers to initialize and tools/list, kept in ``answers`` for :data:`FRONT`."""
-    proc = subprocess.Popen([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", "--no-live"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV, cwd=root)
+    proc = _asked([sys.executable, "-m", "memfs", "-C", str(root), "mcp", "--all-scopes", "--no-live"], ENV, root)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS).encode())
-    proc.stdin.flush()
     lines = [line for line in (proc.stdout.readline() for _ in range(2)) if "id" in json.loads(line)]
     proc.stdin.close()
     proc.wait(timeout=120)
-    answers.write_bytes(b"".join(lines))
+    answers.write_text("".join(lines))
 
 
 def front(root: Path, answers: Path) -> dict[str, float]:
     """Wall and CPU until :data:`FRONT` answered tools/list."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", FRONT, str(answers)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, env=ENV, cwd=root)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("".join(json.dumps(a) + "\n" for a in ASKS).encode())
-    proc.stdin.flush()
-    out: dict[str, float] = {}
-    while "ready" not in out:
-        if json.loads(proc.stdout.readline()).get("id") == 2:
-            out["ready"] = time.perf_counter() - t0
-            out["ready_cpu"] = process_cpu(proc.pid)
+    proc = _asked([sys.executable, "-c", FRONT, str(answers)], ENV, root)
+    assert proc.stdin is not None
+    out = _ready(proc, t0)
     proc.stdin.close()
     proc.wait(timeout=60)
     return out
