@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
+from benchlib import bytecode
 
 from memfs import MemoryRepo
 from memfs.agents.live import wire
@@ -212,6 +213,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=11)
     ns = parser.parse_args()
+    bytecode()
+    OFF.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="mfsdoors") as tmp:
         os.environ["XDG_RUNTIME_DIR"] = tmp
         report(run(ns.size, ns.runs, Path(tmp)))

@@ -16,10 +16,14 @@ Steps (each prints medians with wall and CPU, and the load average):
   adapters call), with the git children's CPU per query (0: no git process ran).
 * ``live``: the live server's own search (in process, no socket), tantivy and the bare Whoosh
   index, alternating query by query; then save -> searchable through the live index.
-* ``served``: ``memfs serve`` as its own process: fresh ``memfs search`` processes against fresh
-  tantivy processes (alternating), a ``python -c pass`` floor, and the server's RSS.
+* ``served``: ``memfs serve`` as its own process: fresh ``memfs search`` processes (the entry point
+  as it is, the click application alone, and that without bytecode as this machine's shell ran
+  it) against fresh tantivy processes (alternating), a ``python -c pass`` floor, each one's share
+  of the server's CPU, and the server's RSS.
 * ``remember``: ``remember`` in process (CPU) on a copy of the repository, a bare ``git add`` +
-  ``git commit`` of the same file in another copy, and ``memfs remember`` as a new process.
+  ``git commit`` of the same file in another copy, and ``memfs remember`` as a new process:
+  directly, then through ``memfs serve`` (the entry point, and the click application alone),
+  with the server's share of the CPU.
 * ``mcp``: ``memfs mcp`` over stdio: start -> ``initialize`` answered -> ``tools/list`` answered.
 * ``validate``: ``repo.validate()`` of the whole repository, once (CPU).
 
@@ -49,14 +53,11 @@ import corpus
 from bare_tantivy import FRESH, TantivyIndex
 from bare_whoosh import BareIndex
 from bench_live import args_for, children_cpu, save_to_searchable
-from benchlib import ENV, cpu, packed, pct
+from benchlib import ENV, bytecode, cpu, packed, pct
 
 from memfs import MemoryRepo
 from memfs.index.analysis import tokens
 
-#: the children run with their bytecode cached, as an installed memfs does (this machine's environment
-#: sets PYTHONDONTWRITEBYTECODE, which made every fresh process compile memfs anew: ~0.4 s of CPU)
-ENV = {k: v for k, v in ENV.items() if k != "PYTHONDONTWRITEBYTECODE"}
 AT = dt.datetime.fromisoformat(corpus.NOW.isoformat())
 PY = sys.executable
 
@@ -166,35 +167,71 @@ def _rss(pid: int) -> tuple[float, float]:
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
-def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> dict[str, float]:
-    """A ``memfs serve`` process; fresh ``memfs search`` and fresh tantivy processes alternating."""
+#: the click application alone (the fast path not tried): what a fresh ``memfs search`` ran before it
+CLICK = "import sys; sys.argv[0] = 'memfs'; from memfs.cli import app; app.main()"
+
+
+def _without_bytecode(base: Path) -> dict[str, str]:
+    """An environment that runs a copy of this memfs with no ``.pyc`` files and writes none, as
+    every fresh process ran it in this machine's shell (``PYTHONDONTWRITEBYTECODE=1``, and memfs
+    installed editable, so never compiled): how the earlier fresh-process figures were taken."""
+    copy = base / "memfs-no-bytecode"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "memfs", copy / "memfs",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return {**ENV, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _server_cpu(pid: int) -> float:
+    """CPU seconds of the server process and of the git children it waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _start_server(root: Path) -> tuple[subprocess.Popen[str], float]:
     server = subprocess.Popen([PY, "-m", "memfs", "serve"], cwd=root, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, env=ENV)
+    assert server.stderr is not None
+    started = time.perf_counter()
+    server.stderr.readline()
+    repo = MemoryRepo.open(root, "bench:scale")
+    while repo.live_status() is None:
+        time.sleep(0.05)
+    return server, time.perf_counter() - started
+
+
+def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> dict[str, float]:
+    """A ``memfs serve`` process; fresh ``memfs search`` processes (the entry point as it is, the
+    click application alone, and that without bytecode) alternating with fresh tantivy
+    processes and ``python -c pass``; each search's share of the server's CPU."""
+    server, ready = _start_server(root)
+    old = _without_bytecode(base)
     try:
-        assert server.stderr is not None
-        started = time.perf_counter()
-        server.stderr.readline()
-        repo = MemoryRepo.open(root, "bench:scale")
-        while repo.live_status() is None:
-            time.sleep(0.05)
-        out: dict[str, float] = {"serve_ready_s": time.perf_counter() - started}
-        script = FRESH
-        memfs_w, memfs_c, tv_w, tv_c, py_w, py_c = [], [], [], [], [], []
-        for i in range(runs):
+        out: dict[str, float] = {"serve_ready_s": ready}
+        kinds = ("fresh_memfs", "fresh_click", "fresh_click_nopyc", "fresh_tantivy", "python")
+        wall: dict[str, list[float]] = {k: [] for k in kinds}
+        used: dict[str, list[float]] = {k: [] for k in kinds}
+        served: dict[str, list[float]] = {k: [] for k in kinds}
+        for i in range(-1, runs):  # round -1: a warm-up (the server's first answers pay for its start)
             text = texts[i % len(texts)]
-            for command, wall, used in (
-                # no --at: parsing it imports memfs.format.validate and YAML in the client (~40 ms)
-                ([PY, "-m", "memfs", "search", text], memfs_w, memfs_c),
-                ([PY, "-c", script, str(base / f"tv{n}"), *tokens(text)], tv_w, tv_c),
-                ([PY, "-c", "pass"], py_w, py_c),
+            for kind, command, env in (
+                # no --at: the bench's searches are "now", as an agent's are
+                ("fresh_memfs", [PY, "-m", "memfs", "search", text], ENV),
+                ("fresh_click", [PY, "-c", CLICK, "search", text], ENV),
+                ("fresh_click_nopyc", [PY, "-c", CLICK, "search", text], old),
+                ("fresh_tantivy", [PY, "-c", FRESH, str(base / f"tv{n}"), *tokens(text)], ENV),
+                ("python", [PY, "-c", "pass"], ENV),
             ):
-                k0, t0 = children_cpu(), time.perf_counter()
-                subprocess.run(command, cwd=root, capture_output=True, check=True, env=ENV)
-                wall.append(time.perf_counter() - t0)
-                used.append(children_cpu() - k0)
-        out.update({"fresh_memfs_p50": ms(memfs_w), "fresh_memfs_cpu_p50": ms(memfs_c),
-                    "fresh_tantivy_p50": ms(tv_w), "fresh_tantivy_cpu_p50": ms(tv_c),
-                    "python_p50": ms(py_w), "python_cpu_p50": ms(py_c)})
+                k0, s0, t0 = children_cpu(), _server_cpu(server.pid), time.perf_counter()
+                subprocess.run(command, cwd=root, capture_output=True, check=True, env=env)
+                if i >= 0:
+                    wall[kind].append(time.perf_counter() - t0)
+                    used[kind].append(children_cpu() - k0)
+                    served[kind].append(_server_cpu(server.pid) - s0)
+        for kind in kinds:
+            out[f"{kind}_p50"], out[f"{kind}_cpu_p50"] = ms(wall[kind]), ms(used[kind])
+            out[f"{kind}_server_cpu_mean"] = statistics.mean(served[kind]) * 1000
+            out[f"{kind}_server_cpu_p50"] = ms(served[kind])
         out["server_rss_mb"], out["server_hwm_mb"] = _rss(server.pid)
         return out
     finally:
@@ -226,11 +263,11 @@ def step_remember(root: Path, base: Path, n: int, count: int, cli_runs: int) -> 
     for copy in (mem, bare):
         shutil.rmtree(copy, ignore_errors=True)
         subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
-    cands = _candidates(count + cli_runs + 2)
+    cands = _candidates(count + 3 * cli_runs + 2)
     repo = MemoryRepo.open(mem, "user:U1")
     for c in cands[:2]:
         remember(repo.store, from_mapping(c))
-    ours_w, ours_c, bare_w, bare_c, cli_w, cli_c, py_w = [], [], [], [], [], [], []
+    ours_w, ours_c, bare_w, bare_c = [], [], [], []
 
     def bare_commit(names: list[str], label: str) -> None:
         for name in names:
@@ -250,20 +287,49 @@ def step_remember(root: Path, base: Path, n: int, count: int, cli_runs: int) -> 
         ours_c.append(cpu() - k0)
         bare_commit([f for f in _git_out(mem, "show", "--name-only", "--format=", "HEAD").split()
                      if f.endswith(".md")], f"bare {i}")
-    for c in cands[2 + count :]:
-        k0, t0 = children_cpu(), time.perf_counter()
-        subprocess.run([PY, "-m", "memfs", "--actor", "user:U1", "remember", "--json", "-"], cwd=mem,
-                       input=json.dumps(c), text=True, check=True, capture_output=True, env=ENV)
-        cli_w.append(time.perf_counter() - t0)
-        cli_c.append(children_cpu() - k0)
-        t0 = time.perf_counter()
-        subprocess.run([PY, "-c", "pass"], check=True)
-        py_w.append(time.perf_counter() - t0)
+    out = {"remember_p50": ms(ours_w), "remember_cpu_p50": ms(ours_c), "bare_git_p50": ms(bare_w),
+           "bare_git_cpu_p50": ms(bare_c)}
+    out.update(_cli_remembers(mem, cands[2 + count :], cli_runs))
     for copy in (mem, bare):
         shutil.rmtree(copy, ignore_errors=True)
-    return {"remember_p50": ms(ours_w), "remember_cpu_p50": ms(ours_c), "bare_git_p50": ms(bare_w),
-            "bare_git_cpu_p50": ms(bare_c), "cli_remember_p50": ms(cli_w), "cli_remember_cpu_p50": ms(cli_c),
-            "python_p50": ms(py_w)}
+    return out
+
+
+def _cli_remembers(mem: Path, cands: list[dict[str, Any]], runs: int) -> dict[str, float]:
+    """``memfs remember --json -`` as fresh processes: the direct path (no server), then with
+    ``memfs serve`` running: the entry point as it is (the fast path) alternating with the click
+    application alone, each with its share of the server's CPU; and ``python -c pass``."""
+    kinds = ("cli_remember", "cli_served", "cli_served_click", "rem_python")
+    wall: dict[str, list[float]] = {k: [] for k in kinds}
+    used: dict[str, list[float]] = {k: [] for k in kinds}
+    served: dict[str, list[float]] = {k: [] for k in kinds}
+    direct = {**ENV, "MEMFS_NO_LIVE": "1"}
+
+    def once(kind: str, command: list[str], env: dict[str, str], cand: dict[str, Any] | None, pid: int) -> None:
+        k0, s0, t0 = children_cpu(), _server_cpu(pid) if pid else 0.0, time.perf_counter()
+        subprocess.run(command, cwd=mem, input=json.dumps(cand) if cand else "", text=True, check=True,
+                       capture_output=True, env=env)
+        wall[kind].append(time.perf_counter() - t0)
+        used[kind].append(children_cpu() - k0)
+        served[kind].append((_server_cpu(pid) - s0) if pid else 0.0)
+
+    remember = ["--actor", "user:U1", "remember", "--json", "-"]
+    for i in range(runs):
+        once("cli_remember", [PY, "-m", "memfs", *remember], direct, cands[i], 0)
+        once("rem_python", [PY, "-c", "pass"], ENV, None, 0)
+    server, _ = _start_server(mem)
+    try:
+        for i in range(runs):
+            once("cli_served", [PY, "-m", "memfs", *remember], ENV, cands[runs + 2 * i], server.pid)
+            once("cli_served_click", [PY, "-c", CLICK, *remember], ENV, cands[runs + 2 * i + 1], server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    out: dict[str, float] = {}
+    for kind in kinds:
+        out[f"{kind}_p50"], out[f"{kind}_cpu_p50"] = ms(wall[kind]), ms(used[kind])
+        out[f"{kind}_server_cpu_p50"] = ms(served[kind])
+    return out
 
 
 def step_mcp(root: Path, runs: int) -> dict[str, float]:
@@ -324,19 +390,32 @@ def report(n: int, r: dict[str, Any]) -> None:
         print(f"  save -> searchable p50/p95 {r['save_searchable_p50']:.0f} / {r['save_searchable_p95']:.0f} ms "
               f"(debounce {r['debounce_ms']:.0f})")
     if "fresh_memfs_p50" in r:
-        print(f"served: ready {r['serve_ready_s']:.1f} s; fresh memfs search p50 {r['fresh_memfs_p50']:.0f} ms "
-              f"(CPU {r['fresh_memfs_cpu_p50']:.0f}), fresh tantivy {r['fresh_tantivy_p50']:.0f} ms (CPU "
-              f"{r['fresh_tantivy_cpu_p50']:.0f}), python -c pass {r['python_p50']:.0f} ms; ratio "
-              f"{r['fresh_memfs_p50'] / r['fresh_tantivy_p50']:.2f}x wall, "
-              f"{r['fresh_memfs_cpu_p50'] / r['fresh_tantivy_cpu_p50']:.2f}x CPU; server RSS "
-              f"{r['server_rss_mb']:.0f} MB (peak {r['server_hwm_mb']:.0f})")
+        print(f"served: ready {r['serve_ready_s']:.1f} s; fresh processes, p50 wall / CPU / server CPU (mean, p50; "
+              "the server's CPU is read in 10 ms ticks):")
+        for kind, label in (("fresh_memfs", "memfs search (entry point)"), ("fresh_click", "click app"),
+                            ("fresh_click_nopyc", "click app, no bytecode"), ("fresh_tantivy", "tantivy"),
+                            ("python", "python -c pass")):
+            print(f"  {label:28} {r[kind + '_p50']:6.0f} / {r[kind + '_cpu_p50']:5.1f} / "
+                  f"{r[kind + '_server_cpu_mean']:5.1f}, {r[kind + '_server_cpu_p50']:3.0f} ms")
+        tv = r["fresh_tantivy_cpu_p50"]
+        print(f"  memfs / tantivy CPU: {r['fresh_memfs_cpu_p50'] / tv:.2f}x (client), "
+              f"{(r['fresh_memfs_cpu_p50'] + r['fresh_memfs_server_cpu_mean']) / tv:.2f}x (client + server); "
+              f"click app {r['fresh_click_cpu_p50'] / tv:.2f}x, without bytecode "
+              f"{r['fresh_click_nopyc_cpu_p50'] / tv:.2f}x; server RSS {r['server_rss_mb']:.0f} MB "
+              f"(peak {r['server_hwm_mb']:.0f})")
     if "remember_cpu_p50" in r:
-        above = r["cli_remember_p50"] - r["python_p50"]
         print(f"remember in process p50 {r['remember_p50']:.1f} ms, CPU {r['remember_cpu_p50']:.1f}; bare add+commit "
               f"{r['bare_git_p50']:.1f} ms, CPU {r['bare_git_cpu_p50']:.1f} "
               f"({r['remember_cpu_p50'] / r['bare_git_cpu_p50']:.2f}x CPU)")
-        print(f"  CLI remember p50 {r['cli_remember_p50']:.0f} ms (CPU {r['cli_remember_cpu_p50']:.0f}), python floor "
-              f"{r['python_p50']:.0f} ms: above the floor {above:.0f} ms = {above / r['bare_git_p50']:.2f}x bare")
+    if "cli_remember_p50" in r:
+        floor, bare = r["rem_python_cpu_p50"], r["bare_git_cpu_p50"]
+        print(f"  CLI remember, p50 wall / client CPU / server CPU; (client + server - python floor {floor:.0f} ms) "
+              f"/ bare {bare:.1f} ms:")
+        for kind, label in (("cli_remember", "direct (no server)"), ("cli_served", "through the server"),
+                            ("cli_served_click", "through it, click app")):
+            total = r[kind + "_cpu_p50"] + r[kind + "_server_cpu_p50"]
+            print(f"  {label:24} {r[kind + '_p50']:6.0f} / {r[kind + '_cpu_p50']:5.0f} / "
+                  f"{r[kind + '_server_cpu_p50']:5.0f} ms: {(total - floor) / bare:.2f}x bare")
     if "mcp_ready_p50" in r:
         print(f"mcp ready (initialize + tools/list) p50 {r['mcp_ready_p50']:.0f} ms, CPU {r['mcp_cpu_p50']:.0f} ms")
     if "validate_cpu_s" in r:
@@ -345,7 +424,7 @@ def report(n: int, r: dict[str, Any]) -> None:
 
 MODELLED = ("library_cpu_p50", "live_cpu_p50", "tantivy_cpu_p50", "whoosh_cpu_p50", "save_searchable_p50",
             "fresh_memfs_cpu_p50", "fresh_tantivy_cpu_p50", "server_rss_mb", "remember_cpu_p50",
-            "cli_remember_cpu_p50", "validate_cpu_s")
+            "cli_remember_cpu_p50", "cli_served_cpu_p50", "cli_served_server_cpu_p50", "validate_cpu_s")
 
 
 def model(results: dict[int, dict[str, Any]]) -> None:
@@ -376,8 +455,7 @@ def main() -> None:
     parser.add_argument("--remember", type=int, default=30)
     opts = parser.parse_args()
     opts.base.mkdir(parents=True, exist_ok=True)
-    subprocess.run([PY, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "memfs")],
-                   check=True, env=ENV, capture_output=True)
+    bytecode()  # the children run with their bytecode cached, as an installed memfs does
     steps = set(opts.steps.split(","))
     results: dict[int, dict[str, Any]] = {}
     for n in (int(s) for s in opts.sizes.split(",")):

@@ -5,12 +5,24 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 #: git without the user's or the system's configuration, so runs are comparable anywhere.
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def bytecode() -> None:
+    """Run every fresh Python process as an installed memfs runs: memfs compiled once here, and
+    ``PYTHONDONTWRITEBYTECODE`` (set in this machine's shell) dropped from :data:`ENV` and this
+    process's environment. With it set and memfs installed editable (never compiled), every fresh
+    process compiled memfs from source, which earlier fresh-process figures include."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "memfs")],
+                   check=True, capture_output=True)
 
 
 def git(cwd: Path, *args: str) -> None:

@@ -7,8 +7,9 @@ Names are loaded on first use, so ``import memfs`` costs almost nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -45,6 +46,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'memfs' has no attribute {name!r}")
+    import importlib
+
     return getattr(importlib.import_module(module), name)
 
 

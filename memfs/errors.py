@@ -31,8 +31,11 @@ The CLI maps classes to exit codes in one place (:mod:`memfs.cli.exits`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (names for annotations only: the fast path imports this module)
+    from collections.abc import Sequence
+    from typing import Any
 
 
 class MemfsError(Exception):

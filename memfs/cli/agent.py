@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from memfs.agents.verbs import Context, Eval
-from memfs.cli import State, exits
+from memfs.cli import State, exits, printing
 from memfs.cli.derive import command
 from memfs.cli.options import SessionSpec, json_option, pass_state, session_options
 from memfs.cli.output import emit_json, line, note
@@ -248,9 +248,7 @@ def context_cmd(state: State, op: Context) -> None:
         return
     answered = state.ask_live("context", op)
     if answered is not None:
-        for text in answered["notices"]:
-            note(text)
-        _print_context(answered["warnings"], answered["uncommitted_notice"], answered["text"])
+        printing.served_context(click.echo, answered)
         return
     repo = state.scoped(op.scope, bool(op.inherit)) if isinstance(op.scope, str) else state.repo()
     built = repo.run(op)
@@ -258,11 +256,7 @@ def context_cmd(state: State, op: Context) -> None:
 
 
 def _print_context(warnings: list[str], uncommitted_notice: str | None, text: str) -> None:
-    for warning in warnings:
-        note(f"memfs: warning: {warning}")
-    if uncommitted_notice:
-        note(f"memfs: {uncommitted_notice}")
-    click.echo(text, nl=False)
+    printing.context(click.echo, warnings, uncommitted_notice, text)
 
 
 @command(Eval)

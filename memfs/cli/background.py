@@ -37,11 +37,11 @@ class Settings:
 
 
 def settings() -> Settings:
-    """``[serve]`` of the user's configuration (:func:`memfs.cli.roots.config_path`); the defaults
+    """``[serve]`` of the user's configuration (:func:`memfs.cli.config.config_path`); the defaults
     when there is no file or no section. A value of the wrong kind is an error naming it."""
     import tomllib
 
-    from memfs.cli.roots import config_path
+    from memfs.cli.config import config_path
 
     path = config_path()
     try:

@@ -18,14 +18,13 @@ from typing import Any
 
 import click
 
-from memfs.cli import State, complete
+from memfs.cli import State, complete, fast
+from memfs.cli.inputs import read_body
 from memfs.cli.options import (
     Finite,
     collect_fields,
     field_parameters,
     parse_assignments,
-    read_body,
-    read_json_object,
 )
 from memfs.format.declare import CLI, NOT_SET, Field, fields
 from memfs.ops.callables import load_callable
@@ -82,7 +81,7 @@ def parameters(field: Field) -> list[click.Parameter]:
     if field.spec.record is not None:
         made: list[click.Parameter] = [click.Argument([f"{field.name}_file"], required=False,
                                                       metavar=field.spec.metavar)]
-        return made + [p for f in _inner(field) for p in parameters(f)]
+        return made + [p for f in inner_fields(field) for p in parameters(f)]
     if field.spec.flag_values:
         return [click.Option([flag, field.name], flag_value=value, help=text)
                 for flag, value, text in field.spec.flag_values]
@@ -108,18 +107,11 @@ def take(field: Field, values: dict[str, Any]) -> Any:
 def _record_mapping(field: Field, values: dict[str, Any]) -> dict[str, Any]:
     """A record field's value as the mapping its builder checks: the JSON object of the file
     named (``-``: stdin), with the options given on the command line over it."""
-    where = values.pop(f"{field.name}_file")
-    mapping = read_json_object(where, f"{field.name}_file") if where else {}
-    for inner in _inner(field):
-        value = take(inner, values)
-        if inner.spec.wire == "assignments":
-            mapping.update(value or {})
-        elif value is not None and value is not False and value != ():
-            mapping[inner.name] = list(value) if isinstance(value, tuple) else value
-    return mapping
+    return fast.record_mapping(values.pop(f"{field.name}_file"), f"{field.name}_file", lambda: [
+        (inner.name, inner.spec.wire == "assignments", take(inner, values)) for inner in inner_fields(field)])
 
 
-def _inner(field: Field) -> list[Field]:
+def inner_fields(field: Field) -> list[Field]:
     """A record field's own fields at the CLI, with no default there: an option left out leaves
     what the record's file says, and the record's builder fills in or refuses what is missing."""
     assert field.spec.record is not None
@@ -176,26 +168,33 @@ def _whole(bound: int | float | None) -> int | None:
     return None if bound is None else int(bound)
 
 
-def convert(field: Field, value: Any) -> Any:
-    """A parsed CLI value in the request's form."""
+def rule(field: Field) -> str:
+    """How a parsed CLI value becomes the request's: ``not`` (a flag that turns off a field true
+    by default), ``callable``, ``join`` (a variadic text's words), ``tuple`` or ``one_or_many``
+    (a repeated option), ``time``, ``assignments`` (``--set``), else ``value`` as it is. Read by
+    :func:`convert` and written into the fast path's table (:mod:`memfs.cli.fast_spec`)."""
     if _on_by_default(field):
+        return "not"
+    if field.spec.wire == "callable":
+        return "callable"
+    if field.spec.variadic and field.base is str and not field.sequence:
+        return "join"
+    if field.sequence:
+        return "one_or_many" if field.one_or_many else "tuple"
+    if field.spec.wire in ("time", "assignments"):
+        return field.spec.wire
+    return "value"
+
+
+def convert(field: Field, value: Any) -> Any:
+    """A parsed CLI value in the request's form (:func:`rule`)."""
+    how = rule(field)
+    if how == "not":
         return not value
     if value is None:
         return None
-    if field.spec.wire == "callable":
+    if how == "callable":
         return load_callable(value, field.name)
-    if field.spec.variadic and field.base is str and not field.sequence:
-        return " ".join(value)
-    if field.sequence:
-        items = tuple(value)
-        if field.one_or_many:
-            return None if not items else items[0] if len(items) == 1 else items
-        return items
-    if field.spec.wire == "time":
-        from memfs.format.times import given_time
-
-        return given_time(value, flags(field)[0])
-    if field.spec.wire == "assignments":
+    if how == "assignments":
         return parse_assignments(value)
-    return value
-
+    return fast.converted(how, value, flags(field)[0])

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from memfs.cli import State, exits
+from memfs.cli import State, exits, printing
 from memfs.cli.derive import command
 from memfs.cli.options import json_option, require_terminal
 from memfs.cli.output import emit_json, error, line, note
@@ -33,13 +33,7 @@ def remember_cmd(state: State, op: Remember, as_json: bool) -> None:
         emit_json({**refused, "error": {"type": type(exc).__name__, "message": text, "exit": exits.code(exc)}})
         error(text)
         sys.exit(exits.code(exc))
-    if as_json:
-        emit_json(view["json"])
-        return
-    for text in view["lines"]:
-        line(text)
-    for text in view["notes"]:
-        note(text)
+    printing.remembered(click.echo, view, as_json)
 
 
 def _remembered(state: State, op: Remember, as_json: bool) -> dict[str, Any]:
@@ -47,8 +41,7 @@ def _remembered(state: State, op: Remember, as_json: bool) -> dict[str, Any]:
     else in this process (:func:`memfs.agents.live.view.remember_view` either way)."""
     reply = state.ask_live("remember", op, as_json, write=True)
     if reply is not None and isinstance(reply.get("view"), dict):
-        for text in [*reply.get("notices", []), *reply.get("judge", [])]:
-            note(str(text))
+        printing.served_notes(click.echo, reply)
         found: dict[str, Any] = reply["view"]
         return found
     from memfs.agents.live.view import remember_view

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from memfs.cli import printing
 
 if TYPE_CHECKING:
     from memfs.format.model import Problem
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
 
 def emit_json(data: Any, *, compact: bool = False) -> None:
     """``data`` as JSON on stdout: indented for one result, one line each for a stream of events."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=None if compact else 2, default=str))
+    click.echo(printing.json_text(data, compact))
 
 
 def line(text: str = "") -> None:
@@ -35,11 +33,8 @@ def error(text: str) -> None:
 
 
 def failure(text: str, exit_code: int, kind: str, as_json: bool) -> None:
-    """An error that ends the command: its one line on stderr and, for a program that asked for
-    ``--json``, the same as ``{"error": {"type", "message", "exit"}}`` on stdout."""
-    if as_json:
-        emit_json({"error": {"type": kind, "message": text, "exit": exit_code}})
-    error(text)
+    """An error that ends the command (:func:`memfs.cli.printing.failure`)."""
+    printing.failure(click.echo, text, exit_code, kind, as_json)
 
 
 def problems(found: Iterable[Problem]) -> None:
@@ -59,13 +54,3 @@ def commit_result(result: CommitResult, as_json: bool) -> None:
         rev = f" (revision {change.revision})" if change.revision else ""
         line(f"{change.action} {change.path}{rev}")
     line(f"commit {result.commit[:10]}")
-
-
-def silence_stdout() -> None:
-    """The reader went away (``memfs log | head -1``): send what is left of stdout nowhere, so the
-    interpreter's final flush does not fail again, and let the command end quietly."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        return

@@ -20,51 +20,18 @@ failed and others answered, 3 when none answered.
 
 from __future__ import annotations
 
-import os
 import sys
-import tomllib
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfs.cli import exits
 from memfs.cli.output import note
-from memfs.errors import InvalidConfig
 
 if TYPE_CHECKING:
     from memfs.agents.roots import RootFailure
     from memfs.agents.verbs import Context
     from memfs.ops.verbs.recall import Search
     from memfs.repos import MemoryRepos
-
-
-def config_path() -> Path:
-    """The user's configuration file (it need not exist)."""
-    named = os.environ.get("MEMFS_CONFIG")
-    if named:
-        return Path(named).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "memfs" / "config.toml"
-
-
-def configured_roots() -> list[Path]:
-    """``[recall] roots`` of the user's configuration, in order; none when there is no file.
-    A file that cannot be read or a list that is not one of paths is an error naming the file
-    and the field (a recall that silently skipped the user's roots would look complete)."""
-    path = config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidConfig(f"{path}: cannot be read ({exc})") from None
-    try:
-        roots = tomllib.loads(text).get("recall", {}).get("roots", [])
-    except (tomllib.TOMLDecodeError, AttributeError) as exc:
-        raise InvalidConfig(f"{path}: not a valid configuration ({exc})") from None
-    if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
-        raise InvalidConfig(f"{path}: [recall] roots must be a list of folder paths, e.g. roots = [\"~/memory\"]")
-    return [path.parent / Path(root).expanduser() for root in roots]
 
 
 def search_roots(repos: MemoryRepos, op: Search, as_json: bool, show: Callable[..., None]) -> None:

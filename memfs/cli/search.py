@@ -47,47 +47,11 @@ def _ask_live(state: State, op: Search, as_json: bool) -> tuple[list[str], dict[
 
 
 def _print(opened: list[str], view: dict[str, Any], *, as_json: bool, explain: bool) -> None:
-    from memfs.cli.output import emit_json, note
+    import click
 
-    for text in [*opened, *view["notices"]]:
-        note(text)
-    if as_json:
-        emit_json(view["json"])
-        return
-    for problem in view["broken"]:
-        note(f"memfs: unreadable memory, not searched: {problem}")
-    if any(hit["uncommitted"] for hit in view["hits"]):
-        note("memfs: hits marked [uncommitted] differ from the last commit; 'memfs context' does not inject "
-             "those edits until they are committed (or 'memfs watch' commits them)")
-    _print_text(view, explain)
+    from memfs.cli import printing
 
-
-def _print_text(view: dict[str, Any], explain: bool) -> None:
-    from memfs.cli.output import line
-
-    if not view["hits"]:
-        where = f" in scope {view['scope']}" if view["scope"] else ""
-        line(f"no eligible memory matches{where}")
-    for rank, hit in enumerate(view["hits"], start=1):
-        facts = [f for f in (hit["scope"], hit["type"], hit["version"] and f"version {hit['version']}") if f]
-        mark = "  [uncommitted]" if hit["uncommitted"] else ""
-        root = f"[{hit['root_label']}] " if "root_label" in hit else ""
-        line(f"{rank}. {root}{hit['path']}  score {hit['score']:.3f}  [{', '.join(facts)}]{mark}")
-        if hit["summary"]:
-            line(f"   {hit['summary'][:160]}")
-        if explain and hit.get("similarity") is not None:
-            line(f"   no query term covered; found by the vectors ([semantic]), similarity {hit['similarity']:.3f}")
-        elif explain:
-            line(
-                f"   {int(hit['score'])} query term(s) covered; relevance {hit['relevance']:.3f} damped by "
-                f"freshness {hit['freshness']:.3f} × confidence {hit['confidence']:.2f}; source {hit['source']}"
-            )
-    if explain:
-        line(f"terms: {' '.join(view['terms'])}")
-        if view["filtered"]:
-            line("matched the words but not eligible:")
-            for path, relevance, reason in view["filtered"]:
-                line(f"   {path}  relevance {relevance:.3f}  — {reason}")
+    printing.search(click.echo, opened, view, as_json=as_json, explain=explain)
 
 
 @command(Reindex)

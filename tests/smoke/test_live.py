@@ -18,20 +18,27 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning
 
 
 @pytest.mark.slow
-def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_nor_yaml(repo: MemoryRepo) -> None:
+def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_yaml_nor_click(repo: MemoryRepo) -> None:
+    """The fast path (:mod:`memfs.cli.fast`): a search, a context and a remember answered by the
+    server load neither the index nor YAML, nor click and the verbs' declarations."""
     (repo.root / "facts").mkdir()
     (repo.root / "facts/a.md").write_text(
         memory_text("The rocket launches on friday.", type="fact", scope="user:U5", source="tool:ci"))
-    asks = (("search", "rocket"), ("search", "--at", "2099-01-01", "rocket"))  # --at: a time read without YAML
+    asks = (("search", "rocket"), ("search", "--at", "2099-01-01", "rocket"),  # --at: a time read without YAML
+            ("context", "--scope", "user:U5", "rocket"),
+            ("remember", "--scope", "user:U5", "--type", "fact", "--source", "conversation:C1", "--source-kind",
+             "user", "--body", "The rocket launch moved to monday."))
     with repo.live_server() as server:
         server.live.wait_barrier(server.live.barrier())
         runs = [run_process(*ask, cwd=repo.root, env={"PYTHONPROFILEIMPORTTIME": "1"}) for ask in asks]
-        assert server.live.answered == len(asks)
-    for ran in runs:
-        assert "facts/a.md" in ran.stdout
+        assert server.live.answered == len(asks) - 1  # the remember is counted as a write
+    for ask, ran in zip(asks, runs, strict=True):
+        assert ran.returncode == 0, ran.stderr
+        assert ("facts/a.md" if ask[0] == "search" else "<<<" if ask[0] == "context" else "INSERT") in ran.stdout
         loaded = {line.split("|")[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
-        heavy = ("whoosh", "yaml", "ruamel", "rich", "mcp", "numpy")
-        assert loaded and not {m for m in loaded if m.split(".")[0] in heavy or m == "memfs.format.validate"}
+        heavy = ("whoosh", "yaml", "ruamel", "rich", "mcp", "numpy", "click", "detect_secrets")
+        assert loaded and not {m for m in loaded if m.split(".")[0] in heavy or m in (
+            "memfs.format.validate", "memfs.cli.app", "memfs.ops.verbs.declare", "memfs.api")}, ask
 
 
 @pytest.mark.slow

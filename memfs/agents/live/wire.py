@@ -26,7 +26,10 @@ import socket
 import stat
 import struct
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (annotations only: the CLI's fast path imports this module)
+    from typing import Any
 
 PROTOCOL = "live/2"
 MAGIC = b"MFS1"
