@@ -193,26 +193,26 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
     if data is None and broken is not None:
         if not fresh and old is not None and old.lengths is not None:
             writer.get().delete_by_term("path", rel)
-        state.files[rel] = Entry(stat[0], stat[1], "", None, broken)
+        state.put(rel, Entry(stat[0], stat[1], "", None, broken))
         return "updated" if old is not None else "added"
     if data is None:
         if old is not None:
             if not fresh and old.lengths is not None:
                 writer.get().delete_by_term("path", rel)
-            del state.files[rel]
+            state.drop(rel)
             return "removed"
         return "none"
     digest = _digest(data)
     if old is not None and old.digest == digest:
-        state.files[rel] = dataclasses.replace(old, mtime_ns=stat[0], size=stat[1])
+        state.put(rel, dataclasses.replace(old, mtime_ns=stat[0], size=stat[1]))
         return "same"
     if memory is None:
         if not fresh and old is not None and old.lengths is not None:
             writer.get().delete_by_term("path", rel)
-        state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
+        state.put(rel, Entry(stat[0], stat[1], digest, None, broken))
         return "updated" if old is not None else "added"
     lengths = add_document(writer.get(), document(memory), fresh=fresh)
-    state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
+    state.put(rel, Entry(stat[0], stat[1], digest, tuple(lengths), None))
     return "updated" if old is not None else "added"
 
 
@@ -350,7 +350,7 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
         for rel in removed:
             if state.files[rel].lengths is not None:
                 writer.get().delete_by_term("path", rel)
-            del state.files[rel]
+            state.drop(rel)
             report.removed += 1
         for done, rel in enumerate(changed, start=1):
             what = _index_one(repo, writer, state, rel, current[rel], fresh=False)
