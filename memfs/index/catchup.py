@@ -149,6 +149,9 @@ def _segment_names_from_the_os() -> None:
     Patched once per process, by whichever writer opens first."""
     from whoosh.codec.base import Segment
 
+    from memfs.index.mapped import read_in_place
+
+    read_in_place()
     Segment._random_id = classmethod(_os_random_id)  # type: ignore[method-assign,assignment]
 
 

@@ -66,6 +66,9 @@ def open_dir(path: Path) -> Any:
 
     from whoosh import index as whoosh_index
 
+    from memfs.index.mapped import read_in_place
+
+    read_in_place()
     problem = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
