@@ -314,7 +314,7 @@ def sync(repo: Store, *, wait: float = SYNC_WAIT) -> SyncReport:
     try:
         with locking.exclusive(cache / LOCK_FILE, timeout=wait):
             try:
-                state = index_state.read(cache)
+                state = index_state.private(cache)
             except BadState as why:
                 report.notices.append(f"memfs: rebuilding the search index: {why}")
                 report.uncommitted = _uncommitted(_rebuild_locked(repo, None).probe)

@@ -54,7 +54,7 @@ class Kept:
         except FileNotFoundError:
             raise BadState("there is none yet") from None
         if self.state is None or current != self.state.disk.key:
-            self.state = index_state.read(cache)
+            self.state = index_state.private(cache)
         return self.state
 
 

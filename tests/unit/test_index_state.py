@@ -217,3 +217,19 @@ def test_what_a_reader_holds_never_changes_under_a_writer(tmp_path: Path) -> Non
     writer.probe[1].append("notes/b.md")
     assert (dict(held.files), held.probe, held.average_lengths(), held.encode("t"), held.broken()) == before
     assert index_state.cached(tmp_path) is held
+
+
+def test_a_writers_private_copy_is_the_parsed_one_copied_and_appends_to_it(tmp_path: Path) -> None:
+    """A writer after a reader's parse (a catch-up deciding, the live index's start) copies that
+    parse instead of parsing again; the copy is its own and still appends to the files."""
+    first = State("ix-1", probe=["head", []])
+    first.put("notes/a.md", Entry(1, 2, "d", (3,) * len(TEXT_FIELDS)))
+    index_state.write(tmp_path, first)
+    index_state._parsed.clear()
+    held = index_state.cached(tmp_path)
+    mine = index_state.private(tmp_path)
+    assert mine is not held and _same(mine, held)
+    mine.put("notes/b.md", Entry(4, 5, "e", None, "broken"))
+    index_state.write(tmp_path, mine)
+    assert set(held.files) == {"notes/a.md"} and (tmp_path / JOURNAL_FILE).exists()
+    assert _same(index_state.read(tmp_path), mine) and _same(index_state.private(tmp_path), mine)
