@@ -74,13 +74,13 @@ def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, ke
             raise NeedsSync(str(why)) from None
         if not (cache / state.index_dir).is_dir():
             raise NeedsSync("its directory is missing")
-        probe = _probe(repo)
-        report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
         try:
             _write(repo, state, wanted, report)
+            probe = _probe(repo)  # after the indexing, which a caller's git refresh may overlap
         except BaseException:
             kept.state = None  # half-applied to the parsed copy: parse the file again next time
             raise
+        report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
         state.probe = probe
         state.serial += 1
         index_state.write(cache, state)
