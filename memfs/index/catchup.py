@@ -112,16 +112,15 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
 def _pending(state: State, current: Stats) -> tuple[list[str], list[str]]:
     """(changed or new or racy paths, removed paths) of the working tree against ``state``."""
     racy_before = state.snapshot_ns - RACY_NS
-    files = state.files
+    recorded = state.stat
     changed = [
         rel
         for rel, st in current.items()
-        if (entry := files.get(rel)) is None
-        or entry.mtime_ns != st[0]
-        or entry.size != st[1]
-        or entry.mtime_ns >= racy_before
+        if (known := recorded(rel)) is None
+        or known != st
+        or known[0] >= racy_before
     ]
-    removed = [rel for rel in files if rel not in current]
+    removed = [rel for rel in state.files if rel not in current]
     return changed, removed
 
 

@@ -23,11 +23,11 @@ import contextlib
 import json
 import os
 import secrets
+import struct
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from memfs.format.model import Problem
@@ -79,6 +79,57 @@ class Entry:
         return cls(mtime, size, digest, lengths, broken)
 
 
+#: one entry packed: mtime_ns, size, the 12-byte digest, whether it has lengths, the lengths
+_PACKED = struct.Struct(f"<qq12sB{len(TEXT_FIELDS)}I")
+_STAT = struct.Struct("<qq")
+Packed = bytes | Entry
+
+
+def _pack(entry: Entry) -> Packed:
+    """``entry`` as 61 bytes when it is the common kind (a parsed file: a 24-hex-digit digest, no
+    problem, numbers in range), else itself. A packed entry is one object of ~95 bytes where the
+    entry, its lengths tuple, digest string and numbers are ~330: it is kept per memory."""
+    lengths, digest = entry.lengths, entry.digest
+    if (entry.broken is not None or len(digest) != 24 or not 0 <= entry.mtime_ns < 2**63
+            or not 0 <= entry.size < 2**63 or (lengths is not None and not all(0 <= n < 2**32 for n in lengths))):
+        return entry
+    try:
+        raw = bytes.fromhex(digest)
+    except ValueError:
+        return entry
+    if raw.hex() != digest:
+        return entry
+    return _PACKED.pack(entry.mtime_ns, entry.size, raw, lengths is not None, *(lengths or (0,) * len(TEXT_FIELDS)))
+
+
+def _unpack(kept: Packed) -> Entry:
+    if isinstance(kept, Entry):
+        return kept
+    mtime, size, raw, has, *lengths = _PACKED.unpack(kept)
+    return Entry(mtime, size, raw.hex(), tuple(lengths) if has else None)
+
+
+class Files(Mapping[str, Entry]):
+    """A read-only view of a state's entries, unpacked as they are asked for."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self, kept: dict[str, Packed]) -> None:
+        self._kept = kept
+
+    def __getitem__(self, rel: str) -> Entry:
+        return _unpack(self._kept[rel])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kept)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._kept
+
+
 @dataclass
 class Disk:
     """How a :class:`State` stands to the files on disk: the whole file's token ("": none yet or
@@ -103,7 +154,7 @@ class State:
         self.serial = serial
         self.snapshot_ns = snapshot_ns
         self.probe = probe
-        self._files: dict[str, Entry] = {}
+        self._files: dict[str, Packed] = {}
         self._totals = [0] * len(TEXT_FIELDS)
         self._having = [0] * len(TEXT_FIELDS)
         self._broken: dict[str, str] = {}
@@ -116,14 +167,25 @@ class State:
 
     @property
     def files(self) -> Mapping[str, Entry]:
-        return MappingProxyType(self._files)
+        return Files(self._files)
+
+    def stat(self, rel: str) -> tuple[int, int] | None:
+        """``rel``'s recorded ``(mtime_ns, size)``, or ``None``: what a stat walk compares, read
+        without unpacking the whole entry."""
+        kept = self._files.get(rel)
+        if kept is None:
+            return None
+        if isinstance(kept, Entry):
+            return (kept.mtime_ns, kept.size)
+        found: tuple[int, int] = _STAT.unpack_from(kept)
+        return found
 
     def put(self, rel: str, entry: Entry) -> None:
         with self._lock:
             old = self._files.get(rel)
             if old is not None:
-                self._count(old, -1)
-            self._files[rel] = entry
+                self._count(_unpack(old), -1)
+            self._files[rel] = _pack(entry)
             self._count(entry, 1)
             if entry.broken is not None:
                 self._broken[rel] = entry.broken
@@ -133,7 +195,8 @@ class State:
 
     def drop(self, rel: str) -> Entry | None:
         with self._lock:
-            old = self._files.pop(rel, None)
+            kept = self._files.pop(rel, None)
+            old = None if kept is None else _unpack(kept)
             if old is not None:
                 self._count(old, -1)
                 self._broken.pop(rel, None)
@@ -149,7 +212,7 @@ class State:
 
     @property
     def indexed(self) -> int:
-        return sum(1 for e in self._files.values() if e.lengths is not None)
+        return sum(1 for kept in self._files.values() if _unpack(kept).lengths is not None)
 
     def average_lengths(self) -> dict[str, float]:
         """Mean token count of each text field over the memories that have it (as Lucene does),
@@ -185,12 +248,13 @@ class State:
         """The whole file's bytes (compact JSON)."""
         head = json.dumps({"format": INDEX_FORMAT, "index_dir": self.index_dir, "token": token, **self._head()},
                           separators=(",", ":"))
-        files = json.dumps({rel: e.to_json() for rel, e in self._files.items()}, separators=(",", ":"))
+        files = json.dumps({rel: _unpack(e).to_json() for rel, e in self._files.items()}, separators=(",", ":"))
         return f'{head[:-1]},"files":{files}}}'.encode()
 
     def journal_line(self) -> bytes:
         """The header and the entries changed since the last save (``null``: gone), as one line."""
-        files = {rel: None if (e := self._files.get(rel)) is None else e.to_json() for rel in sorted(self.disk.dirty)}
+        files = {rel: None if (e := self._files.get(rel)) is None else _unpack(e).to_json()
+                 for rel in sorted(self.disk.dirty)}
         line = {"base": self.disk.token, "index_dir": self.index_dir, **self._head(), "files": files}
         return json.dumps(line, separators=(",", ":")).encode() + b"\n"
 
@@ -240,8 +304,9 @@ def read(cache: Path) -> State:
         raw = json.loads(data)
         if raw.get("format") != INDEX_FORMAT:
             raise BadState(f"it was built by another memfs version ({raw.get('format')})")
-        files = {str(rel): Entry.from_json(values) for rel, values in raw["files"].items()}
-        state = State(str(raw["index_dir"]), int(raw["serial"]), int(raw["snapshot_ns"]), files, raw.get("probe"))
+        state = State(str(raw["index_dir"]), int(raw["serial"]), int(raw["snapshot_ns"]), None, raw.get("probe"))
+        for rel, values in raw.pop("files").items():
+            state.put(str(rel), Entry.from_json(values))
         state.disk = Disk(str(raw.get("token") or ""), current, set(), len(data))
         journal = _journal(cache, current[-1])
     except FileNotFoundError:

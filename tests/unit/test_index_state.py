@@ -19,13 +19,14 @@ from memfs.index.documents import TEXT_FIELDS
 from memfs.index.state import INDEX_FORMAT, JOURNAL_FILE, STATE_FILE, Entry, State
 
 PATHS = st.sampled_from([f"notes/{name}.md" for name in ("a", "b", "c", "é", 'q"uote', "中文", "back\\slash")])
+HEX = st.binary(min_size=12, max_size=12).map(bytes.hex)
 ENTRIES = st.builds(
     Entry,
     st.integers(0, 2**62),
     st.integers(0, 10**6),
-    st.text(max_size=8),
+    HEX | HEX.map(str.upper) | st.text(max_size=8),
     st.none() | st.tuples(*[st.integers(0, 500)] * len(TEXT_FIELDS)),
-    st.none() | st.text(max_size=12),
+    st.none() | st.none() | st.text(max_size=12),
 )
 STEPS = st.lists(st.tuples(st.sampled_from(["put", "touch", "remove", "serial", "save"]), PATHS, ENTRIES),
                  max_size=30)
@@ -101,6 +102,20 @@ def _a_torn_journal_replays_to_a_saved_copy(cache: Path, saved: list[State]) -> 
             assert not journal.exists() and _same(index_state.read(cache), got)
             return
     journal.write_bytes(data)
+
+
+@given(st.builds(Entry, st.integers(-2**64, 2**64), st.integers(-1, 2**64), HEX | st.text(max_size=30),
+                 st.none() | st.tuples(*[st.integers(-1, 2**33)] * len(TEXT_FIELDS)), st.none() | st.text(max_size=5)))
+def test_an_entry_is_kept_packed_when_it_can_be_and_reads_back_the_same(entry: Entry) -> None:
+    from memfs.index.state import _pack
+
+    state = State("ix", files={"a.md": entry})
+    assert state.files["a.md"] == entry and state.stat("a.md") == (entry.mtime_ns, entry.size)
+    common = (entry.broken is None and len(entry.digest) == 24 and entry.digest == entry.digest.lower()
+              and all(c in "0123456789abcdef" for c in entry.digest) and 0 <= entry.mtime_ns < 2**63
+              and 0 <= entry.size < 2**63 and all(0 <= n < 2**32 for n in entry.lengths or ()))
+    assert isinstance(_pack(entry), bytes) == common
+    assert state.stat("b.md") is None and dict(state.files) == {"a.md": entry}
 
 
 def test_a_line_that_follows_another_whole_file_is_not_replayed(tmp_path: Path) -> None:
