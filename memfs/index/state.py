@@ -301,12 +301,11 @@ def read(cache: Path) -> State:
     try:
         current = key(cache)
         data = (cache / STATE_FILE).read_bytes()
-        raw = json.loads(data)
-        if raw.get("format") != INDEX_FORMAT:
-            raise BadState(f"it was built by another memfs version ({raw.get('format')})")
-        state = State(str(raw["index_dir"]), int(raw["serial"]), int(raw["snapshot_ns"]), None, raw.get("probe"))
-        for rel, values in raw.pop("files").items():
-            state.put(str(rel), Entry.from_json(values))
+        text = data.decode()
+        try:
+            raw, state = _built(*_whole(text))
+        except (ValueError, IndexError):  # not laid out as memfs writes it: parsed whole
+            raw, state = _built(*_parsed_whole(text))
         state.disk = Disk(str(raw.get("token") or ""), current, set(), len(data))
         journal = _journal(cache, current[-1])
     except FileNotFoundError:
@@ -322,6 +321,71 @@ def read(cache: Path) -> State:
     state.disk.journal_bytes = len(journal)
     state.disk.dirty.clear()
     return state
+
+
+_FILES_KEY = ',"files":{'
+
+
+def _built(raw: dict[str, Any], entries: Iterator[tuple[str, Any]]) -> tuple[dict[str, Any], State]:
+    if raw.get("format") != INDEX_FORMAT:
+        raise BadState(f"it was built by another memfs version ({raw.get('format')})")
+    state = State(str(raw["index_dir"]), int(raw["serial"]), int(raw["snapshot_ns"]), None, raw.get("probe"))
+    for rel, values in entries:
+        state.put(str(rel), Entry.from_json(values))
+    return raw, state
+
+
+def _whole(text: str) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
+    """(the whole file's header, its entries one by one). The entries are read one at a time
+    (json's own scanner, value by value) instead of as one parsed dictionary: at 100k memories
+    that dictionary was ~40 MB of short-lived lists beside the state being built, a peak the
+    process kept. A file not laid out as :meth:`State.encode` writes it (``"files"`` last, no
+    spaces) is parsed whole."""
+    at = text.find(_FILES_KEY)
+    if at < 0 or not text.endswith("}}"):
+        return _parsed_whole(text)
+    head = json.loads(text[:at] + "}")
+    if not isinstance(head, dict) or "files" in head:
+        return _parsed_whole(text)
+    return head, _entries(text, at + len(_FILES_KEY))
+
+
+def _parsed_whole(text: str) -> tuple[dict[str, Any], Iterator[tuple[str, Any]]]:
+    raw = json.loads(text)
+    return raw, iter(raw.pop("files").items())
+
+
+def _entries(text: str, at: int) -> Iterator[tuple[str, Any]]:
+    """The ``"path":[...]`` pairs of a JSON object starting at ``at`` (just after its ``{``),
+    to the object's end, which must close the text; :class:`ValueError` on anything else."""
+    from json.scanner import make_scanner
+
+    context: Any = json.JSONDecoder()  # typeshed types make_scanner's context as itself
+    scan = make_scanner(context)
+    end = len(text) - 1
+    if text[at] == "}":
+        at += 1
+    else:
+        while True:
+            try:
+                rel, at = scan(text, at)
+                if text[at] != ":":
+                    raise ValueError(f"expected ':' at {at}")
+                values, at = scan(text, at + 1)
+            except StopIteration as stop:
+                raise ValueError(f"expected a value at {stop.value}") from None
+            if not isinstance(rel, str):
+                raise ValueError(f"expected a path at {at}")
+            yield rel, values
+            if text[at] == ",":
+                at += 1
+            elif text[at] == "}":
+                at += 1
+                break
+            else:
+                raise ValueError(f"expected ',' or '}}' at {at}")
+    if at != end:
+        raise ValueError(f"unexpected text at {at}")
 
 
 def private(cache: Path) -> State:

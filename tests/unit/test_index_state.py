@@ -248,3 +248,32 @@ def test_a_writers_private_copy_is_the_parsed_one_copied_and_appends_to_it(tmp_p
     index_state.write(tmp_path, mine)
     assert set(held.files) == {"notes/a.md"} and (tmp_path / JOURNAL_FILE).exists()
     assert _same(index_state.read(tmp_path), mine) and _same(index_state.private(tmp_path), mine)
+
+
+def test_the_whole_file_reads_entry_by_entry_and_any_other_layout_whole(tmp_path: Path) -> None:
+    """The whole file is read one entry at a time when laid out as memfs writes it; the same JSON
+    laid out otherwise (spaces, another key order, no token: an older memfs's) reads the same, and
+    a cut or broken file is a bad state, never a traceback."""
+    state = State("ix-1", serial=3, snapshot_ns=5, probe=["head", ["notes/a.md", 'q",files":{x']])
+    for i, rel in enumerate(["notes/a.md", 'q",files":{x', "中文.md", "b.md"]):
+        state.put(rel, Entry(i, i + 1, bytes([i] * 12).hex(), (i,) * len(TEXT_FIELDS) if i % 2 else None,
+                             "bad" if i == 3 else None))
+    index_state.write(tmp_path, state)
+    written = (tmp_path / STATE_FILE).read_bytes()
+    raw = json.loads(written)
+    files = raw.pop("files")
+    layouts = [written, json.dumps({**raw, "files": files}, indent=1).encode(),
+               json.dumps({"files": files, **raw}).encode(),
+               json.dumps({k: v for k, v in {**raw, "files": files}.items() if k != "token"}).encode()]
+    for data in layouts:
+        (tmp_path / STATE_FILE).write_bytes(data)
+        got = index_state.read(tmp_path)
+        assert dict(got.files) == dict(state.files) and (got.serial, got.probe) == (3, state.probe)
+    for data in (written[:-1], written[: len(written) // 2] + b"}}", written.replace(b'":[', b'":[[', 1),
+                 written.replace(b'"files":{', b'"files":{1:', 1)):
+        (tmp_path / STATE_FILE).write_bytes(data)
+        try:
+            index_state.read(tmp_path)
+        except index_state.BadState:
+            continue
+        raise AssertionError(data)
