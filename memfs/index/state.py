@@ -393,14 +393,18 @@ def private(cache: Path) -> State:
     this process parsed or wrote last when the files are still that version (no second parse of
     ~10 MB at 100k: a catch-up parsed them to decide, the live index at its start), else
     :func:`read`."""
+    found = _kept(cache)
+    return read(cache) if found is None else found.snapshot()
+
+
+def _kept(cache: Path) -> State | None:
+    """The state this process parsed or wrote last, if the files are still that version."""
     try:
         current = key(cache)
     except FileNotFoundError:
         raise BadState("there is none yet") from None
     found = _parsed.get(str(cache))
-    if found is not None and found[0] == current:
-        return found[1].snapshot()
-    return read(cache)
+    return found[1] if found is not None and found[0] == current else None
 
 
 def _journal(cache: Path, size: int) -> bytes:
@@ -448,13 +452,9 @@ _parsed: dict[str, tuple[Key, State]] = {}
 def cached(cache: Path) -> State:
     """The state, parsed once per change of its files (they are large: one entry per memory).
     Callers must not change it; :func:`read` gives a private copy."""
-    try:
-        current = key(cache)
-    except FileNotFoundError:
-        raise BadState("there is none yet") from None
-    found = _parsed.get(str(cache))
-    if found is not None and found[0] == current:
-        return found[1]
+    found = _kept(cache)
+    if found is not None:
+        return found
     state = read(cache)
     if state.disk.key is not None:
         _parsed[str(cache)] = (state.disk.key, state)
