@@ -162,9 +162,12 @@ def step_live(root: Path, base: Path, n: int, texts: list[str]) -> dict[str, flo
     return out
 
 
-def _rss(pid: int) -> tuple[float, float]:
+def _rss(pid: int) -> dict[str, float]:
+    """The process's resident memory (MB): whole, peak, and its anonymous and file-backed parts
+    (the latter: mapped pages of the index and of libraries, shared with the page cache)."""
     fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+    return {f"server_{name}_mb": int(fields[key].split()[0]) / 1024
+            for name, key in (("rss", "VmRSS"), ("hwm", "VmHWM"), ("anon", "RssAnon"), ("file", "RssFile"))}
 
 
 #: the click application alone (the fast path not tried): what a fresh ``memfs search`` ran before it
@@ -232,11 +235,49 @@ def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> 
             out[f"{kind}_p50"], out[f"{kind}_cpu_p50"] = ms(wall[kind]), ms(used[kind])
             out[f"{kind}_server_cpu_mean"] = statistics.mean(served[kind]) * 1000
             out[f"{kind}_server_cpu_p50"] = ms(served[kind])
-        out["server_rss_mb"], out["server_hwm_mb"] = _rss(server.pid)
+        out.update(_rss(server.pid))
+        out.update(_served_saves(root, server.pid, runs))
         return out
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def _served_saves(root: Path, pid: int, runs: int) -> dict[str, float]:
+    """Saves through the file system while ``memfs serve`` runs: the server's CPU per save (its
+    update and the first search after it, asked in process by the live client as a fresh CLI
+    would), and its RSS after them."""
+    from memfs.agents.live.listener import status
+    from memfs.agents.live.wire import ask
+
+    took, cpu_each = [], []
+    for i in range(runs):
+        rel, word = f"notes/served-{i}.md", f"zqxserved{i}w"
+        seen = (status(root) or {}).get("processed", 0)
+        c0, t0 = _proc_cpu(pid), time.perf_counter()
+        (root / rel).write_text(f"---\nid: served{i}\ntype: note\nscope: user:U1\nsource: tool:bench\nstatus: active\n"
+                                f"created: 2026-11-01T00:00:00Z\n---\nThe {word} is searchable.\n")
+        while True:
+            now = (status(root) or {}).get("processed", 0)
+            if now > seen:
+                seen = now
+                reply = ask(root, "search", args_for(word))
+                if reply is not None and [h["path"] for h in reply["view"]["hits"]] == [rel]:
+                    break
+            time.sleep(0.005)
+        took.append(time.perf_counter() - t0)
+        cpu_each.append(_proc_cpu(pid) - c0)
+    out = {"served_save_p50": ms(took), "served_save_p95": p95(took), "served_save_server_cpu_p50": ms(cpu_each)}
+    out.update({k.replace("server_", "server_after_saves_"): v for k, v in _rss(pid).items()})
+    for i in range(runs):
+        (root / f"notes/served-{i}.md").unlink(missing_ok=True)
+    return out
+
+
+def _proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (its own, not its children's)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _candidates(count: int) -> list[dict[str, Any]]:
@@ -402,7 +443,13 @@ def report(n: int, r: dict[str, Any]) -> None:
               f"{(r['fresh_memfs_cpu_p50'] + r['fresh_memfs_server_cpu_mean']) / tv:.2f}x (client + server); "
               f"click app {r['fresh_click_cpu_p50'] / tv:.2f}x, without bytecode "
               f"{r['fresh_click_nopyc_cpu_p50'] / tv:.2f}x; server RSS {r['server_rss_mb']:.0f} MB "
-              f"(peak {r['server_hwm_mb']:.0f})")
+              f"(peak {r['server_hwm_mb']:.0f}; anon {r.get('server_anon_mb', 0):.0f}, "
+              f"file {r.get('server_file_mb', 0):.0f})")
+    if "served_save_p50" in r:
+        print(f"  served save -> found by the live client p50/p95 {r['served_save_p50']:.0f} / "
+              f"{r['served_save_p95']:.0f} ms, server CPU p50 {r['served_save_server_cpu_p50']:.0f} ms; RSS after "
+              f"{r['server_after_saves_rss_mb']:.0f} MB (anon {r['server_after_saves_anon_mb']:.0f}, "
+              f"file {r['server_after_saves_file_mb']:.0f})")
     if "remember_cpu_p50" in r:
         print(f"remember in process p50 {r['remember_p50']:.1f} ms, CPU {r['remember_cpu_p50']:.1f}; bare add+commit "
               f"{r['bare_git_p50']:.1f} ms, CPU {r['bare_git_cpu_p50']:.1f} "
@@ -423,7 +470,8 @@ def report(n: int, r: dict[str, Any]) -> None:
 
 
 MODELLED = ("library_cpu_p50", "live_cpu_p50", "tantivy_cpu_p50", "whoosh_cpu_p50", "save_searchable_p50",
-            "fresh_memfs_cpu_p50", "fresh_tantivy_cpu_p50", "server_rss_mb", "remember_cpu_p50",
+            "save_searchable_cpu_each", "served_save_server_cpu_p50",
+            "fresh_memfs_cpu_p50", "fresh_tantivy_cpu_p50", "server_rss_mb", "server_anon_mb", "remember_cpu_p50",
             "cli_remember_cpu_p50", "cli_served_cpu_p50", "cli_served_server_cpu_p50", "validate_cpu_s")
 
 

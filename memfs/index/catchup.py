@@ -112,16 +112,15 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
 def _pending(state: State, current: Stats) -> tuple[list[str], list[str]]:
     """(changed or new or racy paths, removed paths) of the working tree against ``state``."""
     racy_before = state.snapshot_ns - RACY_NS
-    files = state.files
+    recorded = state.stat
     changed = [
         rel
         for rel, st in current.items()
-        if (entry := files.get(rel)) is None
-        or entry.mtime_ns != st[0]
-        or entry.size != st[1]
-        or entry.mtime_ns >= racy_before
+        if (known := recorded(rel)) is None
+        or known != st
+        or known[0] >= racy_before
     ]
-    removed = [rel for rel in files if rel not in current]
+    removed = [rel for rel in state.files if rel not in current]
     return changed, removed
 
 
@@ -149,6 +148,9 @@ def _segment_names_from_the_os() -> None:
     Patched once per process, by whichever writer opens first."""
     from whoosh.codec.base import Segment
 
+    from memfs.index.mapped import read_in_place
+
+    read_in_place()
     Segment._random_id = classmethod(_os_random_id)  # type: ignore[method-assign,assignment]
 
 
@@ -193,26 +195,26 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
     if data is None and broken is not None:
         if not fresh and old is not None and old.lengths is not None:
             writer.get().delete_by_term("path", rel)
-        state.files[rel] = Entry(stat[0], stat[1], "", None, broken)
+        state.put(rel, Entry(stat[0], stat[1], "", None, broken))
         return "updated" if old is not None else "added"
     if data is None:
         if old is not None:
             if not fresh and old.lengths is not None:
                 writer.get().delete_by_term("path", rel)
-            del state.files[rel]
+            state.drop(rel)
             return "removed"
         return "none"
     digest = _digest(data)
     if old is not None and old.digest == digest:
-        state.files[rel] = dataclasses.replace(old, mtime_ns=stat[0], size=stat[1])
+        state.put(rel, dataclasses.replace(old, mtime_ns=stat[0], size=stat[1]))
         return "same"
     if memory is None:
         if not fresh and old is not None and old.lengths is not None:
             writer.get().delete_by_term("path", rel)
-        state.files[rel] = Entry(stat[0], stat[1], digest, None, broken)
+        state.put(rel, Entry(stat[0], stat[1], digest, None, broken))
         return "updated" if old is not None else "added"
     lengths = add_document(writer.get(), document(memory), fresh=fresh)
-    state.files[rel] = Entry(stat[0], stat[1], digest, lengths, None)
+    state.put(rel, Entry(stat[0], stat[1], digest, tuple(lengths), None))
     return "updated" if old is not None else "added"
 
 
@@ -311,7 +313,7 @@ def sync(repo: Store, *, wait: float = SYNC_WAIT) -> SyncReport:
     try:
         with locking.exclusive(cache / LOCK_FILE, timeout=wait):
             try:
-                state = index_state.read(cache)
+                state = index_state.private(cache)
             except BadState as why:
                 report.notices.append(f"memfs: rebuilding the search index: {why}")
                 report.uncommitted = _uncommitted(_rebuild_locked(repo, None).probe)
@@ -350,7 +352,7 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
         for rel in removed:
             if state.files[rel].lengths is not None:
                 writer.get().delete_by_term("path", rel)
-            del state.files[rel]
+            state.drop(rel)
             report.removed += 1
         for done, rel in enumerate(changed, start=1):
             what = _index_one(repo, writer, state, rel, current[rel], fresh=False)

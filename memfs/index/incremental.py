@@ -41,25 +41,21 @@ def _stat(root: Any, rel: str) -> tuple[int, int] | None:
 
 
 class Kept:
-    """A long-running caller's parsed state file, reused while the file is the one it wrote last
-    (parsing it costs ~50 ms at 10,000 memories). The caller serialises updates and searches:
-    the same object is what this process's searcher reads."""
+    """A long-running caller's parsed state, reused while the files on disk are the version it
+    read or wrote last (parsing them costs ~0.5 s at 100,000 memories). The caller serialises
+    updates and searches: the same object is what this process's searcher reads."""
 
     def __init__(self) -> None:
         self.state: State | None = None
-        self.key: tuple[int, int, int] | None = None
 
     def load(self, cache: Any) -> State:
         try:
             current = index_state.key(cache)
         except FileNotFoundError:
             raise BadState("there is none yet") from None
-        if self.state is None or current != self.key:
-            self.state = index_state.read(cache)
+        if self.state is None or current != self.state.disk.key:
+            self.state = index_state.private(cache)
         return self.state
-
-    def wrote(self, cache: Any, state: State) -> None:
-        self.state, self.key = state, index_state.key(cache)
 
 
 def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, kept: Kept | None = None) -> SyncReport:
@@ -78,17 +74,16 @@ def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, ke
             raise NeedsSync(str(why)) from None
         if not (cache / state.index_dir).is_dir():
             raise NeedsSync("its directory is missing")
-        probe = _probe(repo)
-        report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
         try:
             _write(repo, state, wanted, report)
+            probe = _probe(repo)  # after the indexing, which a caller's git refresh may overlap
         except BaseException:
             kept.state = None  # half-applied to the parsed copy: parse the file again next time
             raise
+        report.uncommitted = None if probe is None else Uncommitted(tuple(probe[1]))
         state.probe = probe
         state.serial += 1
         index_state.write(cache, state)
-        kept.wrote(cache, state)
     return report
 
 
@@ -102,7 +97,7 @@ def _write(repo: Store, state: State, rels: list[str], report: SyncReport) -> No
         for rel in rels:
             stat = _stat(repo.root, rel)
             if stat is None:
-                entry = state.files.pop(rel, None)
+                entry = state.drop(rel)
                 if entry is not None:
                     if entry.lengths is not None:
                         writer.get().delete_by_term("path", rel)

@@ -168,17 +168,29 @@ class TermScores:
         return self._live
 
 
-def holders(reader: Any, field: str, words: Iterable[str], size: int) -> npt.NDArray[np.bool_]:
+def holders(reader: Any, field: str, words: Iterable[str], size: int,
+            memo: Callable[[Any, str, str], npt.NDArray[np.int64]] | None = None) -> npt.NDArray[np.bool_]:
     """Which documents (global numbers, deleted ones included) hold any of ``words`` in
     ``field``, from the posting lists' ids alone: an eligibility filter over a whole index costs a
-    block read per 128 documents, not a matcher step per document."""
+    block read per 128 documents, not a matcher step per document. ``memo(leaf, field, word)``,
+    if given, answers a segment's local ids instead of :func:`holders_in` (a caller that keeps
+    them per segment)."""
     found = np.zeros(size, np.bool_)
+    local = memo or holders_in
     for leaf, offset in reader.leaf_readers():
         for word in words:
-            btext = leaf.schema[field].to_bytes(word)
-            if (field, btext) in leaf:
-                found[read_postings(leaf, field, btext, weights=False)[0] + offset] = True
+            ids = local(leaf, field, word)
+            if len(ids):
+                found[ids + offset] = True
     return found
+
+
+def holders_in(leaf: Any, field: str, word: str) -> npt.NDArray[np.int64]:
+    """The local numbers of the documents of one segment that hold ``word`` in ``field``."""
+    btext = leaf.schema[field].to_bytes(word)
+    if (field, btext) not in leaf:
+        return np.zeros(0, np.int64)
+    return read_postings(leaf, field, btext, weights=False)[0]
 
 
 @lru_cache(maxsize=1)

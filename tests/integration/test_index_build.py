@@ -19,11 +19,11 @@ TEXTS = (
 )
 
 
-def _expected(repo: MemoryRepo, rel: str) -> list[int]:
+def _expected(repo: MemoryRepo, rel: str) -> tuple[int, ...]:
     memory = repo.store.load(rel)[1]
     assert memory is not None
     texts = _texts(memory)
-    return [len(tokens(texts[name])) for name in TEXT_FIELDS]
+    return tuple(len(tokens(texts[name])) for name in TEXT_FIELDS)
 
 
 def test_rebuilt_and_updated_lengths_are_the_analyzers_token_counts(repo: MemoryRepo) -> None:

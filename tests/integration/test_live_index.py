@@ -412,6 +412,47 @@ def test_incremental_equals_rebuilt_after_random_edits_commits_and_deletes(live:
                 assert comparable(via_server(repo, query, scope=scope)) == comparable(direct(copy, query, scope=scope))
 
 
+@pytest.mark.parametrize("tear", ["half a line", "a foreign line", "no journal"])
+def test_a_torn_state_journal_is_caught_up_at_the_next_start(repo: MemoryRepo, tmp_path: Path, tear: str) -> None:
+    """A server killed while appending to ``.memfs/state.journal`` leaves a torn last line (or a
+    line of another whole file, or none of its lines): the state replays to an older copy than
+    the index, the next start's full check indexes again what the lost lines said, its next save
+    writes the state whole, and the answers are a fresh build's."""
+    from memfs.index import state as index_state
+    from memfs.index.state import JOURNAL_FILE
+
+    first = Live(repo)
+    first.server.start()
+    try:
+        for i in range(6):
+            write(repo, f"facts/t{i}.md", fact(f"The {WORDS[i]} {WORDS[i + 1]} journal note."))
+            first.settle()
+        (repo.root / "facts/t0.md").unlink()
+        first.settle()
+    finally:
+        first.server.stop()
+    journal = repo.store.cache_dir / JOURNAL_FILE
+    data = journal.read_bytes()
+    assert data.count(b"\n") >= 2, "each update appends a line"
+    cut = data.rstrip(b"\n").rfind(b"\n")
+    torn = {"half a line": data[:cut + (len(data) - cut) // 2], "no journal": b"",
+            "a foreign line": data[:cut + 1].replace(b'"base":"', b'"base":"x', 1)}[tear]
+    journal.write_bytes(torn)
+    again = Live(repo)
+    again.server.start()
+    try:
+        write(repo, "facts/t9.md", fact("The journal note after the restart."))
+        again.settle()
+        state = index_state.read(repo.store.cache_dir)
+        assert state.disk.token and state.disk.journal_bytes == (journal.stat().st_size if journal.exists() else 0)
+        assert not torn or not journal.exists() or not journal.read_bytes().startswith(torn), "written whole"
+        copy = rebuilt_copy(repo, tmp_path)
+        for query in ("journal note", f"{WORDS[0]} {WORDS[1]}", f"{WORDS[5]} journal", "restart"):
+            assert comparable(via_server(repo, query)) == comparable(direct(copy, query)), query
+    finally:
+        again.server.stop()
+
+
 def test_recalls_answered_by_the_server_are_counted_off_the_request_path(
     live: Live, monkeypatch: pytest.MonkeyPatch
 ) -> None:

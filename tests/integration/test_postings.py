@@ -97,6 +97,19 @@ def test_long_posting_lists_are_read_a_block_at_a_time(opened: Handle) -> None:
     assert blocks > 3
 
 
+def test_segment_files_are_read_in_place_not_copied(opened: Handle) -> None:
+    """whoosh3 copies every file of a segment into a ``BytesIO`` (the whole index per open
+    reader); memfs reads the memory map in place (:mod:`memfs.index.mapped`), and the postings
+    read through it are the ones above."""
+    from memfs.index.mapped import MappedFile, Window
+
+    for leaf, _offset in opened.stats.reader.leaf_readers():
+        terms: Any = leaf._terms
+        for found in (terms._dbfile, terms._postfile):
+            assert isinstance(found, MappedFile) and isinstance(found.file, Window)
+            assert found.get(0, 16) == bytes(found._buf[:16])
+
+
 def _parts(opened: Handle, word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((field, (word,)) for field in FIELD_BOOSTS if opened.stats.df(field, word))
 

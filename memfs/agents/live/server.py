@@ -34,10 +34,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memfs import index
+from memfs.agents.live.probe import CachedProbeGit
 from memfs.agents.live.view import search_view
 from memfs.agents.verbs import Context
 from memfs.agents.watch import event_paths, observe, stop_observing, watched_path
@@ -49,7 +49,6 @@ from memfs.index.catchup import REBUILD_WAIT
 from memfs.index.state import ensure_cache
 from memfs.ops.verbs.declare import Request
 from memfs.ops.verbs.recall import Search
-from memfs.store import gitcli
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
@@ -60,8 +59,6 @@ if TYPE_CHECKING:
 DEBOUNCE_SECONDS = 0.05
 QUERY_WAIT = 10.0
 TICK_SECONDS = 0.5
-#: the most changed paths one update asks ``git status`` about alone (more: the whole tree)
-REFRESH_PATHS = 200
 CLOCK_JUMP_SECONDS = 2.0
 REQUEST_TIMEOUT = 5.0
 GIT_NAMES = ("HEAD", "index", "packed-refs", "config", "info/exclude")
@@ -81,63 +78,6 @@ class AlreadyRunning(MemfsError):
 
 class Busy(Exception):
     """An update holds the live index longer than a reader waits."""
-
-
-class CachedProbeGit(gitcli.Git):
-    """The repository's git, with the ``git status`` probe kept until the live index says the
-    files or ``.git`` changed: the per-query scan the live index exists to skip."""
-
-    def __init__(self, workdir: Path, git_dir: Path) -> None:
-        super().__init__(workdir, git_dir)
-        self._probe: tuple[str, gitcli.Probe | None] | None = None
-        self._probe_lock = threading.Lock()
-
-    def probe(self, pathspec: str) -> gitcli.Probe | None:
-        with self._probe_lock:
-            if self._probe is not None and self._probe[0] == pathspec:
-                return self._probe[1]
-        found = super().probe(pathspec)
-        with self._probe_lock:
-            self._probe = (pathspec, found)
-        return found
-
-    def forget_probe(self) -> None:
-        with self._probe_lock:
-            self._probe = None
-
-    def refresh_probe(self, pathspec: str, paths: list[str]) -> None:
-        """Bring the kept probe up to date after a change to ``paths`` (git paths) and nothing
-        else (no event on ``.git``): ``git status`` of those paths alone replaces what the kept
-        probe listed of them, instead of one of the whole tree (an lstat of every tracked file:
-        ~130 ms at 50k). Forgotten instead (the next probe is whole) when there is nothing kept,
-        too many paths, HEAD differs, or git-ignored files are involved (git lists an ignored
-        folder whole, not its files), and for a memory root below the repository's top (a
-        ``.gitignore`` above it is not watched). No paths (a barrier alone): the kept probe stands."""
-        with self._probe_lock:
-            kept = self._probe
-        if kept is not None and not paths:
-            return
-        if (kept is None or kept[0] != pathspec or kept[1] is None or len(paths) > REFRESH_PATHS
-                or pathspec != "."):
-            self.forget_probe()
-            return
-        old = kept[1]
-        found = self.probe_paths(paths)
-        if found is None or found.head != old.head or found.ignored or _under_any(paths, old.ignored):
-            self.forget_probe()
-            return
-        changed = set(paths)
-        listed = tuple(sorted({*(p for p in old.listed if p not in changed), *found.listed}))
-        with self._probe_lock:
-            if self._probe is kept:
-                self._probe = (pathspec, gitcli.Probe(old.head, listed, old.ignored, old.staged or found.staged))
-
-
-def _under_any(paths: list[str], entries: tuple[str, ...]) -> bool:
-    """Whether a path is one of ``entries`` or inside one of its folders (``drafts/``)."""
-    folders = tuple(e for e in entries if e.endswith("/"))
-    exact = set(entries)
-    return any(p in exact or p.startswith(folders) for p in paths) if entries else False
 
 
 @dataclass(frozen=True)
