@@ -195,6 +195,7 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     head = git.head() if fetched else None
     on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
     judged = ("HEAD", f"--glob={prefix}")
+    together = _fetch_together(repo, target, [w for w, tip in tips.items() if tip != fetched.get(w)], judged)
     out = []
     for writer in sorted(set(tips) | set(fetched)):
         ref = prefix + writer
@@ -202,7 +203,9 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
         if tip is not None and tip == fetched.get(writer) and writer in on_branch:
             out.append(WriterOutcome(writer, tip, "none"))
             continue
-        if tip is not None and tip != fetched.get(writer):
+        if writer in together:
+            tip = together[writer]
+        elif tip is not None and tip != fetched.get(writer):
             try:
                 tip = incoming.fetch(repo, target.remote, sync.WRITERS + writer, ref, known=judged)
             except SyncRefused as exc:
@@ -213,6 +216,21 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
             continue
         out.append(_merge_writer(repo, target, writer, tip))
     return out
+
+
+def _fetch_together(repo: Store, target: sync.Target, writers: list[str], judged: tuple[str, ...]) -> dict[str, str]:
+    """The writer refs that moved, fetched and judged in one go (one connection, one pack, one
+    reading of their commits): writer -> tip. Empty when there are fewer than two, or when that
+    fails (a secret in one of them, a ref deleted since it was listed): then each is fetched alone,
+    which says whose it is and holds that writer only."""
+    if len(writers) < 2:
+        return {}
+    prefix = f"{FETCHED}{target.remote}/"
+    try:
+        tips = incoming.fetch_many(repo, target.remote, {sync.WRITERS + w: prefix + w for w in writers}, judged)
+    except (SyncRefused, GitError):
+        return {}
+    return {branch.removeprefix(sync.WRITERS): tip for branch, tip in (tips or {}).items()}
 
 
 def _gone(repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None) -> WriterOutcome:
@@ -232,8 +250,6 @@ def _merge_writer(repo: Store, target: sync.Target, writer: str, tip: str) -> Wr
     cannot settle leaves the branch as it was and holds this writer alone."""
     git = repo.git
     head = git.head()
-    if head is not None and git.is_ancestor(tip, head):
-        return WriterOutcome(writer, tip, "none")
     marker = git.git_dir / MARKER
     marker.write_text(f"{head or ''} {writer} {tip}\n", encoding="utf-8")
     crashpoint.reached("integrate-merging")

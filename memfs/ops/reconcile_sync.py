@@ -84,10 +84,11 @@ class Unsettled(Exception):
         self.files = files
 
 
-def diverged(repo: Store, head: str, upstream: str) -> Divergence:
-    """Which memory files the local commits and the upstream commits change (two ``git diff``)."""
+def diverged(repo: Store, head: str, upstream: str, base: str | None = None) -> Divergence:
+    """Which memory files the local commits and the upstream commits change (two ``git diff``);
+    ``base``: their merge base when the caller has it already."""
     git = repo.git
-    base = git.merge_base(head, upstream)
+    base = base or git.merge_base(head, upstream)
     if base is None:
         return Divergence(None, frozenset(), frozenset())
 
