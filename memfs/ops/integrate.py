@@ -46,6 +46,9 @@ from memfs.store.repo import Store
 MARKER = "memfs-integrating"
 #: ``refs/memfs/writers/<remote>/<writer>``: each writer ref as last fetched and judged here.
 FETCHED = "refs/memfs/writers/"
+#: In the git directory: the writer tips the secret gate refused, one per line, so the next rounds
+#: fetch them alone rather than make every fetch of the others fail (a hint: losing it costs a fetch).
+REFUSED = "memfs-refused-tips"
 #: ``refs/memfs/integrated/<remote>/<branch>``: the shared branch as last seen on the remote; a
 #: later tip that does not contain it was force-pushed.
 SEEN = "refs/memfs/integrated/"
@@ -195,7 +198,7 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     head = git.head() if fetched else None
     on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
     judged = ("HEAD", f"--glob={prefix}")
-    together = _fetch_together(repo, target, [w for w, tip in tips.items() if tip != fetched.get(w)], judged)
+    together = _fetch_together(repo, target, {w: tip for w, tip in tips.items() if tip != fetched.get(w)}, judged)
     out = []
     for writer in sorted(set(tips) | set(fetched)):
         ref = prefix + writer
@@ -209,6 +212,7 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
             try:
                 tip = incoming.fetch(repo, target.remote, sync.WRITERS + writer, ref, known=judged)
             except SyncRefused as exc:
+                _note_refused(repo, tips[writer])
                 out.append(WriterOutcome(writer, tips[writer], "held", str(exc)))
                 continue
         if tip is None:
@@ -218,11 +222,16 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     return out
 
 
-def _fetch_together(repo: Store, target: sync.Target, writers: list[str], judged: tuple[str, ...]) -> dict[str, str]:
+def _fetch_together(
+    repo: Store, target: sync.Target, moved: dict[str, str], judged: tuple[str, ...]
+) -> dict[str, str]:
     """The writer refs that moved, fetched and judged in one go (one connection, one pack, one
-    reading of their commits): writer -> tip. Empty when there are fewer than two, or when that
-    fails (a secret in one of them, a ref deleted since it was listed): then each is fetched alone,
-    which says whose it is and holds that writer only."""
+    reading of their commits), ``moved`` being writer -> tip as listed: writer -> tip fetched. Empty
+    when there are fewer than two, or when that fails (a secret in one of them, a ref deleted since
+    it was listed): then each is fetched alone, which says whose it is and holds that writer only.
+    A tip refused before is left out (fetched alone, refused again) so it fails no fetch of others."""
+    refused = _refused(repo)
+    writers = [w for w, tip in moved.items() if tip not in refused]
     if len(writers) < 2:
         return {}
     prefix = f"{FETCHED}{target.remote}/"
@@ -231,6 +240,18 @@ def _fetch_together(repo: Store, target: sync.Target, writers: list[str], judged
     except (SyncRefused, GitError):
         return {}
     return {branch.removeprefix(sync.WRITERS): tip for branch, tip in (tips or {}).items()}
+
+
+def _refused(repo: Store) -> set[str]:
+    try:
+        return set((repo.git.git_dir / REFUSED).read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _note_refused(repo: Store, tip: str) -> None:
+    known = sorted(_refused(repo) | {tip})[-1000:]
+    (repo.git.git_dir / REFUSED).write_text("".join(f"{sha}\n" for sha in known), encoding="ascii")
 
 
 def _gone(repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None) -> WriterOutcome:
@@ -294,8 +315,9 @@ def _recover(repo: Store) -> bool:
 
 @dataclass(frozen=True)
 class Rounds:
-    """How ``--watch`` runs: a round every ``interval`` seconds (sleeping between rounds, never
-    polling), ``rounds`` at most (``None``: until stopped)."""
+    """How ``--watch`` runs: every ``interval`` seconds it lists the remote's branch and writer
+    refs (one ``git ls-remote``) and runs a round when that listing differs from the one after
+    the last good round, ``rounds`` polls at most (``None``: until stopped)."""
 
     interval: float = 30.0
     rounds: int | None = None
@@ -305,21 +327,47 @@ class Rounds:
 def watch(
     repo: Store, how: Rounds, report: Callable[[IntegrateResult | MemfsError], None] | None = None, **options: Any
 ) -> IntegrateResult:
-    """Run :func:`integrate` in rounds; the last round's result. With ``report``, each round's
-    result or error goes to it and a failed round does not stop the next (a remote down for a
-    while; the last error is raised if the last round failed); without, the first error raises."""
-    done = 0
+    """Run :func:`integrate` in rounds; the last round's result. A poll whose listing of the remote
+    (the branch and every writer ref, one ``ls-remote``) is the one the last good round left runs
+    no round: nothing new could be integrated, and a held writer can only become integrable when
+    its ref or the branch moves. So the interval can be short, and a write reaches the branch
+    about one interval after its writer pushed. With ``report``, each round's result or error goes
+    to it and a failed round does not stop the next (a remote down for a while; the last error is
+    raised if the last round failed); without, the first error raises."""
+    done, last, quiet = 0, None, None
     while True:
         done += 1
-        try:
-            last = integrate(repo, waiting=how.waiting, **options)
-        except MemfsError as exc:
-            if report is None or done == how.rounds:
-                raise
-            report(exc)
-        else:
-            if report is not None:
-                report(last)
-            if done == how.rounds:
-                return last
+        listed = _listing(repo, options)
+        if listed is None or listed != quiet or last is None:
+            try:
+                last = integrate(repo, waiting=how.waiting, **options)
+            except MemfsError as exc:
+                quiet = None
+                if report is None or done == how.rounds:
+                    raise
+                report(exc)
+            else:
+                quiet = _after_round(listed, last)
+                if report is not None:
+                    report(last)
+        if done == how.rounds and last is not None:
+            return last
         how.waiting.sleep(how.interval)
+
+
+def _listing(repo: Store, options: dict[str, Any]) -> dict[str, str] | None:
+    """The remote's branch and writer refs (full name -> commit), or ``None`` when they cannot be
+    listed (the round that follows says why)."""
+    try:
+        target = sync.resolve_target(repo.git, options.get("remote"), options.get("branch"), repo.config().sync)
+        return repo.git.remote_refs(target.remote, f"refs/heads/{target.branch}", f"refs/heads/{sync.WRITERS}*")
+    except MemfsError:
+        return None
+
+
+def _after_round(listed: dict[str, str] | None, result: IntegrateResult) -> dict[str, str] | None:
+    """What the remote lists once ``result``'s round is done, as far as this integrator knows: the
+    listing from before it, with the branch where the round pushed it."""
+    if listed is None or result.after is None:
+        return None
+    return {**listed, f"refs/heads/{result.branch}": result.after}
