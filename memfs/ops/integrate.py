@@ -11,7 +11,8 @@ repository), runs rounds of:
    secret gate judges every commit none of the refs it judged before reaches), and merge each
    into the local branch with sync's rules (:func:`memfs.ops.sync.integrate`: a fast-forward, a
    merge, or one reconcile merge commit whose memory files memfs settles; a change that needs a
-   person is held ``needs_review`` for ``memfs review``);
+   person is held ``needs_review`` for ``memfs review``), then, once for all of them, the lineage
+   check (:func:`memfs.ops.reconcile_sync.keep_lineage`);
 3. push the branch as a plain fast-forward: the server's compare-and-swap of the ref, so two
    integrators never lose each other's work (the loser fetches, integrates and pushes again
    after a random wait that doubles, :mod:`memfs.policy.retry`).
@@ -32,12 +33,12 @@ the remote are never changed, so a killed round loses nothing and the next one r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, MemfsError, SyncRefused
 from memfs.ops import incoming, sync
-from memfs.ops.reconcile_sync import Settlement
+from memfs.ops.reconcile_sync import Divergence, Settlement, keep_lineage
 from memfs.policy.retry import Backoff
 from memfs.store import crashpoint
 from memfs.store.repo import Store
@@ -198,6 +199,7 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     head = git.head() if fetched else None
     on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
     judged = ("HEAD", f"--glob={prefix}")
+    lineage: dict[str, list[Divergence]] = {}
     together = _fetch_together(repo, target, {w: tip for w, tip in tips.items() if tip != fetched.get(w)}, judged)
     out = []
     for writer in sorted(set(tips) | set(fetched)):
@@ -216,10 +218,29 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
                 out.append(WriterOutcome(writer, tips[writer], "held", str(exc)))
                 continue
         if tip is None:
-            out.append(_gone(repo, target, writer, fetched.get(writer) or git.rev(ref) or "", upstream))
+            out.append(_gone(repo, target, writer, fetched.get(writer) or git.rev(ref) or "", upstream, lineage))
             continue
-        out.append(_merge_writer(repo, target, writer, tip))
-    return out
+        out.append(_merge_writer(repo, target, writer, tip, lineage))
+    return _keep_lineage(repo, out, lineage)
+
+
+def _keep_lineage(repo: Store, out: list[WriterOutcome], lineage: dict[str, list[Divergence]]) -> list[WriterOutcome]:
+    """One :func:`memfs.ops.reconcile_sync.keep_lineage` for the round's merges (not one per
+    writer: each reads the changed memories and brings the catalog up to date), each settlement
+    reported with the writer whose merge changed its file (else the last one merged)."""
+    found = [div for writer in sorted(lineage) for div in lineage[writer]]
+    if not found:
+        return out
+    union = Divergence(None, frozenset().union(*(d.local for d in found)),
+                       frozenset().union(*(d.upstream for d in found)))
+    settled = keep_lineage(repo, union)
+    if not settled:
+        return out
+    changed = {w: frozenset().union(*(d.local | d.upstream for d in lineage[w])) for w in lineage if lineage[w]}
+    last = max(changed, key=lambda w: max(i for i, o in enumerate(out) if o.writer == w))
+    owners = {s.path: next((w for w in changed if s.path in changed[w]), last) for s in settled}
+    return [replace(o, reconciled=o.reconciled + tuple(s for s in settled if owners[s.path] == o.writer))
+            if o.writer in changed else o for o in out]
 
 
 def _fetch_together(
@@ -254,21 +275,27 @@ def _note_refused(repo: Store, tip: str) -> None:
     (repo.git.git_dir / REFUSED).write_text("".join(f"{sha}\n" for sha in known), encoding="ascii")
 
 
-def _gone(repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None) -> WriterOutcome:
+def _gone(
+    repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None,
+    lineage: dict[str, list[Divergence]],
+) -> WriterOutcome:
     """A writer ref deleted on the remote: forgotten here once the remote branch holds all of it,
     else what it held is integrated from the copy fetched before."""
     git = repo.git
     if not sha or (upstream is not None and git.is_ancestor(sha, upstream)):
         git.delete_refs([f"{FETCHED}{target.remote}/{writer}"])
         return WriterOutcome(writer, sha, "gone", "deleted on the remote; everything it held is on the branch")
-    merged = _merge_writer(repo, target, writer, sha)
+    merged = _merge_writer(repo, target, writer, sha, lineage)
     note = "deleted on the remote; what it held that the branch lacked comes from the copy fetched before"
     return WriterOutcome(writer, sha, merged.outcome, f"{note}. {merged.detail}".strip(), merged.reconciled)
 
 
-def _merge_writer(repo: Store, target: sync.Target, writer: str, tip: str) -> WriterOutcome:
-    """Merge one writer's tip into the branch (:func:`memfs.ops.sync.integrate`); a conflict memfs
-    cannot settle leaves the branch as it was and holds this writer alone."""
+def _merge_writer(
+    repo: Store, target: sync.Target, writer: str, tip: str, lineage: dict[str, list[Divergence]]
+) -> WriterOutcome:
+    """Merge one writer's tip into the branch (:func:`memfs.ops.sync.integrate`, no backup ref: a
+    merge rewrites nothing); a conflict memfs cannot settle leaves the branch as it was and holds
+    this writer alone. What each side changed goes to ``lineage`` for the round's one check."""
     git = repo.git
     head = git.head()
     marker = git.git_dir / MARKER
@@ -276,7 +303,7 @@ def _merge_writer(repo: Store, target: sync.Target, writer: str, tip: str) -> Wr
     crashpoint.reached("integrate-merging")
     try:
         how, _, settled = sync.integrate(repo, sync.Target(target.local, target.remote, sync.WRITERS + writer),
-                                         tip, "merge")
+                                         tip, "merge", backup=False, lineage=lineage.setdefault(writer, []))
     except (ConflictError, SyncRefused, GitError) as exc:
         return WriterOutcome(writer, tip, "held", f"not integrated, retried each round: {exc}".split("\n")[0])
     finally:

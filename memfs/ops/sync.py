@@ -285,10 +285,16 @@ def push_to(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[boo
 
 
 # --- integration -----------------------------------------------------------------------------
-def integrate(repo: Store, target: Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
+def integrate(
+    repo: Store, target: Target, upstream: str, mode: Mode, *, backup: bool = True,
+    lineage: list[reconcile_sync.Divergence] | None = None,
+) -> tuple[str, str | None, list[Settlement]]:
     """Bring ``upstream`` into the current branch; (how, backup ref, what memfs settled). Memory
     files both sides changed are reconciled (:mod:`memfs.ops.reconcile_sync`); raises on any other
-    conflict, leaving the branch where it was."""
+    conflict, leaving the branch where it was. ``backup=False``: no backup ref (a merge that only
+    adds a commit on top, as the integrator's, rewrites nothing); ``lineage``: what each side
+    changed is appended there for the caller's one :func:`reconcile_sync.keep_lineage` after
+    several integrations, instead of one here."""
     git = repo.git
     head = git.head()
     if head == upstream:
@@ -308,18 +314,21 @@ def integrate(repo: Store, target: Target, upstream: str, mode: Mode) -> tuple[s
             f"of them (a force-push); memfs refuses. To combine them, run 'git merge --allow-unrelated-histories "
             f"{target.label}', resolve, commit, then 'memfs sync'."
         )
-    backup = make_backup(git, head, f"sync {mode} onto {target.label}")
+    saved = make_backup(git, head, f"sync {mode} onto {target.label}") if backup else head
     diverged = reconcile_sync.diverged(repo, head, upstream, base)
     if diverged.both:
-        how, settled = "reconcile", _reconcile(repo, target, head, upstream, backup, mode, diverged)
+        how, settled = "reconcile", _reconcile(repo, target, head, upstream, saved, mode, diverged)
     else:
         how, settled = mode, []
-        _replay(repo, target, head, upstream, backup, mode)
+        _replay(repo, target, head, upstream, saved, mode)
     if diverged.local & diverged.upstream:
         # a file only one side changed is that side's version, valid if it was: only files both
         # changed can come out of a merge broken
-        _undo_if_broken(repo, target, head, upstream, backup, mode)
-    return how, backup, settled + reconcile_sync.keep_lineage(repo, diverged)
+        _undo_if_broken(repo, target, head, upstream, saved, mode)
+    if lineage is not None:
+        lineage.append(diverged)
+        return how, saved if backup else None, settled
+    return how, saved if backup else None, settled + reconcile_sync.keep_lineage(repo, diverged)
 
 
 def _replay(repo: Store, target: Target, head: str, upstream: str, backup: str, mode: Mode) -> None:

@@ -131,6 +131,28 @@ def test_concurrent_values_are_reconciled_and_a_retraction_against_a_new_value_i
     assert "status: retracted" in git(remote, "log", "-p", "main", "--format=", "--", path)
 
 
+def test_lineage_is_kept_once_per_round_and_reported_with_the_writer_whose_memory_it_flags(
+        clone: Clone, remote: Path) -> None:
+    a, b, c, i = clone("a"), clone("b"), clone("c"), clone("i")
+    a.write("facts/root.md", fields={**fact("team:x", "root", "r"), "key": "root"}, body="the root\n")
+    writer_sync(a)
+    i.integrate()
+    sync(b.store, route="writer-ref")
+    a.retract(["facts/root.md"], reason="the source was wrong")
+    b.write("notes/derived.md", fields={**fact("team:x", "derived", "d"), "type": "note", "key": "derived",
+                                         "depends_on": ["facts/root.md"]}, body="derived from the root\n")
+    c.remember(fact("team:y", "tool", "ruff"))
+    for repo in (a, b, c):
+        writer_sync(repo)
+    result = i.integrate()
+    assert result.held == () and result.pushed
+    flagged = {w.writer: [s.path for s in w.reconciled] for w in result.writers}
+    assert flagged == {"agent-a": [], "agent-b": ["notes/derived.md"], "agent-c": []}
+    assert i.store.read("notes/derived.md").status == "needs_review"
+    assert i.store.read("facts/root.md").status == "retracted"
+    assert "notes/derived.md" in git(remote, "log", "--name-only", "--format=%s", "-1", "main")
+
+
 def test_a_writer_that_cannot_be_integrated_is_held_and_the_others_flow(clone: Clone, remote: Path) -> None:
     a, b, c, i = clone("a"), clone("b"), clone("c"), clone("i")
     for repo, text in ((a, "one\n"), (b, "two\n")):
