@@ -84,12 +84,23 @@ class Ran:
     out: str
 
 
+#: The writers' scheduling priority (``nice``): the bench's own at the start. With
+#: ``--host-priority N`` the bench, and so the server and the integrator it starts, run N steps
+#: above it (a git host has CPU of its own; here it shares 2 cores with 50 writers and other work).
+WRITER_NICE = os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def as_writer() -> None:
+    """In a writer's process before it starts: back to the writers' priority."""
+    os.setpriority(os.PRIO_PROCESS, 0, WRITER_NICE)
+
+
 def run(argv: list[str] | tuple[str, ...], cwd: Path, env: dict[str, str]) -> Ran:
     """Run a process to its end; its exit code, the CPU seconds of it and its waited-for children
     (``wait4``, so concurrent writers' processes are told apart), and its output."""
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, preexec_fn=as_writer)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -257,7 +268,7 @@ class WriterRefLibrary(WriterRef):
         imports and opening, its git children included) over its operations."""
         argv = [sys.executable, __file__, "--agent", str(writer.clone), str(writer.index), str(ops)]
         proc = subprocess.Popen(argv, cwd=writer.clone, env=writer.env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=as_writer)
         assert proc.stdout is not None
         made, other = [], []
         for line in proc.stdout:
@@ -540,9 +551,14 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     parser.add_argument("--interval", type=float, default=WriterRef.interval,
                         help="seconds between the integrator's rounds (writer-ref)")
+    parser.add_argument("--host-priority", type=int, default=0, metavar="N",
+                        help="run the server and the integrator N nice steps above the writers (root only)")
     args = parser.parse_args()
     WriterRef.interval = args.interval
-    print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared)")
+    if args.host_priority:
+        os.setpriority(os.PRIO_PROCESS, 0, WRITER_NICE - args.host_priority)
+    print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared); "
+          f"server and integrator {args.host_priority} nice steps above the writers")
     with tempfile.TemporaryDirectory(prefix="memfs-bench-writers-") as tmp:
         work = Path(tmp)
         (work / "home").mkdir()

@@ -251,6 +251,41 @@ def test_a_writer_ref_deleted_before_integration_is_integrated_from_the_copy_fet
     assert outcome.outcome == "held" and "deleted on the remote" in outcome.detail
 
 
+def test_a_writer_whose_own_ref_was_deleted_pushes_it_again_with_everything(clone: Clone, remote: Path) -> None:
+    a, i = clone("a"), clone("i")
+    ref = "refs/heads/memfs/writers/agent-a"
+    a.remember(fact("team:x", "lang", "english"))
+    writer_sync(a)
+    first = writer_refs(remote)[ref]
+    git(remote, "update-ref", "-d", ref)  # deleted on the server before the integrator saw it
+    a.remember(fact("team:x", "tool", "ruff"))
+    result = sync(a.store, route="writer-ref")
+    assert result.pushed == 2 and result.attempts == 1, result  # both commits, one try, no force
+    assert git(remote, "merge-base", "--is-ancestor", first, writer_refs(remote)[ref]) == ""
+    i.integrate()
+    names = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "facts/lang--team-x.md" in names and "facts/tool--team-x.md" in names
+
+
+def test_a_writer_syncing_after_main_was_force_pushed_keeps_its_commits_and_its_ref_moves_forward(
+        clone: Clone, remote: Path) -> None:
+    a, i = clone("a"), clone("i")
+    before = remote_head(remote)
+    a.remember(fact("team:x", "lang", "english"))
+    writer_sync(a)
+    i.integrate()
+    ref = "refs/heads/memfs/writers/agent-a"
+    published = writer_refs(remote)[ref]
+    git(remote, "update-ref", "refs/heads/main", before)  # main force-pushed back by someone
+    a.remember(fact("team:x", "tool", "ruff"))
+    result = sync(a.store, route="writer-ref")
+    assert result.pushed >= 1 and git(remote, "merge-base", "--is-ancestor", published, writer_refs(remote)[ref]) == ""
+    assert a.store.read("facts/lang--team-x.md").body == "english\n"
+    with pytest.raises(SyncRefused, match=r"was rewritten \(force-pushed\).*Nothing was pushed"):
+        i.integrate()
+    assert remote_head(remote) == before  # the integrator pushed nothing over the rewrite
+
+
 def test_a_rewritten_main_stops_the_integrator_with_nothing_pushed(clone: Clone, remote: Path) -> None:
     a, i = clone("a"), clone("i")
     a.remember(fact("team:x", "lang", "english"))
