@@ -18,6 +18,11 @@ clones of its own, and the modes run one after the other against the same server
     branch ``memfs/writers/wI`` (no race); one ``memfs integrate --watch --interval S --json``
     runs beside the server in a clone of its own, the only pusher of ``main``, until every write
     is on ``main`` (docs/collaboration.md, "many writers").
+``writer-ref-lib``
+    the same route, but each writer is one long-lived process (as an agent host is: an MCP
+    server, a program using the library) calling ``MemoryRepo.remember`` then
+    ``MemoryRepo.sync(route="writer-ref")`` K times; the process's start is shared over its
+    operations (a row of its own).
 
 (Another publishing scheme is one more :class:`Mode`: how to prepare a clone, write, publish,
 sync quietly, and what runs beside the server meanwhile.)
@@ -32,16 +37,18 @@ client side only; the integrator's CPU shown apart and shared over the operation
 sees its file; writes that arrived only in the quiet phase count with that time).
 
     .venv/bin/python bench/bench_writers.py [--servers daemon http ssh] [--writers 12 50] [--ops 6]
-        [--modes memfs writer-ref git] [--interval 1]
+        [--modes memfs writer-ref writer-ref-lib git] [--interval 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -50,7 +57,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,12 +84,23 @@ class Ran:
     out: str
 
 
+#: The writers' scheduling priority (``nice``): the bench's own at the start. With
+#: ``--host-priority N`` the bench, and so the server and the integrator it starts, run N steps
+#: above it (a git host has CPU of its own; here it shares 2 cores with 50 writers and other work).
+WRITER_NICE = os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def as_writer() -> None:
+    """In a writer's process before it starts: back to the writers' priority."""
+    os.setpriority(os.PRIO_PROCESS, 0, WRITER_NICE)
+
+
 def run(argv: list[str] | tuple[str, ...], cwd: Path, env: dict[str, str]) -> Ran:
     """Run a process to its end; its exit code, the CPU seconds of it and its waited-for children
     (``wait4``, so concurrent writers' processes are told apart), and its output."""
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, preexec_fn=as_writer)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -110,6 +128,9 @@ class Op:
     publish_wall: float = 0.0
     published: bool = False
     failure: str = ""
+    #: of ``cpu``, this operation's share of its long-lived process's start (Python, imports,
+    #: opening the repository): one process per writer for all its operations
+    start_cpu: float = 0.0
 
 
 class Mode:
@@ -129,6 +150,11 @@ class Mode:
 
     def operate(self, writer: Writer, n: int) -> Op:
         raise NotImplementedError
+
+    def work(self, writer: Writer, ops: int, done: Callable[[Op], None]) -> None:
+        """One writer's ``ops`` operations, one after the other, each handed to ``done``."""
+        for n in range(ops):
+            done(self.operate(writer, n))
 
     def quiet_sync(self, writer: Writer) -> bool:
         raise NotImplementedError
@@ -190,10 +216,17 @@ class WriterRef(MemfsSync):
         clone = place / "integrator"
         server.clone(repo, clone)
         configure_merge_driver(MemoryRepo.open(clone, actor="agent:integrator").store.git)
-        with tempfile.TemporaryFile() as out:
+        # appended to (O_APPEND), so reading it here while it runs never moves where it writes
+        with open(place / "integrator.out", "a+b") as out:
             proc = subprocess.Popen([*MEMFS, "integrate", "--watch", "--interval", str(self.interval), "--json"],
                                     cwd=clone, env={**env, "MEMFS_ACTOR": "agent:integrator"},
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+            # a running integrator is warm: the writers start once its first round is done
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and time.monotonic() < deadline and b"{" not in out.read():
+                time.sleep(0.2)
+                out.seek(0)
+            out.seek(0, os.SEEK_END)
             try:
                 yield proc
             finally:
@@ -220,6 +253,69 @@ class WriterRef(MemfsSync):
             pushed += bool(data.get("pushed")) if isinstance(data, dict) else 0
         extra = f"; other output: {other[:200]}" if other else ""
         return f"integrator: {rounds} rounds, {pushed} of them pushed main{extra}"
+
+
+class WriterRefLibrary(WriterRef):
+    """Each writer one long-lived process (as an agent host is: an MCP server, a program using the
+    library) calling ``MemoryRepo.remember`` then ``MemoryRepo.sync(route="writer-ref")`` K times;
+    ``memfs integrate --watch`` beside, as for ``writer-ref``."""
+
+    name = "writer-ref-lib"
+
+    def work(self, writer: Writer, ops: int, done: Callable[[Op], None]) -> None:
+        """Start the writer's process (this script with ``--agent``), take each operation from its
+        JSON lines as it finishes, then share the rest of the process's CPU (``wait4``: its start,
+        imports and opening, its git children included) over its operations."""
+        argv = [sys.executable, __file__, "--agent", str(writer.clone), str(writer.index), str(ops)]
+        proc = subprocess.Popen(argv, cwd=writer.clone, env=writer.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=as_writer)
+        assert proc.stdout is not None
+        made, other = [], []
+        for line in proc.stdout:
+            if not line.startswith("{"):
+                other.append(line.strip())
+                continue
+            made.append(Op(**json.loads(line)))
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        share = (usage.ru_utime + usage.ru_stime - sum(op.cpu for op in made)) / max(len(made), 1)
+        said = " ".join(other)[-300:]
+        made += [Op(f"w{writer.index}-o{n}", failure=f"agent exited {proc.returncode}: {said}")
+                 for n in range(len(made), ops)]
+        for op in made:
+            op.cpu += share
+            op.start_cpu = share
+            done(op)
+
+
+def agent(clone: Path, index: int, ops: int) -> None:
+    """A writer as a long-lived process: ``ops`` remember + writer-ref sync in this one process,
+    one JSON line per operation (an :class:`Op`: its times from the shared monotonic clock, its CPU
+    from ``getrusage`` of this process and its git children)."""
+    from memfs.errors import MemfsError
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    repo = MemoryRepo.open(clone, actor=f"agent:w{index}")
+    for n in range(ops):
+        op, began = Op(f"w{index}-o{n}"), cpu()
+        try:
+            repo.remember({"scope": f"agent:w{index}", "key": op.token, "type": "fact", "source": f"bench:{op.token}",
+                           "source_kind": "tool", "body": f"Writer {index} measured build {n} at {40 + n} seconds."})
+        except MemfsError as exc:
+            op.failure = f"remember: {exc}"
+        op.committed, op.write_cpu = time.monotonic(), cpu() - began
+        if not op.failure:
+            try:
+                repo.sync(route="writer-ref", writer=f"w{index}")
+                op.published = True
+            except MemfsError as exc:
+                op.failure = f"sync: {exc}"
+            op.publish_wall = time.monotonic() - op.committed
+        op.cpu = cpu() - began
+        print(json.dumps(dataclasses.asdict(op)), flush=True)
 
 
 class PlainGit(Mode):
@@ -264,7 +360,7 @@ class PlainGit(Mode):
         return self._publish(writer, Op("quiet"))
 
 
-MODES: dict[str, type[Mode]] = {mode.name: mode for mode in (MemfsSync, WriterRef, PlainGit)}
+MODES: dict[str, type[Mode]] = {mode.name: mode for mode in (MemfsSync, WriterRef, WriterRefLibrary, PlainGit)}
 
 
 # --- watching main ---------------------------------------------------------------------------
@@ -360,11 +456,12 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, site: tuple[servers.Se
     outcome = Outcome(mode.name)
     lock = threading.Lock()
 
+    def done(op: Op) -> None:
+        with lock:
+            outcome.ops.append(op)
+
     def work(writer: Writer) -> None:
-        for n in range(ops):
-            op = mode.operate(writer, n)
-            with lock:
-                outcome.ops.append(op)
+        mode.work(writer, ops, done)
 
     with mode.beside(server, repo, place, env), Watcher(server.root / repo, env).running() as watcher:
         started = time.monotonic()
@@ -408,7 +505,9 @@ def rows(outcome: Outcome) -> dict[str, float]:
         "integrator CPU s per op": outcome.beside_cpu / len(cpus) if cpus else 0.0,
         "CPU s per op, all (mean)": statistics.fmean(cpus) + outcome.beside_cpu / len(cpus) if cpus else 0.0,
         "  of which write (median)": statistics.median(op.write_cpu for op in outcome.ops) if cpus else 0.0,
-        "  of which publish (median)": statistics.median(op.cpu - op.write_cpu for op in outcome.ops) if cpus else 0.0,
+        "  of which publish (median)": statistics.median(op.cpu - op.write_cpu - op.start_cpu for op in outcome.ops)
+        if cpus else 0.0,
+        "  of which process start (mean)": statistics.fmean(op.start_cpu for op in outcome.ops) if cpus else 0.0,
         "publish wall s (median)": statistics.median(published) if published else float("nan"),
         "visibility p50 s": pct(lat, 50),
         "visibility p95 s": pct(lat, 95),
@@ -442,6 +541,9 @@ def seed_repo(work: Path) -> Path:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--agent"]:
+        agent(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", nargs="+", default=["daemon"], choices=servers.KINDS)
     parser.add_argument("--writers", type=int, nargs="+", default=[12])
@@ -449,9 +551,14 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     parser.add_argument("--interval", type=float, default=WriterRef.interval,
                         help="seconds between the integrator's rounds (writer-ref)")
+    parser.add_argument("--host-priority", type=int, default=0, metavar="N",
+                        help="run the server and the integrator N nice steps above the writers (root only)")
     args = parser.parse_args()
     WriterRef.interval = args.interval
-    print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared)")
+    if args.host_priority:
+        os.setpriority(os.PRIO_PROCESS, 0, WRITER_NICE - args.host_priority)
+    print(f"loadavg at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores, shared); "
+          f"server and integrator {args.host_priority} nice steps above the writers")
     with tempfile.TemporaryDirectory(prefix="memfs-bench-writers-") as tmp:
         work = Path(tmp)
         (work / "home").mkdir()

@@ -16,7 +16,7 @@ the memory root are not (they are the repository's own business, not memory).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memfs.errors import SyncRefused
 from memfs.ops import entry
@@ -32,23 +32,34 @@ def fetch(repo: Store, remote: str, branch: str, tracking: str, known: Sequence[
     fetched kept, when a commit carries a secret. The commits judged are those none of ``known``
     reaches (default: no ref here; the integrator names only refs it has judged itself, so a
     checkout that fetched writer branches without memfs does not vouch for them)."""
+    tips = fetch_many(repo, remote, {branch: tracking}, known)
+    return None if tips is None else tips[branch]
+
+
+def fetch_many(
+    repo: Store, remote: str, branches: Mapping[str, str], known: Sequence[str] = ("--all",)
+) -> dict[str, str] | None:
+    """:func:`fetch` of several branches (branch -> its tracking ref) in one fetch, judged together:
+    all or nothing. Each branch's tip, or ``None`` when any of them does not exist; a secret in any
+    commit refuses them all (the caller fetches them one by one to learn whose it is)."""
     git = repo.git
     objects = git.quarantine_dir()
+    named = ", ".join(f"{remote}/{branch}" for branch in branches)
     try:
-        tip = git.fetch_quarantined(remote, branch, objects)
-        if tip is None:
+        tips = git.fetch_quarantined_many(remote, list(branches), objects)
+        if tips is None:
             return None
-        found = entry.commits(repo, git.incoming(tip, objects, known), objects)
+        found = entry.commits(repo, git.incoming(sorted(set(tips.values())), objects, known), objects)
         if found:
             more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
             raise SyncRefused(
-                f"the commits on {remote}/{branch} carry a secret: {'; '.join(found[:SHOWN])}{more}. Nothing was "
-                f"fetched or integrated ({remote}/{branch} here is unchanged and none of its objects were kept). Have "
+                f"the commits on {named} carry a secret: {'; '.join(found[:SHOWN])}{more}. Nothing was "
+                f"fetched or integrated ({named} here is unchanged and none of its objects were kept). Have "
                 "it erased where it was committed (memfs purge there, then a force-push by an administrator), then "
                 "sync again", problems=found,
             )
         git.adopt(objects)
-        git.update_ref(tracking, tip, f"memfs sync: fetched {remote}/{branch}")
-        return tip
+        git.update_refs({branches[branch]: tip for branch, tip in tips.items()}, f"memfs sync: fetched {named}")
+        return tips
     finally:
         git.discard(objects)

@@ -11,7 +11,8 @@ repository), runs rounds of:
    secret gate judges every commit none of the refs it judged before reaches), and merge each
    into the local branch with sync's rules (:func:`memfs.ops.sync.integrate`: a fast-forward, a
    merge, or one reconcile merge commit whose memory files memfs settles; a change that needs a
-   person is held ``needs_review`` for ``memfs review``);
+   person is held ``needs_review`` for ``memfs review``), then, once for all of them, the lineage
+   check (:func:`memfs.ops.reconcile_sync.keep_lineage`);
 3. push the branch as a plain fast-forward: the server's compare-and-swap of the ref, so two
    integrators never lose each other's work (the loser fetches, integrates and pushes again
    after a random wait that doubles, :mod:`memfs.policy.retry`).
@@ -32,12 +33,12 @@ the remote are never changed, so a killed round loses nothing and the next one r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memfs.errors import ConflictError, GitError, MemfsError, SyncRefused
 from memfs.ops import incoming, sync
-from memfs.ops.reconcile_sync import Settlement
+from memfs.ops.reconcile_sync import Divergence, Settlement, keep_lineage
 from memfs.policy.retry import Backoff
 from memfs.store import crashpoint
 from memfs.store.repo import Store
@@ -46,6 +47,9 @@ from memfs.store.repo import Store
 MARKER = "memfs-integrating"
 #: ``refs/memfs/writers/<remote>/<writer>``: each writer ref as last fetched and judged here.
 FETCHED = "refs/memfs/writers/"
+#: In the git directory: the writer tips the secret gate refused, one per line, so the next rounds
+#: fetch them alone rather than make every fetch of the others fail (a hint: losing it costs a fetch).
+REFUSED = "memfs-refused-tips"
 #: ``refs/memfs/integrated/<remote>/<branch>``: the shared branch as last seen on the remote; a
 #: later tip that does not contain it was force-pushed.
 SEEN = "refs/memfs/integrated/"
@@ -195,6 +199,8 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
     head = git.head() if fetched else None
     on_branch = {ref.removeprefix(prefix) for ref, _ in git.refs(prefix, merged=head)} if head else set()
     judged = ("HEAD", f"--glob={prefix}")
+    lineage: dict[str, list[Divergence]] = {}
+    together = _fetch_together(repo, target, {w: tip for w, tip in tips.items() if tip != fetched.get(w)}, judged)
     out = []
     for writer in sorted(set(tips) | set(fetched)):
         ref = prefix + writer
@@ -202,44 +208,102 @@ def _writers(repo: Store, target: sync.Target, upstream: str | None) -> list[Wri
         if tip is not None and tip == fetched.get(writer) and writer in on_branch:
             out.append(WriterOutcome(writer, tip, "none"))
             continue
-        if tip is not None and tip != fetched.get(writer):
+        if writer in together:
+            tip = together[writer]
+        elif tip is not None and tip != fetched.get(writer):
             try:
                 tip = incoming.fetch(repo, target.remote, sync.WRITERS + writer, ref, known=judged)
             except SyncRefused as exc:
+                _note_refused(repo, tips[writer])
                 out.append(WriterOutcome(writer, tips[writer], "held", str(exc)))
                 continue
         if tip is None:
-            out.append(_gone(repo, target, writer, fetched.get(writer) or git.rev(ref) or "", upstream))
+            out.append(_gone(repo, target, writer, fetched.get(writer) or git.rev(ref) or "", upstream, lineage))
             continue
-        out.append(_merge_writer(repo, target, writer, tip))
-    return out
+        out.append(_merge_writer(repo, target, writer, tip, lineage))
+    return _keep_lineage(repo, out, lineage)
 
 
-def _gone(repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None) -> WriterOutcome:
+def _keep_lineage(repo: Store, out: list[WriterOutcome], lineage: dict[str, list[Divergence]]) -> list[WriterOutcome]:
+    """One :func:`memfs.ops.reconcile_sync.keep_lineage` for the round's merges (not one per
+    writer: each reads the changed memories and brings the catalog up to date), each settlement
+    reported with the writer whose merge changed its file (else the last one merged)."""
+    found = [div for writer in sorted(lineage) for div in lineage[writer]]
+    if not found:
+        return out
+    union = Divergence(None, frozenset().union(*(d.local for d in found)),
+                       frozenset().union(*(d.upstream for d in found)))
+    settled = keep_lineage(repo, union)
+    if not settled:
+        return out
+    changed = {w: frozenset().union(*(d.local | d.upstream for d in lineage[w])) for w in lineage if lineage[w]}
+    last = max(changed, key=lambda w: max(i for i, o in enumerate(out) if o.writer == w))
+    owners = {s.path: next((w for w in changed if s.path in changed[w]), last) for s in settled}
+    return [replace(o, reconciled=o.reconciled + tuple(s for s in settled if owners[s.path] == o.writer))
+            if o.writer in changed else o for o in out]
+
+
+def _fetch_together(
+    repo: Store, target: sync.Target, moved: dict[str, str], judged: tuple[str, ...]
+) -> dict[str, str]:
+    """The writer refs that moved, fetched and judged in one go (one connection, one pack, one
+    reading of their commits), ``moved`` being writer -> tip as listed: writer -> tip fetched. Empty
+    when there are fewer than two, or when that fails (a secret in one of them, a ref deleted since
+    it was listed): then each is fetched alone, which says whose it is and holds that writer only.
+    A tip refused before is left out (fetched alone, refused again) so it fails no fetch of others."""
+    refused = _refused(repo)
+    writers = [w for w, tip in moved.items() if tip not in refused]
+    if len(writers) < 2:
+        return {}
+    prefix = f"{FETCHED}{target.remote}/"
+    try:
+        tips = incoming.fetch_many(repo, target.remote, {sync.WRITERS + w: prefix + w for w in writers}, judged)
+    except (SyncRefused, GitError):
+        return {}
+    return {branch.removeprefix(sync.WRITERS): tip for branch, tip in (tips or {}).items()}
+
+
+def _refused(repo: Store) -> set[str]:
+    try:
+        return set((repo.git.git_dir / REFUSED).read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def _note_refused(repo: Store, tip: str) -> None:
+    known = sorted(_refused(repo) | {tip})[-1000:]
+    (repo.git.git_dir / REFUSED).write_text("".join(f"{sha}\n" for sha in known), encoding="ascii")
+
+
+def _gone(
+    repo: Store, target: sync.Target, writer: str, sha: str, upstream: str | None,
+    lineage: dict[str, list[Divergence]],
+) -> WriterOutcome:
     """A writer ref deleted on the remote: forgotten here once the remote branch holds all of it,
     else what it held is integrated from the copy fetched before."""
     git = repo.git
     if not sha or (upstream is not None and git.is_ancestor(sha, upstream)):
         git.delete_refs([f"{FETCHED}{target.remote}/{writer}"])
         return WriterOutcome(writer, sha, "gone", "deleted on the remote; everything it held is on the branch")
-    merged = _merge_writer(repo, target, writer, sha)
+    merged = _merge_writer(repo, target, writer, sha, lineage)
     note = "deleted on the remote; what it held that the branch lacked comes from the copy fetched before"
     return WriterOutcome(writer, sha, merged.outcome, f"{note}. {merged.detail}".strip(), merged.reconciled)
 
 
-def _merge_writer(repo: Store, target: sync.Target, writer: str, tip: str) -> WriterOutcome:
-    """Merge one writer's tip into the branch (:func:`memfs.ops.sync.integrate`); a conflict memfs
-    cannot settle leaves the branch as it was and holds this writer alone."""
+def _merge_writer(
+    repo: Store, target: sync.Target, writer: str, tip: str, lineage: dict[str, list[Divergence]]
+) -> WriterOutcome:
+    """Merge one writer's tip into the branch (:func:`memfs.ops.sync.integrate`, no backup ref: a
+    merge rewrites nothing); a conflict memfs cannot settle leaves the branch as it was and holds
+    this writer alone. What each side changed goes to ``lineage`` for the round's one check."""
     git = repo.git
     head = git.head()
-    if head is not None and git.is_ancestor(tip, head):
-        return WriterOutcome(writer, tip, "none")
     marker = git.git_dir / MARKER
     marker.write_text(f"{head or ''} {writer} {tip}\n", encoding="utf-8")
     crashpoint.reached("integrate-merging")
     try:
         how, _, settled = sync.integrate(repo, sync.Target(target.local, target.remote, sync.WRITERS + writer),
-                                         tip, "merge")
+                                         tip, "merge", backup=False, lineage=lineage.setdefault(writer, []))
     except (ConflictError, SyncRefused, GitError) as exc:
         return WriterOutcome(writer, tip, "held", f"not integrated, retried each round: {exc}".split("\n")[0])
     finally:
@@ -278,8 +342,9 @@ def _recover(repo: Store) -> bool:
 
 @dataclass(frozen=True)
 class Rounds:
-    """How ``--watch`` runs: a round every ``interval`` seconds (sleeping between rounds, never
-    polling), ``rounds`` at most (``None``: until stopped)."""
+    """How ``--watch`` runs: every ``interval`` seconds it lists the remote's branch and writer
+    refs (one ``git ls-remote``) and runs a round when that listing differs from the one after
+    the last good round, ``rounds`` polls at most (``None``: until stopped)."""
 
     interval: float = 30.0
     rounds: int | None = None
@@ -289,21 +354,47 @@ class Rounds:
 def watch(
     repo: Store, how: Rounds, report: Callable[[IntegrateResult | MemfsError], None] | None = None, **options: Any
 ) -> IntegrateResult:
-    """Run :func:`integrate` in rounds; the last round's result. With ``report``, each round's
-    result or error goes to it and a failed round does not stop the next (a remote down for a
-    while; the last error is raised if the last round failed); without, the first error raises."""
-    done = 0
+    """Run :func:`integrate` in rounds; the last round's result. A poll whose listing of the remote
+    (the branch and every writer ref, one ``ls-remote``) is the one the last good round left runs
+    no round: nothing new could be integrated, and a held writer can only become integrable when
+    its ref or the branch moves. So the interval can be short, and a write reaches the branch
+    about one interval after its writer pushed. With ``report``, each round's result or error goes
+    to it and a failed round does not stop the next (a remote down for a while; the last error is
+    raised if the last round failed); without, the first error raises."""
+    done, last, quiet = 0, None, None
     while True:
         done += 1
-        try:
-            last = integrate(repo, waiting=how.waiting, **options)
-        except MemfsError as exc:
-            if report is None or done == how.rounds:
-                raise
-            report(exc)
-        else:
-            if report is not None:
-                report(last)
-            if done == how.rounds:
-                return last
+        listed = _listing(repo, options)
+        if listed is None or listed != quiet or last is None:
+            try:
+                last = integrate(repo, waiting=how.waiting, **options)
+            except MemfsError as exc:
+                quiet = None
+                if report is None or done == how.rounds:
+                    raise
+                report(exc)
+            else:
+                quiet = _after_round(listed, last)
+                if report is not None:
+                    report(last)
+        if done == how.rounds and last is not None:
+            return last
         how.waiting.sleep(how.interval)
+
+
+def _listing(repo: Store, options: dict[str, Any]) -> dict[str, str] | None:
+    """The remote's branch and writer refs (full name -> commit), or ``None`` when they cannot be
+    listed (the round that follows says why)."""
+    try:
+        target = sync.resolve_target(repo.git, options.get("remote"), options.get("branch"), repo.config().sync)
+        return repo.git.remote_refs(target.remote, f"refs/heads/{target.branch}", f"refs/heads/{sync.WRITERS}*")
+    except MemfsError:
+        return None
+
+
+def _after_round(listed: dict[str, str] | None, result: IntegrateResult) -> dict[str, str] | None:
+    """What the remote lists once ``result``'s round is done, as far as this integrator knows: the
+    listing from before it, with the branch where the round pushed it."""
+    if listed is None or result.after is None:
+        return None
+    return {**listed, f"refs/heads/{result.branch}": result.after}

@@ -84,10 +84,11 @@ class Unsettled(Exception):
         self.files = files
 
 
-def diverged(repo: Store, head: str, upstream: str) -> Divergence:
-    """Which memory files the local commits and the upstream commits change (two ``git diff``)."""
+def diverged(repo: Store, head: str, upstream: str, base: str | None = None) -> Divergence:
+    """Which memory files the local commits and the upstream commits change (two ``git diff``);
+    ``base``: their merge base when the caller has it already."""
     git = repo.git
-    base = git.merge_base(head, upstream)
+    base = base or git.merge_base(head, upstream)
     if base is None:
         return Divergence(None, frozenset(), frozenset())
 
@@ -221,10 +222,11 @@ def _one_per_subject(repo: Store, changed: dict[str, Memory]) -> list[Settlement
 
 
 def _flag_orphans(repo: Store, changed: dict[str, Memory]) -> list[Settlement]:
-    parents = sorted({d for m in changed.values() for d in m.depends_on} - set(changed))
+    # a parent the other side changed (retracted) is among ``changed`` itself: read only the others
+    parents = {d for m in changed.values() for d in m.depends_on}
     if not parents:
         return []
-    known = {**_memories_at_head(repo, parents), **changed}
+    known = {**_memories_at_head(repo, sorted(parents - set(changed))), **changed}
     flagged = concurrent.orphans(changed, known)
     if not flagged:
         return []

@@ -157,6 +157,8 @@ class Target:
     branch: str
     #: The writer id on the ``writer-ref`` route (commits go to :attr:`pushes`), else ``None``.
     writer: str | None = None
+    #: Whether the local branch has an upstream remote configured (else sync records one).
+    tracked: bool = True
 
     @property
     def tracking(self) -> str:
@@ -180,8 +182,15 @@ def resolve_target(git: gitcli.Git, remote: str | None, branch: str | None, conf
     local = git.branch()
     if local is None:
         raise ConflictError("HEAD is detached; switch to your branch first (git switch main), then sync again")
-    remotes = git.remotes()
-    remote = remote or conf.remote or git.config_get(f"branch.{local}.remote")
+    # the remotes and this branch's upstream from one reading of the config; ``git remote``
+    # only when that names none (it also knows remotes from the old .git/remotes files)
+    config = git.config_matching(r"^(remote|branch)\.")
+    remotes = sorted({key[len("remote."):key.rindex(".")] for key in config
+                      if key.startswith("remote.") and key.count(".") >= 2})
+    upstream = config.get(f"branch.{local}.remote")
+    remote = remote or conf.remote or upstream
+    if remote is None or remote not in remotes:
+        remotes = git.remotes()
     if remote is None:
         remote = "origin" if "origin" in remotes else remotes[0] if len(remotes) == 1 else None
     if remote is None:
@@ -189,11 +198,11 @@ def resolve_target(git: gitcli.Git, remote: str | None, branch: str | None, conf
     if remote not in remotes:
         raise NotFound(f"there is no git remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})",
                        param="remote")
-    if git.config_get(f"remote.{remote}.mirror") == "true":
+    if config.get(f"remote.{remote}.mirror") == "true":
         raise SyncRefused(f"remote {remote!r} is configured as a mirror, so every push would be a force-push; refused")
-    merge_ref = git.config_get(f"branch.{local}.merge") if remote == git.config_get(f"branch.{local}.remote") else None
+    merge_ref = config.get(f"branch.{local}.merge") if remote == upstream else None
     branch = branch or conf.branch or (merge_ref.removeprefix("refs/heads/") if merge_ref else None) or local
-    return Target(local, remote, branch)
+    return Target(local, remote, branch, tracked=upstream is not None)
 
 
 def check_no_operation(repo: Store) -> None:
@@ -210,21 +219,30 @@ def check_no_operation(repo: Store) -> None:
             raise ConflictError(f"the repository is in the middle of {what}; finish it first ({fix}), then try again")
 
 
-def check_quiet(repo: Store) -> None:
-    """Also refuse uncommitted changes to tracked files: a rebase or merge needs a clean tree."""
+def check_quiet(repo: Store) -> list[str]:
+    """Also refuse uncommitted changes to tracked files: a rebase or merge needs a clean tree. The
+    memory files that are not committed yet (untracked: the rest is refused), from the same
+    ``git status``; a sync leaves them as they are, so they are what it did not share."""
     check_no_operation(repo)
-    dirty = repo.git.status_paths(untracked="no")
+    entries = repo.git.status_entries()
+    dirty = [path for code, path in entries if code != "??"]
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" (+{len(dirty) - 5} more)" if len(dirty) > 5 else "")
         raise ConflictError(
             f"uncommitted changes in {shown}; commit them (git commit, or 'memfs propose' for memories) or set them "
             "aside (git stash), then sync again. Nothing was changed."
         )
+    return _memory_files(repo, [path for _, path in entries])
 
 
 def uncommitted_memories(repo: Store) -> list[str]:
+    return _memory_files(repo, repo.git.status_paths(repo.pathspec, untracked="all"))
+
+
+def _memory_files(repo: Store, names: list[str]) -> list[str]:
+    """Of ``names`` (paths from the work tree's top), the memory files under the root, sorted."""
     found = []
-    for name in repo.git.status_paths(repo.pathspec, untracked="all"):
+    for name in names:
         rel = repo.from_git_path(name)
         if rel and paths.is_memory_name(rel) and not paths.is_ignored(repo.root, rel):
             found.append(rel)
@@ -267,34 +285,50 @@ def push_to(git: gitcli.Git, remote: str, source: str, branch: str) -> tuple[boo
 
 
 # --- integration -----------------------------------------------------------------------------
-def integrate(repo: Store, target: Target, upstream: str, mode: Mode) -> tuple[str, str | None, list[Settlement]]:
+def integrate(
+    repo: Store, target: Target, upstream: str, mode: Mode, *, backup: bool = True,
+    lineage: list[reconcile_sync.Divergence] | None = None,
+) -> tuple[str, str | None, list[Settlement]]:
     """Bring ``upstream`` into the current branch; (how, backup ref, what memfs settled). Memory
     files both sides changed are reconciled (:mod:`memfs.ops.reconcile_sync`); raises on any other
-    conflict, leaving the branch where it was."""
+    conflict, leaving the branch where it was. ``backup=False``: no backup ref (a merge that only
+    adds a commit on top, as the integrator's, rewrites nothing); ``lineage``: what each side
+    changed is appended there for the caller's one :func:`reconcile_sync.keep_lineage` after
+    several integrations, instead of one here."""
     git = repo.git
     head = git.head()
-    if head is None or git.is_ancestor(head, upstream):
-        if head == upstream:
-            return "none", None, []
+    if head == upstream:
+        return "none", None, []
+    # one merge base answers all three questions: it is ``head`` when head is an ancestor of
+    # upstream (then the only best common ancestor), ``upstream`` the other way round, and none
+    # when the histories are unrelated
+    base = git.merge_base(head, upstream) if head is not None else None
+    if head is None or base == head:
         git.fast_forward(upstream)
         return "fast-forward", None, []
-    if git.is_ancestor(upstream, head):
+    if base == upstream:
         return "none", None, []
-    if git.merge_base(head, upstream) is None:
+    if base is None:
         raise SyncRefused(
             f"your {target.local} and {target.label} share no history, so syncing would mean discarding one "
             f"of them (a force-push); memfs refuses. To combine them, run 'git merge --allow-unrelated-histories "
             f"{target.label}', resolve, commit, then 'memfs sync'."
         )
-    backup = make_backup(git, head, f"sync {mode} onto {target.label}")
-    diverged = reconcile_sync.diverged(repo, head, upstream)
+    saved = make_backup(git, head, f"sync {mode} onto {target.label}") if backup else head
+    diverged = reconcile_sync.diverged(repo, head, upstream, base)
     if diverged.both:
-        how, settled = "reconcile", _reconcile(repo, target, head, upstream, backup, mode, diverged)
+        how, settled = "reconcile", _reconcile(repo, target, head, upstream, saved, mode, diverged)
     else:
         how, settled = mode, []
-        _replay(repo, target, head, upstream, backup, mode)
-    _undo_if_broken(repo, target, head, upstream, backup, mode)
-    return how, backup, settled + reconcile_sync.keep_lineage(repo, diverged)
+        _replay(repo, target, head, upstream, saved, mode)
+    if diverged.local & diverged.upstream:
+        # a file only one side changed is that side's version, valid if it was: only files both
+        # changed can come out of a merge broken
+        _undo_if_broken(repo, target, head, upstream, saved, mode)
+    if lineage is not None:
+        lineage.append(diverged)
+        return how, saved if backup else None, settled
+    return how, saved if backup else None, settled + reconcile_sync.keep_lineage(repo, diverged)
 
 
 def _replay(repo: Store, target: Target, head: str, upstream: str, backup: str, mode: Mode) -> None:
@@ -403,8 +437,8 @@ def sync(
         target = resolve_target(repo.git, remote, branch, conf)
         if route == "writer-ref":
             target = replace(target, writer=writer_id(repo, conf, writer))
-        check_quiet(repo)
-        return _sync_locked(repo, target, mode, push, retry, waiting)
+        uncommitted = check_quiet(repo)
+        return replace(_sync_locked(repo, target, mode, push, retry, waiting), uncommitted=tuple(uncommitted))
 
 
 def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Backoff, waiting: Waiting) -> SyncResult:
@@ -428,7 +462,7 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
         head = git.head()
         if not push or head is None or head in (upstream, own):
             prune_backups(git, head if head == own else upstream, keep=backups)
-            result = _result(target, mode, before, head, how, pulled, 0, backups, attempt, repo, settled)
+            result = _result(target, mode, before, head, how, pulled, 0, backups, attempt, settled)
             if target.writer and upstream and head and head != upstream:
                 return replace(result, waiting=git.count(f"{upstream}..{head}"))
             return result
@@ -443,7 +477,7 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
             if target.writer:
                 git.update_ref(target.own_tracking, head, f"memfs sync: pushed {target.pushes}")
             prune_backups(git, head, keep=backups)
-            result = _result(target, mode, before, head, how, pulled, sent, backups, attempt, repo, settled)
+            result = _result(target, mode, before, head, how, pulled, sent, backups, attempt, settled)
             return replace(result, waiting=sent) if target.writer else result
         lost = True
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
@@ -499,9 +533,11 @@ def prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
     branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there."""
     if tip is None:
         return
+    others = [(ref, sha) for ref, sha in git.refs(BACKUP_PREFIX) if ref not in keep]
+    if not others:
+        return
     reachable = {ref for ref, _ in git.refs(BACKUP_PREFIX, merged=tip)}
-    gone = [ref for ref, sha in git.refs(BACKUP_PREFIX)
-            if ref not in keep and (ref in reachable or git.changes_on(tip, sha))]
+    gone = [ref for ref, sha in others if ref in reachable or git.changes_on(tip, sha)]
     if gone:
         git.delete_refs(gone)
 
@@ -516,7 +552,6 @@ def _result(
     pushed: int,
     backups: list[str],
     attempts: int,
-    repo: Store,
     settled: list[Settlement],
 ) -> SyncResult:
     return SyncResult(
@@ -530,7 +565,7 @@ def _result(
         pushed,
         tuple(backups),
         attempts,
-        tuple(uncommitted_memories(repo)),
+        (),
         tuple(settled),
         target.pushes,
     )
@@ -538,7 +573,7 @@ def _result(
 
 def _track(git: gitcli.Git, target: Target) -> None:
     """Record the remote branch as the upstream (like ``push -u``) if none is set yet."""
-    if git.config_get(f"branch.{target.local}.remote") is None:
+    if not target.tracked:
         git.config_set(f"branch.{target.local}.remote", target.remote)
         git.config_set(f"branch.{target.local}.merge", f"refs/heads/{target.branch}")
 

@@ -98,6 +98,20 @@ def test_a_retraction_against_a_concurrent_new_value_is_held_for_review(clone: C
     assert b.validate() == []
 
 
+def test_a_memory_derived_from_one_the_other_clone_retracted_is_flagged_after_sync(clone: Clone) -> None:
+    a, b = clone("a"), clone("b")
+    a.write("facts/root.md", fields={**FACT, "key": "root"}, body="the root\n")
+    sync(a.store)
+    sync(b.store)
+    a.retract(["facts/root.md"], reason="the source was wrong")
+    b.write("notes/derived.md", fields={**FACT, "type": "note", "depends_on": ["facts/root.md"]}, body="derived\n")
+    sync(a.store)
+    result = sync(b.store)  # the retracted parent is among what the other side changed
+    assert [(s.path, s.rule) for s in result.reconciled] == [("notes/derived.md", "flagged")]
+    memory = b.store.read("notes/derived.md")
+    assert memory.status == "needs_review" and memory.meta["invalidated_by"][0]["root"] == "facts/root.md"
+
+
 def test_unrelated_histories_are_refused(tmp_path: Path, remote: Path) -> None:
     other = MemoryRepo.init(tmp_path / "other", actor="agent:other")
     git(other.root, "remote", "add", "origin", str(remote))

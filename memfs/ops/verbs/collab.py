@@ -72,9 +72,10 @@ class Integrate(Request["IntegrateResult"]):
                                  help="Tries at most when another integrator pushed first (default: [sync] attempts).")
     budget: float | None = param(default=None, minimum=0, maximum=3600, metavar="SECONDS",
                                  help="Start no new try after this many seconds (default: [sync] budget, 60).")
-    watch: bool = param(default=False, help="Keep running: a round every --interval seconds until stopped.")
+    watch: bool = param(default=False, help="Keep running until stopped: every --interval seconds, list the remote's "
+                                            "refs (one ls-remote) and run a round when any moved.")
     interval: float = param(default=30.0, minimum=0.1, maximum=86400, metavar="SECONDS",
-                            help="Seconds between rounds with --watch.")
+                            help="Seconds between polls with --watch.")
     rounds: int | None = param(default=None, minimum=1, help="With --watch, stop after this many rounds.")
 
     def round_options(self) -> dict[str, Any]:

@@ -71,31 +71,45 @@ class Quarantine(Refs):
         ``objects[0]``: its tip, or ``None`` if the branch does not exist. No ref changes (the
         tip is read from ``FETCH_HEAD``, which is then removed; ``--refmap=`` keeps git from updating
         the remote-tracking ref on its own, as it does for a branch named on the command line)."""
-        proc = self._run(*_QUIET_FETCH, "fetch", "--quiet", "--no-tags", "--refmap=", remote, f"refs/heads/{branch}",
+        tips = self.fetch_quarantined_many(remote, [branch], objects)
+        return None if tips is None else tips[branch]
+
+    def fetch_quarantined_many(
+        self, remote: str, branches: Sequence[str], objects: tuple[Path, Path]
+    ) -> dict[str, str] | None:
+        """:meth:`fetch_quarantined` of several branches in one fetch (one connection, one pack):
+        each branch's tip, or ``None`` when any of them does not exist (git fetches none then)."""
+        refspecs = [f"refs/heads/{branch}" for branch in branches]
+        proc = self._run(*_QUIET_FETCH, "fetch", "--quiet", "--no-tags", "--refmap=", remote, *refspecs,
                          check=False, objects=objects)
         fetch_head = self.git_dir / "FETCH_HEAD"
+        named = ", ".join(f"{remote}/{branch}" for branch in branches)
         try:
             if proc.returncode != 0:
                 message = process.output(proc)
                 if "couldn't find remote ref" in message:
                     return None
-                raise GitError(f"fetching {remote}/{branch} failed, nothing was changed: {message}")
-            first = fetch_head.read_text(encoding="utf-8", errors="replace").split("\t", 1)[0].strip()
+                raise GitError(f"fetching {named} failed, nothing was changed: {message}")
+            lines = fetch_head.read_text(encoding="utf-8", errors="replace").splitlines()
         finally:
             fetch_head.unlink(missing_ok=True)
-        if len(first) != 40:
-            raise GitError(f"fetching {remote}/{branch}: git wrote no commit id to FETCH_HEAD")
-        return first
+        # one line per refspec, in their order: ``SHA<TAB><TAB>branch 'NAME' of URL``
+        tips = [line.split("\t", 1)[0].strip() for line in lines if line.strip()]
+        if len(tips) != len(branches) or any(len(tip) != 40 for tip in tips):
+            raise GitError(f"fetching {named}: git wrote {len(tips)} commit id(s) to FETCH_HEAD for "
+                           f"{len(branches)} branch(es)")
+        return dict(zip(branches, tips, strict=True))
 
     def incoming(
-        self, tip: str, objects: tuple[Path, Path] | None = None, known: Sequence[str] = ("--all",)
+        self, tip: str | Sequence[str], objects: tuple[Path, Path] | None = None, known: Sequence[str] = ("--all",)
     ) -> list[Incoming]:
-        """The commits reachable from ``tip`` and from none of ``known`` (default: no ref of this
-        repository), each with its message and the files it changes (a merge: against its first
-        parent, so what the merge itself adds is seen). Two git processes: the log, and one batch
-        read of the messages."""
+        """The commits reachable from ``tip`` (one commit or several) and from none of ``known``
+        (default: no ref of this repository), each with its message and the files it changes (a
+        merge: against its first parent, so what the merge itself adds is seen). Two git
+        processes: the log, and one batch read of the messages."""
+        tips = [tip] if isinstance(tip, str) else list(tip)
         out = self._run("log", "-z", "--format=%H", "--raw", "--no-renames", "--no-abbrev",
-                        "--diff-merges=first-parent", tip, "--not", *known, objects=objects).stdout
+                        "--diff-merges=first-parent", *tips, "--not", *known, objects=objects).stdout
         order: list[str] = []
         changes: dict[str, list[Change]] = {}
         tokens = out.decode("utf-8", "surrogateescape").split("\0")

@@ -4,7 +4,7 @@ and refs moved, the repository's config and remotes."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memfs.errors import GitError
@@ -96,6 +96,11 @@ class Refs(Base):
         out = self._text("cherry", tip, commit)
         return all(line.startswith("-") for line in out.splitlines() if line)
 
+    def update_refs(self, moves: Mapping[str, str], message: str = "memfs") -> None:
+        """Point each ref of ``moves`` at its commit, in one transaction (all or none)."""
+        lines = "".join(f"update {ref} {sha}\n" for ref, sha in moves.items())
+        self._run("update-ref", "-m", message, "--stdin", stdin=lines.encode())
+
     def delete_refs(self, refs: Sequence[str]) -> None:
         """Delete ``refs`` in one transaction."""
         self._run("update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in refs).encode())
@@ -148,6 +153,18 @@ class Refs(Base):
     def config_get(self, key: str) -> str | None:
         proc = self._run("config", "--get", key, check=False)
         return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
+
+    def config_matching(self, pattern: str) -> dict[str, str]:
+        """Every config entry whose key matches ``pattern`` (git's extended regex), in one
+        process: key (section and name in lower case, as git prints them) -> value, the last one
+        where a key is set more than once (as ``--get`` answers)."""
+        proc = self._run("config", "-z", "--get-regexp", pattern, check=False)
+        found = {}
+        for item in proc.stdout.decode("utf-8", "replace").split("\0"):
+            key, _, value = item.partition("\n")
+            if key:
+                found[key] = value
+        return found
 
     def config_set(self, key: str, value: str) -> None:
         self._text("config", key, value)

@@ -36,6 +36,16 @@ class Remotes(Refs):
                 found[name] = sha
         return found
 
+    def remote_refs(self, remote: str, *patterns: str) -> dict[str, str]:
+        """The remote's refs matching ``patterns`` (``git ls-remote``'s, such as
+        ``refs/heads/main`` or ``refs/heads/memfs/writers/*``): full name -> commit. One round
+        trip; nothing is fetched."""
+        proc = self._run("ls-remote", remote, *patterns, check=False)
+        if proc.returncode != 0:
+            raise GitError(f"listing the refs of {remote} failed: {process.output(proc)}")
+        return {ref: sha for sha, _, ref in (line.partition("\t") for line in
+                                              proc.stdout.decode("utf-8", "replace").splitlines()) if ref}
+
     def fast_forward(self, rev: str) -> None:
         self._text("merge", "--ff-only", "--quiet", rev)
 

@@ -63,6 +63,23 @@ class WorkTree(Base):
         out = self._text(*args, *(["--", *process.literal(pathspec)] if pathspec else []))
         return _porcelain_paths(out)
 
+    def status_entries(self) -> list[tuple[str, str]]:
+        """(``XY`` code, path) of every path of the work tree whose state differs from HEAD,
+        untracked ones (``??``) included, one by one: both names of a rename, each with its code."""
+        out = self._text("status", "--porcelain=v1", "-z", "--untracked-files=all")
+        entries = out.split("\0")
+        found: list[tuple[str, str]] = []
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            if len(entry) > 3:
+                found.append((entry[:2], entry[3:]))
+                if entry[0] in "RC":
+                    found.append((entry[:2], entries[i + 1]))
+                    i += 1
+            i += 1
+        return found
+
     def changed(self, paths: list[str]) -> list[str]:
         """Those of ``paths`` whose work-tree state differs from HEAD (untracked included)."""
         if not paths:
