@@ -255,6 +255,22 @@ def add(repo: MemoryRepo, path: str, *depends_on: str, body: str | None = None, 
     return repo.write(path, fields=meta, body=f"{path}\n" if body is None else body, force=True)
 
 
+CONTEXT_FACTS = {
+    "facts/b17.md": "B17 shipped on Monday after two test rounds.",
+    "facts/b18.md": "B18 is pending review by the release team.",
+    "facts/b19.md": "B19 release notes are written in Chinese.",
+}
+
+
+def build_filled(repo: MemoryRepo) -> None:
+    """The ``filled`` repository (conftest): three facts of user U5, one of user U6, and a
+    read-only rule under system/; also the base of other prepared repositories."""
+    for path, body in CONTEXT_FACTS.items():
+        add(repo, path, body=body, **FACT)
+    add(repo, "facts/other-user.md", body="B17 shipped, says another user.", **{**FACT, "scope": "user:U6"})
+    add(repo, "system/rules.md", body="Always answer briefly.", **{**FACT, "type": "note", "read_only": True})
+
+
 def candidate(
     body: str = "Write P8 release notes in English from now on.", source: str = PREFERENCE["source"], **fields: Any
 ) -> Candidate:
