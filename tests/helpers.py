@@ -147,6 +147,10 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     # memfs's hooks (installed by init) would start Python twice per hand commit; the tests of
     # the hooks themselves (tests/cli/test_hooks.py) run them
     monkeypatch.setenv("MEMFS_HOOKS", "skip")
+    # no flush to disk per write (tens of thousands in a run, each a wait for the disk); a write
+    # is still atomic and survives a killed process, which is what the crash tests kill;
+    # tests/integration/test_repo.py checks the flushes are made without it
+    monkeypatch.setenv("MEMFS_FSYNC", "0")
 
 
 def copy_repo(source: Path, dest: Path) -> Path:
