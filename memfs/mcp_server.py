@@ -58,6 +58,7 @@ from memfs.store.repo import Store
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
     from mcp_types import ToolAnnotations
 
     from memfs.agents.live.server import LiveIndex
@@ -106,13 +107,14 @@ def build_server(repo: MemoryRepo, live: Live = None) -> MCPServer:
     ``live`` may also be a callable answering the live index once it has started, ``None`` before:
     so the server answers at once while the index builds, and reads take the direct path (the same
     answers) until it is ready."""
-    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING")
-    server.root = str(repo.root)  # type: ignore[attr-defined]  # the Server of _server_class
-    session = _Session(repo, live, server)
+    session = _Session(repo, live)
     _file_tools(session)
     _verb_tools(session)
     _connector_tools(session)
-    _resources(session)
+    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING",
+                             tools=session.tools)
+    server.root = str(repo.root)  # type: ignore[attr-defined]  # the Server of _server_class
+    _resources(session, server)
     return server
 
 
@@ -120,10 +122,12 @@ class _Session:
     """What every tool of one server shares: the repository session, the live index, the
     annotations, and whether the last call wrote (the next read then waits for the live index)."""
 
-    def __init__(self, repo: MemoryRepo, live: Live, server: MCPServer) -> None:
+    def __init__(self, repo: MemoryRepo, live: Live) -> None:
         from mcp_types import ToolAnnotations
 
-        self.repo, self.server, self._live = repo, server, live
+        self.repo, self._live = repo, live
+        #: The server's tools, in the order they are offered (the server is made with them).
+        self.tools: list[Tool] = []
         self.actor, self.binding = repo.actor, repo.binding
         self.scope = self.binding.scope if self.binding is not None else None
         self.admin = self.binding is None
@@ -139,7 +143,8 @@ class _Session:
         return self._live() if callable(self._live) else self._live
 
     def add(self, fn: Callable[..., Any], hint: ToolAnnotations, name: str | None = None) -> None:
-        self.server.add_tool(_guarded(fn), name=name, description=fn.__doc__ or "", annotations=hint)
+        self.tools.append(mcp_tools.sdk_tool(_guarded(fn), name=name, description=fn.__doc__ or "",
+                                             annotations=hint))
 
     def derived(self, cls: type, hint: ToolAnnotations, body: Callable[[dict[str, Any]], Any], returns: Any,
                 doc: str | None = None) -> None:
@@ -225,8 +230,7 @@ def build_roots_server(repos: MemoryRepos) -> MCPServer:
     and session). It offers no write: a write acts on one repository."""
     from mcp_types import ToolAnnotations
 
-    server = _server_class()(SERVER_NAME, instructions=ROOTS_INSTRUCTIONS, version=server_version(),
-                             log_level="WARNING")
+    tools: list[Tool] = []
     binding = repos.roots[0].store.binding if repos.roots else None
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -248,7 +252,9 @@ def build_roots_server(repos: MemoryRepos) -> MCPServer:
 
     for cls, body, returns in ((Search, search, dict[str, Any]), (Context, context, str)):
         made = mcp_tools.tool(cls, body, admin=binding is None, returns=returns, doc=description(cls, MCP))
-        server.add_tool(_guarded(made), description=made.__doc__ or "", annotations=reading)
+        tools.append(mcp_tools.sdk_tool(_guarded(made), description=made.__doc__ or "", annotations=reading))
+    server = _server_class()(SERVER_NAME, instructions=ROOTS_INSTRUCTIONS, version=server_version(),
+                             log_level="WARNING", tools=tools)
     return server
 
 
@@ -493,11 +499,11 @@ def _connector_tools(session: _Session) -> None:
     session.add(fetch, session.reading)
 
 
-def _resources(session: _Session) -> None:
+def _resources(session: _Session, server: MCPServer) -> None:
     """``system/`` files as resources, any memory by its URI, and the ``memory_context`` prompt."""
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    repo, server = session.repo, session.server
+    repo = session.repo
 
     def read_memory(path: str) -> str:
         try:

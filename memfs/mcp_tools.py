@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field as Schema
 
 from memfs.format.declare import MCP, NOT_SET, Field, fields
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools import Tool
+    from mcp_types import ToolAnnotations
 
 #: Arguments a tool takes only on an administration server (``--all-scopes``).
 ADMIN_ONLY = frozenset({"scope", "all_scopes"})
@@ -121,3 +125,24 @@ def _bounds(field: Field) -> dict[str, Any]:
     if field.sequence or field.base is str:
         return {} if low is None else {"min_length": low}
     return {name: value for name, value in (("ge", low), ("le", high)) if value is not None}
+
+
+#: The SDK's tool records already built in this process, by what they are built from (:func:`sdk_tool`).
+_TOOLS: dict[tuple[object, ...], Tool] = {}
+
+
+def sdk_tool(fn: Callable[..., Any], *, description: str, annotations: ToolAnnotations,
+             name: str | None = None) -> Tool:
+    """The SDK's record of the tool ``fn`` (what ``MCPServer.add_tool`` makes, by
+    ``Tool.from_function``). Its argument model and JSON schema are pydantic models built from
+    ``fn``'s signature, about 5 ms a tool and nearly all of building a server; they depend on the
+    signature, the name, the description and the annotations only, so each is built once per
+    process and every server gets a copy holding its own ``fn`` (a session's closures)."""
+    from mcp.server.mcpserver.tools import Tool
+
+    key = (fn.__module__, fn.__qualname__, name or fn.__name__, repr(inspect.signature(fn)),
+           inspect.iscoroutinefunction(fn), description, annotations.model_dump_json())
+    made = _TOOLS.get(key)
+    if made is None:
+        made = _TOOLS[key] = Tool.from_function(fn, name=name, description=description, annotations=annotations)
+    return made.model_copy(update={"fn": fn})

@@ -53,6 +53,7 @@ from tests.helpers import (
     Prepared,
     add,
     bare_repo,
+    build_filled,
     clone_repo,
     copy_repo,
     git,
@@ -215,24 +216,10 @@ def chain(prepared: Prepared) -> MemoryRepo:
     return prepared("chain", _chain)
 
 
-CONTEXT_FACTS = {
-    "facts/b17.md": "B17 shipped on Monday after two test rounds.",
-    "facts/b18.md": "B18 is pending review by the release team.",
-    "facts/b19.md": "B19 release notes are written in Chinese.",
-}
-
-
-def _filled(repo: MemoryRepo) -> None:
-    for path, body in CONTEXT_FACTS.items():
-        add(repo, path, body=body, **FACT)
-    add(repo, "facts/other-user.md", body="B17 shipped, says another user.", **{**FACT, "scope": "user:U6"})
-    add(repo, "system/rules.md", body="Always answer briefly.", **{**FACT, "type": "note", "read_only": True})
-
-
 @pytest.fixture
 def filled(prepared: Prepared) -> MemoryRepo:
     """Context: three facts of user U5, one of user U6, and a read-only rule under system/."""
-    return prepared("filled", _filled)
+    return prepared("filled", build_filled)
 
 
 def _lang(repo: MemoryRepo) -> None:

@@ -147,6 +147,10 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     # memfs's hooks (installed by init) would start Python twice per hand commit; the tests of
     # the hooks themselves (tests/cli/test_hooks.py) run them
     monkeypatch.setenv("MEMFS_HOOKS", "skip")
+    # no flush to disk per write (tens of thousands in a run, each a wait for the disk); a write
+    # is still atomic and survives a killed process, which is what the crash tests kill;
+    # tests/integration/test_repo.py checks the flushes are made without it
+    monkeypatch.setenv("MEMFS_FSYNC", "0")
 
 
 def copy_repo(source: Path, dest: Path) -> Path:
@@ -253,6 +257,22 @@ def add(repo: MemoryRepo, path: str, *depends_on: str, body: str | None = None, 
         meta["depends_on"] = list(depends_on)
     meta.update(fields)
     return repo.write(path, fields=meta, body=f"{path}\n" if body is None else body, force=True)
+
+
+CONTEXT_FACTS = {
+    "facts/b17.md": "B17 shipped on Monday after two test rounds.",
+    "facts/b18.md": "B18 is pending review by the release team.",
+    "facts/b19.md": "B19 release notes are written in Chinese.",
+}
+
+
+def build_filled(repo: MemoryRepo) -> None:
+    """The ``filled`` repository (conftest): three facts of user U5, one of user U6, and a
+    read-only rule under system/; also the base of other prepared repositories."""
+    for path, body in CONTEXT_FACTS.items():
+        add(repo, path, body=body, **FACT)
+    add(repo, "facts/other-user.md", body="B17 shipped, says another user.", **{**FACT, "scope": "user:U6"})
+    add(repo, "system/rules.md", body="Always answer briefly.", **{**FACT, "type": "note", "read_only": True})
 
 
 def candidate(

@@ -208,6 +208,7 @@ def assemble(
         raise UsageError(f"{min_relevance!r}: must be a fraction in [0, 1]", param="min_relevance")
     requests = [repo.recall_scope(one, inherit) for one in _scope_list(scope)]
     requests = list(dict.fromkeys(requests))
+    count = _remembered(count)
     scopes = [one for one, _ in requests if one is not None]
     ctx = Context(task, scopes[0] if len(scopes) == 1 else None, version, budget, format, COST_FENCE)
     ctx.scopes = scopes
@@ -248,6 +249,22 @@ def assemble(
 
 
 _SYSTEM_CUT = "system/ needs about"
+
+
+def _remembered(count: TokenCounter) -> TokenCounter:
+    """``count``, answering a text it has already counted (in one assembly) from memory. Fitting
+    the budget renders and counts the whole context again after steps that often changed nothing
+    (about half of a context request's time went to counting the same text again); a counter is
+    a function of the text alone, so the same numbers come out."""
+    known: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        tokens = known.get(text)
+        if tokens is None:
+            tokens = known[text] = count(text)
+        return tokens
+
+    return counted
 
 
 @dataclass

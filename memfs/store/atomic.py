@@ -2,6 +2,11 @@
 
 The new bytes go to a hidden temporary in the same directory (hidden, so scans and the watcher
 ignore it), are fsynced, renamed over the target, and the directory is fsynced.
+
+``MEMFS_FSYNC=0`` in the environment leaves out the flushes (``fsync``, ``sync``) and nothing
+else, as ``GIT_TEST_FSYNC=0`` does for git's own tests: a write is still atomic, and survives a
+killed process, but not a power cut. The test suite sets it (its crash tests kill processes; the
+flushes were a large part of its waiting); :func:`durable` says whether flushes are made.
 """
 
 from __future__ import annotations
@@ -15,7 +20,19 @@ from pathlib import Path
 from memfs.store import crashpoint
 
 
+def durable() -> bool:
+    """Whether writes are flushed to disk: unless ``MEMFS_FSYNC=0`` (read at each write)."""
+    return os.environ.get("MEMFS_FSYNC") != "0"
+
+
+def _sync_all() -> None:
+    if durable():
+        os.sync()
+
+
 def _fsync_dir(directory: Path) -> None:
+    if not durable():
+        return
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
         try:
@@ -69,7 +86,7 @@ def _write_temp(
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            if sync:
+            if sync and durable():
                 handle.flush()
                 os.fsync(handle.fileno())
     except BaseException:
@@ -111,7 +128,7 @@ def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path]
             if data is not None:
                 staged.append((_write_temp(path, data, sync=False, tmp=temps.get(path), folders=folders), path))
                 crashpoint.reached("temp-written")
-        os.sync()
+        _sync_all()
         for tmp, path in staged:
             os.replace(tmp, path)
         staged.clear()
@@ -119,7 +136,7 @@ def write_many(contents: Mapping[Path, bytes | None], temps: Mapping[Path, Path]
             if data is None:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-        os.sync()
+        _sync_all()
         crashpoint.reached("renamed")
     finally:
         for tmp, _ in staged:

@@ -31,6 +31,11 @@ from pathlib import Path
 from memfs.errors import LockTimeout
 
 _local = threading.local()
+#: The longest a queued writer sleeps between looks at the queue. A turn usually comes after one
+#: write of the writer ahead (tens of ms); a longer sleep (it was 50 ms) left the lock free for
+#: most of it: two processes writing in turn spent about half their time waiting on each other's
+#: sleeps. A look costs a directory listing and one lock probe per ticket ahead.
+TURN_POLL_MAX = 0.005
 
 
 @contextmanager
@@ -132,7 +137,7 @@ def _wait_turn(lock_path: Path, timeout: float) -> tuple[int, Path]:
                     "check for a hung memfs process"
                 )
             time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            delay = min(delay * 2, TURN_POLL_MAX)
     except BaseException:
         _leave(ticket, _ticket_path(queue, number))
         raise

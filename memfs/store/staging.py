@@ -70,6 +70,8 @@ class Services(Protocol):
 
     def read_bytes(self, rel: str) -> bytes | None: ...
 
+    def files_at(self, rev: str | None, rels: list[str]) -> dict[str, bytes | None]: ...
+
     def visible(self, rel: str, data: bytes | None = None) -> bool: ...
 
     def named(self, rels: Iterable[str]) -> str: ...
@@ -435,13 +437,21 @@ class Staging:
 
     def _committed(self, rels: list[str], head: str | None) -> dict[str, bytes | None]:
         """The committed copy of each changed file (``None``: not in HEAD), one ``git cat-file --batch``;
-        ``head`` is HEAD as the caller just read it (``None``: there is none yet)."""
+        ``head`` is HEAD as the caller just read it (``None``: there is none yet). Read through
+        what the repository keeps of HEAD's commit (:meth:`Reader.files_at`), so a kept repository
+        (a server, a session) asks git once per commit and path, however many writes are tried and
+        refused at that commit."""
         if head is None:
             return dict.fromkeys(rels)
         names = {self.repo.git_path(rel): rel for rel in rels}
         held = self._held_committed(names, head)
-        found = self.repo.git.read_blobs(head, [name for name, rel in names.items() if rel not in held])
-        return {rel: held[rel] if rel in held else found.get(name) for name, rel in names.items()}
+        wanted = [rel for rel in rels if rel not in held]
+        if head == self.repo.git.head():
+            found = self.repo.files_at("HEAD", wanted)
+        else:
+            blobs = self.repo.git.read_blobs(head, [self.repo.git_path(rel) for rel in wanted])
+            found = {rel: blobs.get(self.repo.git_path(rel)) for rel in wanted}
+        return {rel: held[rel] if rel in held else found.get(rel) for rel in rels}
 
     def _held_committed(self, names: Mapping[str, str], head: str) -> dict[str, bytes]:
         """The committed copies this transaction already holds: the bytes it read of a file

@@ -135,6 +135,26 @@ def test_the_mcp_tool_offers_exactly_the_mcp_fields(
     assert set(schema.get("required", [])) == required
 
 
+def test_servers_built_in_one_process_each_call_their_own_session(tmp_path: Path) -> None:
+    """A server's tools are copies of the SDK's records built once per process
+    (:func:`memfs.mcp_server.sdk_tool`), each holding its own server's functions: two servers
+    over two repositories, bound to two scopes, each write to and read from their own."""
+    import anyio
+
+    from tests.helpers import new_repo
+
+    a, b = new_repo(tmp_path / "a"), new_repo(tmp_path / "b")
+    first = build_server(a.session("user:U5", actor="agent:a"))
+    second = build_server(b.session("user:U6", actor="agent:b"))
+    for server, word in ((first, "alpha"), (second, "beta")):
+        anyio.run(server.call_tool, "memory_create", {"path": "notes/n.md", "file_text": f"{word}\n"})
+    assert (a.store.read("notes/n.md").body, a.store.read("notes/n.md").scope) == ("alpha\n", "user:U5")
+    assert (b.store.read("notes/n.md").body, b.store.read("notes/n.md").scope) == ("beta\n", "user:U6")
+    for server, word in ((second, "beta"), (first, "alpha")):
+        result = anyio.run(server.call_tool, "memory_view", {"path": "notes/n.md"})
+        assert word in "".join(getattr(c, "text", "") for c in getattr(result, "content", []))
+
+
 def test_a_request_crosses_the_socket_unchanged() -> None:
     import datetime as dt
 

@@ -10,7 +10,7 @@ from memfs import MemoryRepo
 from memfs.agents.context import assemble
 from memfs.agents.rendering import Context
 from memfs.policy.tokens import estimate_tokens
-from tests.helpers import add
+from tests.helpers import Prepared, add, build_filled
 
 FORMATS = ("markdown", "xml", "json")
 #: Every 31 tokens from 300 to 900, then a few larger ones.
@@ -18,14 +18,19 @@ BUDGETS = [*range(300, 900, 31), 1200, 4000]
 PREF = "prefs/lang.md"
 
 
-@pytest.fixture
-def tight(filled: MemoryRepo) -> MemoryRepo:
-    """``filled`` with a long system/ file, a pinned preference and many matching facts."""
-    add(filled, "system/guide.md", body="Keep answers short and cite sources. " * 30, type="note")
-    add(filled, PREF, body="Release notes for P8 in English.", type="preference")
+def _tight(repo: MemoryRepo) -> None:
+    build_filled(repo)
+    add(repo, "system/guide.md", body="Keep answers short and cite sources. " * 30, type="note")
+    add(repo, PREF, body="Release notes for P8 in English.", type="preference")
     for i in range(14):
-        add(filled, f"facts/b17-note-{i:02}.md", body=f"B17 shipped note {i}. " + "detail " * (5 + i * 3))
-    return filled
+        add(repo, f"facts/b17-note-{i:02}.md", body=f"B17 shipped note {i}. " + "detail " * (5 + i * 3))
+
+
+@pytest.fixture
+def tight(prepared: Prepared) -> MemoryRepo:
+    """``filled`` with a long system/ file, a pinned preference and many matching facts (built
+    once per session, copied for each test)."""
+    return prepared("tight", _tight)
 
 
 def _check(ctx: Context) -> None:

@@ -108,6 +108,36 @@ def test_transaction_is_one_commit_or_nothing(repo: MemoryRepo) -> None:
     assert not (repo.root / "c.md").exists() and len(subjects(repo.root)) == 2
 
 
+@pytest.mark.parametrize("flushing", [True, False])
+def test_writes_are_flushed_unless_memfs_fsync_is_0(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                    flushing: bool) -> None:
+    """Every write flushes its file and folder (a batch over the threshold: one ``sync`` before
+    the renames and one after); ``MEMFS_FSYNC=0``, which the suite runs under, leaves out exactly
+    the flushes, and the same files and commits come out."""
+    from memfs.store import atomic
+
+    if flushing:
+        monkeypatch.delenv("MEMFS_FSYNC", raising=False)
+    else:
+        monkeypatch.setenv("MEMFS_FSYNC", "0")
+    fsynced: list[int] = []
+    synced: list[None] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsynced.append(fd), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "sync", lambda: synced.append(None))
+    repo.write("a.md", fields=FACT, body="a")
+    one = len(fsynced)
+    many = [f"batch/m{i:02d}.md" for i in range(atomic.BATCH_SYNC_THRESHOLD + 1)]
+    with repo.store.transaction("import", reason="bulk") as tx:
+        for rel in many:
+            tx.write(rel, fields=FACT, body=rel)
+    assert atomic.durable() is flushing
+    assert (one >= 2, len(synced)) == ((True, 2) if flushing else (False, 0))
+    assert fsynced == [] or flushing
+    assert [repo.store.read(rel).body for rel in many] == [f"{rel}\n" for rel in many]
+    assert git(repo.root, "status", "--porcelain") == "" and len(subjects(repo.root)) == 3
+
+
 def test_delete_and_dependents(repo: MemoryRepo) -> None:
     repo.write("a.md", fields=FACT, body="a")
     repo.write("b.md", fields={**FACT, "depends_on": ["a.md"]}, body="b")
