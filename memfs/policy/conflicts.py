@@ -6,27 +6,39 @@ of the same scope, type and version that **share the subject but differ in the v
 *probable conflict* ("Kai works in Berlin." / "Kai works in Paris now."); the newer one is taken to
 replace the older.
 
-How (general means only, no phrase of a known pair):
+How (general means only, no phrase of a known pair; the reader is
+:mod:`memfs.policy.conflict_tokens`):
 
-1. **Tokens.** NFKC, case-folded; Latin words with a light plural stem; CJK runs cut at function
-   characters (的, 请, 用, 在...), then into known words and character pairs. Function words and
-   change markers ("from now on", 以后, 现在) are no content. A small lexicon of *value classes*
-   maps the words of one class to one canonical value across scripts (``English``/``英文``/``英语``
-   → ``language:english``): values of one class exclude each other.
-2. **Values.** A token is a value when it is a class value, holds a digit, is a capitalised word
-   that does not open its sentence, or is CJK; a number right after a common word ("note 3")
-   names a numbered thing instead, and a slot holding one is another subject. A value after a
-   negation ("not Portuguese", "不要用葡萄牙语") is *rejected*, not held.
-3. **Subject and value.** What both texts share, outside the values, is the subject; what differs
-   is grouped into slots (runs of adjacent differing tokens). A conflict needs: no additive marker
-   in the new text ("also", "too", 也, 还); one slot of differing values on each side (two slots
-   mean two things differ: another subject); the differing values not opening both texts (the
-   subject's name differs, "Kai..." / "Mia..."); the same preposition before them (``in`` Berlin /
-   ``at`` Acme is another relation); and a shared subject: a Jaccard overlap of the non-value
-   tokens of at least :data:`SUBJECT_OVERLAP`, or, when both values are of one class, one shared
-   name-like token (``P8``). A new text that rejects the old one's value, with a shared subject
-   token, is a conflict too. With no value token at all, one final differing word on each side
-   ("prefers tea" / "prefers coffee") counts when the rest overlaps.
+1. **Tokens.** Each text is read into content tokens that know where they stand: a value (a
+   value class across scripts, ``English``/``英文`` → ``language:english``; a digit, ``2.3``,
+   ``9:30``; a capitalised word inside its sentence; CJK), a lower-case word in a value's place
+   (``plain``), a word after a change verb (``changed``: "moved to", "switched to", 搬到, 改用),
+   the verb opening a request (``imperative``), the speaker's own sentence ("I …", 我…).
+2. **Alignment.** What both texts share is the subject frame; what differs is grouped into slots
+   (runs of adjacent differing tokens). The verb opening a request ("*Keep* my answers short" /
+   "*Make* …") is wording, not a slot; a CJK character pair that only bridges a different cut of
+   the same characters ("老张住|在" / "老张|现在|住") is a seam, not a slot.
+3. **A conflict** needs no additive marker in the new text ("also", "too", 也, 还), and one of:
+
+   * a rejection: the new text negates the old one's value ("not Portuguese", "不要用英文");
+   * one slot of values on each side, the same preposition before them (``in`` Berlin / ``at``
+     Acme is another relation), the differing values not opening both texts (the subject's name
+     differs, "Kai…" / "Mia…"), and a shared subject: a Jaccard overlap of the non-value tokens of
+     at least :data:`SUBJECT_OVERLAP`, or values of one class with a shared name-like token (``P8``)
+     or with the class word alone in its slot after shared words (回答*简短* / 回答*详细*);
+   * a change verb (:func:`_changed`): the new text names the old one's subject (its opening token,
+     or both are the speaker's) and nothing else but, after the change verb, the new value; the old
+     text's one slot holds what it replaces (a place or time *in*/*at*/*on* for a move; a value
+     of the same kind for a switch): "Lena lives in Vienna." / "Lena moved to Graz.";
+   * one value replaced in one place (:func:`_substitution`): one short slot on each side, framed
+     by shared words before it, holding values or lower-case words in a value's place, not
+     nouns a determiner points at ("*my* inbox" is the subject): "Use *tabs* for indentation" /
+     "Use *spaces* …", 小王在*上海*工作 / 小王现在在*北京*工作. Under a verb of liking, or for a word
+     after a name's verb ("Tom prefers *window* seats"), only when the new text says it replaces
+     ("now", 现在, 改…); never when the texts share a class value (that is the value: "short in
+     *chat*" / "short in *email*" qualify it).
+   * With no value token at all, one final differing word on each side ("prefers tea" /
+     "prefers coffee") counts when the rest overlaps.
 4. **Duplicates.** The same values and subject, worded differently, are a duplicate, never a
    conflict.
 
@@ -36,6 +48,7 @@ How (general means only, no phrase of a known pair):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
@@ -446,6 +459,12 @@ class _Sketch:
         return bool(self.values & newer.rejected and self.forms & newer.forms)
 
 
+@functools.lru_cache(maxsize=4096)
+def _sketch(text: str) -> _Sketch:
+    """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
+    return _Sketch.of(tokens(text))
+
+
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     """The memories ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``, ``version``,
     ``key``, ``body``) probably conflicts with, newest first: those it would replace."""
@@ -456,8 +475,11 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     if not eligible(probe):
         return []
     found = []
+    sketch = _sketch(new.body)
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
+            continue
+        if not _sketch(memory.body).may_conflict(sketch):
             continue
         verdict = _compare(tokens(memory.body), read, new.body)
         if verdict.conflict:
@@ -496,7 +518,7 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
-        sketches = [_Sketch.of(read[m.path]) for m in short]
+        sketches = [_sketch(m.body) for m in short]
         # "I live in Leeds." / "I moved to York.": the speaker is the subject, no word is shared
         speakers = [n for n, sketch in enumerate(sketches) if sketch.speaker]
         candidates |= {(i, j) for j in speakers if sketches[j].changed for i in speakers if i < j}

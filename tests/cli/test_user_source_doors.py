@@ -36,13 +36,15 @@ def said(repo: MemoryRepo, clock: Clock) -> MemoryRepo:
     return repo
 
 
-def _mcp(repo: MemoryRepo, tool: str, arguments: dict[str, object], grants: Grants = Grants()) -> str:
+def _mcp(repo: MemoryRepo, tool: str, arguments: dict[str, object], grants: Grants) -> str:
+    from mcp.server.mcpserver.exceptions import ToolError
+
     from memfs.mcp_server import build_server
 
     server = build_server(repo.session(SCOPE, actor="agent:mcp", grants=grants))
     try:
         result = anyio.run(server.call_tool, tool, arguments)
-    except Exception as refused:  # noqa: BLE001 (the MCP library's ToolError: its text is the answer)
+    except ToolError as refused:  # what the model reads
         return str(refused)
     structured = getattr(result, "structured_content", None)
     if structured is not None:
