@@ -465,6 +465,12 @@ def _sketch(text: str) -> _Sketch:
     return _Sketch.of(tokens(text))
 
 
+def forget_readings() -> None:
+    """Drop the remembered tokens and sketches (a benchmark's cold start)."""
+    tokens.cache_clear()
+    _sketch.cache_clear()
+
+
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     """The memories ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``, ``version``,
     ``key``, ``body``) probably conflicts with, newest first: those it would replace."""
