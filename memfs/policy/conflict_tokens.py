@@ -75,10 +75,12 @@ NEGATIONS = frozenset("not no never don't dont without instead rather than longe
 #: Verbs that say a subject's value changed; what follows (after an optional "to"/"over to") is
 #: the new value.
 _CHANGE_VERBS = {**dict.fromkeys("moved moving relocated relocating transferred".split(), MOVE),
-                 **dict.fromkeys("switched switching changed changing migrated migrating became".split(), SWITCH)}
+                 **dict.fromkeys("switched switching changed changing migrated migrating became upgraded "
+                                 "downgraded".split(), SWITCH)}
 _CJK_NEGATIONS = ("不要", "不用", "不再", "别", "而不是", "不是", "不")
 _CJK_CHANGES = {**dict.fromkeys(("搬到", "搬去", "迁到", "迁至", "迁往", "调到", "转到"), MOVE),
-                **dict.fromkeys(("换成", "换到", "改用", "改成", "改为", "变成", "改到"), SWITCH)}
+                **dict.fromkeys(("换成", "换到", "改用", "改成", "改为", "变成", "改到", "升级到", "降级到", "更新到"),
+                                SWITCH)}
 #: Characters and words that carry no subject or value in CJK text (cut points).
 _CJK_FUNCTION = ("从现在开始", "从现在起", "从今以后", "以后", "今后", "现在", "目前", "已经", "总是", "一直",
                  "尽量", "一点", "一些", "稍微", "比较", "保持", "使用", "采用", "的", "请", "用", "在", "是",
@@ -87,6 +89,8 @@ _CJK_FUNCTION = ("从现在开始", "从现在起", "从今以后", "以后", "�
 _CJK_WORDS = tuple(sorted((w for w in CLASSES if not w.isascii()), key=len, reverse=True))
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _DIGIT = re.compile(r"\d")
+#: Abbreviations a full stop follows inside a sentence ("Dr. Weber").
+_TITLES = frozenset("dr mr mrs ms prof st jr sr mt".split())
 #: Prepositions of place and time: what a subject that moves was "in", "at" or "on" (在 reads "at").
 PLACES = frozenset("in at on near".split())
 _CJK_START = re.compile(f"[{_CJK}]")
@@ -204,6 +208,8 @@ class _Reader:
                                   part.negated or self.negated, len(self.out), changed=part.changed or self.changed,
                                   joined=part.joined, speaker=self.speaker))
             self.changed, self.sentence_start = self.changed or part.changed, False
+        self.changed = self.changed or next((kind for word, kind in _CJK_CHANGES.items() if word in piece), "")
+        self.sentence_start = False
         self.negated, self.previous, self.before, self.adjacent = False, None, None, False
 
     def function(self, word: str) -> None:
@@ -244,7 +250,8 @@ def tokens(text: str) -> tuple[Token, ...]:
     for match in _PIECE.finditer(text):
         piece = match.group()
         if piece in ".!?。！？;；":
-            reader.stop()
+            if not (piece == "." and reader.previous is not None and reader.previous.form in _TITLES):
+                reader.stop()
         elif _CJK_START.match(piece):
             reader.cjk(piece)
         else:

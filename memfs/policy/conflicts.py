@@ -48,6 +48,7 @@ How (general means only, no phrase of a known pair; the reader is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Sequence, Set
@@ -79,6 +80,8 @@ _CJK_LIKING = ("喜欢", "喜爱", "爱")
 #: The most tokens a replaced value may span on each side (a CJK place cut into pairs spills over).
 MAX_SLOT = 4
 _LIKING_FORMS = frozenset(stem(w) for w in _LIKING)
+#: A statement of the speaker's this short ("I am vegan now.") may share nothing but the speaker.
+_TINY = 2
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,9 @@ def _one_value(read: _Reading, overlap: float, subject: tuple[str, ...]) -> Verd
     sa, sb = read.slots_a[0], read.slots_b[0]
     if any(t.changed for t in sb):
         return Verdict("different", "a change verb, but nothing of the kind it changes in the old text")
+    english = all(t.form.isascii() for t in read.a + read.b)
+    if english and not all(t.joined for t in sa[1:] + sb[1:]):
+        return Verdict("different", "words apart in one slot: more than one thing differs")
     if sa[0].before and sb[0].before and sa[0].before != sb[0].before:
         return Verdict("different", f"'{sa[0].before}' vs '{sb[0].before}': another relation")
     old_v = tuple(t.form for t in sa if t.value)
@@ -287,6 +293,8 @@ def _changed(read: _Reading, subject: tuple[str, ...]) -> Verdict | None:
     if (read.a[0].form not in read.shared and not speakers) or len(read.slots_a) != 1:
         return None
     old_slot = read.slots_a[0]
+    if read.a[0].form not in read.shared and len(old_slot) > MAX_SLOT:
+        return None  # only the speaker is shared: the old text must be one short statement
     if new_value[0].changed == MOVE:
         replaced = [t for t in old_slot if t.before in PLACES and (t.value or not t.plain)]
         if not any(t.value for t in new_value):
@@ -317,10 +325,13 @@ def _substitution(read: _Reading, new: str, subject: tuple[str, ...]) -> Verdict
         return None  # words apart in one slot are two things ("PRs as draft" / "issues as triaged")
     if not any(t.value for t in sa + sb) and any(":" in f for f in read.shared):
         return None  # the shared class value is the value ("short"): the words around it qualify it
-    if not (read.before_slot(sa, read.a) and read.before_slot(sb, read.b)):
-        return None
+    framed = read.before_slot(sa, read.a) and read.before_slot(sb, read.b)
+    spoken = (read.a[0].speaker and read.b[0].speaker and len(sa) == len(sb) == 1 and marked
+              and len(read.a) <= _TINY and len(read.b) <= _TINY)
+    if not (framed or spoken):
+        return None  # "I am vegetarian." / "I am vegan now.": the speaker is the frame
     liking = any(f in read.shared for f in _LIKING_FORMS) or any(w in f for f in read.shared for w in _CJK_LIKING)
-    if (liking and not marked) or len(read.shared - read.wording) < (1 if marked else 2):
+    if (liking and not marked) or len(read.shared - read.wording) < (0 if spoken else 1 if marked else 2):
         return None
     if {t.form for t in sa} & {t.form for t in read.b} or {t.form for t in sb} & {t.form for t in read.a}:
         return None
@@ -425,6 +436,8 @@ class _Sketch:
     cjk: bool = False
     changed: bool = False
     speaker: bool = False
+    #: the text says it replaces a value, and it is a tiny statement of the speaker's
+    tiny_marked: bool = False
 
     @classmethod
     def of(cls, toks: Sequence[Token]) -> _Sketch:
@@ -445,7 +458,7 @@ class _Sketch:
         shared = self.forms & newer.forms
         if shared and (self.cjk or newer.cjk or newer.changed):
             return True
-        if newer.changed and newer.speaker and self.speaker:
+        if self.speaker and ((newer.changed and newer.speaker) or (newer.tiny_marked and len(self.forms) <= _TINY)):
             return True
         if shared and len(self.forms - shared) <= MAX_SLOT + 1 and len(newer.forms - shared) <= MAX_SLOT + 1:
             return True
@@ -462,7 +475,10 @@ class _Sketch:
 @functools.lru_cache(maxsize=4096)
 def _sketch(text: str) -> _Sketch:
     """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
-    return _Sketch.of(tokens(text))
+    sketch = _Sketch.of(tokens(text))
+    if sketch.speaker and len(sketch.forms) <= _TINY and _marked(text):
+        return dataclasses.replace(sketch, tiny_marked=True)
+    return sketch
 
 
 def forget_readings() -> None:
@@ -527,7 +543,8 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
         sketches = [_sketch(m.body) for m in short]
         # "I live in Leeds." / "I moved to York.": the speaker is the subject, no word is shared
         speakers = [n for n, sketch in enumerate(sketches) if sketch.speaker]
-        candidates |= {(i, j) for j in speakers if sketches[j].changed for i in speakers if i < j}
+        candidates |= {(i, j) for j in speakers if sketches[j].changed or sketches[j].tiny_marked
+                       for i in speakers if i < j}
         for i, j in sorted(candidates):
             older, newer = short[i], short[j]
             if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):

@@ -30,6 +30,10 @@ CHANGE_VERB = [
     ("I live in Leeds.", "I moved to York."),
     ("发布时间是每周五。", "发布时间改到每周三了。"),
     ("文档用Markdown写。", "文档改用AsciiDoc写。"),
+    ("The project deadline is March 3.", "The project deadline moved to March 10."),
+    ("服务器用的是Ubuntu 20.04。", "服务器升级到Ubuntu 22.04了。"),
+    ("公司在深圳。", "公司搬到广州了。"),
+    ("每周例会在周一上午。", "每周例会改到周三下午。"),
 ]
 CHANGE_VERB_NOT = [
     ("Tomás lives in Madrid.", "Tomás's sister moved to Seville."),  # another subject
@@ -67,6 +71,15 @@ SUBSTITUTION = [
     ("Tom prefers window seats.", "Tom prefers aisle seats now."),  # after a name's verb: said to replace
     ("小王负责前端。", "小王现在负责后端。"),
     ("默认时区是UTC。", "默认时区现在是北京时间。"),
+    ("My dentist is Dr. Weber.", "My dentist is Dr. Klein now."),  # "Dr." ends no sentence
+    ("Use black for Python formatting.", "Use ruff for Python formatting from now on."),
+    ("My favourite color is blue.", "My favourite color is green now."),
+    ("Send me news in the morning.", "Send me news in the evening instead."),
+    ("I am vegetarian.", "I am vegan now."),  # the speaker is the frame
+    ("The default branch is develop.", "The default branch is now main."),
+    ("我的手机号是13800000000。", "我的手机号换成13900000000了。"),
+    ("王经理负责华东区。", "王经理现在负责华南区。"),
+    ("报告用PDF格式发给我。", "以后报告用Word格式发给我。"),
 ]
 SUBSTITUTION_NOT = [
     ("Sort my inbox by date.", "Sort my bookmarks by date."),  # the determined noun is the subject
@@ -101,6 +114,21 @@ SUBSTITUTION_NOT = [
     ("小王负责前端开发工作。", "小李负责前端开发工作。"),  # another person, CJK opener
     ("小张的生日是5月3日。", "小李的生日是6月8日。"),
     ("我女儿在北京上学。", "我儿子在上海上学。"),
+    ("Use black for Python formatting.", "Use prettier for JavaScript formatting."),  # two things, apart
+    ("Sara works at Google.", "Sara's husband works at Microsoft."),
+    ("The project deadline is March 3.", "The design review is March 10."),
+    ("I am vegetarian.", "I am allergic to nuts."),
+    ("My dentist is Dr. Weber.", "My doctor is Dr. Klein."),
+    ("The backup job runs at 2am.", "The cleanup job runs at 4am."),
+    ("Kai lives in Berlin.", "Kai visited Paris last week."),
+    ("The server runs Ubuntu 20.04.", "The laptop runs Ubuntu 22.04."),
+    ("Use 2 spaces for YAML.", "Use 4 spaces for Python."),
+    ("My sister lives in Rome.", "My brother lives in Milan."),
+    ("Our Berlin office opens at 9.", "Our London office opens at 8."),
+    ("我的手机号是13800000000。", "我老婆的手机号是13900000000。"),
+    ("王经理负责华东区。", "李经理负责华南区。"),
+    ("公司在深圳。", "公司的仓库在广州。"),
+    ("报告用PDF格式发给我。", "发票用PDF格式发给财务。"),
 ]
 
 #: The same value and subject in other words: a duplicate, never a conflict.
