@@ -20,7 +20,9 @@ ordinary conversation.
 3. LoCoMo dev turns (read-only from /work/shared/bench/locomo, if present): consecutive turns of
    one speaker compared as if stored one after the other in one scope. Nearly all are unrelated,
    so the rate is an upper bound on false positives in conversation; the time per comparison is
-   printed too (median of 5 runs).
+   printed too (median of 5 runs). Then the cost on every write (:func:`per_write`): one new
+   memory against 50, 200 and 1,000 memories of its scope, CPU time cold and warm, and how many
+   of them a wider net for a judge would weigh.
 
     .venv/bin/python bench/bench_conflicts.py [--locomo PATH] [--anthropic]
 """
@@ -41,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memfs.ops import judge  # noqa: E402
-from memfs.policy.conflicts import against, compare, pairs, tokens  # noqa: E402
+from memfs.policy.conflicts import against, compare, forget_readings, pairs, tokens  # noqa: E402
 
 PAIRS = ROOT / "tests" / "fixtures" / "conflicts" / "pairs.jsonl"
 HELDOUT = ROOT / "bench" / "conflicts_heldout.jsonl"
@@ -138,10 +140,13 @@ def judge_path(paths: list[Path], anthropic: bool) -> None:
     for name, part in rows.items():
         wider = [r for r in part if {t.form for t in tokens(r["old"])} & {t.form for t in tokens(r["new"])}]
         found = sum(r["label"] == "conflict" for r in wider)
+        beyond = [r for r in wider if not compare(r["old"], r["new"]).conflict]
+        gained = sum(r["label"] == "conflict" for r in beyond)
         print(f"a wider net for a judge, {name}: pairs sharing any content token (as pairs() groups them): "
               f"{len(wider)}/{len(part)}; an oracle asked about them would reach recall "
               f"{found / sum(r['label'] == 'conflict' for r in part):.2f}, asked about "
-              f"{len(wider) - found} non-conflicts")
+              f"{len(wider) - found} non-conflicts; beyond the rules' own pairs: {len(beyond)} more questions, "
+              f"{gained} of them conflicts the rules miss")
     question = judge.ConflictQuestion(judge.CONFLICT_ASKS, _side("Kai works in Paris now.", "fact", None),
                                       _side("Kai works in Berlin.", "fact", "facts/old.md"), "bench")
     times = []
@@ -170,7 +175,7 @@ def conversation(path: Path) -> list[str]:
     times = []
     fired: list[tuple[str, str]] = []
     for _ in range(5):
-        tokens.cache_clear()
+        forget_readings()
         start = time.perf_counter()
         fired = [(a, b) for a, b in turn_pairs if compare(a, b).conflict]
         times.append(time.perf_counter() - start)
@@ -206,12 +211,43 @@ def repository_scan(texts: list[str], scopes: int) -> None:
     times = []
     found = 0
     for _ in range(3):
-        tokens.cache_clear()
+        forget_readings()
         began = time.perf_counter()
         found = len(pairs(memories))
         times.append(time.perf_counter() - began)
     print(f"pairs() over {len(memories)} memories in {scopes} scopes: {statistics.median(times) * 1000:.0f} ms "
           f"(median of 3), {found} pairs")
+
+
+def per_write(texts: list[str], sizes: tuple[int, ...] = (50, 200, 1000)) -> None:
+    """What the rules cost on every keyless write: :func:`against` (what ``remember`` and the file
+    tools run) of one new memory against ``n`` active memories of its scope and type, cold (each
+    text read for the first time, as in a fresh CLI process) and warm (the token cache holds the
+    scope, as in a long-lived MCP server); CPU time, median of 5 writes. Also how many of the
+    ``n`` a wider net for a judge would weigh (sharing a content token) and how often the top 3 of
+    them by overlap would be asked about."""
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    news = texts[-5:]
+    for n in sizes:
+        memories = [_Memory(f"facts/t{i}.md", text, "user:bench", updated=start + dt.timedelta(minutes=i))
+                    for i, text in enumerate(texts[:n])]
+        cold, warm, sharing = [], [], []
+        for k, text in enumerate(news):
+            new = _Memory("facts/new.md", text, "user:bench", updated=start + dt.timedelta(days=9, minutes=k))
+            forget_readings()
+            began = time.process_time()
+            against(new, memories)
+            cold.append(time.process_time() - began)
+            began = time.process_time()
+            against(new, memories)
+            warm.append(time.process_time() - began)
+            forms = {t.form for t in tokens(text)}
+            sharing.append(sum(bool(forms & {t.form for t in tokens(m.body)}) for m in memories))
+        cold_us, warm_us = statistics.median(cold) * 1e6, statistics.median(warm) * 1e6
+        print(f"per write against {n:5} same-scope memories: {cold_us / 1000:7.2f} ms CPU cold "
+              f"({cold_us / n:5.1f} µs/pair), {warm_us / 1000:6.2f} ms warm ({warm_us / n:4.1f} µs/pair); "
+              f"a wider net would weigh {statistics.median(sharing):.0f} of them (median; a net of 3 asks "
+              f"3 questions on {sum(k >= 3 for k in sharing)}/{len(sharing)} writes)")
 
 
 def main() -> None:
@@ -224,6 +260,7 @@ def main() -> None:
     judge_path([PAIRS, HELDOUT], args.anthropic)
     if args.locomo.exists():
         texts = conversation(args.locomo)
+        per_write(texts)
         repository_scan(texts, 10)
         repository_scan(texts, 1)
     else:

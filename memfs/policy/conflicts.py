@@ -6,27 +6,39 @@ of the same scope, type and version that **share the subject but differ in the v
 *probable conflict* ("Kai works in Berlin." / "Kai works in Paris now."); the newer one is taken to
 replace the older.
 
-How (general means only, no phrase of a known pair):
+How (general means only, no phrase of a known pair; the reader is
+:mod:`memfs.policy.conflict_tokens`):
 
-1. **Tokens.** NFKC, case-folded; Latin words with a light plural stem; CJK runs cut at function
-   characters (的, 请, 用, 在...), then into known words and character pairs. Function words and
-   change markers ("from now on", 以后, 现在) are no content. A small lexicon of *value classes*
-   maps the words of one class to one canonical value across scripts (``English``/``英文``/``英语``
-   → ``language:english``): values of one class exclude each other.
-2. **Values.** A token is a value when it is a class value, holds a digit, is a capitalised word
-   that does not open its sentence, or is CJK; a number right after a common word ("note 3")
-   names a numbered thing instead, and a slot holding one is another subject. A value after a
-   negation ("not Portuguese", "不要用葡萄牙语") is *rejected*, not held.
-3. **Subject and value.** What both texts share, outside the values, is the subject; what differs
-   is grouped into slots (runs of adjacent differing tokens). A conflict needs: no additive marker
-   in the new text ("also", "too", 也, 还); one slot of differing values on each side (two slots
-   mean two things differ: another subject); the differing values not opening both texts (the
-   subject's name differs, "Kai..." / "Mia..."); the same preposition before them (``in`` Berlin /
-   ``at`` Acme is another relation); and a shared subject: a Jaccard overlap of the non-value
-   tokens of at least :data:`SUBJECT_OVERLAP`, or, when both values are of one class, one shared
-   name-like token (``P8``). A new text that rejects the old one's value, with a shared subject
-   token, is a conflict too. With no value token at all, one final differing word on each side
-   ("prefers tea" / "prefers coffee") counts when the rest overlaps.
+1. **Tokens.** Each text is read into content tokens that know where they stand: a value (a
+   value class across scripts, ``English``/``英文`` → ``language:english``; a digit, ``2.3``,
+   ``9:30``; a capitalised word inside its sentence; CJK), a lower-case word in a value's place
+   (``plain``), a word after a change verb (``changed``: "moved to", "switched to", 搬到, 改用),
+   the verb opening a request (``imperative``), the speaker's own sentence ("I …", 我…).
+2. **Alignment.** What both texts share is the subject frame; what differs is grouped into slots
+   (runs of adjacent differing tokens). The verb opening a request ("*Keep* my answers short" /
+   "*Make* …") is wording, not a slot; a CJK character pair that only bridges a different cut of
+   the same characters ("老张住|在" / "老张|现在|住") is a seam, not a slot.
+3. **A conflict** needs no additive marker in the new text ("also", "too", 也, 还), and one of:
+
+   * a rejection: the new text negates the old one's value ("not Portuguese", "不要用英文");
+   * one slot of values on each side, the same preposition before them (``in`` Berlin / ``at``
+     Acme is another relation), the differing values not opening both texts (the subject's name
+     differs, "Kai…" / "Mia…"), and a shared subject: a Jaccard overlap of the non-value tokens of
+     at least :data:`SUBJECT_OVERLAP`, or values of one class with a shared name-like token (``P8``)
+     or with the class word alone in its slot after shared words (回答*简短* / 回答*详细*);
+   * a change verb (:func:`_changed`): the new text names the old one's subject (its opening token,
+     or both are the speaker's) and nothing else but, after the change verb, the new value; the old
+     text's one slot holds what it replaces (a place or time *in*/*at*/*on* for a move; a value
+     of the same kind for a switch): "Lena lives in Vienna." / "Lena moved to Graz.";
+   * one value replaced in one place (:func:`_substitution`): one short slot on each side, framed
+     by shared words before it, holding values or lower-case words in a value's place, not
+     nouns a determiner points at ("*my* inbox" is the subject): "Use *tabs* for indentation" /
+     "Use *spaces* …", 小王在*上海*工作 / 小王现在在*北京*工作. Under a verb of liking, or for a word
+     after a name's verb ("Tom prefers *window* seats"), only when the new text says it replaces
+     ("now", 现在, 改…); never when the texts share a class value (that is the value: "short in
+     *chat*" / "short in *email*" qualify it).
+   * With no value token at all, one final differing word on each side ("prefers tea" /
+     "prefers coffee") counts when the rest overlaps.
 4. **Duplicates.** The same values and subject, worded differently, are a duplicate, never a
    conflict.
 
@@ -36,12 +48,16 @@ How (general means only, no phrase of a known pair):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from memfs.policy.conflict_tokens import MOVE, PLACES, Token, stem, tokens
+
+__all__ = ["Token", "tokens"]
 
 #: Jaccard overlap of the non-value tokens two texts need to share a subject.
 SUBJECT_OVERLAP = 0.5
@@ -52,62 +68,20 @@ MAX_CHARS = 600
 #: A token more memories of one group use is no subject (too common to pair them by).
 MAX_SHARING = 20
 
-_LANGUAGES = {
-    "english": ("english", "英文", "英语", "英語"),
-    "chinese": ("chinese", "mandarin", "中文", "汉语", "漢語", "华语", "普通话"),
-    "spanish": ("spanish", "西班牙语", "西班牙文", "西语"),
-    "portuguese": ("portuguese", "葡萄牙语", "葡萄牙文", "葡语"),
-    "french": ("french", "法语", "法文"),
-    "german": ("german", "德语", "德文"),
-    "japanese": ("japanese", "日语", "日文", "日本語"),
-    "korean": ("korean", "韩语", "韩文", "한국어"),
-    "italian": ("italian", "意大利语", "意大利文"),
-    "russian": ("russian", "俄语", "俄文"),
-    "dutch": ("dutch", "荷兰语"),
-}
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_CLASSES: dict[str, str] = {
-    **{word: f"language:{name}" for name, words in _LANGUAGES.items() for word in words},
-    **{day: f"day:{day}" for day in _DAYS},
-    **{word: f"length:{word}" for word in ("short", "brief", "concise", "long", "detailed", "verbose")},
-    **{word: f"tone:{word}" for word in ("formal", "informal", "casual")},
-}
-_FUNCTION = frozenset(
-    "a an the i me my mine we us our you your it its is are was were be been being am do does did to of for "
-    "and or but so that this these those there here please always now from on then anymore any more again "
-    "going forward onward onwards henceforth instead should must will would can could shall may might just "
-    "ll 's s he she they them his her their has have had with by as about into one".split()
-)
-_PREPOSITIONS = frozenset("in at on to for with from by under near".split())
-_NEGATIONS = frozenset("not no never don't dont without instead rather than longer neither nor".split())
 _ADDITIVE = frozenset("also too additionally another besides".split())
 _CJK_ADDITIVE = ("也", "还", "另外", "此外")
-_CJK_NEGATIONS = ("不要", "不用", "不再", "别", "而不是", "不是", "不")
-#: Characters and words that carry no subject or value in CJK text (cut points).
-_CJK_FUNCTION = ("从现在开始", "从现在起", "从今以后", "以后", "今后", "现在", "总是", "一直", "的", "请", "用", "在",
-                 "是", "了", "我", "你", "他", "她", "都", "给", "把", "要", "和", "与", "以", "对", "吧", "呢")
-_CJK_WORDS = tuple(sorted((w for w in _CLASSES if not w.isascii()), key=len, reverse=True))
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_DIGIT = re.compile(r"\d")
-_CJK_START = re.compile(f"[{_CJK}]")
-_PIECE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?|[.!?。！？;；]")
-
-
-@dataclass(frozen=True)
-class Token:
-    """One content token: its canonical ``form``, whether it is a value, whether it opens its
-    sentence, the preposition before it (if any), and whether a negation governs it."""
-
-    form: str
-    value: bool
-    first: bool
-    before: str | None
-    rejected: bool
-    position: int
-    capital: bool = False
-    #: A number written right after a common word ("note 3", "Deploy 4"): a numbered thing's
-    #: name, part of the subject, not a value.
-    numbering: bool = False
+#: Words that say the new text replaces a value ("… now", "no longer", 现在, 以后, 改…).
+_MARKERS = frozenset("now anymore instead henceforth nowadays longer currently switched moved changed".split())
+_CJK_MARKERS = ("现在", "以后", "今后", "目前", "已经", "不再", "改", "换", "搬", "迁")
+#: Verbs of liking: two of their objects are usually both true ("I like jazz" / "I like blues")
+#: unless the new text says it replaces the old.
+_LIKING = frozenset("like likes liked love loves loved enjoy enjoys enjoyed".split())
+_CJK_LIKING = ("喜欢", "喜爱", "爱")
+#: The most tokens a replaced value may span on each side (a CJK place cut into pairs spills over).
+MAX_SLOT = 4
+_LIKING_FORMS = frozenset(stem(w) for w in _LIKING)
+#: A statement of the speaker's this short ("I am vegan now.") may share nothing but the speaker.
+_TINY = 2
 
 
 @dataclass(frozen=True)
@@ -123,85 +97,6 @@ class Verdict:
     @property
     def conflict(self) -> bool:
         return self.kind == "conflict"
-
-
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-_CJK_CUT = re.compile("(" + "|".join(sorted((*_CJK_WORDS, *_CJK_NEGATIONS, *_CJK_FUNCTION), key=len, reverse=True))
-                      + ")")
-_CJK_NEGATION_SET = frozenset(_CJK_NEGATIONS)
-_CJK_WORD_SET = frozenset(_CJK_WORDS)
-
-
-def _cjk_pieces(run: str) -> list[tuple[str, bool]]:
-    """A CJK run cut into (piece, negated): class words whole, function words dropped (a negation
-    marks the next piece), the rest into character pairs (a single character alone)."""
-    out: list[tuple[str, bool]] = []
-    negated = False
-    for part in _CJK_CUT.split(run):
-        if not part:
-            continue
-        if part in _CJK_NEGATION_SET:
-            negated = True
-            continue
-        if part in _CJK_WORD_SET:
-            out.append((part, negated))
-        elif _CJK_CUT.fullmatch(part):
-            continue
-        elif len(part) == 1:
-            out.append((part, negated))
-        else:
-            out.extend((part[k:k + 2], negated) for k in range(len(part) - 1))
-        negated = False
-    return out
-
-
-@functools.lru_cache(maxsize=4096)
-def tokens(text: str) -> tuple[Token, ...]:
-    """The content tokens of ``text``, in order (see the module docstring); remembered for the
-    last few thousand texts (a context weighs the same memories call after call)."""
-    text = unicodedata.normalize("NFKC", text)
-    out: list[Token] = []
-    sentence_start, before, negated = True, None, False
-    previous: Token | None = None
-    for match in _PIECE.finditer(text):
-        piece = match.group()
-        if piece in ".!?。！？;；":
-            sentence_start, before, negated, previous = True, None, False, None
-            continue
-        if _CJK_START.match(piece):
-            for part, neg in _cjk_pieces(piece):
-                form = _CLASSES.get(part, part)
-                out.append(Token(form, True, False, None, neg or negated, len(out)))
-            sentence_start, negated, previous = False, False, None
-            continue
-        word = piece.casefold().replace("’", "'").removesuffix("'s")
-        if word in _NEGATIONS:
-            negated, previous = True, None
-            continue
-        if word in _PREPOSITIONS:
-            before, previous = word, None
-            continue
-        if word in _FUNCTION:
-            previous = None
-            sentence_start = sentence_start and word in ("please", "always", "now", "from", "on", "then", "i")
-            continue
-        form = _CLASSES.get(word, _stem(word))
-        value = (word in _CLASSES or _DIGIT.search(word) is not None
-                 or (piece[:1].isupper() and not sentence_start))
-        numbering = (word.isdigit() and previous is not None and not previous.value
-                     and not (previous.capital and not previous.first))
-        out.append(Token(form, value and not numbering, sentence_start, before, negated, len(out),
-                         piece[:1].isupper(), numbering))
-        previous = out[-1]
-        sentence_start, before = False, None
-    return tuple(out)
 
 
 def _additive(text: str) -> bool:
@@ -246,57 +141,202 @@ def compare(old: str, new: str) -> Verdict:
     return _compare(tokens(old), tokens(new), new)
 
 
+def _opening_verb(slot: Sequence[Token]) -> bool:
+    """A slot that is only the verb opening a request ("*Keep* my answers short" / "*Make* …",
+    "Answer me…" / "Please *reply*…"): wording, not the subject or the value."""
+    return (len(slot) == 1 and slot[0].first and slot[0].form.isascii()
+            and (slot[0].imperative or not slot[0].capital))
+
+
+def _marked(new: str) -> bool:
+    """The new text says it replaces a value ("now", "no longer", "switched", 现在, 改…)."""
+    words = {w.casefold() for w in re.findall(r"[^\W_]+", new)}
+    return bool(words & _MARKERS) or any(m in new for m in _CJK_MARKERS)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """Two texts read side by side: their held tokens, what they share and what differs."""
+
+    a: list[Token]
+    b: list[Token]
+    shared: set[str]
+    old_only: set[str]
+    new_only: set[str]
+    slots_a: list[list[Token]]
+    slots_b: list[list[Token]]
+    wording: set[str]
+
+    @classmethod
+    def of(cls, a: list[Token], b: list[Token]) -> _Reading:
+        a_forms, b_forms = {t.form for t in a}, {t.form for t in b}
+        seams = ({f for f in a_forms - b_forms if _seam(f, b_forms)}
+                 | {f for f in b_forms - a_forms if _seam(f, a_forms)})
+        a, b = [t for t in a if t.form not in seams], [t for t in b if t.form not in seams]
+        a_forms, b_forms = a_forms - seams, b_forms - seams
+        old_only, new_only = a_forms - b_forms, b_forms - a_forms
+        slots_a, slots_b = _slots(a, old_only), _slots(b, new_only)
+        wording = {s[0].form for s in slots_a + slots_b if _opening_verb(s)}
+        return cls(a, b, a_forms & b_forms, old_only, new_only, [s for s in slots_a if not _opening_verb(s)],
+                   [s for s in slots_b if not _opening_verb(s)], wording)
+
+    def before_slot(self, slot: Sequence[Token], side: Sequence[Token]) -> bool:
+        """Some shared token comes before ``slot`` in its text: the frame precedes the value."""
+        return any(t.form in self.shared for t in side if t.position < slot[0].position)
+
+
+def _seam(form: str, other: Set[str]) -> bool:
+    """A CJK pair of characters that the other text has too, only cut elsewhere ("老张住|在" /
+    "老张|现在|住"): a seam of the segmentation, not a word of its own."""
+    if form.isascii() or ":" in form:
+        return False
+    chars = {c for f in other if not f.isascii() for c in f}
+    return all(c in chars for c in form)
+
+
 def _compare(a_all: Sequence[Token], b_all: Sequence[Token], new: str) -> Verdict:
     a = [t for t in a_all if not t.rejected]
     b = [t for t in b_all if not t.rejected]
-    rejected = {t.form for t in b_all if t.rejected}
-    a_forms, b_forms = {t.form for t in a}, {t.form for t in b}
-    a_values = {t.form for t in a if t.value}
-    b_values = {t.form for t in b if t.value}
-    shared = a_forms & b_forms
-    subject_a = {t.form for t in a if not t.value}
-    subject_b = {t.form for t in b if not t.value}
-    overlap = _overlap(subject_a, subject_b, a_forms, b_forms)
-    subject = tuple(sorted(shared - a_values - b_values))
-    old_only, new_only = a_forms - b_forms, b_forms - a_forms
     if not a or not b:
         return Verdict("different", "nothing to compare")
-    if not old_only and not new_only:
+    rejected = {t.form for t in b_all if t.rejected}
+    read = _Reading.of(a, b)
+    a, b = read.a, read.b
+    a_values = {t.form for t in a if t.value}
+    b_values = {t.form for t in b if t.value}
+    shared = read.shared
+    subject_a = {t.form for t in a if not t.value} - read.wording
+    subject_b = {t.form for t in b if not t.value} - read.wording
+    overlap = _overlap(subject_a, subject_b, read.shared | read.old_only, read.shared | read.new_only)
+    subject = tuple(sorted(shared - a_values - b_values))
+    if not read.old_only and not read.new_only:
         return Verdict("duplicate", "the same words", subject=subject)
     if _additive(new):
         return Verdict("different", "the new text adds to the old one (an additive word)")
     if a_values & rejected and (shared or overlap >= SUBJECT_OVERLAP / 2):
         return Verdict("conflict", f"the new text rejects {', '.join(sorted(a_values & rejected))}",
                        tuple(sorted(a_values & rejected)), tuple(sorted(b_values - a_values)), subject)
-    slots_a, slots_b = _slots(a, old_only), _slots(b, new_only)
+    slots_a, slots_b = read.slots_a, read.slots_b
     valued_a = [s for s in slots_a if any(t.value for t in s)]
     valued_b = [s for s in slots_b if any(t.value for t in s)]
     if any(t.numbering for s in slots_a + slots_b for t in s):
         return Verdict("different", "another numbered thing: another subject")
     if _names_differ(slots_a, slots_b):
         return Verdict("different", "the texts open with different names: another subject")
+    if not slots_a and not slots_b:
+        return Verdict("duplicate", "the same subject and values, the request worded differently", subject=subject)
+    changed = _changed(read, subject)
+    if changed is not None:
+        return changed
+    substituted = _substitution(read, new, subject)
+    if substituted is not None:
+        return substituted
     if not valued_a and not valued_b and a_values & b_values:
         return Verdict("duplicate", f"same value ({', '.join(sorted(a_values & b_values))}), worded differently",
                        subject=subject)
     if any(s[0].first for s in slots_a) and any(s[0].first for s in slots_b):
         return Verdict("different", "the texts open differently: another subject")
     if not valued_a and not valued_b:
-        return _without_values(a, b, old_only, new_only, overlap, subject)
+        return _without_values(a, b, read.old_only, read.new_only, overlap, subject)
     if not valued_a or not valued_b:
         return Verdict("different", "a value was added or removed, none replaced")
     if len(slots_a) > 1 or len(slots_b) > 1:
         return Verdict("different", "more than one thing differs: another subject")
-    sa, sb = slots_a[0], slots_b[0]
+    return _one_value(read, overlap, subject)
+
+
+def _one_value(read: _Reading, overlap: float, subject: tuple[str, ...]) -> Verdict:
+    """One slot with a value on each side: a conflict when the relation is the same (the same
+    preposition) and the subject is shared (see the module docstring)."""
+    sa, sb = read.slots_a[0], read.slots_b[0]
+    if any(t.changed for t in sb):
+        return Verdict("different", "a change verb, but nothing of the kind it changes in the old text")
+    english = all(t.form.isascii() for t in read.a + read.b)
+    if english and not all(t.joined for t in sa[1:] + sb[1:]):
+        return Verdict("different", "words apart in one slot: more than one thing differs")
     if sa[0].before and sb[0].before and sa[0].before != sb[0].before:
         return Verdict("different", f"'{sa[0].before}' vs '{sb[0].before}': another relation")
     old_v = tuple(t.form for t in sa if t.value)
     new_v = tuple(t.form for t in sb if t.value)
     same_class = {v.partition(":")[0] for v in old_v if ":" in v} & {v.partition(":")[0] for v in new_v if ":" in v}
-    named = any(t.form in shared and ((t.capital and not t.first) or any(c.isdigit() for c in t.form)) for t in a)
-    if overlap >= SUBJECT_OVERLAP or (same_class and named):
+    named = any(t.form in read.shared and ((t.capital and not t.first) or any(c.isdigit() for c in t.form))
+                for t in read.a)
+    only_class = (same_class and len(sa) == len(sb) == 1
+                  and read.before_slot(sa, read.a) and read.before_slot(sb, read.b))
+    if overlap >= SUBJECT_OVERLAP or (same_class and (named or only_class)):
         return Verdict("conflict", f"same subject ({', '.join(subject) or 'shared words'}), new value",
                        old_v, new_v, subject)
     return Verdict("different", f"the subjects overlap too little ({overlap:.2f})")
+
+
+def _shape(token: Token) -> str:
+    """What kind of value a token is, to tell whether two can replace each other."""
+    if ":" in token.form and not token.form[:1].isdigit():
+        return "class:" + token.form.partition(":")[0]
+    if any(c.isdigit() for c in token.form):
+        return "number"
+    if token.capital or not token.form.isascii():
+        return "name"
+    return "word"
+
+
+def _changed(read: _Reading, subject: tuple[str, ...]) -> Verdict | None:
+    """"Lena lives in Vienna." / "Lena moved to Graz.": the new text names the old one's subject
+    (its opening token, or both are the speaker's: "I live…" / "I moved…"), says nothing the old
+    text lacks but, after a change verb, the new value, and the old text's one differing slot holds
+    what it replaces: for a move, something *in*, *at* or *on* a place or time; for a switch, a
+    value of the same kind."""
+    new_value = [t for t in read.b if t.changed and t.form in read.new_only]
+    if not new_value or {t.form for t in new_value} != read.new_only - read.wording or len(new_value) > MAX_SLOT:
+        return None
+    speakers = read.a[0].speaker and read.b[0].speaker
+    if (read.a[0].form not in read.shared and not speakers) or len(read.slots_a) != 1:
+        return None
+    old_slot = read.slots_a[0]
+    if read.a[0].form not in read.shared and len(old_slot) > MAX_SLOT:
+        return None  # only the speaker is shared: the old text must be one short statement
+    if new_value[0].changed == MOVE:
+        replaced = [t for t in old_slot if t.before in PLACES and (t.value or not t.plain)]
+        if not any(t.value for t in new_value):
+            return None
+    else:
+        kinds = {_shape(t) for t in new_value}
+        replaced = [t for t in old_slot if (t.value or t.plain) and _shape(t) in kinds]
+    if not replaced:
+        return None
+    return Verdict("conflict", f"the subject ({', '.join(subject) or read.a[0].form}) changed to a new value",
+                   tuple(t.form for t in replaced), tuple(t.form for t in new_value), subject)
+
+
+def _substitution(read: _Reading, new: str, subject: tuple[str, ...]) -> Verdict | None:
+    """One short slot on each side, framed by what both share before it, holding values or words
+    in a value's place ("Use *tabs* for indentation" / "Use *spaces*…", 小王在*上海*工作 /
+    小王现在在*北京*工作): a new value for the same subject. Under a verb of liking, only when the
+    new text says it replaces the old ("now", 现在...)."""
+    if len(read.slots_a) != 1 or len(read.slots_b) != 1:
+        return None
+    sa, sb = read.slots_a[0], read.slots_b[0]
+    if len(sa) > MAX_SLOT or len(sb) > MAX_SLOT or sa[0].first or sb[0].first:
+        return None
+    marked = _marked(new)
+    if not all(t.value or t.plain or (t.weak and marked) for t in sa + sb) or sa[0].before != sb[0].before:
+        return None
+    if not all(t.joined for t in sa[1:] + sb[1:]):
+        return None  # words apart in one slot are two things ("PRs as draft" / "issues as triaged")
+    if not any(t.value for t in sa + sb) and any(":" in f for f in read.shared):
+        return None  # the shared class value is the value ("short"): the words around it qualify it
+    framed = read.before_slot(sa, read.a) and read.before_slot(sb, read.b)
+    spoken = (read.a[0].speaker and read.b[0].speaker and len(sa) == len(sb) == 1 and marked
+              and len(read.a) <= _TINY and len(read.b) <= _TINY)
+    if not (framed or spoken):
+        return None  # "I am vegetarian." / "I am vegan now.": the speaker is the frame
+    liking = any(f in read.shared for f in _LIKING_FORMS) or any(w in f for f in read.shared for w in _CJK_LIKING)
+    if (liking and not marked) or len(read.shared - read.wording) < (0 if spoken else 1 if marked else 2):
+        return None
+    if {t.form for t in sa} & {t.form for t in read.b} or {t.form for t in sb} & {t.form for t in read.a}:
+        return None
+    return Verdict("conflict", f"same frame ({', '.join(sorted(read.shared))}), another value in one place",
+                   tuple(t.form for t in sa), tuple(t.form for t in sb), subject)
 
 
 def _without_values(
@@ -392,6 +432,12 @@ class _Sketch:
     values: frozenset[str]
     rejected: frozenset[str]
     forms: frozenset[str]
+    #: the text has CJK pieces (their seams are only known pair by pair) or a changed value
+    cjk: bool = False
+    changed: bool = False
+    speaker: bool = False
+    #: the text says it replaces a value, and it is a tiny statement of the speaker's
+    tiny_marked: bool = False
 
     @classmethod
     def of(cls, toks: Sequence[Token]) -> _Sketch:
@@ -399,18 +445,46 @@ class _Sketch:
         return cls(
             frozenset(t.form for t in held if not t.value),
             frozenset(t.form.partition(":")[0] for t in held if t.value and ":" in t.form),
-            frozenset(t.form for t in held if (t.capital and not t.first) or _DIGIT.search(t.form)),
+            frozenset(t.form for t in held if (t.capital and not t.first) or any(c.isdigit() for c in t.form)),
             frozenset(t.form for t in held if t.value),
             frozenset(t.form for t in toks if t.rejected),
             frozenset(t.form for t in held),
+            any(not t.form.isascii() for t in held),
+            any(t.changed for t in held),
+            bool(held) and held[0].speaker,
         )
 
     def may_conflict(self, newer: _Sketch) -> bool:
+        shared = self.forms & newer.forms
+        if shared and (self.cjk or newer.cjk or newer.changed):
+            return True
+        if self.speaker and ((newer.changed and newer.speaker) or (newer.tiny_marked and len(self.forms) <= _TINY)):
+            return True
+        if shared and len(self.forms - shared) <= MAX_SLOT + 1 and len(newer.forms - shared) <= MAX_SLOT + 1:
+            return True
+        union = self.subject | newer.subject
+        if union and 2 * len(self.subject & newer.subject) >= len(union) - 2:
+            return True
         if _overlap(self.subject, newer.subject, self.forms, newer.forms) >= SUBJECT_OVERLAP:
             return True
         if self.classes & newer.classes and self.names & newer.forms:
             return True
         return bool(self.values & newer.rejected and self.forms & newer.forms)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sketch(text: str) -> _Sketch:
+    """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
+    sketch = _Sketch.of(tokens(text))
+    if sketch.speaker and len(sketch.forms) <= _TINY and _marked(text):
+        return dataclasses.replace(sketch, tiny_marked=True)
+    return sketch
+
+
+def forget_readings() -> None:
+    """Drop the remembered tokens and sketches (a benchmark's cold start)."""
+    tokens.cache_clear()
+    _sketch.cache_clear()
 
 
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
@@ -423,8 +497,11 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     if not eligible(probe):
         return []
     found = []
+    sketch = _sketch(new.body)
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
+            continue
+        if not _sketch(memory.body).may_conflict(sketch):
             continue
         verdict = _compare(tokens(memory.body), read, new.body)
         if verdict.conflict:
@@ -446,7 +523,9 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
     """Every probable conflict among ``memories``: each text is read once; only memories of one
     scope, type and version that share a token are compared, and only short ones (at most
     :data:`MAX_TOKENS` content tokens: a value is said in a sentence or two, a longer memory is a
-    document); a token found in more than :data:`MAX_SHARING` of them names no subject."""
+    document); a token found in more than :data:`MAX_SHARING` of them names no subject. A text
+    of the speaker's own with a change verb ("I moved to York.") is compared with every other text
+    of the speaker's own (they share no word, only the subject "I")."""
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for memory in memories:
         if eligible(memory):
@@ -461,7 +540,11 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
-        sketches = [_Sketch.of(read[m.path]) for m in short]
+        sketches = [_sketch(m.body) for m in short]
+        # "I live in Leeds." / "I moved to York.": the speaker is the subject, no word is shared
+        speakers = [n for n, sketch in enumerate(sketches) if sketch.speaker]
+        candidates |= {(i, j) for j in speakers if sketches[j].changed or sketches[j].tiny_marked
+                       for i in speakers if i < j}
         for i, j in sorted(candidates):
             older, newer = short[i], short[j]
             if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):

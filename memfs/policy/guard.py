@@ -43,7 +43,9 @@ Why each verb owns what it owns in :data:`OWNERS`:
   preferences like the user's own), so only a person or the host's grant sets it.
 * ``user-source``: ``source_kind: user`` claims the user said it, so only that user (the actor
   ``user:U5`` for a scope whose user is ``U5``; any person for a scope without a user) or a host
-  that vouches for it may write it. A person may force it.
+  that vouches for it may write it, on a new memory and on every change of what a user-sourced
+  memory says (its body or its ``source``: a SUPERSEDE, an edit), not only when the label is
+  first set. A person may force it.
 
 Replays of history (:data:`HISTORY_OPS`) own every field; a person's import
 (:data:`IMPORT_OPS`) owns the protected fields and the user-source rule, but not ``system/``.
@@ -167,6 +169,8 @@ class FileChange:
     added: str
     moved_from: str | None = None
     floor: int = 0
+    #: the text after the frontmatter differs (what the memory says changed)
+    body_changed: bool = False
 
 
 def actor_kind(actor: str) -> str:
@@ -210,7 +214,9 @@ def describe(
             before_meta["revision"] = revision
     if before_meta is not None and after_meta is not None:
         changed = frozenset(k for k in changed if before_meta.get(k) != after_meta.get(k))
-    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from, floor)
+    body_changed = before is not None and after is not None and _tail(before, before_fm) != _tail(after, after_fm)
+    return FileChange(path, before_meta, after_meta, changed, _added_lines(before, after), moved_from, floor,
+                      body_changed)
 
 
 def check(change: FileChange, access: Access) -> list[Refusal]:
@@ -377,11 +383,21 @@ def _protected_refusal(path: str, name: str, access: Access, new: bool = False) 
     )
 
 
+#: Fields whose change is a new claim of what the user said, like a new body: where it was said.
+_CLAIM_FIELDS = frozenset({"source_kind", "source"})
+
+
 def _user_source(change: FileChange, access: Access) -> list[Refusal]:
+    """``user-source`` on every change that makes a claim in the user's name: a new memory, and
+    an edit of the body or of where it was said (a SUPERSEDE, a file tool's edit, a watched save),
+    even when the memory already said ``source_kind: user``. An edit that leaves what the user
+    said as it was (a retraction's ``status``, an expiry, a reinforcement's ``evidence``) needs no
+    such claim."""
     after = change.after
     if after is None or after.get("source_kind") != "user":
         return []
-    if change.before is not None and change.before.get("source_kind") == "user" and "source_kind" not in change.changed:
+    if (change.before is not None and change.before.get("source_kind") == "user"
+            and not change.body_changed and not change.changed & _CLAIM_FIELDS):
         return []
     if access.grants.vouch_user_source or access.op in HISTORY_OPS or _person_import(access):
         return []
@@ -477,6 +493,11 @@ def _plain_revision(text: str | None) -> int | None:
 def _key_texts(frontmatter: str) -> dict[str, str]:
     lines = frontmatter.splitlines(keepends=True)
     return {key: "".join(lines[a:b]) for key, (a, b) in yamlio.key_lines(frontmatter).items()}
+
+
+def _tail(text: str, frontmatter: str) -> str:
+    """What follows the frontmatter (the body), found where :func:`_frontmatter` found it."""
+    return text[text.find(frontmatter) + len(frontmatter):] if frontmatter else text
 
 
 def _added_lines(before: str | None, after: str | None) -> str:

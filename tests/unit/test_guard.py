@@ -107,3 +107,25 @@ def test_source_kind_system_needs_a_person(actor: str, refused: bool) -> None:
     assert _timed(new, actor) == (["system-source"] if refused else [])
     kept = _change({"source_kind": "system"}, {"source_kind": "system", "description": "edited"})
     assert "system-source" not in _timed(kept, actor)
+
+
+USER_SAID = {"scope": "user:U5", "source_kind": "user", "source": "conversation:C1"}
+
+
+@pytest.mark.parametrize(("body", "fields", "verb", "actor", "refused"), [
+    ("Kai works in Paris now.", {}, "remember", AGENT, True),  # a SUPERSEDE of what the user said
+    ("Kai works in Paris now.", {}, "edit", AGENT, True),  # a file tool's edit of its body
+    ("Kai works in Berlin.", {"source": "conversation:C9"}, "remember", AGENT, True),  # said elsewhere
+    ("Kai works in Paris now.", {}, "remember", "user:U5", False),  # the user
+    ("Kai works in Paris now.", {}, "remember", "user:alice", True),  # another person, unforced
+    ("Kai works in Berlin.", {"status": "retracted"}, "retract", AGENT, False),  # what was said stays
+    ("Kai works in Berlin.", {"description": "where Kai works"}, "edit", AGENT, False),
+])
+def test_user_source_holds_for_every_change_of_what_the_user_said(body: str, fields: dict[str, Any], verb: str,
+                                                                  actor: str, refused: bool) -> None:
+    change = guard.describe("facts/kai.md", memory_text("Kai works in Berlin.", **USER_SAID),
+                            memory_text(body, **USER_SAID | fields))
+    rules = [r.rule for r in guard.check(change, guard.Access(actor, verb))]
+    assert ("user-source" in rules) is refused, rules
+    vouched = guard.Access(actor, verb, grants=guard.Grants(vouch_user_source=True))
+    assert "user-source" not in [r.rule for r in guard.check(change, vouched)]
