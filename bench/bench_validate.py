@@ -3,9 +3,11 @@
 A corpus of SIZE memories (default 10,000) from ``corpus.py`` is written once; then, RUNS times,
 ``Store.validate()`` (parse every file, field and cross-file checks, the secret scan of every
 file) and the secret scan alone (``secrets_scan.scan`` of every file's text), medians of CPU
-seconds. Run the same script in another checkout to compare (alternate the two).
+seconds. Then the findings cache (#28): validate without it, a first validate (which builds it), a
+second one, and one after a single file was edited, side by side. Run the same script in another
+checkout to compare (alternate the two).
 
-    .venv/bin/python bench/bench_validate.py [--size 10000] [--runs 3] [--keep DIR]
+    .venv/bin/python bench/bench_validate.py [--size 10000] [--runs 3] [--keep DIR] [--cache-only]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,7 +31,44 @@ from corpus import generate, write
 from memfs import MemoryRepo
 from memfs.policy.conflicts import tokens
 from memfs.policy.secrets_scan import scan
+from memfs.store import findings
 from memfs.store.reading import conflict_problems
+
+
+def _cpu(call: Callable[[], object]) -> float:
+    tokens.cache_clear()
+    started = time.process_time()
+    call()
+    return time.process_time() - started
+
+
+def cached_runs(repo: MemoryRepo, root: Path, runs: int) -> None:
+    """The findings cache (#28), side by side in one run: validate without it (every file read,
+    parsed and scanned: what validate cost before), a first validate (no cache: it is built and
+    written), a second one (the cache is used whole), and one after a single file was edited in
+    the working tree. Each checked to find what the uncached one finds."""
+    store = repo.store
+    cache = store.cache_dir / findings.CACHE_FILE
+    edited = root / store.memory_paths()[-1]
+    original = edited.read_bytes()
+    uncached, first, second, after_edit = [], [], [], []
+    expected = store.validate(store.scan())
+    for number in range(runs):
+        uncached.append(_cpu(lambda: store.validate(store.scan())))
+        cache.unlink(missing_ok=True)
+        first.append(_cpu(store.validate))
+        second.append(_cpu(store.validate))
+        edited.write_bytes(original + f"\nedit {number}\n".encode())
+        after_edit.append(_cpu(store.validate))
+        edited.write_bytes(original)
+        assert store.validate() == expected
+    base = statistics.median(uncached)
+    print(f"findings cache ({cache.stat().st_size / 1e6:.1f} MB on disk), CPU-s medians of {runs}; "
+          f"load average {os.getloadavg()[0]:.2f}:")
+    for name, times in (("validate without the cache", uncached), ("first validate (builds it)", first),
+                        ("second validate (unchanged)", second), ("after one file edited", after_edit)):
+        median = statistics.median(times)
+        print(f"  {name:30} {median:7.2f}  ({median / base:.2f}x)")
 
 
 def main() -> None:
@@ -36,6 +76,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="Build the corpus here (reused when present).")
+    parser.add_argument("--cache-only", action="store_true", help="Only the findings cache's figures (#28).")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="memfs-bench-validate-"))
     root = work / "corpus"
@@ -46,14 +87,23 @@ def main() -> None:
     repo = MemoryRepo.open(root, actor="bench:validate")
     texts = [(root / rel).read_text(encoding="utf-8") for rel in repo.store.memory_paths()]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {len(texts)} files")
+    if not args.cache_only:
+        whole_runs(repo, texts, args.runs)
+    cached_runs(repo, root, args.runs)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def whole_runs(repo: MemoryRepo, texts: list[str], runs: int) -> None:
+    """The secret scan of every file, validate without the findings cache, the conflict check."""
     scans, validates, conflicts = [], [], []
     memories = repo.store.scan().memories
-    for _ in range(args.runs):
+    for _ in range(runs):
         started = time.process_time()
         found = sum(len(scan(text)) for text in texts)
         scans.append(time.process_time() - started)
         started = time.process_time()
-        problems = repo.validate()
+        problems = repo.store.validate(repo.store.scan())
         validates.append(time.process_time() - started)
         tokens.cache_clear()
         started = time.process_time()
@@ -61,12 +111,10 @@ def main() -> None:
         conflicts.append(time.process_time() - started)
     print(f"secret scan of every file: {statistics.median(scans):.2f} CPU-s "
           f"({statistics.median(scans) / len(texts) * 1e6:.0f} µs a file; {found} findings)")
-    print(f"validate (whole repository): {statistics.median(validates):.2f} CPU-s ({len(problems)} problems); "
-          f"load average at end {os.getloadavg()[0]:.2f}")
+    print(f"validate (whole repository, without the findings cache): {statistics.median(validates):.2f} CPU-s "
+          f"({len(problems)} problems); load average at end {os.getloadavg()[0]:.2f}")
     print(f"  of which probable conflicts (#27): {statistics.median(conflicts):.2f} CPU-s, cold token cache "
           f"({len(pairs) // 2} pairs)")
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 every file scanned and validated, and the lookups writes need (ids in use, dependents, files
 containing a text), from the catalog (:mod:`memfs.store.catalog`) or one ``git grep``.
 
-:class:`Reader` adds these to :class:`~memfs.store.upkeep.Repository`; it changes nothing.
+:class:`Reader` adds these to :class:`~memfs.store.upkeep.Repository`; it changes no memory (a whole-
+repository validate keeps its findings in ``.memfs/``: :mod:`memfs.store.findings`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflicts, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import gitcli, paths, progress
+from memfs.store import findings, gitcli, paths, progress
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
@@ -256,11 +257,7 @@ class Reader(Repository):
                 result.data[rel] = data
             except InvalidMemory as exc:
                 result.broken.extend(self._unparsed(rel, data, exc.problems))
-        result.broken.extend(
-            Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it",
-                    paths.LINK_FIX, "warning")
-            for rel in linked
-        )
+        result.broken.extend(_linked_problems(linked))
         return result
 
     def validate(self, scan: Scan | None = None, only: list[str] | None = None) -> list[Problem]:
@@ -271,6 +268,8 @@ class Reader(Repository):
         """
         if only is not None:
             return self._validate_only(only)
+        if scan is None and self.binding is None:
+            return self._validate_cached()
         scan = scan or self.scan()
         found = list(scan.broken)
         for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
@@ -278,6 +277,54 @@ class Reader(Repository):
             found.extend(self._secrets_in(memory, scan.data.get(memory.path)))
         found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
+
+    def _validate_cached(self) -> list[Problem]:
+        """:meth:`validate` of the whole repository with each file's findings and summary taken
+        from the findings cache (:mod:`memfs.store.findings`) when its content is the one they
+        were computed from: the same findings, in the same order, as reading every file again."""
+        cache = findings.load(self)
+        broken: list[Problem] = []
+        own: list[Problem] = []
+        memories: list[Memory] = []
+        blobs: list[tuple[str, str]] = []
+        linked: list[str] = []
+        rels = list(paths.iter_memory_paths(self.root, linked))
+        for rel in progress.counted(self.progress, "validating", rels, len(rels)):
+            data = paths.read_file(self.root, rel)
+            if isinstance(data, paths.Unreadable):
+                broken.append(data.problem())
+                continue
+            if data is None:
+                continue
+            blob = findings.blob_id(data)
+            entry = cache.entry(rel, blob)
+            if entry is None:
+                entry = self._file_findings(rel, data)
+                cache.put(rel, blob, entry)
+            if entry.summary is None:
+                broken.extend(entry.problems)
+                continue
+            own.extend(entry.problems)
+            memories.append(entry.summary.memory(rel))
+            blobs.append((rel, blob))
+        broken.extend(_linked_problems(linked))
+        digest = findings.files_digest(blobs)
+        pairs = cache.conflict_problems(digest)
+        if pairs is None:
+            pairs = conflict_problems(memories)
+            cache.keep_conflicts(digest, pairs)
+        found = [*broken, *own, *self.repo_problems(memories, self.exists, pairs)]
+        findings.save(self, cache)
+        return _ordered(found)
+
+    def _file_findings(self, rel: str, data: bytes) -> findings.Entry:
+        """One file's own findings as :meth:`validate` reports them, and its summary."""
+        try:
+            memory = parse(rel, data, self.limits())
+        except InvalidMemory as exc:
+            return findings.Entry(tuple(self._unparsed(rel, data, exc.problems)), None)
+        own = [*memory.problems, *self._secrets_in(memory, data)]
+        return findings.Entry(tuple(own), findings.Summary.of(memory))
 
     def _unparsed(self, rel: str, data: bytes, problems: list[Problem]) -> list[Problem]:
         """A file's fatal ``problems``; for a plain note (no frontmatter), the fix says how it is
@@ -294,11 +341,13 @@ class Reader(Repository):
                f"{scope or 'none: system/'} from [adopt] in .memfs.toml)")
         return [replace(problems[0], fix=fix)]
 
-    def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool]) -> list[Problem]:
+    def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
+                      pairs: list[Problem] | None = None) -> list[Problem]:
         """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
         ``depends_on`` entry is resolved like a path argument (:func:`paths.confine`): one that
         lands in ``.git/`` or ``.memfs/``, outside the root or behind a symlink is a problem of its
-        own, and only the entries that pass are looked up with ``exists``."""
+        own, and only the entries that pass are looked up with ``exists``; then the probable
+        conflicts (``pairs`` if they were computed already, from these memories)."""
         found: list[Problem] = []
         kept: list[Memory] = []
         why_not: dict[str, str | None] = {}
@@ -315,7 +364,7 @@ class Reader(Repository):
             deps = tuple(d for d in memory.depends_on if d not in refused)
             kept.append(memory if not refused else replace(memory, depends_on=deps))
         found.extend(validate.check_repo(kept, exists))
-        found.extend(conflict_problems(kept))
+        found.extend(conflict_problems(kept) if pairs is None else pairs)
         return found
 
     def _dependency_refusal(self, dep: str) -> str | None:
@@ -498,6 +547,11 @@ def _id_value(line: str) -> str | None:
     except yamlio.YamlError:
         return None
     return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+
+
+def _linked_problems(linked: list[str]) -> list[Problem]:
+    return [Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it", paths.LINK_FIX,
+                    "warning") for rel in linked]
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
