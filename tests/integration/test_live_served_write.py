@@ -6,6 +6,7 @@ write's commit included."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,7 @@ def remember_args(i: int) -> dict[str, Any]:
 
 @pytest.fixture
 def served(repo: MemoryRepo) -> Iterator[SocketServer]:
+    gc.collect()  # watches of earlier tests' repositories count against this process's limit
     probe = TreeWatch.open(repo.root)
     if probe is None:
         pytest.skip("no inotify watch here: every probe is a whole-tree git status")
