@@ -34,7 +34,8 @@ def remember(live: LiveIndex, args: Any) -> dict[str, Any]:
     writer = live.writer
     store = type(writer)(writer.root, writer.git, actor)
     try:
-        outcome = run(store, op.candidate, force=op.force, actor=op.actor)
+        with live.writing:
+            outcome = run(store, op.candidate, force=op.force, actor=op.actor)
     except MemfsError as exc:
         return {"ok": False, "error": str(exc), "failure": to_wire(exc), "judge": judge.drain()}
     notices = judge.drain()

@@ -14,10 +14,17 @@ REFRESH_PATHS = 200
 
 class CachedProbeGit(gitcli.Git):
     """The repository's git, with the ``git status`` probe kept until the live index says the
-    files or ``.git`` changed: the per-query scan the live index exists to skip."""
+    files or ``.git`` changed: the per-query scan the live index exists to skip.
 
-    def __init__(self, workdir: Path, git_dir: Path) -> None:
+    ``shared``: the git the server writes through. A whole-tree probe is then that git's
+    (:meth:`~memfs.store.gitcli.status.WorkTree.shared_whole_probe`): one kept probe, exact at
+    every call, carried over the server's own commits (``advance_kept``) and brought up to date
+    from the work tree's events; so after a write the server made, the live update asks git
+    about the written paths once, and the guard's check of the next write asks nothing again."""
+
+    def __init__(self, workdir: Path, git_dir: Path, shared: gitcli.Git | None = None) -> None:
         super().__init__(workdir, git_dir)
+        self._shared = shared
         self._probe: tuple[str, gitcli.Probe | None] | None = None
         self._probe_lock = threading.Lock()
         #: a refresh asked for and not yet taken in (:meth:`refresh_probe`); taken in by the next
@@ -30,10 +37,15 @@ class CachedProbeGit(gitcli.Git):
         with self._probe_lock:
             if self._probe is not None and self._probe[0] == pathspec:
                 return self._probe[1]
-        found = super().probe(pathspec)
+        found = self._whole(pathspec)
         with self._probe_lock:
             self._probe = (pathspec, found)
         return found
+
+    def _whole(self, pathspec: str) -> gitcli.Probe | None:
+        if self._shared is not None and pathspec == ".":
+            return self._shared.shared_whole_probe()
+        return super().probe(pathspec)
 
     def forget_probe(self) -> None:
         with self._probe_lock:
@@ -50,14 +62,15 @@ class CachedProbeGit(gitcli.Git):
         there is nothing kept, too many paths, HEAD differs, or git-ignored files are involved
         (git lists an ignored folder whole, not its files), and for a memory root below the
         repository's top (a ``.gitignore`` above it is not watched). No paths (a barrier alone):
-        the kept probe stands."""
+        the kept probe stands. With a ``shared`` git, the thread takes that git's whole-tree probe
+        (:meth:`_whole`), which asks about the changed paths alone, and it replaces the kept one."""
         self._settle()
         with self._probe_lock:
             kept = self._probe
         if kept is not None and not paths:
             return
-        if (kept is None or kept[0] != pathspec or kept[1] is None or len(paths) > REFRESH_PATHS
-                or pathspec != "."):
+        limit = len(paths) > REFRESH_PATHS and self._shared is None
+        if kept is None or kept[0] != pathspec or kept[1] is None or limit or pathspec != ".":
             self.forget_probe()
             return
         asked = _Asked(self, paths)
@@ -74,6 +87,11 @@ class CachedProbeGit(gitcli.Git):
             kept, paths, asked = pending
             old, found = kept[1], asked.result()
             assert old is not None
+            if self._shared is not None:
+                with self._probe_lock:
+                    if self._probe is kept:
+                        self._probe = (kept[0], found) if found is not None else None
+                return
             if found is None or found.head != old.head or found.ignored or _under_any(paths, old.ignored):
                 with self._probe_lock:
                     if self._probe is kept:
@@ -91,14 +109,14 @@ class _Asked:
     interpreter to the caller's indexing). Any failure is an answer of ``None``: the kept probe
     is then forgotten and the next one is whole."""
 
-    def __init__(self, git: gitcli.Git, paths: list[str]) -> None:
+    def __init__(self, git: CachedProbeGit, paths: list[str]) -> None:
         self.found: gitcli.Probe | None = None
         self._thread = threading.Thread(target=self._run, args=(git, paths), name="memfs-live-status", daemon=True)
         self._thread.start()
 
-    def _run(self, git: gitcli.Git, paths: list[str]) -> None:
+    def _run(self, git: CachedProbeGit, paths: list[str]) -> None:
         try:
-            self.found = gitcli.Git.probe_paths(git, paths)
+            self.found = git._whole(".") if git._shared is not None else gitcli.Git.probe_paths(git, paths)
         except Exception:  # any failure means: ask the whole tree next time
             self.found = None
 

@@ -103,11 +103,16 @@ class LiveIndex:
     """The index of one memory root, kept current; :meth:`start`, :meth:`search`, :meth:`stop`."""
 
     def __init__(self, repo: Store, *, debounce: float = DEBOUNCE_SECONDS, polling: bool = False) -> None:
-        git = CachedProbeGit(repo.git.workdir, repo.git.git_dir)
+        git = CachedProbeGit(repo.git.workdir, repo.git.git_dir, shared=repo.git)
         self.repo = type(repo)(repo.root, git, repo.actor)
         #: the store writes go through: its own git, whose kept probe is exact at every call
-        #: (:mod:`memfs.store.gitcli.watch`), where :attr:`repo`'s lags the debounce
+        #: (:mod:`memfs.store.gitcli.watch`), where :attr:`repo`'s lags the debounce; :attr:`repo`'s
+        #: git takes its whole-tree probes from it, so the two share one ``git status``
         self.writer = repo
+        #: held by a write of this server (:func:`memfs.agents.live.answers.remember`) and by each
+        #: index update: an update never probes in the middle of the write's commit (the kept
+        #: probe would be dropped for a whole-tree ``git status``), and searches do not wait
+        self.writing = threading.Lock()
         self.git = git
         self.debounce = debounce
         self.polling = polling
@@ -275,7 +280,7 @@ class LiveIndex:
                 time.sleep(TICK_SECONDS)
 
     def _apply(self, rels: list[str], git: bool, full: str | None, barrier: int = 0) -> None:
-        with self.lock:
+        with self.writing, self.lock:
             head = self._read_head()
             if head != self.head and full is None:
                 full = "HEAD names another branch or commit"

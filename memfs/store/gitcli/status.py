@@ -103,6 +103,12 @@ class WorkTree(Base):
             self._clean_index = (index, found.head)
         return found
 
+    def shared_whole_probe(self) -> Probe | None:
+        """:meth:`probe` of the whole tree for another reader of this repository (the live index
+        of a server writing through this git): this git's kept probe, without touching what
+        :meth:`probe` notes for this git's next commit."""
+        return self._whole_probe()
+
     def _whole_probe(self) -> Probe | None:
         """The whole tree's probe, from the kept one when nothing git reads besides the work tree
         changed (:func:`~.watch.git_identity`) and the watch (:class:`~.watch.TreeWatch`) names
