@@ -7,8 +7,9 @@ ordinary conversation.
    different subjects, additive facts). Printed: precision, recall and F1, overall and by language,
    the duplicate label's accuracy, and every miss. "Before" is the rule memfs had: only the same
    ``key`` or identical normalised text relates two keyless memories, so no conflict is found.
-   Then ``bench/conflicts_heldout.jsonl``, 40 pairs written after the rules, never used to tune
-   them, the same way.
+   Then ``bench/conflicts_heldout.jsonl``, 40 pairs written after the rules (since used to find
+   the structures: fitted now), and ``bench/conflicts_blind.jsonl``, 80 pairs written by someone
+   who never read the code and run once, sealed, after the rules were merged, the same way.
 2. The judge path (``[judge] conflict``, :mod:`memfs.ops.judge`) on both sets: the rules find
    the pairs, the judge rules on each through the same ``judge.rule`` remember uses; a pair counts
    as a conflict when the new memory replaces the old (``replace``, or no usable answer: the
@@ -47,6 +48,7 @@ from memfs.policy.conflicts import against, compare, forget_readings, pairs, tok
 
 PAIRS = ROOT / "tests" / "fixtures" / "conflicts" / "pairs.jsonl"
 HELDOUT = ROOT / "bench" / "conflicts_heldout.jsonl"
+BLIND = ROOT / "bench" / "conflicts_blind.jsonl"
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 
 
@@ -257,7 +259,8 @@ def main() -> None:
     args = parser.parse_args()
     labelled(PAIRS)
     labelled(HELDOUT)
-    judge_path([PAIRS, HELDOUT], args.anthropic)
+    labelled(BLIND)
+    judge_path([PAIRS, HELDOUT, BLIND], args.anthropic)
     if args.locomo.exists():
         texts = conversation(args.locomo)
         per_write(texts)
