@@ -34,7 +34,9 @@ def test_a_fresh_process_answered_by_the_server_loads_no_whoosh_yaml_nor_click(r
         assert server.live.answered == len(asks) - 1  # the remember is counted as a write
     for ask, ran in zip(asks, runs, strict=True):
         assert ran.returncode == 0, ran.stderr
-        assert ("facts/a.md" if ask[0] == "search" else "<<<" if ask[0] == "context" else "INSERT") in ran.stdout
+        # the remember gives the launch a new day: the conflict rules replace facts/a.md through the server too
+        assert ("facts/a.md" if ask[0] == "search" else "<<<" if ask[0] == "context" else "SUPERSEDE facts/a.md"
+                ) in ran.stdout
         loaded = {line.split("|")[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
         heavy = ("whoosh", "yaml", "ruamel", "rich", "mcp", "numpy", "click", "detect_secrets")
         assert loaded and not {m for m in loaded if m.split(".")[0] in heavy or m in (
