@@ -50,7 +50,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from memfs.format.model import Memory
 from memfs.ops.callables import load_callable
@@ -247,11 +247,10 @@ def configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
 
 
 def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
-    settings = repo.config().judge
-    spec = settings.classify
-    if spec is None:
+    entry = _entry(repo, "classify")
+    if entry is None:
         return None
-    classify, failure = _load(repo, spec, "classify")
+    spec, classify, failure, timeout = entry
     if classify is None:
 
         def missing(candidate: Candidate) -> Reading | None:
@@ -263,7 +262,7 @@ def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
 
     def judged(candidate: Candidate) -> Reading | None:
         question = question_for(candidate)
-        return None if question is None else ask(classify, spec, question, settings.timeout)
+        return None if question is None else ask(classify, spec, question, timeout)
 
     return judged
 
@@ -272,24 +271,27 @@ def _configured(repo: Store) -> Callable[[Candidate], Reading | None] | None:
 def deciding(repo: Store) -> tuple[str, Decide | None, float] | None:
     """The ``[judge] conflict`` of ``repo``: (its name, the callable or ``None`` when it cannot be
     loaded, said once, the timeout); ``None`` when none is set."""
-    settings = repo.config().judge
-    spec = settings.conflict
-    if spec is None:
+    entry = _entry(repo, "conflict")
+    if entry is None:
         return None
-    decide, failure = _load(repo, spec, "conflict")
+    spec, decide, failure, timeout = entry
     if decide is None:
         _fallback(spec, "missing", f"cannot be used ({failure})", _CONFLICT_INSTEAD)
-    return spec, decide, settings.timeout
+    return spec, decide, timeout
 
 
-def _load(repo: Store, spec: str, entry: str) -> tuple[Any, str]:
-    """The callable ``[judge] entry`` names, or ``None`` and why it cannot be used (importing a
-    module runs its code: any failure means it cannot be used; one inside the repository is
-    refused)."""
+def _entry(repo: Store, entry: Literal["classify", "conflict"]) -> tuple[str, Any, str, float] | None:
+    """``[judge] entry`` of ``repo``: (its name, the callable or ``None``, why it cannot be used,
+    the timeout), or ``None`` when none is set (importing a module runs its code: any failure
+    means it cannot be used; one inside the repository is refused)."""
+    settings = repo.config().judge
+    spec: str | None = getattr(settings, entry)
+    if spec is None:
+        return None
     try:
-        return load_callable(spec, f"[judge] {entry}", outside=repo.git.workdir), ""
+        return spec, load_callable(spec, f"[judge] {entry}", outside=repo.git.workdir), "", settings.timeout
     except Exception as exc:
-        return None, str(exc)
+        return spec, None, str(exc), settings.timeout
 
 
 def side(memory: Memory) -> Side:
