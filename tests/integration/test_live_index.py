@@ -543,6 +543,33 @@ def test_the_kept_git_status_follows_changes_the_watcher_hears_nothing_of(live: 
     assert index_state.read(repo.store.cache_dir).probe == _probe(MemoryRepo.open(repo.root, ACTOR).store)
 
 
+def test_an_edit_whose_event_is_not_processed_yet_is_not_injected(repo: MemoryRepo) -> None:
+    """Only committed memory is injected. Until the live index processes an edit's event (here:
+    never, its debounce is an hour) its index and kept ``git status`` lag the edit, but a served
+    context must still inject the committed copy and a served search mark the hit uncommitted,
+    as the direct path does: the hit is read from the edited file, which ``git status`` says
+    differs from HEAD whenever it is asked."""
+    from memfs.agents.verbs import Context
+    from memfs.format.declare import CLI, to_wire
+
+    write(repo, "m/a.md", fact("The rocket is blue."))
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "a")
+    context = {"request": to_wire(Context(task="rocket", scope="user:U5"), CLI), "actor": None, "json": False}
+    with repo.live_server(debounce=3600) as server:
+        live = server.live
+        assert "The rocket is blue." in live.context(context)["text"]
+        write(repo, "m/a.md", fact("The rocket is red."))
+        served = live.context(context)
+        hits = live.search(args("rocket"))["view"]["json"]["hits"]
+    direct_context = repo.context(task="rocket", scope="user:U5")
+    assert "The rocket is blue." in direct_context.render() and "rocket is red" not in direct_context.render()
+    assert "The rocket is blue." in served["text"] and "rocket is red" not in served["text"]
+    assert served["uncommitted_notice"] == direct_context.uncommitted_notice
+    assert [(h["path"], h["uncommitted"]) for h in hits] == [("m/a.md", True)]
+    assert [(h["path"], h["uncommitted"]) for h in direct(repo, "rocket")["json"]["hits"]] == [("m/a.md", True)]
+
+
 def test_a_memory_root_below_the_repository_top_refreshes_the_whole_status(tmp_path: Path) -> None:
     """A ``.gitignore`` above a memory root kept in a sub-folder is outside what the live index
     watches, so there its kept status is never brought up to date path by path."""

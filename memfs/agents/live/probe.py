@@ -33,7 +33,16 @@ class CachedProbeGit(gitcli.Git):
         self._settle_lock = threading.Lock()
 
     def probe(self, pathspec: str) -> gitcli.Probe | None:
+        """With a ``shared`` git, the whole tree's probe is asked of it at every call: it is exact
+        then (its watch is read as the call is made), where the kept one lags an edit until its
+        event is processed, and a hit read from an edited file taken as committed would be
+        injected; when nothing changed, that git asks nothing of git either."""
         self._settle()
+        if self._shared is not None and pathspec == ".":
+            found = self._shared.shared_whole_probe()
+            with self._probe_lock:
+                self._probe = (pathspec, found)
+            return found
         with self._probe_lock:
             if self._probe is not None and self._probe[0] == pathspec:
                 return self._probe[1]
