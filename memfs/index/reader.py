@@ -161,7 +161,7 @@ class SearcherView(Protocol):
 class Handle:
     """The open index and searcher matching one version of the state file."""
 
-    def __init__(self, cache: Path, state: State, state_key: tuple[int, ...],
+    def __init__(self, cache: Path, state: State, state_key: tuple[int, ...] | None,
                  segments: Segments | None = None) -> None:
         from whoosh.searching import Searcher
 
@@ -360,14 +360,13 @@ def handle(repo: Store) -> Handle:
     cache = repo.cache_dir
     handles = _handles()
     current = handles.get(str(cache))
-    state_key = index_state.key(cache)
-    if current is not None and current.state_key == state_key:
+    if current is not None and current.state_key == index_state.key(cache):
         return current
     state = index_state.cached(cache)
     if current is not None:
         current.close()
         handles.pop(str(cache), None)
-    opened = Handle(cache, state, state_key, None if current is None else current.segments)
+    opened = Handle(cache, state, state.disk.key, None if current is None else current.segments)
     handles[str(cache)] = opened
     return opened
 

@@ -297,7 +297,12 @@ def key(cache: Path) -> Key:
 
 def read(cache: Path) -> State:
     """A private, freshly parsed copy of the state: the whole file, then the journal's lines up to
-    the first that does not replay (the copy is then to be written whole next time)."""
+    the first that does not replay (the copy is then to be written whole next time).
+
+    A reader holds no lock: when the files' key after reading is not the one taken before (a
+    writer saved meanwhile), what was read may be no version the key names (a whole file saved
+    after the key was taken, the journal removed before it was read), so the copy keeps no key
+    (``disk.key`` ``None``: never kept by :func:`cached`, written whole)."""
     try:
         current = key(cache)
         data = (cache / STATE_FILE).read_bytes()
@@ -320,6 +325,12 @@ def read(cache: Path) -> State:
             break
     state.disk.journal_bytes = len(journal)
     state.disk.dirty.clear()
+    try:
+        settled = key(cache) == current
+    except FileNotFoundError:
+        settled = False
+    if not settled:
+        state.disk.key, state.disk.token = None, ""
     return state
 
 

@@ -4,6 +4,10 @@ from them (``.memfs/state.json``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from memfs import MemoryRepo
 from memfs.index import catchup
 from memfs.index import state as index_state
@@ -58,3 +62,44 @@ def test_index_updates_survive_a_program_that_reseeds_random(repo: MemoryRepo) -
         random.setstate(saved)
     state = index_state.read(repo.store.cache_dir)
     assert {f"notes/r{i}.md" for i in range(4)} <= set(state.files)
+
+
+def test_an_open_index_is_labelled_with_the_key_its_state_was_read_under(repo: MemoryRepo,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The open index (``reader.handle``) is kept while the state files' key is the one it was
+    opened for. A reader racing a writer's whole save (the new file renamed in, the old journal
+    removed after the reader took the key) reads a state that is not the key's; once the new
+    journal grows to the old one's size the key comes round again, and an open index labelled
+    with it would be kept, its state lacking the new lines."""
+    from memfs.index import reader
+    from memfs.index.state import JOURNAL_FILE, STATE_FILE, Entry
+
+    put(repo, "notes/x.md", body="x", type="fact", scope="user:U5", source="test:1")
+    commit_all(repo.root, "x")
+    catchup.rebuild(repo.store)
+    cache = repo.store.cache_dir
+    entry = Entry(1, 2, "d" * 24, (3,) * len(TEXT_FIELDS))
+    first = index_state.read(cache)
+    first.put("notes/y.md", entry)
+    index_state.write(cache, first)
+    old_journal = (cache / JOURNAL_FILE).stat().st_size
+    (cache / STATE_FILE).write_bytes(index_state.read(cache).encode("t" * 16))  # the rename, the journal not yet gone
+    index_state._parsed.clear()
+    reader.close(repo.store)
+    real = index_state._journal
+
+    def journal_removed_meanwhile(folder: Path, size: int) -> bytes:
+        (folder / JOURNAL_FILE).unlink(missing_ok=True)
+        return real(folder, size)
+
+    monkeypatch.setattr(index_state, "_journal", journal_removed_meanwhile)
+    assert "notes/y.md" in reader.handle(repo.store).state.files
+    monkeypatch.setattr(index_state, "_journal", real)
+    other = index_state.read(cache)
+    other.put("notes/z.md", entry)
+    line = other.journal_line()
+    assert len(line) == old_journal
+    with open(cache / JOURNAL_FILE, "ab") as handle:
+        handle.write(line)
+    assert "notes/z.md" in reader.handle(repo.store).state.files
+    reader.close(repo.store)

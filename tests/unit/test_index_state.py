@@ -11,6 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -277,3 +278,41 @@ def test_the_whole_file_reads_entry_by_entry_and_any_other_layout_whole(tmp_path
         except index_state.BadState:
             continue
         raise AssertionError(data)
+
+
+def test_a_reader_racing_a_whole_write_keeps_no_key_its_parse_is_not(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader takes the files' key (the whole file's identity, then the journal's size), then
+    reads them, without the index lock. A writer's whole save (the new file renamed in, then the
+    old journal removed) between the two leaves the reader the new whole file and the old
+    journal's size. That parse must not be kept under that key: once the new journal grows to
+    the old one's size, the key is the files' again, and every reader and writer of the process
+    would take the parse, which lacks the new journal's lines, for them."""
+    entry = Entry(1, 2, "d" * 24, (3,) * len(TEXT_FIELDS))
+    writer = State("ix-1", serial=1)
+    writer.put("notes/x.md", entry)
+    index_state.write(tmp_path, writer)
+    writer.put("notes/y.md", entry)
+    writer.serial = 2
+    index_state.write(tmp_path, writer)  # one journal line
+    old_journal = (tmp_path / JOURNAL_FILE).stat().st_size
+    compacted = index_state.read(tmp_path)
+    (tmp_path / STATE_FILE).write_bytes(compacted.encode("t" * 16))  # the rename; the old journal still there
+    index_state._parsed.clear()
+    real = index_state._journal
+
+    def journal_removed_meanwhile(cache: Path, size: int) -> bytes:
+        (cache / JOURNAL_FILE).unlink(missing_ok=True)
+        return real(cache, size)
+
+    monkeypatch.setattr(index_state, "_journal", journal_removed_meanwhile)
+    assert set(index_state.cached(tmp_path).files) == {"notes/x.md", "notes/y.md"}
+    monkeypatch.setattr(index_state, "_journal", real)
+    other = index_state.read(tmp_path)  # the writer (another process) appends its next line
+    other.put("notes/z.md", entry)
+    line = other.journal_line()
+    assert len(line) == old_journal
+    with open(tmp_path / JOURNAL_FILE, "ab") as handle:
+        handle.write(line)
+    assert set(index_state.cached(tmp_path).files) == {"notes/x.md", "notes/y.md", "notes/z.md"}
+    assert set(index_state.private(tmp_path).files) == {"notes/x.md", "notes/y.md", "notes/z.md"}
