@@ -11,11 +11,12 @@ function of every summary, are kept with a digest of every (path, blob id) they 
 
 The whole cache is tied to a :func:`fingerprint` of everything else a finding can depend on: this
 format, the memory root, the size limits, ``.memfs.toml`` (the ``[adopt]`` rules name the fix of a
-plain note), the detect-secrets version and the source of the rules themselves (every module of
-:mod:`memfs.format` and :mod:`memfs.policy`, the secret scanner's patterns included, and the
-module that composes them). A cache that is missing, corrupt, from another format or fingerprint is
-ignored and rebuilt; an entry that does not decode is a miss. The cache can only save work: what
-it yields is what computing the findings again would yield.
+plain note), the versions of detect-secrets, PyYAML, libyaml and Python, and the source of the
+rules themselves (every module of :mod:`memfs.format` and :mod:`memfs.policy`, the secret
+scanner's patterns included, and the module that composes them). A cache that is missing,
+corrupt, from another format or fingerprint is ignored and rebuilt; an entry that does not decode
+is a miss. The cache can only save work: what it yields is what computing the findings again
+would yield.
 
 Written whole (:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like the catalog's
 saves), only when something changed. Deleting ``.memfs/`` is always safe.
@@ -72,10 +73,19 @@ def _sources() -> Iterable[Path]:
 
 
 def fingerprint(repo: Store) -> str:
-    """A digest of everything besides a file's path and bytes that its findings depend on."""
+    """A digest of everything besides a file's path and bytes that its findings depend on: the
+    rules' sources and settings, and what runs them (the secret scanner's library, the YAML
+    reader and the libyaml it loads with, the Python whose ``re`` and Unicode tables they use)."""
+    import sys
+
+    import yaml
+
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{FORMAT}\0{repo.prefix}\0{repo.limits()!r}\0".encode())
-    digest.update(importlib.metadata.version("detect-secrets").encode() + b"\0")
+    for package in ("detect-secrets", "PyYAML"):
+        digest.update(importlib.metadata.version(package).encode() + b"\0")
+    libyaml = getattr(yaml, "_yaml", None)
+    digest.update(f"{sys.version}\0{libyaml.get_version_string() if libyaml is not None else 'no libyaml'}\0".encode())
     try:
         digest.update((repo.root / CONFIG_FILE).read_bytes())
     except OSError:

@@ -159,6 +159,30 @@ def test_a_new_scanner_invalidates_every_entry(seeded: MemoryRepo, monkeypatch: 
     assert sorted(recomputed) == sorted(seeded.store.memory_paths())
 
 
+@pytest.mark.parametrize("changed", ["PyYAML", "libyaml", "Python"])
+def test_another_yaml_reader_or_python_invalidates_every_entry(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                               changed: str) -> None:
+    """What a file's findings are also depends on what reads its frontmatter (PyYAML and the
+    libyaml it loads with) and on the Python that runs the rules (its ``re`` and Unicode tables
+    judge names and secrets): a cache written under other ones is not used."""
+    import sys
+
+    import yaml
+
+    seeded.validate()
+    real = findings.importlib.metadata.version
+    if changed == "PyYAML":
+        monkeypatch.setattr(findings.importlib.metadata, "version",
+                            lambda name: "999.0" if name.lower() == "pyyaml" else real(name))
+    elif changed == "libyaml":
+        monkeypatch.setattr(yaml._yaml, "get_version_string", lambda: "9.9.9")
+    else:
+        monkeypatch.setattr(sys, "version", sys.version + " (another build)")
+    recomputed = _recomputed(monkeypatch)
+    assert seeded.validate() == _uncached(seeded)
+    assert sorted(recomputed) == sorted(seeded.store.memory_paths())
+
+
 def test_a_foreign_cache_cannot_change_a_verdict(seeded: MemoryRepo, tmp_path: Path) -> None:
     """A cache copied from another repository with other contents at the same paths is keyed by
     other blob ids: nothing of it is used."""
