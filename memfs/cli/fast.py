@@ -344,7 +344,8 @@ def _replay(stdin: list[bytes]) -> None:
 
 def _printed(op: str, reply: dict[str, Any] | None, args: dict[str, Any]) -> list[tuple[str, bool, bool]] | None:
     """What to print of an ``ok`` reply, as ``echo`` calls, or ``None`` when the click application
-    should deal with the reply (none, a refusal, or one it would not print as it is)."""
+    should deal with the reply (none, a refusal, one it would not print as it is, or one the
+    streams cannot hold)."""
     if reply is None or reply.get("ok") is not True:
         return None
     out: list[tuple[str, bool, bool]] = []
@@ -367,7 +368,18 @@ def _printed(op: str, reply: dict[str, Any] | None, args: dict[str, Any]) -> lis
             printing.remembered(echo, reply["view"], args["json"])
     except Exception:  # what the click application then prints, with its error line
         return None
-    return out
+    return out if all(_encodable(text, err) for text, err, _nl in out) else None
+
+
+def _encodable(text: str, err: bool) -> bool:
+    """Whether ``text`` can be written to its stream: where it cannot (a Latin-1 terminal, a CJK
+    hit), the click application writes what it can and ends with its error line and exit code."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        text.encode(stream.encoding, getattr(stream, "errors", None) or "strict")
+    except (UnicodeError, LookupError):
+        return False
+    return True
 
 
 def _write_out(printed: list[tuple[str, bool, bool]]) -> int:

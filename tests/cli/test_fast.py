@@ -263,6 +263,29 @@ def test_several_roots_and_the_no_live_switch_are_left_to_click(
     assert fast.run(["-C", str(served.root), "remember", "--scope", "user:U5", "--body", "x"]) is None
 
 
+def test_an_answer_the_streams_cannot_encode_is_left_to_click(served: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                               asks: list[tuple[str, dict[str, Any]]]) -> None:
+    """On streams that cannot hold the answer (a Latin-1 terminal, a CJK hit), click ends the verb
+    with its one error line and exit code; the fast path must not write half of it and end in a
+    traceback, but hand the reply over (asked once)."""
+    outputs = []
+    for _ in range(2):
+        out, err = (io.TextIOWrapper(io.BytesIO(), encoding="latin-1") for _ in range(2))
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        if not outputs:
+            assert fast.run(["-C", str(served.root), "search", "发布"]) is None
+            assert len(asks) == 1
+        with pytest.raises(SystemExit) as ended:
+            app.main(["-C", str(served.root), "search", "发布"])
+        out.flush()
+        err.flush()
+        outputs.append((ended.value.code, out.buffer.getvalue(), err.buffer.getvalue()))  # type: ignore[attr-defined]
+    assert len(asks) == 2  # the click application took the reply it was handed, then asked itself
+    assert outputs[0] == outputs[1] and outputs[0][0] == 3 and b"memfs: error: " in outputs[0][2]
+    assert run_cli("-C", str(served.root), "search", "发布").returncode == 0
+
+
 # --- the table and the printing -------------------------------------------------------------------
 def test_the_table_is_the_one_the_declarations_make() -> None:
     assert fast_spec.TARGET.read_text(encoding="utf-8") == fast_spec.render(), (
