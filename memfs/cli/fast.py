@@ -119,10 +119,20 @@ def _run(argv: list[str]) -> int | None:
 
 
 def _wants_json(argv: list[str]) -> bool:
-    """What the click application answers an interrupt in: JSON when ``--json`` is among the
-    words before ``--`` (:func:`memfs.cli.exits.wants_json`; every fast verb with ``--json``)."""
-    words = argv[: argv.index("--")] if "--" in argv else argv
-    return "--json" in words
+    """What the click application answers an interrupt in (:func:`memfs.cli.exits.wants_json`):
+    JSON when the verb has ``--json`` and it is among the verb's own words before ``--`` (not a
+    global option's value, nor a value of a verb without ``--json``)."""
+    from memfs.cli.fast_table import TABLE
+
+    try:
+        _given, _actor, at = _global_options(argv)
+    except Exception:  # words click reads otherwise: it never reached the verb
+        return False
+    spec = TABLE.get(argv[at]) if at < len(argv) else None
+    if spec is None or not any(p["name"] == "as_json" for p in spec["params"]):
+        return False
+    words = argv[at + 1:]
+    return "--json" in (words[: words.index("--")] if "--" in words else words)
 
 
 def _asked(words: list[str], spec: dict[str, Any], given: list[str], actor: str | None,

@@ -315,10 +315,14 @@ def test_the_fast_echo_writes_what_click_echo_writes(monkeypatch: pytest.MonkeyP
             assert written[0] == written[1], (text, tty, err, nl)
 
 
-@pytest.mark.parametrize("words", [["search", "rocket"], ["search", "--json", "rocket"],
-                                   ["remember", "--json", "--scope", "user:U5", "--body", "x"]])
+@pytest.mark.parametrize(("words", "as_json"), [
+    (["search", "rocket"], False), (["search", "--json", "rocket"], True),
+    (["remember", "--json", "--scope", "user:U5", "--body", "x"], True),
+    (["context", "--counter", "--json", "rocket"], False),  # context has no --json: a value
+    (["--actor", "--json", "search", "x"], False),  # a global option's value, not the verb's
+])
 def test_ctrl_c_while_asking_ends_as_click_ends_it(served: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
-                                                   words: list[str]) -> None:
+                                                   words: list[str], as_json: bool) -> None:
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
@@ -326,4 +330,4 @@ def test_ctrl_c_while_asking_ends_as_click_ends_it(served: MemoryRepo, monkeypat
     through, alone, answered = both(monkeypatch, "-C", str(served.root), *words)
     assert (through.returncode, through.stdout, through.stderr) == (alone.returncode, alone.stdout, alone.stderr)
     assert through.returncode == 130 and "interrupted" in through.stderr and answered
-    assert ('"Interrupted"' in through.stdout) == ("--json" in words)
+    assert ('"Interrupted"' in through.stdout) == as_json
