@@ -47,13 +47,16 @@ def _click_type(param: click.Parameter) -> list[Any]:
 
 
 def _param(param: click.Parameter, default: Any) -> dict[str, Any]:
-    """One click parameter as the fast path's parser reads it; refused if click would do more."""
+    """One click parameter as the fast path's parser reads it; refused if click would do more (a
+    required option: the parser gives a left-out one its default; an argument of several words
+    but not of any number)."""
     option = param if isinstance(param, click.Option) else None
     flag = option is not None and option.is_flag
     plain = not (param.callback or param.envvar or param.is_eager or (option is not None and (
         option.prompt or option.count or option.secondary_opts or option.hidden
         or (flag and not option.is_bool_flag))))
-    if not plain or param.name is None or (not flag and param.nargs != 1 and option is not None):
+    fixed = param.nargs != 1 and (option is not None or param.nargs != -1)
+    if not plain or param.name is None or (not flag and fixed) or (option is not None and param.required):
         raise ValueError(f"{param.name}: the fast path does not read this parameter as click does")
     if isinstance(default, tuple):
         default = list(default)

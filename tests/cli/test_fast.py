@@ -292,6 +292,19 @@ def test_the_table_is_the_one_the_declarations_make() -> None:
         f"the verbs' declarations changed: run {fast_spec.REGENERATE}")
 
 
+@pytest.mark.parametrize("param", [
+    click.Option(["--must"], required=True), click.Argument(["pair"], nargs=2),
+    click.Option(["--n"], type=click.IntRange(0, 5, clamp=True)), click.Option(["--p"], type=click.Path()),
+])
+def test_a_parameter_its_parser_does_not_read_as_click_is_refused_by_the_table(param: click.Parameter) -> None:
+    """The parser reads no required option (click refuses one left out, the parser would send
+    its default) and no argument of a fixed number of words but one (click gives a tuple):
+    declaring one makes the table fail, as a clamped range or a path does, instead of the fast
+    path reading it otherwise than click."""
+    with pytest.raises(ValueError, match="the fast path does not"):
+        fast_spec._param(param, None)
+
+
 class _Stream(io.StringIO):
     def __init__(self, tty: bool) -> None:
         super().__init__()
