@@ -29,27 +29,36 @@ rewritten branches that need a force-push.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import re
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, MemoryNotFound, UsageError
+from memfs.errors import ConflictError, InvalidMemory, LockTimeout, MemoryNotFound, UsageError
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
+from memfs.index.state import LOCK_FILE as INDEX_LOCK
 from memfs.ops import idempotency
 from memfs.ops.purge_verify import MIN_NEEDLE, distinctive, normalized, other_files, verify
 from memfs.ops.retract import derived, flag
-from memfs.store import atomic, gitcli, refusal_log, usage
+from memfs.store import atomic, catalog, epoch, findings, gitcli, locking, refusal_log, usage
 from memfs.store.commits import Message
 from memfs.store.repo import Store
 
 _SIGNATURE = re.compile(rb"-----BEGIN (PGP|SSH) SIGNATURE-----")
 _DESCRIPTION = re.compile(r"^description:[ \t]*(.+)$", re.MULTILINE)
-_KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock", refusal_log.LOG_FILE}
+#: Locks of the caches whose writers purge waits for before it empties the folder (kept, as is
+#: the epoch: a writer already waiting on a lock file holds that file, not a new one).
+_CACHE_LOCKS = (findings.LOCK_FILE, catalog.LOCK_FILE, INDEX_LOCK)
+_KEEP_IN_CACHE = {usage.USAGE_FILE, "usage.lock", refusal_log.LOG_FILE, epoch.EPOCH_FILE, *_CACHE_LOCKS}
+#: seconds purge waits for each cache writer; past it the caches are dropped anyway (the epoch
+#: still stops a later save) and verify lists anything that came back
+_CACHE_WAIT = 30.0
 #: Scratch files git leaves in its directory (the last message written, the last fetch, the tip
 #: before the last reset): stale after a rewrite, and they may quote the purged text.
 _SCRATCH = ("COMMIT_EDITMSG", "FETCH_HEAD", "ORIG_HEAD")
@@ -348,8 +357,22 @@ def _rewrite_notes(repo: Store, the_plan: PurgePlan, report: PurgeReport, actor:
 
 
 def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
+    """Empty ``.memfs/`` but for what holds no memory text, with the caches' writers held off and
+    the purge epoch moved first (:mod:`memfs.store.epoch`): a writer that read the erased file
+    before now cannot save it back."""
+    with contextlib.ExitStack() as held:
+        for name in _CACHE_LOCKS:
+            with contextlib.suppress(LockTimeout, OSError):
+                held.enter_context(locking.exclusive(repo.cache_dir / name, timeout=_CACHE_WAIT))
+        epoch.advance(repo.cache_dir)
+        dropped = _emptied(repo.cache_dir)
+    idempotency.drop_cache(repo)
+    usage.forget_paths(repo, [p[len(repo.prefix) :] for p in the_plan.git_paths if p.startswith(repo.prefix)])
+    return dropped
+
+
+def _emptied(cache: Path) -> list[str]:
     dropped = []
-    cache = repo.cache_dir
     if cache.is_dir():
         for entry in sorted(cache.iterdir()):
             if entry.name in _KEEP_IN_CACHE:
@@ -359,8 +382,6 @@ def _drop_caches(repo: Store, the_plan: PurgePlan) -> list[str]:
             else:
                 entry.unlink(missing_ok=True)
             dropped.append(f"{entry.name}{'/' if entry.is_dir() else ''}")
-    idempotency.drop_cache(repo)
-    usage.forget_paths(repo, [p[len(repo.prefix) :] for p in the_plan.git_paths if p.startswith(repo.prefix)])
     return dropped
 
 

@@ -49,7 +49,7 @@ from typing import Any, Protocol
 from memfs.errors import GitError, InvalidMemory, LockTimeout
 from memfs.format.limits import Limits
 from memfs.format.parse import parse, read_depends_on
-from memfs.store import atomic, gitcli, locking, paths
+from memfs.store import atomic, epoch, gitcli, locking, paths
 
 
 class Store(Protocol):
@@ -264,6 +264,7 @@ def current(repo: Store) -> Catalog | None:
     loop of writes does not rewrite every entry, and the next process, one CLI command, does not
     re-check what this one did)."""
     snapshot = time.time_ns()
+    read_in = epoch.read(repo.cache_dir)
     probe = repo.git.probe(repo.pathspec)
     if probe is None:
         return None
@@ -276,7 +277,7 @@ def current(repo: Store) -> Catalog | None:
             return catalog
         if catalog is None:
             catalog = _rebuilt(repo, config, probe, snapshot)
-        _save(path, catalog, ident)
+        _save(path, catalog, ident, read_in)
         return catalog
 
 
@@ -363,15 +364,19 @@ def _journal(path: Path, size: int) -> bytes:
         return handle.read(size)
 
 
-def _save(path: Path, catalog: Catalog, loaded: tuple[int, ...] | None) -> None:
+def _save(path: Path, catalog: Catalog, loaded: tuple[int, ...] | None, read_in: str) -> None:
     """Append the changes to the journal when this copy is the one on disk (``loaded``, unchanged
     since) and the journal is small enough; else write a whole file (a new token) and drop the
     journal. Skipped when another process holds the lock too long (the cache is then older on
-    disk, which validation handles)."""
+    disk, which validation handles), and when a purge ran since the files were read (the epoch
+    ``read_in`` is no longer current, :mod:`memfs.store.epoch`): nothing read before it is kept."""
     disk = catalog.disk
     try:
         paths.ensure_cache(path.parent)
         with locking.exclusive(path.parent / LOCK_FILE, timeout=LOCK_WAIT):
+            if epoch.read(path.parent) != read_in:
+                _memo.pop(str(path), None)
+                return
             limit = max(COMPACT_MIN, COMPACT_SHARE * disk.base_bytes)
             if disk.token and loaded is not None and _identity(path) == loaded and disk.journal_bytes < limit:
                 line = catalog.journal_line()

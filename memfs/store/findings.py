@@ -40,7 +40,7 @@ from memfs.format.config import CONFIG_FILE
 from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem
 from memfs.policy.conflicts import MAX_CHARS
-from memfs.store import atomic, locking, paths
+from memfs.store import atomic, epoch, locking, paths
 
 FORMAT = "findings1"
 CACHE_FILE = "findings.json"
@@ -196,6 +196,8 @@ class Cache:
     seen: dict[str, list[Any]] = field(default_factory=dict)
     conflicts: list[Any] | None = None
     changed: bool = False
+    #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
+    epoch: str = ""
 
     def entry(self, rel: str, blob: str) -> Entry | None:
         """The entry of ``rel`` if it was computed from the content whose id is ``blob``."""
@@ -240,7 +242,7 @@ def files_digest(files: Iterable[tuple[str, str]]) -> str:
 
 def load(repo: Store) -> Cache:
     """The cache on disk if it is for this :func:`fingerprint`, else an empty one (rebuilt on save)."""
-    cache = Cache(fingerprint(repo))
+    cache = Cache(fingerprint(repo), epoch=epoch.read(repo.cache_dir))
     try:
         raw = json.loads((repo.cache_dir / CACHE_FILE).read_bytes())
     except (OSError, ValueError):
@@ -256,7 +258,8 @@ def load(repo: Store) -> Cache:
 
 def save(repo: Store, cache: Cache) -> None:
     """Write what this run saw (entries of files gone are dropped) when anything changed; skipped
-    when the cache folder cannot be written or another process holds the lock too long."""
+    when the cache folder cannot be written, another process holds the lock too long, or a purge
+    ran since the files were read (:mod:`memfs.store.epoch`)."""
     if not cache.changed and cache.seen.keys() == cache.stored.keys():
         return
     path = repo.cache_dir / CACHE_FILE
@@ -265,6 +268,7 @@ def save(repo: Store, cache: Cache) -> None:
     try:
         paths.ensure_cache(path.parent)
         with locking.exclusive(path.parent / LOCK_FILE, timeout=LOCK_WAIT):
-            atomic.replace_cache(path, data)
+            if epoch.read(repo.cache_dir) == cache.epoch:
+                atomic.replace_cache(path, data)
     except (OSError, LockTimeout):
         return

@@ -123,3 +123,33 @@ def _listed(remaining: list[str], kind: str) -> list[str]:
 
 def _blob_ids(repo: MemoryRepo, rev: str, path: str) -> list[str]:
     return [git(repo.root, "rev-parse", f"{rev}:{path}").strip()]
+
+
+def test_a_cache_read_before_a_purge_is_not_saved_after_it(repo: MemoryRepo) -> None:
+    """A ``validate`` (findings) or a catalog refresh that read the memory just before the purge
+    and saves just after it would put the erased text back under ``.memfs/``; the purge epoch
+    stops both saves, and a run that starts after the purge saves as usual."""
+    from memfs.store import catalog, epoch, findings
+
+    repo.write("prefs/p.md", fields=FACT, body=BODY)
+    repo.write("other.md", fields=FACT, body="an unrelated memory")
+    store = repo.store
+    read_in = epoch.read(store.cache_dir)
+    before = findings.load(store)
+    for rel in ("prefs/p.md", "other.md"):
+        data = (repo.root / rel).read_bytes()
+        before.put(rel, findings.blob_id(data), store._file_findings(rel, data))
+    listed = catalog.current(store)
+    assert listed is not None and "prefs/p.md" in listed.files
+
+    report = purge(store, "prefs/p.md", reason="privacy request")
+    assert report.verified and epoch.EPOCH_FILE not in report.caches_dropped
+    assert epoch.read(store.cache_dir) not in ("", read_in)
+    findings.save(store, before)
+    catalog._save(store.cache_dir / catalog.CACHE_FILE, listed, None, read_in)
+    kept = b"".join(p.read_bytes() for p in store.cache_dir.rglob("*") if p.is_file())
+    assert b"frobnazol" not in kept and b"prefs/p.md" not in kept
+    assert verify(store, [BODY.encode()]) == []
+
+    store.validate()
+    assert (store.cache_dir / findings.CACHE_FILE).exists()
