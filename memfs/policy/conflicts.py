@@ -55,6 +55,7 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from memfs.policy import conflict_slots
 from memfs.policy.conflict_tokens import MOVE, PLACES, Token, stem, tokens
 
 __all__ = ["Token", "tokens"]
@@ -138,7 +139,20 @@ def _overlap(subject_a: Set[str], subject_b: Set[str], forms_a: Set[str], forms_
 
 def compare(old: str, new: str) -> Verdict:
     """How ``new`` relates to ``old`` (both of one scope, type and version; see the module docstring)."""
-    return _compare(tokens(old), tokens(new), new)
+    return _weigh(old, new)
+
+
+def _weigh(old: str, new: str) -> Verdict:
+    """The structural rules, then the subject/value model (:mod:`memfs.policy.conflict_slots`)
+    for what they do not call a conflict, unless the new text adds to the old one."""
+    verdict = _compare(tokens(old), tokens(new), new)
+    if verdict.conflict:
+        vetoed = conflict_slots.vetoed(old, new, _marked(new))
+        return verdict if vetoed is None else Verdict("duplicate" if "worded" in vetoed else "different", vetoed)
+    if _additive(new):
+        return verdict
+    why = conflict_slots.conflict(old, new, _marked(new))
+    return verdict if why is None else Verdict("conflict", why)
 
 
 def _opening_verb(slot: Sequence[Token]) -> bool:
@@ -485,6 +499,7 @@ def forget_readings() -> None:
     """Drop the remembered tokens and sketches (a benchmark's cold start)."""
     tokens.cache_clear()
     _sketch.cache_clear()
+    conflict_slots.forget()
 
 
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
@@ -501,9 +516,9 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
             continue
-        if not _sketch(memory.body).may_conflict(sketch):
+        if not (_sketch(memory.body).may_conflict(sketch) or conflict_slots.may_pair(memory.body, new.body)):
             continue
-        verdict = _compare(tokens(memory.body), read, new.body)
+        verdict = _weigh(memory.body, new.body)
         if verdict.conflict:
             found.append((memory, verdict))
     return sorted(found, key=lambda pair: _when(pair[0]), reverse=True)
@@ -536,7 +551,7 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
         short = sorted((m for m in group if 0 < len(read.get(m.path, ())) <= MAX_TOKENS), key=_when)
         users: dict[str, list[int]] = {}
         for number, memory in enumerate(short):
-            for form in {t.form for t in read[memory.path]}:
+            for form in {t.form for t in read[memory.path]} | conflict_slots.keys(memory.body):
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
@@ -547,9 +562,10 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
                        for i in speakers if i < j}
         for i, j in sorted(candidates):
             older, newer = short[i], short[j]
-            if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):
+            if (older.key and newer.key) or not (sketches[i].may_conflict(sketches[j])
+                                                 or conflict_slots.may_pair(older.body, newer.body)):
                 continue
-            verdict = _compare(read[older.path], read[newer.path], newer.body)
+            verdict = _weigh(older.body, newer.body)
             if verdict.conflict:
                 found.append(Pair(older.path, newer.path, verdict.why))
     return found
