@@ -377,8 +377,9 @@ Answer = Literal["replace", "keep-both", "unrelated"]
 class Ruling:
     """A judge's answer about one probable conflict: the active memory at ``path`` that the
     offline rules paired with a new one, the ``answer`` (one of :data:`RULINGS`) and ``by`` whom
-    (for the decision's reason). A ruling only chooses among what the rules found: it never pairs
-    two memories the rules did not."""
+    (for the decision's reason). A ruling only chooses among what the rules found and the
+    near misses of the wider net (:mod:`memfs.policy.conflict_net`): a ``replace`` on a near miss
+    is the only way one is superseded."""
 
     path: str
     answer: Answer
@@ -508,7 +509,7 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     read = tokens(new.body) if len(new.body) <= MAX_CHARS else ()
     if not read or len(read) > MAX_TOKENS:
         return []
-    probe = _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
+    probe = probe_of(new)
     if not eligible(probe):
         return []
     found = []
@@ -522,6 +523,12 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
         if verdict.conflict:
             found.append((memory, verdict))
     return sorted(found, key=lambda pair: _when(pair[0]), reverse=True)
+
+
+def probe_of(new: Any) -> _Probe:
+    """``new`` (a memory or a candidate not yet written) as an active memory of its scope, type
+    and version, for :func:`comparable`."""
+    return _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
 
 
 @dataclass(frozen=True)
