@@ -71,7 +71,7 @@ _DIGITS = re.compile(r"\d")
 _ASCII_CLASS_WORDS = frozenset(w for w in classes() if w.isascii())
 _CJK_CLASS_WORDS = tuple(w for w in classes() if not w.isascii())
 _POSSESSIVE = re.compile(r"([^\W\d_]+)['’]s\s+([^\W\d_]+)")
-_CJK_POSSESSOR = re.compile(r"([\u3400-\u9fffA-Za-z0-9]{1,6})的")
+_CJK_POSSESSOR = re.compile(r"([\u3400-\u9fff]{1,6})的")
 #: A statement of the speaker's own ("I …", "I'm …", "My …", 我…).
 _SPEAKER = re.compile(r"\s*(?:i\b|i['’]|my\b|我)", re.IGNORECASE)
 #: A negation's scope ends at the comma that closes its clause ("npm, not pnpm, for JS installs").
