@@ -54,7 +54,8 @@ CASES = [
     Case("additive", "fact", "Kai speaks German.", "Kai also speaks French.", False, "Kai speaks", near=True),
     Case("near miss", "fact", "Mia keeps her bike in the garage.", "Mia's bike now lives in the hallway.", False,
          "Mia bike", near=True),
-    Case("near miss zh", "fact", "我负责前端组的招聘。", "前端组的招聘现在由小周负责。", False, "前端组 招聘", near=True),
+    Case("near miss zh", "fact", "我负责前端组的招聘。", "前端组的招聘现在由小周负责。", False, "前端组 招聘",
+         near=True),
 ]
 
 #: The host vouches that what its agent writes as the user's is (preferences need the user's word).
