@@ -67,11 +67,22 @@ _CJK_TIME, _CJK_DATE = frozenset("点时分秒"), frozenset("月日号年")
 #: Unit words after a number that make it a time or date.
 _TIME_WORDS = frozenset("am pm utc gmt cet pst est h hour hours".split())
 _MAX_UNIT = 3
+#: Classes a person holds one value of at a time: the same name opening both texts is the subject.
+_PERSONAL = frozenset({"role", "diet"})
 _DIGITS = re.compile(r"\d")
 _ASCII_CLASS_WORDS = frozenset(w for w in classes() if w.isascii())
 _CJK_CLASS_WORDS = tuple(w for w in classes() if not w.isascii())
+_CJK_CLASS_CUT = re.compile("|".join(sorted(_CJK_CLASS_WORDS, key=len, reverse=True)))
+#: Values with a shape of their own (see :func:`_spelled`).
+_SPELLED = {
+    "email": re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
+    "url": re.compile(r"https?://[^\s，。、]+"),
+    "callname": re.compile(r"(?i:\b(?:call|address|refer to)\s+(?:me|him|her|them)\s+(?:as\s+)?|my name is\s+)"
+                           r"(?P<value>[A-Z][\w'-]*)|(?:叫我|称呼我|称我为?)(?P<cjk>[\u3400-\u9fff]{1,4})"),
+    "dateformat": re.compile(r"(?i)\b(?:dd|mm|yyyy|yy)(?:[/.-](?:dd|mm|yyyy|yy)){2}\b|\biso(?:[ -]?8601)?\b"),
+}
 _POSSESSIVE = re.compile(r"([^\W\d_]+)['’]s\s+([^\W\d_]+)")
-_CJK_POSSESSOR = re.compile(r"([\u3400-\u9fff]{1,6})的")
+_CJK_POSSESSOR = re.compile(r"([\u3400-\u9fff]{1,6}的[\u3400-\u9fff]{0,2})")
 #: A statement of the speaker's own ("I …", "I'm …", "My …", 我…).
 _SPEAKER = re.compile(r"\s*(?:i\b|i['’]|my\b|我)", re.IGNORECASE)
 #: A negation's scope ends at the comma that closes its clause ("npm, not pnpm, for JS installs").
@@ -94,6 +105,8 @@ class Side:
     placed: dict[str, int]
     heads: frozenset[tuple[str, str]]
     speaker: bool
+    #: the name the text opens with (its first word if capitalised, or its first CJK pair)
+    opener: str = ""
     #: words a preposition introduces ("for *YAML*", "with *legal*"): they narrow the subject
     narrowed: frozenset[str] = frozenset()
     #: what is possessed and by whom ("Ana's *team*" → ana, team; 小张的 → 小, 张): the subject
@@ -163,11 +176,11 @@ def _units(toks: Sequence[Token], at: int) -> list[Token]:
 @functools.lru_cache(maxsize=4096)
 def side(text: str) -> Side:
     """``text`` read for the model (remembered, like the reader's tokens)."""
+    text, classes = _spelled(text)
     for words in _CJK_WORDING_WORDS:
         text = text.replace(words, " ")
     text = _RATHER.sub("prefer", _NEGATED_CLAUSE.sub(r"\1;", text))
     toks = valued_tokens(text)
-    classes: dict[str, set[str]] = {}
     numbers: dict[str, set[str]] = {}
     in_value: set[int] = set()
     for k, tok in enumerate(toks):
@@ -187,6 +200,7 @@ def side(text: str) -> Side:
     frame: set[str] = set()
     names: set[str] = set()
     placed: dict[str, int] = {}
+    class_at = {t.position for t in toks if ":" in t.form and not t.form[:1].isdigit() and t.joined}
     narrowed: set[str] = {tok.form for tok in toks if ":" in tok.form and not tok.form[:1].isdigit()
                           and tok.before is not None and not tok.rejected}
     kept: list[Token] = []
@@ -202,8 +216,8 @@ def side(text: str) -> Side:
             continue  # a model name after its make ("Huawei Mate"): part of the value
         frame.add(word)
         kept.append(tok)
-        if tok.before is not None and not tok.first:
-            narrowed.add(word)
+        if tok.before is not None and not tok.first and tok.position + 1 not in class_at:
+            narrowed.add(word)  # "to *design* manager": a word before a class value is part of it
         if tok.capital:
             names.add(word)
             if not tok.first:
@@ -219,15 +233,43 @@ def side(text: str) -> Side:
     return Side({c: frozenset(v) for c, v in classes.items()},
                 frozenset(t.form for t in toks if t.rejected and ":" in t.form),
                 {k: frozenset(v) for k, v in numbers.items()}, frozenset(frame), frozenset(names),
-                placed, frozenset(heads), _SPEAKER.match(text) is not None, frozenset(narrowed), _possessed(text))
+                placed, frozenset(heads), _SPEAKER.match(text) is not None, _opener(toks), frozenset(narrowed),
+                _possessed(text))
+
+
+def _opener(toks: Sequence[Token]) -> str:
+    """The name a text opens with: a capitalised first word that is no request verb, or the
+    first CJK character pair (张伟…), else ``""``."""
+    first = next((t for t in toks if not t.rejected), None)
+    if first is None or ":" in first.form or first.imperative:
+        return ""
+    if first.form.isascii():
+        return first.form if first.capital and first.first else ""
+    return first.form if len(first.form) == 2 else ""
+
+
+def _spelled(text: str) -> tuple[str, dict[str, set[str]]]:
+    """Values spelled in a shape of their own, taken out of ``text`` before it is read: email
+    addresses and URLs, the name someone is to be called by ("call me Liz", "address me as
+    Elizabeth", 叫我小林) and date formats ("DD/MM/YYYY", "ISO dates")."""
+    classes: dict[str, set[str]] = {}
+    for name, pattern in _SPELLED.items():
+        for match in pattern.finditer(text):
+            named = [g for g in match.groupdict().values() if g]
+            value = (named[0] if named else match.group()).casefold()
+            classes.setdefault(name, set()).add(f"{name}:{value}")
+        text = pattern.sub(" ", text)
+    return text, classes
 
 
 def _possessed(text: str) -> frozenset[str]:
     """The possessor and the possessed of each possessive ("Ana's team": ana, team; 小张的生日:
-    小, 张), function words and wording left out: the subject is that thing, not the possessor."""
+    小, 张), function words, wording, negations and class words left out (的 also ends a
+    description, "微辣的": that is a value, not a possessor)."""
     words = {stem(w.casefold()) for pair in _POSSESSIVE.findall(text) for w in pair}
-    chars = {c for run in _CJK_POSSESSOR.findall(text) for c in run
-             if c not in _CJK_WORDING and c not in CJK_FUNCTION_CHARS}
+    runs = [_CJK_CLASS_CUT.sub(" ", run).replace("的", " ") for run in _CJK_POSSESSOR.findall(text)]
+    chars = {c for run in runs for c in run
+             if c not in _CJK_WORDING and c not in CJK_FUNCTION_CHARS and c not in "不别没 "}
     return frozenset(words | chars)
 
 
@@ -263,6 +305,8 @@ def same_subject(old: Side, new: Side) -> bool:
     shared = fa & fb
     if not fa and not fb:
         return True
+    if _PERSONAL & old.classes.keys() & new.classes.keys() and old.opener and old.opener == new.opener:
+        return True  # one person holds one role or diet at a time: "张伟是产品部经理" / "张伟调去做销售总监"
     if not shared:
         return (not fa or not fb) and old.speaker and new.speaker
     if fa <= fb or fb <= fa:
@@ -336,7 +380,7 @@ def vetoed(old_text: str, new_text: str, marked: bool) -> str | None:
 def valued(text: str) -> bool:
     """Whether ``text`` may hold a value the model reads (a digit or a class word): a text without
     one is never read a second time."""
-    if _DIGITS.search(text):
+    if _DIGITS.search(text) or any(pattern.search(text) for pattern in _SPELLED.values()):
         return True
     folded = text.casefold()
     return (not _ASCII_CLASS_WORDS.isdisjoint(re.findall(r"[a-z][a-z+\-]*", folded))

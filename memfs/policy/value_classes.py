@@ -110,6 +110,9 @@ ROLES: Lexicon = {
     "director": ("director", "总监"), "vp": ("vp", "副总裁"), "ceo": ("ceo", "总裁", "首席执行官"),
     "cto": ("cto",), "supervisor": ("supervisor", "主管"),
 }
+#: How hot a dish is ordered.
+SPICE: Lexicon = {"none": ("不辣", "免辣", "不要辣"), "mild": ("mild", "微辣", "小辣"), "medium": ("中辣",),
+                  "hot": ("特辣", "重辣", "大辣", "extra-hot")}
 #: Indentation: by tabs or by spaces.
 INDENTS: Lexicon = {"tab": ("tab", "tabs", "制表符"), "space": ("space", "spaces", "空格")}
 
@@ -119,7 +122,7 @@ CLASS_LEXICONS: Mapping[str, Lexicon] = {
     "weight": WEIGHTS, "distance": DISTANCES, "currency": CURRENCIES, "theme": THEMES, "diet": DIETS,
     "channel": CHANNELS, "editor": EDITORS, "packager": PACKAGE_MANAGERS, "codehost": CODE_HOSTS, "os": SYSTEMS,
     "browser": BROWSERS, "database": DATABASES, "cloud": CLOUDS, "phone": PHONES, "role": ROLES,
-    "indent": INDENTS,
+    "indent": INDENTS, "spice": SPICE,
 }
 #: Classes whose words measure a number (``4 spaces``, ``80 kg``, ``20 dollars``): after a number
 #: they are its unit, part of the value.

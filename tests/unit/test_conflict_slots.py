@@ -24,6 +24,18 @@ CLASS_VALUE = [
     ("我们的前端项目用yarn装依赖。", "前端项目装依赖改用pnpm。"),
     ("通知请发我的邮件。", "通知以后发短信给我。"),
 ]
+#: Values with a shape of their own, classes a person holds one of, a value phrase after a preposition.
+SHAPED = [
+    ("My work email is kai@orbit.io.", "My work email is now kai.s@orbit.dev."),
+    ("The status page lives at https://status.orbit.io.", "The status page moved to https://orbit.statuspage.io."),
+    ("Call me Sam.", "Please refer to me as Samantha."),
+    ("叫我小林就行。", "以后请叫我林老师。"),
+    ("Write dates as MM/DD/YYYY.", "I prefer ISO 8601 dates."),
+    ("火锅给我点中辣。", "火锅以后点微辣。"),
+    ("Tomás is a senior analyst at Orbit.", "Tomás became head of research, now director at Orbit."),
+    ("王强是研发部主管。", "王强已经升任技术总监。"),
+    ("Kai is a junior engineer on the data team.", "Kai got promoted to data team manager."),
+]
 #: Another number of the same kind (time, date, version, count of one unit) for one subject.
 NUMBER = [
     ("The quarterly review is on 3 March.", "The quarterly review got moved to 17 March."),
@@ -53,10 +65,14 @@ NOT = [
     ("订单接口返回JSON。", "库存接口返回XML。"),  # a qualifier differs
     ("我会说德语。", "我会说意大利语。"),  # accumulates
     ("周报发邮件。", "周报也发微信。"),  # additive
+    ("Kai's email is kai@orbit.io.", "Mia's email is mia@orbit.io."),  # another person
+    ("王强是研发部主管。", "王强的太太是财务总监。"),  # his wife's role
+    ("Tomás is a senior analyst.", "Inés is a junior analyst."),  # another person opens the text
+    ("火锅给我点中辣。", "火锅给我点中辣的。"),  # the same spice level
 ]
 
 
-@pytest.mark.parametrize(("old", "new"), CLASS_VALUE + NUMBER)
+@pytest.mark.parametrize(("old", "new"), CLASS_VALUE + NUMBER + SHAPED)
 def test_another_value_of_the_same_subject_is_a_conflict(old: str, new: str) -> None:
     assert conflict_slots.conflict(old, new, conflicts._marked(new)) is not None or conflicts.compare(old, new).conflict
     assert conflicts.compare(old, new).conflict, conflicts.compare(old, new).why
@@ -68,7 +84,7 @@ def test_another_subject_the_same_value_or_an_added_one_is_not(old: str, new: st
     assert not verdict.conflict, verdict.why
 
 
-@pytest.mark.parametrize(("old", "new"), CLASS_VALUE + NUMBER)
+@pytest.mark.parametrize(("old", "new"), CLASS_VALUE + NUMBER + SHAPED)
 def test_pairs_find_them_too(old: str, new: str) -> None:
     import datetime as dt
 
@@ -92,6 +108,20 @@ def test_units_belong_to_their_number() -> None:
     assert "megabyt" not in side.frame and {"upload", "limit"} <= side.frame
     assert conflict_slots.side("晚上8点提醒我。").numbers.keys() == {"time"}
     assert conflict_slots.side("截止日期是6月30日。").numbers.keys() == {"date"}
+
+
+def test_values_with_a_shape_of_their_own_are_read_whole() -> None:
+    side = conflict_slots.side("李娜的邮箱是lina@foxmail.com。")
+    assert side.classes == {"email": frozenset({"email:lina@foxmail.com"})}
+    assert {"李", "娜", "邮", "箱"} <= side.frame and "foxmail" not in side.frame
+    assert conflict_slots.side("Address me as Elizabeth.").classes == {"callname": frozenset({"callname:elizabeth"})}
+    assert conflict_slots.side("Use dd.mm.yyyy.").classes == {"dateformat": frozenset({"dateformat:dd.mm.yyyy"})}
+
+
+def test_a_description_with_de_is_no_possessor() -> None:
+    """的 ends a description too ("微辣的"): a class word and a negation are not the possessor."""
+    assert not {"不", "辣"} & conflict_slots.side("外卖都点不辣的。").possessed
+    assert conflict_slots.side("老张的女儿在上海。").possessed == {"老", "张", "女", "儿"}
 
 
 def test_identifiers_are_names_not_numbers() -> None:
