@@ -10,10 +10,11 @@ replaces it, edit or delete it"), and a ``[judge] conflict`` or MCP sampling is 
 Nothing is superseded on similarity alone: only a judge's ``replace`` makes ``remember`` replace
 a near miss, and ``context`` keeps using the strict rules.
 
-**Similarity.** The Jaccard overlap of two texts' features: their content tokens with every
-value class (:func:`memfs.policy.conflict_tokens.valued_tokens`, rejected values left out), the
-value classes and kinds of number they hold ("class:language"), and their CJK characters (so
-that a different cut of the same words still meets). A near miss shares at least
+**Similarity.** The Jaccard overlap of two texts' features: their content tokens as the rules
+read them (:func:`memfs.policy.conflict_tokens.tokens`, already read and remembered for the
+rules, rejected values left out), the value classes and kinds of number they hold
+("class:language"), and their CJK characters (so that a different cut of the same words still
+meets). A near miss shares at least
 :data:`NEAR_SHARED` features and reaches :data:`NEAR_MIN`.
 
 **Bounded.** At most :data:`NEAR_MAX` near misses per write, of the new memory's scope, type and
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memfs.policy import conflict_slots, conflicts
-from memfs.policy.conflict_tokens import valued_tokens
+from memfs.policy.conflict_tokens import tokens
 
 #: At most this many near misses are named per write (and put to a judge).
 NEAR_MAX = 3
@@ -42,7 +43,7 @@ NEAR_SHARED = 2
 @functools.lru_cache(maxsize=4096)
 def features(text: str) -> frozenset[str]:
     """What the similarity of two texts is measured on (see the module docstring)."""
-    held = [t for t in valued_tokens(text) if not t.rejected]
+    held = [t for t in tokens(text) if not t.rejected]
     forms = {t.form for t in held}
     chars = {c for t in held if not t.form.isascii() and ":" not in t.form for c in t.form}
     return frozenset(forms | chars | conflict_slots.keys(text))
