@@ -70,6 +70,7 @@ _MAX_UNIT = 3
 #: Classes a person holds one value of at a time: the same name opening both texts is the subject.
 _PERSONAL = frozenset({"role", "diet"})
 _DIGITS = re.compile(r"\d")
+_WORD = re.compile(r"[a-z][a-z+\-]*")
 _ASCII_CLASS_WORDS = frozenset(w for w in classes() if w.isascii())
 _CJK_CLASS_WORDS = tuple(w for w in classes() if not w.isascii())
 _CJK_CLASS_CUT = re.compile("|".join(sorted(_CJK_CLASS_WORDS, key=len, reverse=True)))
@@ -81,6 +82,8 @@ _SPELLED = {
                            r"(?P<value>[A-Z][\w'-]*)|(?:叫我|称呼我|称我为?)(?P<cjk>[\u3400-\u9fff]{1,4})"),
     "dateformat": re.compile(r"(?i)\b(?:dd|mm|yyyy|yy)(?:[/.-](?:dd|mm|yyyy|yy)){2}\b|\biso(?:[ -]?8601)?\b"),
 }
+#: What every value of :data:`_SPELLED` holds: a text without it is not searched for them.
+_SPELLED_HINT = re.compile(r"(?i)@|https?:|\b(?:call|address|refer|name|dd|mm|yy|yyyy|iso)\b|叫我|称呼我|称我")
 _POSSESSIVE = re.compile(r"([^\W\d_]+)['’]s\s+([^\W\d_]+)")
 _CJK_POSSESSOR = re.compile(r"([\u3400-\u9fff]{1,6}的[\u3400-\u9fff]{0,2})")
 #: A statement of the speaker's own ("I …", "I'm …", "My …", 我…).
@@ -380,11 +383,11 @@ def vetoed(old_text: str, new_text: str, marked: bool) -> str | None:
 def valued(text: str) -> bool:
     """Whether ``text`` may hold a value the model reads (a digit or a class word): a text without
     one is never read a second time."""
-    if _DIGITS.search(text) or any(pattern.search(text) for pattern in _SPELLED.values()):
+    if _DIGITS.search(text) or (_SPELLED_HINT.search(text) and any(p.search(text) for p in _SPELLED.values())):
         return True
-    folded = text.casefold()
-    return (not _ASCII_CLASS_WORDS.isdisjoint(re.findall(r"[a-z][a-z+\-]*", folded))
-            or any(word in text for word in _CJK_CLASS_WORDS))
+    if not _ASCII_CLASS_WORDS.isdisjoint(_WORD.findall(text.casefold())):
+        return True
+    return not text.isascii() and _CJK_CLASS_CUT.search(text) is not None
 
 
 def may_pair(old_text: str, new_text: str) -> bool:
