@@ -96,6 +96,10 @@ CONFLICT_ASKS = ("A new memory is being saved. The rules found an active memory 
                  "looks like an older value for the same subject. Does the new memory replace the existing one "
                  "(replace), are both true at once, so both should be kept (keep-both), or are they about "
                  "different things (unrelated)?")
+#: What a conflict judge is asked about a near miss of the wider net (:mod:`memfs.policy.conflict_net`).
+NEAR_ASKS = ("A new memory is being saved. An active memory of the same person and kind is similar to it, though "
+             "memfs's rules found no conflict. Does the new memory replace the existing one (replace), are both "
+             "true at once, so both should be kept (keep-both), or are they about different things (unrelated)?")
 #: At most this many probable conflicts of one write are put to a conflict judge.
 MAX_RULINGS = 3
 _CONFLICT_INSTEAD = "the offline rules decide the probable conflict instead (the new value replaces the old)"
@@ -303,11 +307,13 @@ def side(memory: Memory) -> Side:
                 when.isoformat() if when is not None else None)
 
 
-def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verdict]]) -> dict[str, Ruling]:
+def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verdict]],
+               asks: str = CONFLICT_ASKS) -> dict[str, Ruling]:
     """The ``[judge] conflict``'s rulings on the probable conflicts ``rivals`` of ``new`` (newest
     first, as :func:`memfs.policy.conflicts.against` gives them), by the older memory's path:
     asked one by one, at most :data:`MAX_RULINGS`, until one is not ``unrelated`` or the judge
-    gives no usable answer (the rules decide the rest). Empty without a judge."""
+    gives no usable answer (the rules decide the rest), each asked ``asks`` (:data:`NEAR_ASKS`
+    for near misses). Empty without a judge."""
     judge = deciding(repo) if rivals else None
     if judge is None:
         return {}
@@ -316,7 +322,7 @@ def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verd
         return {}
     found: dict[str, Ruling] = {}
     for memory, verdict in rivals[:MAX_RULINGS]:
-        ruling = rule(decide, name, ConflictQuestion(CONFLICT_ASKS, new, side(memory), verdict.why), timeout)
+        ruling = rule(decide, name, ConflictQuestion(asks, new, side(memory), verdict.why), timeout)
         if ruling is None:
             break
         found[memory.path] = ruling
@@ -342,4 +348,4 @@ def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
     found = rulings_on(repo, new, rivals)
     if any(r.answer != "unrelated" for r in found.values()) or (rivals and len(found) < len(rivals[:MAX_RULINGS])):
         return found  # decided, or the judge gave no usable answer: the rules decide
-    return found | rulings_on(repo, new, near_misses(candidate, scope, [m.path for m, _ in rivals]))
+    return found | rulings_on(repo, new, near_misses(candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)

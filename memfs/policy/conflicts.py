@@ -41,6 +41,10 @@ How (general means only, no phrase of a known pair; the reader is
      "prefers coffee") counts when the rest overlaps.
 4. **Duplicates.** The same values and subject, worded differently, are a duplicate, never a
    conflict.
+5. **The subject/value model** (:mod:`memfs.policy.conflict_slots`) reads what the alignment does
+   not call a conflict when the wording differs (a value class or a number replaced for a frame
+   both texts share), and vetoes the same value said of two named subjects; for the doors with a
+   model in the loop, :mod:`memfs.policy.conflict_net` names the near misses.
 
 ``bench/bench_conflicts.py`` measures precision and recall on ``tests/fixtures/conflict_pairs.jsonl``
 (figures in ``bench/README.md``).

@@ -424,7 +424,7 @@ class Run:
     def _near_notice(self, new: judge.Side, nearby: list[tuple[Memory, Verdict]]) -> str:
         """The near misses, named for the model; a judge's ``replace`` or ``keep-both`` said
         beside the one it ruled on (``unrelated`` needs no word)."""
-        ruled = judge.rulings_on(self.store, new, nearby)
+        ruled = judge.rulings_on(self.store, new, nearby, judge.NEAR_ASKS)
         names = self._named(nearby)
         text = ""
         for path, where in names.items():
