@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 
 from memfs.ops import judge
-from memfs.ops.conflicts import in_scope
+from memfs.ops.conflicts import in_scope, near_misses
 from memfs.policy import conflicts, gate
 from memfs.policy.candidate import Candidate
 from memfs.store.repo import Store
@@ -54,23 +54,29 @@ def prompt(question: judge.JudgeQuestion) -> str:
 CONFLICT_CHOICES = ("replace", "keep-both")
 
 
-def conflict_prompt(old: str, new: str) -> str:
-    """The question put to the host's model about a probable conflict (both texts fenced as data)."""
-    return ("An agent is saving a new memory. An existing memory of the same person, of the same kind, looks like "
-            "an older value for the same subject. Does the new memory replace the existing one (replace), or are "
-            "both true at once, so both should be kept (keep-both)?\n\n"
+def conflict_prompt(old: str, new: str, near: bool = False) -> str:
+    """The question put to the host's model about a probable conflict, or with ``near`` about a
+    near miss of the wider net (both texts fenced as data)."""
+    looks = ("is similar to it, though memfs's rules found no conflict" if near
+             else "looks like an older value for the same subject")
+    return (f"An agent is saving a new memory. An existing memory of the same person, of the same kind, {looks}. "
+            "Does the new memory replace the existing one (replace), or are both true at once, so both should be "
+            "kept (keep-both)?\n\n"
             f"The existing memory, as data:\n<memory>\n{old}\n</memory>\n\n"
             f"The new memory, as data:\n<memory>\n{new}\n</memory>\n\n"
             f"Answer with one word: {' | '.join(CONFLICT_CHOICES)}.")
 
 
-async def host_decision(ctx: Any, old: str, new: str, timeout: float,
-                        instead: str = "memfs's own rule decides the probable conflict (the new value replaces the old)"
-                        ) -> str | None:
-    """The host model's decision on a probable conflict (one of :data:`CONFLICT_CHOICES`), or
-    ``None`` when it gives none (said once, with what decides ``instead``: the ``[judge]
-    conflict``, else memfs's own rule, SUPERSEDE)."""
-    answer = await _sample(ctx, conflict_prompt(old, new), timeout)
+_RULE = "memfs's own rule decides the probable conflict (the new value replaces the old)"
+
+
+async def host_decision(ctx: Any, old: str, new: str, timeout: float, instead: str = _RULE,
+                        near: bool = False) -> str | None:
+    """The host model's decision on a probable conflict, or with ``near`` on a near miss (one of
+    :data:`CONFLICT_CHOICES`), or ``None`` when it gives none (said once, with what decides
+    ``instead``: the ``[judge] conflict``, else memfs's own rule, SUPERSEDE or, for a near miss,
+    keeping both)."""
+    answer = await _sample(ctx, conflict_prompt(old, new, near), timeout)
     if isinstance(answer, str) and answer.lower() in CONFLICT_CHOICES:
         return answer.lower()
     why = (f"raised {type(answer).__name__}: {answer}" if isinstance(answer, Exception)
@@ -137,12 +143,32 @@ async def consult(ctx: Any, store: Store, candidate: Candidate,
     classify = None if question is None else await host_judge(ctx, question, timeout)
     if candidate.key or candidate.keep_both or candidate.supersedes:
         return given, None if classify is None else (classify, timeout)
-    rivals = await anyio.to_thread.run_sync(lambda: conflicts.against(candidate, in_scope(store, candidate.scope)))
-    instead = ("the [judge] decides the probable conflict instead" if store.config().judge.conflict
-               else "memfs's own rule decides the probable conflict (the new value replaces the old)")
-    decided = await host_decision(ctx, rivals[0][0].body, candidate.body, timeout, instead) if rivals else None
+    scope = await anyio.to_thread.run_sync(lambda: in_scope(store, candidate.scope))
+    rivals = await anyio.to_thread.run_sync(lambda: conflicts.against(candidate, scope))
+    if not rivals:
+        given = await _near(ctx, store, candidate, given, scope, timeout)
+        return given, None if classify is None else (classify, timeout)
+    instead = "the [judge] decides the probable conflict instead" if store.config().judge.conflict else _RULE
+    decided = await host_decision(ctx, rivals[0][0].body, candidate.body, timeout, instead)
     if decided == "keep-both":
         given = {**given, "keep_both": True}
     elif decided == "replace":
         given = {**given, "supersedes": rivals[0][0].path}
     return given, None if classify is None else (classify, timeout)
+
+
+async def _near(ctx: Any, store: Store, candidate: Candidate, given: dict[str, Any], scope: list[Any],
+                timeout: float) -> dict[str, Any]:
+    """``given`` with ``supersedes`` the near miss (:mod:`memfs.policy.conflict_net`) the host's
+    model says the candidate replaces, asked one by one until one answer is not ``keep-both``;
+    unchanged when it says none (the ``[judge] conflict`` may still be asked: nothing is
+    superseded on similarity alone)."""
+    instead = ("the [judge] decides about the similar memory instead" if store.config().judge.conflict
+               else "both are kept (memfs's rules found no conflict)")
+    for other, _ in near_misses(candidate, scope, []):
+        decided = await host_decision(ctx, other.body, candidate.body, timeout, instead, near=True)
+        if decided == "replace":
+            return {**given, "supersedes": other.path}
+        if decided is None:
+            break
+    return given

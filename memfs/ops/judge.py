@@ -31,12 +31,14 @@ agent's fact or note, without ``expires``), before the write lock is taken.
 **Conflict decisions.** ``conflict = "MODULE:FUNCTION"`` names the judge of probable conflicts
 (:mod:`memfs.policy.conflicts`): ``conflict(question: ConflictQuestion) -> str``, one of
 ``replace`` (the new memory replaces the active one), ``keep-both`` (both hold at once) or
-``unrelated`` (they are about different things). It is asked only about a pair the offline rules
-found (at most :data:`MAX_RULINGS` per write, newest first, until one is not ``unrelated``): by
+``unrelated`` (they are about different things). It is asked about the pairs the offline rules
+found (at most :data:`MAX_RULINGS` per write, newest first, until one is not ``unrelated``), then
+about the few near misses of the wider net (:mod:`memfs.policy.conflict_net`), the same way: by
 ``remember`` for a keyless candidate whose caller decided nothing (no ``supersedes``, no
 ``keep_both``), before the lock, and by the file tools after a write, for the notice the model
-reads. Its answer only chooses among what the rules found: a ``replace`` is the SUPERSEDE the
-rules would have made, through the same gate and guard; an answer memfs cannot use falls back
+reads. Its answer only chooses among what the rules and the wider net found: a ``replace`` is
+the SUPERSEDE the rules would have made (on a near miss, the only way one is superseded),
+through the same gate and guard; an answer memfs cannot use falls back
 to the rules (the new value replaces the old), said once, as for ``classify``. Under ``memfs
 mcp`` a host offering sampling is asked first (:mod:`memfs.mcp_sampling`), then this judge,
 then the rules.
@@ -54,7 +56,7 @@ from typing import Any, Literal
 
 from memfs.format.model import Memory
 from memfs.ops.callables import load_callable
-from memfs.ops.conflicts import in_scope
+from memfs.ops.conflicts import in_scope, near_misses
 from memfs.policy import conflicts, gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.conflicts import RULINGS, Ruling
@@ -94,6 +96,10 @@ CONFLICT_ASKS = ("A new memory is being saved. The rules found an active memory 
                  "looks like an older value for the same subject. Does the new memory replace the existing one "
                  "(replace), are both true at once, so both should be kept (keep-both), or are they about "
                  "different things (unrelated)?")
+#: What a conflict judge is asked about a near miss of the wider net (:mod:`memfs.policy.conflict_net`).
+NEAR_ASKS = ("A new memory is being saved. An active memory of the same person and kind is similar to it, though "
+             "memfs's rules found no conflict. Does the new memory replace the existing one (replace), are both "
+             "true at once, so both should be kept (keep-both), or are they about different things (unrelated)?")
 #: At most this many probable conflicts of one write are put to a conflict judge.
 MAX_RULINGS = 3
 _CONFLICT_INSTEAD = "the offline rules decide the probable conflict instead (the new value replaces the old)"
@@ -301,11 +307,13 @@ def side(memory: Memory) -> Side:
                 when.isoformat() if when is not None else None)
 
 
-def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verdict]]) -> dict[str, Ruling]:
+def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verdict]],
+               asks: str = CONFLICT_ASKS) -> dict[str, Ruling]:
     """The ``[judge] conflict``'s rulings on the probable conflicts ``rivals`` of ``new`` (newest
     first, as :func:`memfs.policy.conflicts.against` gives them), by the older memory's path:
     asked one by one, at most :data:`MAX_RULINGS`, until one is not ``unrelated`` or the judge
-    gives no usable answer (the rules decide the rest). Empty without a judge."""
+    gives no usable answer (the rules decide the rest), each asked ``asks`` (:data:`NEAR_ASKS`
+    for near misses). Empty without a judge."""
     judge = deciding(repo) if rivals else None
     if judge is None:
         return {}
@@ -314,7 +322,7 @@ def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verd
         return {}
     found: dict[str, Ruling] = {}
     for memory, verdict in rivals[:MAX_RULINGS]:
-        ruling = rule(decide, name, ConflictQuestion(CONFLICT_ASKS, new, side(memory), verdict.why), timeout)
+        ruling = rule(decide, name, ConflictQuestion(asks, new, side(memory), verdict.why), timeout)
         if ruling is None:
             break
         found[memory.path] = ruling
@@ -326,11 +334,18 @@ def rulings_on(repo: Store, new: Side, rivals: list[tuple[Memory, conflicts.Verd
 def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
     """What the ``[judge] conflict`` rules on the probable conflicts of ``candidate``, for
     :func:`memfs.policy.reconcile.reconcile` (asked before the write lock): only for a keyless
-    candidate whose caller decided nothing, and never about text the secret scan refuses."""
+    candidate whose caller decided nothing, and never about text the secret scan refuses. When
+    the rules pair nothing, or the judge reads every pair as unrelated, it is asked about the near
+    misses (:mod:`memfs.policy.conflict_net`: at most a few more questions); its ``replace`` on
+    one is the only way a near miss is superseded."""
     if repo.config().judge.conflict is None or candidate.key or candidate.keep_both or candidate.supersedes:
         return {}
     if candidate.retract or gate.secrets(candidate):
         return {}
-    rivals = conflicts.against(candidate, in_scope(repo, candidate.scope))
+    scope = in_scope(repo, candidate.scope)
+    rivals = conflicts.against(candidate, scope)
     new = Side(candidate.body.strip(), candidate.type, candidate.scope, candidate.source_kind)
-    return rulings_on(repo, new, rivals)
+    found = rulings_on(repo, new, rivals)
+    if any(r.answer != "unrelated" for r in found.values()) or (rivals and len(found) < len(rivals[:MAX_RULINGS])):
+        return found  # decided, or the judge gave no usable answer: the rules decide
+    return found | rulings_on(repo, new, near_misses(candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)

@@ -28,31 +28,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memfs.policy.value_classes import classes
+
 #: Kinds of change verb: a subject that *moves* (to a place or time) or *switches* (to another value).
 MOVE, SWITCH = "move", "switch"
-_LANGUAGES = {
-    "english": ("english", "英文", "英语", "英語"),
-    "chinese": ("chinese", "mandarin", "中文", "汉语", "漢語", "华语", "普通话"),
-    "spanish": ("spanish", "西班牙语", "西班牙文", "西语"),
-    "portuguese": ("portuguese", "葡萄牙语", "葡萄牙文", "葡语"),
-    "french": ("french", "法语", "法文"),
-    "german": ("german", "德语", "德文"),
-    "japanese": ("japanese", "日语", "日文", "日本語"),
-    "korean": ("korean", "韩语", "韩文", "한국어"),
-    "italian": ("italian", "意大利语", "意大利文"),
-    "russian": ("russian", "俄语", "俄文"),
-    "dutch": ("dutch", "荷兰语"),
-}
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_LENGTHS = {"short": ("short", "简短", "简洁", "简要"), "brief": ("brief",), "concise": ("concise",),
-            "long": ("long",), "detailed": ("detailed", "详细", "详尽"), "verbose": ("verbose",)}
-_TONES = {"formal": ("formal", "正式"), "informal": ("informal",), "casual": ("casual", "随意")}
-CLASSES: dict[str, str] = {
-    **{word: f"language:{name}" for name, words in _LANGUAGES.items() for word in words},
-    **{day: f"day:{day}" for day in _DAYS},
-    **{word: f"length:{name}" for name, words in _LENGTHS.items() for word in words},
-    **{word: f"tone:{name}" for name, words in _TONES.items() for word in words},
-}
 _FUNCTION = frozenset(
     "a an the i me my mine we us our you your it its is are was were be been being am do does did to of for "
     "and or but so that this these those there here please always now from on then anymore any more again "
@@ -83,10 +62,12 @@ _CJK_CHANGES = {**dict.fromkeys(("搬到", "搬去", "迁到", "迁至", "迁往
                                 SWITCH)}
 #: Characters and words that carry no subject or value in CJK text (cut points).
 _CJK_FUNCTION = ("从现在开始", "从现在起", "从今以后", "以后", "今后", "现在", "目前", "已经", "总是", "一直",
+                 "上个月", "上周", "去年", "昨天", "前天", "最近", "刚才", "上次",
                  "尽量", "一点", "一些", "稍微", "比较", "保持", "使用", "采用", "的", "请", "用", "在", "是",
                  "了", "我", "你", "他", "她", "都", "给", "把", "要", "和", "与", "以", "对", "吧", "呢",
                  "更", "很")
-_CJK_WORDS = tuple(sorted((w for w in CLASSES if not w.isascii()), key=len, reverse=True))
+#: The single characters among :data:`_CJK_FUNCTION` (的, 请, 用…).
+CJK_FUNCTION_CHARS = frozenset(w for w in _CJK_FUNCTION if len(w) == 1)
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _DIGIT = re.compile(r"\d")
 #: Abbreviations a full stop follows inside a sentence ("Dr. Weber").
@@ -95,10 +76,35 @@ _TITLES = frozenset("dr mr mrs ms prof st jr sr mt".split())
 PLACES = frozenset("in at on near".split())
 _CJK_START = re.compile(f"[{_CJK}]")
 _PIECE = re.compile(rf"[{_CJK}]+|\d+(?:[.:]\d+)+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?|[.!?。！？;；]")
-_CJK_CUT = re.compile("(" + "|".join(sorted((*_CJK_WORDS, *_CJK_NEGATIONS, *_CJK_CHANGES, *_CJK_FUNCTION),
-                                            key=len, reverse=True)) + ")")
 _CJK_NEGATION_SET = frozenset(_CJK_NEGATIONS)
-_CJK_WORD_SET = frozenset(_CJK_WORDS)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The class words a reading knows (:mod:`memfs.policy.value_classes`) and the CJK cut they
+    make: a class word is one piece, never split into character pairs."""
+
+    classes: dict[str, str]
+    cut: re.Pattern[str]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, classes: dict[str, str]) -> Lexicon:
+        words = tuple(sorted((w for w in classes if not w.isascii()), key=len, reverse=True))
+        cut = re.compile("(" + "|".join(sorted((*words, *_CJK_NEGATIONS, *_CJK_CHANGES, *_CJK_FUNCTION),
+                                               key=len, reverse=True)) + ")")
+        return cls(classes, cut, frozenset(words))
+
+
+#: The classes the structural rules of :mod:`memfs.policy.conflicts` read: languages, weekdays,
+#: lengths and tones.
+BASE = Lexicon.of({word: value for word, value in classes().items()
+                   if value.partition(":")[0] in ("language", "length", "tone")
+                   or (value.startswith("day:") and word == value[4:])})
+#: Every value class (:data:`memfs.policy.value_classes.CLASS_LEXICONS`), for the slot rules of
+#: :mod:`memfs.policy.conflict_slots`.
+FULL = Lexicon.of(classes())
+CLASSES = BASE.classes
 
 
 @dataclass(frozen=True)
@@ -152,13 +158,13 @@ class _Piece:
     joined: bool
 
 
-def _cjk_pieces(run: str) -> list[_Piece]:
+def _cjk_pieces(run: str, lexicon: Lexicon) -> list[_Piece]:
     """A CJK run cut into pieces: class words whole, function words dropped (a negation marks the
     next piece, a change verb every piece after it, 在 the next as a place, 的 as a possession),
     the rest into character pairs (a single character alone)."""
     out: list[_Piece] = []
     negated, changed, before = False, "", None
-    for part in _CJK_CUT.split(run):
+    for part in lexicon.cut.split(run):
         if not part:
             continue
         if part in _CJK_NEGATION_SET:
@@ -167,10 +173,10 @@ def _cjk_pieces(run: str) -> list[_Piece]:
         if part in _CJK_CHANGES:
             changed, before = _CJK_CHANGES[part], "at"
             continue
-        if _CJK_CUT.fullmatch(part) and part not in _CJK_WORD_SET:
+        if lexicon.cut.fullmatch(part) and part not in lexicon.words:
             before = {"在": "at", "的": "of"}.get(part, before)
             continue
-        if part in _CJK_WORD_SET or len(part) == 1:
+        if part in lexicon.words or len(part) == 1:
             out.append(_Piece(part, negated, changed, before, False))
         else:
             out.extend(_Piece(part[k:k + 2], negated, changed, before if k == 0 else None, k > 0)
@@ -183,6 +189,7 @@ def _cjk_pieces(run: str) -> list[_Piece]:
 class _Reader:
     """The state of one left-to-right reading (see :func:`tokens`)."""
 
+    lexicon: Lexicon = BASE
     out: list[Token] = dataclasses.field(default_factory=list)
     sentence_start: bool = True
     before: str | None = None
@@ -202,8 +209,8 @@ class _Reader:
 
     def cjk(self, piece: str) -> None:
         self.speaker = self.speaker or (self.sentence_start and piece.startswith("我"))
-        for part in _cjk_pieces(piece):
-            form = CLASSES.get(part.text, part.text)
+        for part in _cjk_pieces(piece, self.lexicon):
+            form = self.lexicon.classes.get(part.text, part.text)
             self.out.append(Token(form, True, self.sentence_start, part.before or self.before,
                                   part.negated or self.negated, len(self.out), changed=part.changed or self.changed,
                                   joined=part.joined, speaker=self.speaker))
@@ -222,8 +229,8 @@ class _Reader:
         self.sentence_start = self.sentence_start and word in ("please", "always", "now", "from", "on", "then", "i")
 
     def word(self, piece: str, word: str) -> None:
-        form = CLASSES.get(word, stem(word))
-        value = (word in CLASSES or _DIGIT.search(word) is not None
+        form = self.lexicon.classes.get(word, stem(word))
+        value = (word in self.lexicon.classes or _DIGIT.search(word) is not None
                  or (piece[:1].isupper() and not self.sentence_start))
         previous = self.previous
         numbering = (word.isdigit() and previous is not None and not previous.value
@@ -243,10 +250,26 @@ class _Reader:
 
 @functools.lru_cache(maxsize=4096)
 def tokens(text: str) -> tuple[Token, ...]:
-    """The content tokens of ``text``, in order (see the module docstring); remembered for the
-    last few thousand texts (a context weighs the same memories call after call)."""
+    """The content tokens of ``text``, in order (see the module docstring), with the classes of
+    :data:`BASE`; remembered for the last few thousand texts (a context weighs the same memories
+    call after call)."""
+    return read(text, BASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def valued_tokens(text: str) -> tuple[Token, ...]:
+    """The content tokens of ``text`` with every value class (:data:`FULL`), remembered like
+    :func:`tokens`; a file extension written with its dot (".xlsx") is read as the format."""
+    return read(_EXTENSION.sub(r"\1", text), FULL)
+
+
+_EXTENSION = re.compile(r"(?<![\w.])\.([A-Za-z]{2,5})\b")
+
+
+def read(text: str, lexicon: Lexicon) -> tuple[Token, ...]:
+    """The content tokens of ``text`` read with ``lexicon`` (see the module docstring)."""
     text = unicodedata.normalize("NFKC", text)
-    reader = _Reader()
+    reader = _Reader(lexicon=lexicon)
     for match in _PIECE.finditer(text):
         piece = match.group()
         if piece in ".!?。！？;；":

@@ -41,6 +41,10 @@ How (general means only, no phrase of a known pair; the reader is
      "prefers coffee") counts when the rest overlaps.
 4. **Duplicates.** The same values and subject, worded differently, are a duplicate, never a
    conflict.
+5. **The subject/value model** (:mod:`memfs.policy.conflict_slots`) reads what the alignment does
+   not call a conflict when the wording differs (a value class or a number replaced for a frame
+   both texts share), and vetoes the same value said of two named subjects; for the doors with a
+   model in the loop, :mod:`memfs.policy.conflict_net` names the near misses.
 
 ``bench/bench_conflicts.py`` measures precision and recall on ``tests/fixtures/conflict_pairs.jsonl``
 (figures in ``bench/README.md``).
@@ -55,6 +59,7 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from memfs.policy import conflict_slots
 from memfs.policy.conflict_tokens import MOVE, PLACES, Token, stem, tokens
 
 __all__ = ["Token", "tokens"]
@@ -138,7 +143,20 @@ def _overlap(subject_a: Set[str], subject_b: Set[str], forms_a: Set[str], forms_
 
 def compare(old: str, new: str) -> Verdict:
     """How ``new`` relates to ``old`` (both of one scope, type and version; see the module docstring)."""
-    return _compare(tokens(old), tokens(new), new)
+    return _weigh(old, new)
+
+
+def _weigh(old: str, new: str) -> Verdict:
+    """The structural rules, then the subject/value model (:mod:`memfs.policy.conflict_slots`)
+    for what they do not call a conflict, unless the new text adds to the old one."""
+    verdict = _compare(tokens(old), tokens(new), new)
+    if verdict.conflict:
+        vetoed = conflict_slots.vetoed(old, new, _marked(new))
+        return verdict if vetoed is None else Verdict("duplicate" if "worded" in vetoed else "different", vetoed)
+    if _additive(new):
+        return verdict
+    why = conflict_slots.conflict(old, new, _marked(new))
+    return verdict if why is None else Verdict("conflict", why)
 
 
 def _opening_verb(slot: Sequence[Token]) -> bool:
@@ -363,8 +381,9 @@ Answer = Literal["replace", "keep-both", "unrelated"]
 class Ruling:
     """A judge's answer about one probable conflict: the active memory at ``path`` that the
     offline rules paired with a new one, the ``answer`` (one of :data:`RULINGS`) and ``by`` whom
-    (for the decision's reason). A ruling only chooses among what the rules found: it never pairs
-    two memories the rules did not."""
+    (for the decision's reason). A ruling only chooses among what the rules found and the
+    near misses of the wider net (:mod:`memfs.policy.conflict_net`): a ``replace`` on a near miss
+    is the only way one is superseded."""
 
     path: str
     answer: Answer
@@ -485,6 +504,7 @@ def forget_readings() -> None:
     """Drop the remembered tokens and sketches (a benchmark's cold start)."""
     tokens.cache_clear()
     _sketch.cache_clear()
+    conflict_slots.forget()
 
 
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
@@ -493,7 +513,7 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     read = tokens(new.body) if len(new.body) <= MAX_CHARS else ()
     if not read or len(read) > MAX_TOKENS:
         return []
-    probe = _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
+    probe = probe_of(new)
     if not eligible(probe):
         return []
     found = []
@@ -501,12 +521,18 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
             continue
-        if not _sketch(memory.body).may_conflict(sketch):
+        if not (_sketch(memory.body).may_conflict(sketch) or conflict_slots.may_pair(memory.body, new.body)):
             continue
-        verdict = _compare(tokens(memory.body), read, new.body)
+        verdict = _weigh(memory.body, new.body)
         if verdict.conflict:
             found.append((memory, verdict))
     return sorted(found, key=lambda pair: _when(pair[0]), reverse=True)
+
+
+def probe_of(new: Any) -> _Probe:
+    """``new`` (a memory or a candidate not yet written) as an active memory of its scope, type
+    and version, for :func:`comparable`."""
+    return _Probe(getattr(new, "path", None) or "", new.scope, new.type, new.version, new.key)
 
 
 @dataclass(frozen=True)
@@ -536,7 +562,7 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
         short = sorted((m for m in group if 0 < len(read.get(m.path, ())) <= MAX_TOKENS), key=_when)
         users: dict[str, list[int]] = {}
         for number, memory in enumerate(short):
-            for form in {t.form for t in read[memory.path]}:
+            for form in {t.form for t in read[memory.path]} | conflict_slots.keys(memory.body):
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
@@ -547,9 +573,10 @@ def pairs(memories: Iterable[Any]) -> list[Pair]:
                        for i in speakers if i < j}
         for i, j in sorted(candidates):
             older, newer = short[i], short[j]
-            if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):
+            if (older.key and newer.key) or not (sketches[i].may_conflict(sketches[j])
+                                                 or conflict_slots.may_pair(older.body, newer.body)):
                 continue
-            verdict = _compare(read[older.path], read[newer.path], newer.body)
+            verdict = _weigh(older.body, newer.body)
             if verdict.conflict:
                 found.append(Pair(older.path, newer.path, verdict.why))
     return found

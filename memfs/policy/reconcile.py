@@ -135,6 +135,21 @@ def _unrelated(rivals: list[tuple[Memory, conflicts.Verdict]], rulings: Mapping[
     return [(m, v) for m, v in rivals if m.path not in gone], apart
 
 
+def _judged_near(candidate: Candidate, active: list[Memory], rulings: Mapping[str, conflicts.Ruling]
+                 ) -> tuple[Memory, conflicts.Ruling] | None:
+    """A near miss (:mod:`memfs.policy.conflict_net`) a judge ruled the candidate replaces: an
+    active memory of its scope, type and version; never without that ruling, never with
+    ``keep_both``."""
+    if candidate.keep_both:
+        return None
+    probe = conflicts.probe_of(candidate)
+    for memory in active:
+        ruling = rulings.get(memory.path)
+        if ruling is not None and ruling.answer == "replace" and conflicts.comparable(probe, memory):
+            return memory, ruling
+    return None
+
+
 def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str | None = None,
               rulings: Mapping[str, conflicts.Ruling] | None = None) -> Decision:
     """What to do with ``candidate`` given ``memories`` (any set that includes every active memory
@@ -177,6 +192,12 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
         rivals, apart = _unrelated(conflicts.against(candidate, active), rulings or {})
         if rivals:
             return _rival(candidate, rivals, rulings or {})
+        replaced = _judged_near(candidate, active, rulings or {})
+        if replaced is not None:
+            target, ruling = replaced
+            return Decision(Op.SUPERSEDE, f"{ruling.by} reads it as replacing {target.path}, a similar memory the "
+                                          f"rules did not pair; the new value replaces revision {target.revision} "
+                                          "(--keep-both keeps both)", target)
     others = tuple(m.path for m in active if _related(candidate, m))
     if others:
         return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others)

@@ -7,7 +7,8 @@ old memory. The model here ignores the notice, so the pair stays, and the readin
 still handle it: ``validate`` and ``memfs review`` list it (``--json`` too, and the pull request
 comment of the range), ``context`` injects only the newer and
 says so. Near-misses (a duplicate worded differently, another person, an additive fact) get none
-of this.
+of this; those the wider net finds similar (memfs.policy.conflict_net) are named in the file
+tools' reply ("similar memory X: if this one replaces it, edit or delete it"), and stay.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ class Case:
     new: str
     conflict: bool
     task: str
+    #: a near miss of the wider net (memfs.policy.conflict_net): named by the file tools for the
+    #: model, never superseded or left out without a judge
+    near: bool = False
 
 
 CASES = [
@@ -45,9 +49,13 @@ CASES = [
     Case("chinese", "preference", "以后P8的发布说明请用中文", "P8 release notes in English from now on", True,
          "P8 release notes"),
     Case("paraphrase", "preference", "Always answer me in Portuguese.", "Please reply to me in Portuguese.", False,
-         "answer Portuguese"),
+         "answer Portuguese", near=True),
     Case("other person", "fact", "Kai works in Berlin.", "Mia works in Paris.", False, "works Berlin Paris"),
-    Case("additive", "fact", "Kai speaks German.", "Kai also speaks French.", False, "Kai speaks"),
+    Case("additive", "fact", "Kai speaks German.", "Kai also speaks French.", False, "Kai speaks", near=True),
+    Case("near miss", "fact", "Mia keeps her bike in the garage.", "Mia's bike now lives in the hallway.", False,
+         "Mia bike", near=True),
+    Case("near miss zh", "fact", "我负责前端组的招聘。", "前端组的招聘现在由小周负责。", False, "前端组 招聘",
+         near=True),
 ]
 
 #: The host vouches that what its agent writes as the user's is (preferences need the user's word).
@@ -125,12 +133,15 @@ def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str
     in_comment, comment = {(p.older, p.newer) for p in summary.conflicts}, summary.render()
     for case, scope, old, new, answer in written:
         label = f"{door} x {case.name}: {answer}"
-        if door in REMEMBER:
+        if door in REMEMBER:  # without a judge a near miss is never superseded
             assert answer.startswith("SUPERSEDE") is case.conflict, label
             if case.conflict:
                 assert not (repo.root / new).exists() and case.new in (repo.root / old).read_text("utf-8")
             continue
-        assert ("Note:" in answer and old in answer) is case.conflict, label
+        assert ("looks like another value" in answer and old in answer) is case.conflict, label
+        named = f"/memories/{old}" if door == "anthropic" else old
+        assert (f"similar memory {named}: if this one replaces it, edit or delete it" in answer) is case.near, label
+        assert ("Note:" in answer) is (case.conflict or case.near), label
         assert ((old, new) in listed) is case.conflict, label
         assert any(path == old and new in message for path, message in warned) is case.conflict, label
         assert (f"{old} -> {new}" in review) is case.conflict, label
@@ -143,6 +154,7 @@ def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str
             assert (old, new) in ctx.conflicts and any(old in w and new in w for w in ctx.warnings), label
         else:
             assert not ctx.conflicts, label
+            assert (repo.root / old).exists() and (repo.root / new).exists(), label  # a near miss stays
 
 
 def test_keep_both_keeps_a_probable_conflict(repo: MemoryRepo, clock: Clock) -> None:
@@ -170,6 +182,7 @@ def test_context_without_a_scope_refuses_two_people(repo: MemoryRepo) -> None:
 
 def test_the_matrix_covers_both_outcomes() -> None:
     assert {c.conflict for c in CASES} == {True, False}
+    assert {c.near for c in CASES if not c.conflict} == {True, False}
     assert set(DOORS) == {"remember", "cli remember", "tool", "mcp", "anthropic"}
 
 

@@ -242,9 +242,48 @@ def test_every_door_uses_the_conflict_judge_or_falls_back_once(repo: MemoryRepo,
     assert "Note:" in again, label
 
 
+NEAR_OLD, NEAR_NEW = "Mia keeps her bike in the garage.", "Mia's bike now lives in the hallway."
+#: What a near miss becomes at the remember doors, by judge: only a ``replace`` supersedes it.
+NEAR_OP = {"replace": "SUPERSEDE", "unrelated": "INSERT", "raises": "INSERT"}
+
+
+@pytest.mark.parametrize("door", list(DOORS))
+@pytest.mark.parametrize("name", list(NEAR_OP))
+def test_every_door_asks_the_judge_about_a_near_miss(repo: MemoryRepo, clock: Clock, door: str, name: str) -> None:
+    """A pair the rules do not call a conflict but the wider net finds similar: the judge is
+    asked (the question says the rules found no conflict); its ``replace`` supersedes the old
+    memory at the remember doors and is said in the file tools' notice; ``unrelated`` keeps both
+    and names nothing; a judge that fails keeps both, and the file tools name the near miss."""
+    _configure(repo, JUDGES[name].spec)
+    _named.clear()
+    scope, old, new = "user:mia", "facts/bike-old.md", "facts/bike-new.md"
+    write = DOORS[door]
+    write(repo, scope, old, NEAR_OLD)
+    clock.at(5)
+    answer = write(repo, scope, new, NEAR_NEW)
+    old = _named.get(old, old)
+    label = f"{door} x {name}: {answer}"
+    assert [(q.old.text, q.new.text) for q in ASKED] == [(NEAR_OLD, NEAR_NEW)], label
+    assert "found no conflict" in ASKED[0].offline and ASKED[0].asks == judge.NEAR_ASKS, label
+    texts = [p.read_text("utf-8") for p in (repo.root / "facts").iterdir()]
+    if door in REMEMBER:
+        assert answer.startswith(NEAR_OP[name]), label
+        assert ("a similar memory the rules did not pair" in answer) is (name == "replace"), label
+        assert len(texts) == (1 if name == "replace" else 2), label
+        return
+    assert len(texts) == 2, label  # the file tools write what the model wrote, and say the rest
+    named = f"/memories/{old}" if door == "anthropic" else old
+    if name == "replace":
+        assert f"similar memory {named}: The judge {JUDGES[name].spec} reads this as replacing it" in answer, label
+    elif name == "unrelated":
+        assert "similar memory" not in answer, label
+    else:
+        assert f"similar memory {named}: if this one replaces it, edit or delete it" in answer, label
+
+
 def test_the_judge_is_asked_only_about_what_the_rules_pair(repo: MemoryRepo, clock: Clock) -> None:
-    """No probable conflict, a key, or a caller's decision (``keep_both``, ``supersedes``): the
-    judge is not asked, and the decision is the one it would be without it."""
+    """No probable conflict and no near miss, a key, or a caller's decision (``keep_both``,
+    ``supersedes``): the judge is not asked, and the decision is the one it would be without it."""
     _configure(repo, JUDGES["replace"].spec)
     _remember(repo, "user:kai", "facts/city.md", OLD)
     clock.at(5)

@@ -163,3 +163,30 @@ def test_sampling_decides_a_conflict_before_the_configured_judge(repo: MemoryRep
         assert DECIDED == ["Kai works in Berlin."] and "judge_replaces reads it as replacing" in done["reason"]
         assert any("the user declined" in n and "the [judge] decides the probable conflict instead" in n
                    for n in done["notices"])
+
+
+NEAR_OLD, NEAR_NEW = "Mia keeps her bike in the garage.", "Mia's bike now lives in the hallway."
+
+
+@pytest.mark.parametrize(("answer", "op"), [("Replace", "SUPERSEDE"), ("keep-both", "INSERT"),
+                                            ("no idea", "INSERT")])
+def test_the_hosts_model_is_asked_about_a_near_miss(repo: MemoryRepo, answer: str, op: str) -> None:
+    """A pair the rules do not call a conflict but the wider net finds similar: the host's model
+    is asked (as a near miss); only its ``replace`` supersedes the old memory, anything else keeps
+    both, since nothing is superseded on similarity alone."""
+    asked: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", judge.JudgeFallback)
+        old, new = _remember(repo, answering(answer, asked), [NEAR_OLD, NEAR_NEW], keyed=False, type_="fact")
+    assert _stored(old) and _stored(new), _text(new)
+    assert len(asked) == 1 and NEAR_OLD in asked[0] and NEAR_NEW in asked[0] and "found no conflict" in asked[0]
+    done = json.loads(_text(new))
+    assert done["op"] == op, done
+    assert ("as asked (supersedes)" in done["reason"]) is (op == "SUPERSEDE")
+
+
+def test_the_host_is_not_asked_about_what_is_not_similar(repo: MemoryRepo) -> None:
+    asked: list[str] = []
+    _remember(repo, answering("replace", asked), ["Mia keeps her bike in the garage.", "Kai works in Berlin."],
+              keyed=False, type_="fact")
+    assert asked == []

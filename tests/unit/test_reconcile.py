@@ -75,3 +75,32 @@ def test_a_judges_rulings_choose_among_the_probable_conflicts() -> None:
                           "keep_both": True})
     assert reconcile(asked, every, rulings={"facts/kai-b.md": Ruling("facts/kai-b.md", "replace", "j")}).op \
         is Op.KEEP_BOTH  # the caller's decision stands
+
+
+def test_only_a_judges_replace_supersedes_a_near_miss() -> None:
+    """No probable conflict by the rules: a judge's ``replace`` on an active memory of the
+    candidate's scope and type (a near miss of the wider net) supersedes it; no ruling, another
+    answer, another scope or type, or the caller's ``keep_both`` keeps both."""
+    from memfs.policy.conflicts import Ruling
+
+    bike = _mem("facts/bike.md", "Mia keeps her bike in the garage.", scope="user:U5", type="fact")
+    theirs = _mem("facts/their-bike.md", "Ola keeps her bike in the garage.", scope="user:U6", type="fact")
+    note = _mem("notes/bike.md", "Mia keeps her bike in the garage.", scope="user:U5", type="note")
+    new = from_mapping({"scope": "user:U5", "body": "Mia's bike now lives in the hallway.", "type": "fact",
+                        "source": "s2"})
+    every = [bike, theirs, note]
+
+    def decided(*rulings: Ruling, candidate=new):  # type: ignore[no-untyped-def]
+        return reconcile(candidate, every, rulings={r.path: r for r in rulings})
+
+    assert decided().op is Op.INSERT
+    replaced = decided(Ruling("facts/bike.md", "replace", "the judge j"))
+    assert (replaced.op, replaced.target) == (Op.SUPERSEDE, bike)
+    assert "the judge j reads it as replacing facts/bike.md, a similar memory the rules did not pair" in replaced.reason
+    for answer in ("keep-both", "unrelated"):
+        assert decided(Ruling("facts/bike.md", answer, "j")).op is Op.INSERT  # type: ignore[arg-type]
+    assert decided(Ruling("facts/their-bike.md", "replace", "j"), Ruling("notes/bike.md", "replace", "j")).op \
+        is Op.INSERT  # another scope, another type: not the judge's to pair
+    asked = from_mapping({"scope": "user:U5", "body": "Mia's bike now lives in the hallway.", "type": "fact",
+                          "source": "s2", "keep_both": True})
+    assert decided(Ruling("facts/bike.md", "replace", "j"), candidate=asked).op is not Op.SUPERSEDE

@@ -34,6 +34,7 @@ from memfs.format.parse import load_document, parse
 from memfs.ops import conflicts, judge
 from memfs.policy import gate
 from memfs.policy.candidate import Candidate
+from memfs.policy.conflicts import Verdict
 from memfs.store.repo import Store, Transaction
 
 F = TypeVar("F", bound=FileCommand)
@@ -380,21 +381,33 @@ class Run:
         """What the model reads when the memory it wrote probably gives a new value for another
         one's subject (:mod:`memfs.policy.conflicts`): the other's name, so it edits or deletes
         one of them, and what the ``[judge] conflict`` rules on the pair, if one is set (a judge
-        that cannot answer is named once, and the rules' reading stands). The notice writes
-        nothing: ignored, the pair stays listed by ``memfs validate`` and ``memfs review``, and
-        ``memfs context`` injects only the newer."""
-        found = conflicts.similar(self.store, memory)
-        if not found:
+        that cannot answer is named once, and the rules' reading stands). Then the near misses
+        the rules did not pair (:mod:`memfs.policy.conflict_net`: at most a few, the most like
+        it), for the model to judge, and the judge's ruling on them. The notice writes nothing:
+        ignored, a probable conflict stays listed by ``memfs validate`` and ``memfs review``, and
+        ``memfs context`` injects only the newer; a near miss stays as it is."""
+        found, nearby = conflicts.around(self.store, memory)
+        if not found and not nearby:
             return ""
-        ruled = judge.rulings_on(self.store, judge.side(memory), found)
+        new = judge.side(memory)
+        text = self._found_notice(new, found) if found else ""
+        if nearby:
+            text += self._near_notice(new, nearby)
+        return text + "".join(f"\n{line}" for line in judge.drain())
+
+    def _named(self, found: list[tuple[Memory, Verdict]]) -> dict[str, str]:
         names = {}
         for other, _ in found:
             name = self.door.name_of(other.path, other.meta) if self.door.name_of is not None else other.path
             names[other.path] = self.door.where(name)
+        return names
+
+    def _found_notice(self, new: judge.Side, found: list[tuple[Memory, Verdict]]) -> str:
+        ruled = judge.rulings_on(self.store, new, found)
+        names = self._named(found)
         one = len(names) == 1
         it = "it" if one else "them"
         ruling = next((r for r in ruled.values() if r.answer != "unrelated"), None) or next(iter(ruled.values()), None)
-        said = judge.drain()
         text = (f"\nNote: {', '.join(names.values())} {'looks' if one else 'look'} like another value for the same "
                 f"subject ({found[0][1].why}).")
         if ruling is None:
@@ -406,8 +419,27 @@ class Run:
                      "keep-both": f" {by} reads this and {named} as true at once: say in one of them how they differ.",
                      "unrelated": f" {by} reads this and {named} as unrelated: say in one of them what sets them "
                                   "apart, since memfs's rules still pair them."}[ruling.answer]
-        return (text + " Until then only the newer is recalled."
-                + "".join(f"\n{line}" for line in said))
+        return text + " Until then only the newer is recalled."
+
+    def _near_notice(self, new: judge.Side, nearby: list[tuple[Memory, Verdict]]) -> str:
+        """The near misses, named for the model; a judge's ``replace`` or ``keep-both`` said
+        beside the one it ruled on (``unrelated`` needs no word)."""
+        ruled = judge.rulings_on(self.store, new, nearby, judge.NEAR_ASKS)
+        names = self._named(nearby)
+        text = ""
+        for path, where in names.items():
+            ruling = ruled.get(path)
+            if ruling is not None and ruling.answer == "replace":
+                by = ruling.by[:1].upper() + ruling.by[1:]
+                text += (f"\nNote: similar memory {where}: {by} reads this as replacing it: delete or edit it so "
+                         "that one value stays.")
+            elif ruling is not None and ruling.answer == "keep-both":
+                by = ruling.by[:1].upper() + ruling.by[1:]
+                text += f"\nNote: similar memory {where}: {by} reads this and it as true at once: leave both."
+            elif ruling is None:
+                text += (f"\nNote: similar memory {where}: if this one replaces it, edit or delete it; if both "
+                         "hold, leave both.")
+        return text
 
 
 def catch_up_index(store: Store) -> None:

@@ -1,0 +1,87 @@
+"""The wider net (pure: no I/O): the few active memories most like a new one that the probable
+conflict rules (:mod:`memfs.policy.conflicts`) did not pair with it, for the doors where a model
+is in the loop.
+
+The offline rules are built for precision: a pair they call a conflict is superseded without
+asking. Some pairs they miss are still the same subject in other words ("I'm vegetarian." /
+"Cut the meat from my meal plans, I went vegan."). A model can tell, so the file tools, MCP and
+the Anthropic adapter name these *near misses* in their reply ("similar memory X: if the new one
+replaces it, edit or delete it"), and a ``[judge] conflict`` or MCP sampling is asked about them.
+Nothing is superseded on similarity alone: only a judge's ``replace`` makes ``remember`` replace
+a near miss, and ``context`` keeps using the strict rules.
+
+**Similarity.** The Jaccard overlap of two texts' features: their content tokens as the rules
+read them (:func:`memfs.policy.conflict_tokens.tokens`, already read and remembered for the
+rules, rejected values left out), the value classes and kinds of number they hold
+("class:language"), and their CJK characters (so that a different cut of the same words still
+meets). A near miss shares at least
+:data:`NEAR_SHARED` features and reaches :data:`NEAR_MIN`.
+
+**Bounded.** At most :data:`NEAR_MAX` near misses per write, of the new memory's scope, type and
+version (:func:`memfs.policy.conflicts.comparable`), short memories only (a document is not one
+value); each memory's features are read once and remembered, so a write weighs each memory of
+its scope in constant time and asks a judge at most :data:`NEAR_MAX` more questions.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Any
+
+from memfs.policy import conflict_slots, conflicts
+from memfs.policy.conflict_tokens import tokens
+
+#: At most this many near misses are named per write (and put to a judge).
+NEAR_MAX = 3
+#: The least Jaccard overlap of features for a near miss.
+NEAR_MIN = 0.2
+#: The fewest features a near miss shares with the new memory.
+NEAR_SHARED = 2
+
+
+@functools.lru_cache(maxsize=4096)
+def features(text: str) -> frozenset[str]:
+    """What the similarity of two texts is measured on (see the module docstring)."""
+    held = [t for t in tokens(text) if not t.rejected]
+    forms = {t.form for t in held}
+    chars = {c for t in held if not t.form.isascii() and ":" not in t.form for c in t.form}
+    return frozenset(forms | chars | conflict_slots.keys(text))
+
+
+def similarity(a: str, b: str) -> float:
+    """The Jaccard overlap of the features of ``a`` and ``b`` (0 when either has none)."""
+    fa, fb = features(a), features(b)
+    union = fa | fb
+    return len(fa & fb) / len(union) if union else 0.0
+
+
+def near(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[tuple[Any, float]]:
+    """The near misses of ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``,
+    ``version``, ``key``, ``body``) among ``memories``: comparable, short, not in ``paired`` (the
+    paths the rules already paired), most similar first, at most :data:`NEAR_MAX`."""
+    if new.key or len(new.body) > conflicts.MAX_CHARS:
+        return []
+    probe = conflicts.probe_of(new)
+    if not conflicts.eligible(probe):
+        return []
+    skip = set(paired)
+    mine = features(new.body)
+    scored = []
+    for memory in memories:
+        if memory.path in skip or not conflicts.comparable(probe, memory) or len(memory.body) > conflicts.MAX_CHARS:
+            continue
+        theirs = features(memory.body)
+        shared = len(mine & theirs)
+        if shared < NEAR_SHARED:
+            continue
+        score = shared / len(mine | theirs)
+        if score >= NEAR_MIN:
+            scored.append((memory, score))
+    scored.sort(key=lambda pair: (-pair[1], pair[0].path))
+    return scored[:NEAR_MAX]
+
+
+def forget() -> None:
+    """Drop the remembered features (a benchmark's cold start)."""
+    features.cache_clear()

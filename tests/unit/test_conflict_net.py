@@ -1,0 +1,47 @@
+"""The wider net (memfs.policy.conflict_net): the few memories most like a new one that the
+rules did not pair, bounded, of its scope, type and version, in English and Chinese."""
+
+from __future__ import annotations
+
+from memfs.policy import conflict_net, conflicts
+from tests.unit.test_conflicts import M, _at
+
+NEW = M("facts/new.md", "Mia's bike now lives in the hallway.", updated=_at(9))
+
+
+def test_a_near_miss_is_named_and_an_unrelated_memory_is_not() -> None:
+    near = M("facts/bike.md", "Mia keeps her bike in the garage.", updated=_at(1))
+    far = M("facts/tea.md", "Mia drinks green tea.", updated=_at(2))
+    assert not conflicts.compare(near.body, NEW.body).conflict  # the rules do not pair them
+    assert [m.path for m, _ in conflict_net.near(NEW, [near, far])] == ["facts/bike.md"]
+
+
+def test_chinese_meets_whatever_the_segmentation() -> None:
+    old = M("facts/hire.md", "我负责前端组的招聘。", updated=_at(1))
+    new = M("facts/new.md", "前端组的招聘现在由小周负责。", updated=_at(2))
+    other = M("facts/food.md", "我不吃香菜。", updated=_at(1))
+    assert [m.path for m, _ in conflict_net.near(new, [old, other])] == ["facts/hire.md"]
+
+
+def test_the_net_is_bounded_and_ranked() -> None:
+    many = [M(f"facts/bike{i}.md", f"Mia keeps her bike in the garage {'near the door ' * i}.", updated=_at(1))
+            for i in range(8)]
+    found = conflict_net.near(NEW, many)
+    assert len(found) == conflict_net.NEAR_MAX
+    scores = [score for _, score in found]
+    assert scores == sorted(scores, reverse=True) and found[0][0].path == "facts/bike0.md"
+
+
+def test_only_comparable_memories_and_not_the_rules_own_pairs() -> None:
+    body = "Mia keeps her bike in the garage."
+    others = [M("facts/a.md", body, scope="user:ola"), M("facts/b.md", body, type="preference"),
+              M("facts/c.md", body, version="2"), M("facts/d.md", body, status="superseded"),
+              M("facts/e.md", body, is_system=True), M("facts/f.md", body)]
+    assert [m.path for m, _ in conflict_net.near(NEW, others, paired=["facts/f.md"])] == []
+    assert conflict_net.near(M("facts/k.md", NEW.body, key="bike"), [M("facts/f.md", body)]) == []
+
+
+def test_similarity_is_symmetric_and_zero_without_words() -> None:
+    a, b = "Export my reports as PDF.", "Reports should come as PDF files."
+    assert conflict_net.similarity(a, b) == conflict_net.similarity(b, a) > 0
+    assert conflict_net.similarity("", "") == 0.0
