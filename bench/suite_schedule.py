@@ -8,6 +8,7 @@ the records are in the collection order, slow tests first)::
 
 A test's time is its CPU plus its children's (what it needs of a core on an idle machine; its
 waits on servers and sleeps are not in it, so the figure is a lower bound for a CPU-bound run);
+each worker is taken to have a core of its own (``--workers`` above the cores is not modelled);
 ``--start``: each worker's collection before its first test, in seconds. The schedule is xdist's:
 each worker gets a contiguous share of the collection; a worker with fewer than two tests queued
 takes half of the longest queue's tail. Printed: the estimated wall time, each worker's busy
