@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memfs import MemoryRepo
 from memfs.store import refusal_log
 from tests import secret_corpus
-from tests.helpers import git, memory_text, write_file
+from tests.helpers import memory_text, write_file
 
 AGENT = "agent:matrix"
 SCOPE = "user:U5"
@@ -279,7 +280,8 @@ class Snapshot:
     """The repository around a cell. ``status`` is a fingerprint of everything ``git status``
     reads (HEAD, the index, the working tree outside ``.git`` and the folders ``.gitignore`` names,
     ``.git/config`` and ``info/exclude``): equal fingerprints mean an equal status, taken without a
-    git process (one is taken around every cell of every door); a difference is a change."""
+    git process (one is taken around every cell of every door); a difference is a change.
+    ``contents``: each working-tree file's bytes and mode, what :func:`restore` puts back."""
 
     head: str
     status: str
@@ -287,15 +289,17 @@ class Snapshot:
     outside: frozenset[str]
     refusal_log: str = ""
     files: frozenset[str] = frozenset()
+    contents: dict[str, tuple[bytes, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def snapshot(repo: MemoryRepo, outside: Path) -> Snapshot:
     git_dir = repo.store.git.git_dir
-    files, status = _fingerprint(repo.root, git_dir)
+    contents: dict[str, tuple[bytes, int]] = {}
+    files, status = _fingerprint(repo.root, git_dir, contents)
     git_files = frozenset(str(p.relative_to(git_dir)) for p in git_dir.glob("*.md"))
     log = repo.store.cache_dir / refusal_log.LOG_FILE
     return Snapshot(_head(git_dir), status, git_files, frozenset(p.name for p in outside.iterdir()),
-                    log.read_text() if log.exists() else "", files)
+                    log.read_text() if log.exists() else "", files, contents)
 
 
 def head_of(repo: MemoryRepo) -> str:
@@ -317,8 +321,11 @@ def _head(git_dir: Path) -> str:
     return ""
 
 
-def _fingerprint(root: Path, git_dir: Path) -> tuple[frozenset[str], str]:
-    """The working tree's files (root-relative) and a digest of what ``git status`` depends on."""
+def _fingerprint(
+    root: Path, git_dir: Path, contents: dict[str, tuple[bytes, int]] | None = None
+) -> tuple[frozenset[str], str]:
+    """The working tree's files (root-relative) and a digest of what ``git status`` depends on;
+    each file's bytes and mode go into ``contents`` when it is given."""
     ignored = {".git"} | _ignored_folders(root)
     digest = hashlib.sha256()
     for name in ("HEAD", "index", "config", "info/exclude"):
@@ -336,8 +343,10 @@ def _fingerprint(root: Path, git_dir: Path) -> tuple[frozenset[str], str]:
                 digest.update(f"{rel}\0link\0{os.readlink(path)}\0".encode())
             elif path.is_file():
                 files.add(rel)
-                mode = path.stat().st_mode
-                digest.update(f"{rel}\0{mode:o}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+                mode, data = path.stat().st_mode, path.read_bytes()
+                digest.update(f"{rel}\0{mode:o}\0".encode() + hashlib.sha256(data).digest())
+                if contents is not None:
+                    contents[rel] = (data, mode)
             elif not (path.is_dir() and name in dirs):
                 digest.update(f"{rel}\0other\0".encode())
     return frozenset(files), digest.hexdigest()
@@ -360,13 +369,27 @@ def refusal_problem(outcome: Outcome, before: Snapshot, after: Snapshot) -> str:
 
 
 def restore(repo: MemoryRepo, before: Snapshot) -> None:
-    """Put the working tree back as it was (after a door that leaves the attacker's file on disk):
-    tracked files checked out, files that were not there before removed."""
-    git(repo.root, "checkout", "-q", "--", ".")
-    for rel in _fingerprint(repo.root, repo.store.git.git_dir)[0] - before.files:
+    """Put the working tree back as it was before a cell (after a door that leaves the attacker's
+    file on disk): each file ``before`` held that is now missing or different written back with
+    its bytes and mode (what ``git checkout -- .`` did for a clean tree, without a git process
+    per cell), files that were not there before removed; then the tree must hold exactly those files."""
+    for rel, (data, mode) in before.contents.items():
+        target = repo.root / rel
+        if target.is_symlink() or not target.is_file():
+            if target.is_symlink():
+                target.unlink()
+            target.parent.mkdir(parents=True, exist_ok=True)
+        elif target.read_bytes() == data and target.stat().st_mode == mode:
+            continue
+        target.write_bytes(data)
+        target.chmod(stat.S_IMODE(mode))
+    now: dict[str, tuple[bytes, int]] = {}
+    for rel in _fingerprint(repo.root, repo.store.git.git_dir, now)[0] - before.files:
         target = repo.root / rel
         if target.is_file() and not target.is_symlink():
             target.unlink()
+            del now[rel]
+    assert now == before.contents, f"the working tree was not put back: {sorted(set(now) ^ set(before.contents))}"
 
 
 def file_text(path: str, fields: dict[str, Any], body: str) -> str:

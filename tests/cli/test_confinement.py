@@ -263,18 +263,21 @@ def _fingerprint(path: Path) -> str:
 def snapshot(repo: MemoryRepo, tmp_path: Path) -> dict[str, str]:
     """Every entry under ``tmp_path`` (the root, its parent, the outside folder) by what it is,
     without following links or opening FIFOs; in ``.git/`` only Markdown files and the hooks
-    (memfs itself keeps its lock and git its index there)."""
+    (memfs itself keeps its lock and git its index there). Paths are joined as strings: two
+    snapshots around each of ~460 cells walk every file of ``.git``."""
     found: dict[str, str] = {}
-    for folder, dirs, files in os.walk(tmp_path):
-        here = Path(folder)
-        if here == repo.store.cache_dir:
+    top, cache, git_dir = str(tmp_path), str(repo.store.cache_dir), str(repo.root / ".git")
+    for folder, dirs, files in os.walk(top):
+        if folder == cache:
             dirs[:] = []
             continue
-        for name in [*files, *(d for d in dirs if os.path.islink(here / d))]:
-            rel = (here / name).relative_to(tmp_path).as_posix()
-            in_git = (here / name).is_relative_to(repo.root / ".git")
-            if not in_git or name.endswith(".md") or "/hooks/" in rel:
-                found[rel] = _fingerprint(here / name)
+        in_git = folder == git_dir or folder.startswith(git_dir + os.sep)
+        prefix = folder[len(top) + 1 :].replace(os.sep, "/")
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+            rel = f"{prefix}/{name}" if prefix else name
+            inside = in_git or os.path.join(folder, name) == git_dir
+            if not inside or name.endswith(".md") or "/hooks/" in rel:
+                found[rel] = _fingerprint(Path(folder, name))
     return found
 
 

@@ -123,10 +123,12 @@ class World:
     def check(self, what: str) -> None:
         problems = self.repo.validate()
         assert problems == [], f"after {what}: {[str(p) for p in problems]}"
-        for rel in self.existing():
+        histories = {rel: [f"{sha}:{rel}" for sha in reversed(git(self.repo.root, "log", "--format=%H", "--",
+                                                                  rel).split())] for rel in self.existing()}
+        found = iter(blobs(self.repo.root, [name for names in histories.values() for name in names]))
+        for rel, names in histories.items():
             numbers: list[int] = []
-            shas = reversed(git(self.repo.root, "log", "--format=%H", "--", rel).split())
-            for data in blobs(self.repo.root, [f"{sha}:{rel}" for sha in shas]):
+            for data in (next(found) for _ in names):
                 number = None if data is None else revision_in(data)
                 if number is not None and (not numbers or numbers[-1] != number):
                     numbers.append(number)

@@ -62,10 +62,16 @@ _open_count = 0
 
 
 def _libc() -> ctypes.CDLL | None:
+    """The C library, by glibc's name first: ``find_library`` starts ``ldconfig -p`` (a process
+    at every memfs start, a hook's included), so it is asked only where that name is not found
+    (musl)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        try:
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        except OSError:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.inotify_init1, libc.inotify_add_watch, libc.statfs  # noqa: B018
     except (OSError, AttributeError):
         return None
