@@ -9,8 +9,8 @@ Two questions, by what the candidate is:
   request (this time, this thread, letter or meeting, today, this week...), or ``inferred``
   wording (someone's guess about the user: "seems to", "probably", "看起来", "好像")?
 * ``observation`` (a fact or note a tool or an agent observed once): is it a ``durable-claim``
-  ("never", "always", "permanently", "从不", "永远", or a rule "do not ...") or a ``status`` of
-  the moment?
+  ("never", "always", "permanently", "从不", "永远"; an end told as final, "down for good",
+  "not coming back", 彻底下线; or a rule "do not ...") or a ``status`` of the moment?
 
 One-off requests are recognised by what they refer to, not by a list of sentences: a deictic
 reference to one particular artifact or event (*this* thread, letter, paragraph, call, meeting,
@@ -174,7 +174,9 @@ _ONE_OFF_EN = (
     rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
     rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
     # the paragraph above, the attached report, the email I just sent
-    rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:above|below|attached|here|I\s+(?:just\s+)?"
+    # ("the summary above the details" places it: "above" then has an object)
+    rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:(?:above|below)(?!\s+(?:the|a|an|my|your|our|all|each|every|any|it|them|"
+    r"this|that|those|these)\b)|attached|here|I\s+(?:just\s+)?"
     r"(?:sent|wrote|pasted|shared|forwarded|mentioned)|you\s+just)",
     rf"\bthe\s+(?:above|attached|following|previous|last|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     rf"\b(?:yesterday|today|tomorrow|tonight|{_WEEKDAY})['’]s\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
@@ -229,6 +231,80 @@ _ONE_OFF_ZH = (
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
     r"(?<![每到至])(?<!一般|通常|平时|平常|向来)(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
+)
+#: Verbs of handing an item over in this conversation: what "I just pasted" or "the ticket I linked" points at.
+_SHARED_EN = (
+    r"pasted|linked|attached|uploaded|sent(?:\s+over)?|shared|forwarded|posted|dropped(?:\s+in)?|typed|quoted|"
+    r"screenshotted|showed\s+you|gave\s+you|put\s+(?:in|into)\s+the\s+chat"
+)
+#: Nouns that name something lasting even when it was handed over ("the template I shared", "the
+#: address I sent"): the request is about a standing thing, not one item.
+_STANDING_EN = (
+    r"addresse?s?|templates?|formats?|styles?|names?|nicknames?|signatures?|rules?|guidelines?|checklists?|"
+    r"conventions?|preferences?|accounts?|guides?|glossar(?:y|ies)|examples?|standards?|instructions?"
+)
+#: Events a request may be for: one of them is picked out by its clock time ("the investor call at 3").
+_EVENT_EN = (
+    r"calls?|meetings?|interviews?|talks?|demos?|presentations?|pitch(?:es)?|stand-?ups?|syncs?|reviews?|sessions?|"
+    r"briefings?|webinars?|lectures?|class(?:es)?|appointments?|flights?|trains?|dinners?|lunch(?:es)?|part(?:y|ies)|"
+    r"hearings?|exams?|workshops?|one-on-ones?|1:1s?|check-ins?|catch-ups?|keynotes?|panels?|screenings?|events?"
+)
+_CLOCK_EN = r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:[ap]\.?m\b\.?|o['’]clock))?|noon|midday|midnight)"
+#: Not one event but a series ("the daily standup at 9").
+_NOT_REGULAR = r"(?!(?:daily|weekly|monthly|yearly|annual|quarterly|nightly|usual|regular|recurring|standing)\b)"
+_ORDINAL_EN = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final|penultimate|"
+    r"second[- ]to[- ]last|opening|closing|\d+(?:st|nd|rd|th)"
+)
+#: Requests bound to one item or event by the sentence's structure, English: an item handed over
+#: just now ("what I just pasted", "the ticket I linked"), one numbered part ("the second
+#: paragraph", "slide 3"), an event at a clock time ("the investor call at 3", "my 4pm demo").
+#: They are read only where nothing makes them general (:func:`_bound`): a rule for every item
+#: ("when I paste code, review it"), "always put the summary in the first paragraph", plurals.
+_BOUND_EN = (
+    rf"\bjust[- ](?:{_SHARED_EN})\b",
+    rf"\b(?:what|the\s+(?:[\w-]+\s+){{0,2}}?(?!(?:{_STANDING_EN})\b)[\w-]+|th(?:at|ose|ese)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+)"
+    rf"\s+(?:that\s+|which\s+)?(?:I|we)(?:['’]ve|\s+have|\s+had)?\s+(?:just\s+)?(?:{_SHARED_EN})\b",
+    rf"\bthe\s+(?:very\s+)?(?:{_ORDINAL_EN})\s+(?:(?:two|three|four|five|few|couple\s+of)\s+)?"
+    rf"(?:{_PART_EN}|{_THINGS_EN}|lines?|rows?|columns?|bullets?|points?|steps?|items?)\b",
+    r"\b(?:paragraph|slide|page|section|chapter|line|row|column|cell|bullet|step|figure|table|question|item)s?\s+"
+    r"(?:\d+(?:\.\d+)?|[ivx]+)\b(?!\s*(?:%|percent|characters|chars|words|lines|minutes|px|pt)\b)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\s+(?:at|@)\s+{_CLOCK_EN}"
+    r"(?![\d:]|\s*(?:%|percent|minutes|people|times)\b)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|noon|midday)\s+"
+    rf"(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b",
+)
+#: Plural items named in general, without a determiner ("start emails with…", "in slides, …"):
+#: "the first paragraph" then means the first paragraph of any of them.
+_PLURAL_EN = (
+    r"(?<!\bthe\s)(?<!\bthese\s)(?<!\bthose\s)(?<!\bmy\s)(?<!\byour\s)(?<!\bour\s)(?<!\bboth\s)(?<!\btwo\s)"
+    r"(?<!\bthree\s)(?<!\bfour\s)(?<!\bfive\s)(?<!\bfew\s)(?<!\bsome\s)(?<!\d\s)"
+    r"\b(?:e-?mails|reports|letters|documents|docs|drafts|essays|memos|decks|presentations|articles|posts|messages|"
+    r"replies|responses|answers|summaries|tickets|prs|pull\s+requests|commits|threads|papers|proposals|invoices|"
+    r"meetings|calls|interviews|chapters|sections|slides)\b"
+)
+#: Every one of a kind of item ("each report", "any email"): the numbered part of any of them.
+_ANY_EN = rf"\b(?:any|every|each|all|no)\s+(?:[\w-]+\s+)?(?:{_THINGS_EN}|{_EVENT_EN})\b"
+_CJK_NUMBER = r"[\d一二两三四五六七八九十]{1,3}"
+#: 下午, 四点, 下午三点半, 明早: a clock time or part of day.
+_CLOCK_ZH = (
+    rf"(?:(?:今天|明天|后天|周[一二三四五六日天])?(?:上午|下午|中午|晚上|傍晚|早上|凌晨)(?:{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?)?|"
+    rf"{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?|\d{{1,2}}[:：]\d{{2}})"
+)
+_EVENT_ZH = (
+    r"会议?|电话会?|面试|演讲|汇报|分享会?|讲座|课|航班|约会?|饭局|聚餐|演示|评审|答辩|幻灯片|PPT|讲稿|稿子|发言|路演|直播|"
+    r"培训|见面|访谈|晚宴|活动|考试|沟通会?|展示"
+)
+#: The same in Chinese: an item handed over just now (刚贴的代码, 刚才发的链接, 上面列的), a few of
+#: the things at hand (那几页, 这几段), an event at a clock time or part of day (下午的会, 我四点要讲
+#: 的那几页幻灯片); not a recurrence (每天下午的会, 平时), which :func:`lasting` reads first.
+_BOUND_ZH = (
+    r"(?:刚刚?|刚才|方才)[我你他她]?们?(?:给你|发给你|跟你)?(?:贴|粘贴|粘|发|传|上传|分享|附|转|转发|截|录|拍|扫|导出|复制|"
+    r"列|写|提到|提过|给)",
+    r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的",
+    r"[这那]几[页张段条份篇句行节章]",
+    rf"(?<!每)(?<!每天)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
+    rf"(?:[这那][几个场份次]?[页张个场份次篇段]?)?\s*(?:{_EVENT_ZH})",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
 #: (一直, 总是, 始终, 一律) is not here: a request bound to one thing or time ("always use metric in
@@ -290,6 +366,11 @@ _DURABLE = (
     r"\b(?:never|always|permanently|forever|at\s+all\s+times|under\s+no\s+circumstances|in\s+no\s+case|"
     r"no\s+longer\s+(?:exists?|available|supported)|will\s+not\s+ever|cannot\s+ever|is\s+not\s+ever)\b|"
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
+    # an end told as final: "down for good", "shut indefinitely", "not coming back", 彻底下线, 不复存在
+    r"\b(?:for\s+good\b(?!\s+(?:measure|reasons?|luck|cause))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
+    r"(?:not|n['’]t|never)\s+(?:ever\s+)?(?:be\s+)?(?:coming|come)\s+back)\b|"
+    r"彻底(?:下线|关闭|停用|废弃|移除|删除|停止|关停|淘汰|弃用|停服|退役|下架|失效|不可用|不能用|没了)|不复存在|"
+    r"再也(?:无法|没法|不能|用不了|回不来)|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
     # every one of a kind of event: "every deploy fails", "each build"
@@ -325,6 +406,8 @@ class _Patterns:
     this_thing: re.Pattern[str]
     generic: re.Pattern[str]
     condition: re.Pattern[str]
+    bound: re.Pattern[str]
+    bound_general: re.Pattern[str]
 
 
 @functools.cache
@@ -343,6 +426,8 @@ def _patterns() -> _Patterns:
         re.compile("(?i)" + _THIS_THING_EN + "|" + _THIS_THING_ZH),
         re.compile("(?i)" + _GENERIC_EN),
         re.compile("(?i)" + _CONDITION_EN),
+        re.compile("(?i)" + "|".join(_BOUND_EN) + "|" + "|".join(_BOUND_ZH)),
+        re.compile("(?i)" + _PLURAL_EN + "|" + _ANY_EN + r"|\b(?:always|never)\b"),
     )
 
 
@@ -403,8 +488,8 @@ def one_off_marker(text: str) -> re.Match[str] | None:
     text = _unquote_mentions(text)
     if lasting(text):
         return None
-    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text))
-             if m is not None]
+    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text),
+                         _bound(text)) if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
 
 
@@ -417,6 +502,18 @@ def _definite(text: str) -> re.Match[str] | None:
     if patterns.generic.search(text) or re.search(r"(?i)\b(?:always|never)\b", text):
         return None
     return next((m for m in patterns.definite.finditer(text) if not patterns.condition.search(text, 0, m.start())),
+                None)
+
+
+def _bound(text: str) -> re.Match[str] | None:
+    """The first item or event the request is bound to by its structure (:data:`_BOUND_EN`,
+    :data:`_BOUND_ZH`), unless the text makes it general: items of a kind named in general ("each
+    report", "start emails with…"), a habit ("always", "never") or a condition open before it
+    ("when I paste code, review what I pasted")."""
+    patterns = _patterns()
+    if patterns.bound_general.search(text) or patterns.generic.search(text):
+        return None
+    return next((m for m in patterns.bound.finditer(text) if not patterns.condition.search(text, 0, m.start())),
                 None)
 
 
