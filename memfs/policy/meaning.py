@@ -249,7 +249,10 @@ _EVENT_EN = (
     r"briefings?|webinars?|lectures?|class(?:es)?|appointments?|flights?|trains?|dinners?|lunch(?:es)?|part(?:y|ies)|"
     r"hearings?|exams?|workshops?|one-on-ones?|1:1s?|check-ins?|catch-ups?|keynotes?|panels?|screenings?|events?"
 )
-_CLOCK_EN = r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:[ap]\.?m\b\.?|o['’]clock))?|noon|midday|midnight)"
+_CLOCK_EN = (
+    r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:[ap]\.?m\b\.?|o['’]clock))?|noon|midday|midnight|"
+    r"(?:half|(?:a\s+)?quarter)\s+(?:past|to)\s+\w+)"
+)
 #: Not one event but a series ("the daily standup at 9").
 _NOT_REGULAR = r"(?!(?:daily|weekly|monthly|yearly|annual|quarterly|nightly|usual|regular|recurring|standing)\b)"
 _ORDINAL_EN = (
@@ -273,6 +276,7 @@ _BOUND_EN = (
     r"(?![\d:]|\s*(?:%|percent|minutes|people|times)\b)",
     rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|noon|midday)\s+"
     rf"(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\s+later\b(?!\s+than)",
 )
 #: Plural items named in general, without a determiner ("start emails with…", "in slides, …"):
 #: "the first paragraph" then means the first paragraph of any of them.
@@ -288,7 +292,7 @@ _ANY_EN = rf"\b(?:any|every|each|all|no)\s+(?:[\w-]+\s+)?(?:{_THINGS_EN}|{_EVENT
 _CJK_NUMBER = r"[\d一二两三四五六七八九十]{1,3}"
 #: 下午, 四点, 下午三点半, 明早: a clock time or part of day.
 _CLOCK_ZH = (
-    rf"(?:(?:今天|明天|后天|周[一二三四五六日天])?(?:上午|下午|中午|晚上|傍晚|早上|凌晨)(?:{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?)?|"
+    rf"(?:等一?会儿?|待会儿?|一会儿|晚些时候|(?:今天|明天|后天|周[一二三四五六日天])?(?:上午|下午|中午|晚上|傍晚|早上|凌晨)(?:{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?)?|"
     rf"{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?|\d{{1,2}}[:：]\d{{2}})"
 )
 _EVENT_ZH = (
@@ -300,10 +304,10 @@ _EVENT_ZH = (
 #: 的那几页幻灯片); not a recurrence (每天下午的会, 平时), which :func:`lasting` reads first.
 _BOUND_ZH = (
     r"(?:刚刚?|刚才|方才)[我你他她]?们?(?:给你|发给你|跟你)?(?:贴|粘贴|粘|发|传|上传|分享|附|转|转发|截|录|拍|扫|导出|复制|"
-    r"列|写|提到|提过|给)",
-    r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的",
-    r"[这那]几[页张段条份篇句行节章]",
-    rf"(?<!每)(?<!每天)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
+    r"列|写|提到|提过|说|给)",
+    r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的|附件[中内]",
+    r"[这那](?:[两二三四五六七八九十]|几)[页张段条份篇句行节章]",
+    rf"(?=[上下中晚傍早凌今明后周等待一二两三四五六七八九十\d])(?<!每)(?<!每天)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
     rf"(?:[这那][几个场份次]?[页张个场份次篇段]?)?\s*(?:{_EVENT_ZH})",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
@@ -367,10 +371,13 @@ _DURABLE = (
     r"no\s+longer\s+(?:exists?|available|supported)|will\s+not\s+ever|cannot\s+ever|is\s+not\s+ever)\b|"
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
     # an end told as final: "down for good", "shut indefinitely", "not coming back", 彻底下线, 不复存在
-    r"\b(?:for\s+good\b(?!\s+(?:measure|reasons?|luck|cause))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
+    # ("down for good", not "tech for good": the end of a state, not a purpose)
+    r"\b(?:(?:\w+ed|down|gone|off|out|over|away|offline|dead|shut|done|broken)\s+for\s+good\b"
+    r"(?!\s+(?:measure|reasons?|luck|causes?|purposes?|things?|use))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
     r"(?:not|n['’]t|never)\s+(?:ever\s+)?(?:be\s+)?(?:coming|come)\s+back)\b|"
     r"彻底(?:下线|关闭|停用|废弃|移除|删除|停止|关停|淘汰|弃用|停服|退役|下架|失效|不可用|不能用|没了)|不复存在|"
-    r"再也(?:无法|没法|不能|用不了|回不来)|"
+    r"再也(?:无法|没法|不能|用不了|回不来)|永不|不会再(?:恢复|上线|开放|回来|可用)|从此(?:停|下线|关闭|不再)|"
+    r"\b(?:will\s+not|won['’]t)\s+(?:ever\s+)?(?:be\s+)?(?:restored|return|reopen(?:ed)?|be\s+back)\b|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
     # every one of a kind of event: "every deploy fails", "each build"
@@ -511,10 +518,11 @@ def _bound(text: str) -> re.Match[str] | None:
     report", "start emails with…"), a habit ("always", "never") or a condition open before it
     ("when I paste code, review what I pasted")."""
     patterns = _patterns()
-    if patterns.bound_general.search(text) or patterns.generic.search(text):
+    found = next((m for m in patterns.bound.finditer(text) if not patterns.condition.search(text, 0, m.start())),
+                 None)
+    if found is None or patterns.bound_general.search(text) or patterns.generic.search(text):
         return None
-    return next((m for m in patterns.bound.finditer(text) if not patterns.condition.search(text, 0, m.start())),
-                None)
+    return found
 
 
 def rule_marker(text: str) -> re.Match[str] | None:

@@ -39,16 +39,23 @@ NAMED = (
     r"(?<!invoice\sid)[-\s]+(?:card|number)|"
     r"social\s+security|ssn|(?:my|her|his|their)\s+social|residence\s+permit|"
     r"(?:personalausweis|reisepass|ausweis|f(?:ü|ue)hrerschein)(?:nummer)?|"
-    r"aufenthaltstitel|pasaporte|dni|c[ée]dula|carn[eé]\s+de\s+(?:identidad|conducir)|licencia\s+de\s+conducir|"
+    r"aufenthalts(?:titel|karte|erlaubnis)|steuer-?(?:id|nummer|identifikationsnummer)|sozialversicherungs(?:nummer|ausweis)|"
+    r"carte\s+de\s+s[ée]jour|titre\s+de\s+s[ée]jour|num[ée]ro\s+fiscal|tarjeta\s+de\s+residencia|codice\s+fiscale|"
+    r"pasaporte|dni|c[ée]dula|carn[eé]\s+de\s+(?:identidad|conducir)|licencia\s+de\s+conducir|"
     r"passeport|carte\s+d['’]identit[ée]|permis\s+de\s+conduire|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu|nir|"
     r"passaporto|carta\s+d['’]identit[àa]|"
     r"passaporte|carteira\s+de\s+identidade|paspoort|rijbewijs|paszport|dow[óo]d\s+osobisty|"
     r"aadhaar|"
     r"护照|護照|身份证|身份證|驾照|駕照|驾驶证|駕駛證|驾驶执照|通行证|居留证|社保号|社保卡号|社会保障号|社会安全号|税号|"
-    r"パスポート|旅券|運転免許証?|免許証|マイナンバー|在留カード|여권|주민등록번호|운전면허|신분증"
+    r"パスポート|旅券|運転免許証?|免許証|マイナンバー|個人番号|在留カード|여권|주민등록번호|외국인등록번호|운전면허|신분증"
 )
-#: Identity-number acronyms, upper case only ("SIN", not the word "sin").
-_ACRONYMS = r"(?-i:SIN|SSN|TIN|ITIN|NINO|BSN|NIE|NIF|CPF|PESEL|PPSN|TFN|NRIC|HKID|UTR|EIN|NHS)"
+#: Identity-number acronyms, upper case only ("SIN", not the word "sin"), and "my ID" ("my user ID",
+#: "order ID" name something else): a pattern of its own, matched in the case written, so that its
+#: required strings are too (:func:`memfs.policy.secrets_scan._cased`).
+BY_ACRONYM = (
+    r"(?<![A-Za-z])(?:SIN|SSN|TIN|ITIN|NINO|BSN|NIE|NIF|CPF|PESEL|PPSN|TFN|NRIC|HKID|UTR|EIN|NHS|"
+    r"(?:(?<=\b[Mm]y\s)|(?<=\b[Hh]er\s)|(?<=\b[Hh]is\s)|(?<=\b[Tt]heir\s)|(?<=\b[Yy]our\s))ID)(?![A-Za-z])"
+)
 #: Whose identity a document records: the words that make a card, a permit or a number an ID document.
 _QUALIFIER_EN = (
     r"residen(?:ce|cy|t|tial)|permanent\s+resident|green|alien\s+registration|immigration|"
@@ -59,7 +66,6 @@ _QUALIFIER_EN = (
 _NOT_PROOF = "验驗认認保凭憑论論查举舉公引考例佐"
 #: An ID document recognised by the structure of its name, in Latin script.
 BY_KIND_EN = (
-    rf"(?<![A-Za-z]){_ACRONYMS}(?![A-Za-z])|"
     rf"\b(?:{_QUALIFIER_EN})\s+(?:id|card|permit|title|number|no|code|document)\b|"
     r"\bsocial\s+insurance\b|\bwork\s+permit\b"
 )
@@ -79,17 +85,20 @@ TIGHT_GAP = (
     r"(?:\s*(?:number|num|no\.?|nr\.?|#|(?:的)?(?:号码|號碼|号|號|编号|編號|番号|番號)))?"
     r"[\s:：=,，]*(?:(?:is|was|reads|是|为|為|は)[\s:：]*)?"
 )
+#: :data:`TIGHT_GAP` in the case written, for :data:`BY_ACRONYM`.
+CASED_GAP = r"(?:\s*(?:[Nn]umber|[Nn]um|[Nn]o\.?|[Nn]r\.?|#))?[\s:=,]*(?:(?:is|was|reads)[\s:]*)?"
 #: The number: identifier-shaped, at least three digits.
 NUMBER = (
     r"(?<![A-Za-z0-9])(?=(?:[A-Z-]*\d ?){3})"
     r"(?P<v>[A-Z0-9](?:[A-Z0-9-]|(?<=\d) (?=\d)){4,26}[A-Z0-9])(?![A-Za-z0-9])"
 )
-#: The rule's patterns: a document named outright, then one recognised by its kind in Latin script
-#: and in CJK (three patterns, so a text in one script is searched only by the patterns whose
+#: The rule's patterns: a document named outright, then one recognised by its kind in Latin script,
+#: by an acronym and in CJK (four patterns, so a text in one script is searched only by the patterns whose
 #: words it holds: see :func:`memfs.policy.secrets_scan._candidates`).
 PATTERNS = (
     re.compile(rf"(?i)(?<![A-Za-z])(?:{NAMED})(?![A-Za-z]){LOOSE_GAP}{NUMBER}"),
     re.compile(rf"(?i)(?:{BY_KIND_EN}){TIGHT_GAP}{NUMBER}"),
+    re.compile(rf"{BY_ACRONYM}{CASED_GAP}" + NUMBER.replace("A-Z", "A-Za-z")),
     re.compile(rf"(?i)(?:{BY_KIND_CJK}){TIGHT_GAP}{NUMBER}"),
 )
 

@@ -480,44 +480,56 @@ def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
 
 @functools.cache
 def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Pattern[str]], ...]:
-    """:func:`_prefilters` with, for each rule, the lower-cased strings one of which any match
-    contains (``None``: always searched), so an ASCII text need only be searched by the rules
-    whose strings it holds."""
+    """:func:`_prefilters` with, for each rule, the strings one of which any match contains
+    (``None``: always searched), lower-cased unless the rule is :func:`_cased`, so an ASCII text
+    need only be searched by the rules whose strings it holds."""
     out = []
     for rule, anywhere in _prefilters():
         needed = regex_literals.required(rule.pattern)
-        out.append((None if needed is None else frozenset(n.lower() for n in needed), rule, anywhere))
+        cased = _cased(rule.pattern)
+        out.append((None if needed is None else frozenset(n if cased else n.lower() for n in needed), rule, anywhere))
     return tuple(out)
+
+
+def _cased(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` matches letters only in the case written (no ``re.I``, no ``(?i``
+    anywhere): its required strings may then be looked for as written, so an upper-case acronym
+    ("SIN") is not looked for in every "using"."""
+    return not pattern.flags & re.IGNORECASE and "(?i" not in pattern.pattern
 
 
 def _candidates(text: str) -> list[_Rule]:
     """The rules that can match somewhere in ``text`` (a whole-text search each). For ASCII text a
-    rule whose required strings (case-folded) do not occur is skipped first: ASCII case folding is
-    exact, so this never drops a rule that could match, and most texts hold none of the strings."""
+    rule whose required strings do not occur (case-folded, unless the rule is :func:`_cased`) is
+    skipped first: ASCII case folding is exact, so this never drops a rule that could match, and
+    most texts hold none of the strings."""
     if not text.isascii():
         return [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
     lowered = text.lower()
-    always, by_needle = _needles()
+    always, folded, cased = _needles()
     chosen = set(always)
-    for needle, rules in by_needle.items():
-        if needle in lowered:
-            chosen.update(rules)
+    for needles, seen in ((folded, lowered), (cased, text)):
+        for needle, rules in needles.items():
+            if needle in seen:
+                chosen.update(rules)
     prefilters = _literal_prefilters()
     return [prefilters[i][1] for i in sorted(chosen) if prefilters[i][2].search(text)]
 
 
 @functools.cache
-def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
     """The rules (by position in :func:`_literal_prefilters`) searched in every text, and for each
-    required string the rules it admits: each string is looked for once per text."""
+    required string the rules it admits, case-folded and (for :func:`_cased` rules) as written:
+    each string is looked for once per text."""
     always: list[int] = []
-    by_needle: dict[str, list[int]] = {}
-    for i, (needed, _, _) in enumerate(_literal_prefilters()):
+    by_needle: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+    for i, (needed, rule, _) in enumerate(_literal_prefilters()):
         if needed is None:
             always.append(i)
         for needle in needed or ():
-            by_needle.setdefault(needle, []).append(i)
-    return tuple(always), {needle: tuple(rules) for needle, rules in by_needle.items()}
+            by_needle[_cased(rule.pattern)].setdefault(needle, []).append(i)
+    folded, cased = ({needle: tuple(rules) for needle, rules in d.items()} for d in by_needle)
+    return tuple(always), folded, cased
 
 
 #: Short texts found clean, remembered (at most :data:`_CLEAN_MAX`, then forgotten at once): the
