@@ -255,6 +255,11 @@ _CLOCK_EN = (
 )
 #: Not one event but a series ("the daily standup at 9").
 _NOT_REGULAR = r"(?!(?:daily|weekly|monthly|yearly|annual|quarterly|nightly|usual|regular|recurring|standing)\b)"
+_MONTH_EN = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+#: One day of the calendar: the 14th, March 3, 3 March.
+_DATE_EN = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH_EN}\s+\d{{1,2}}\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_EN})"
+)
 _ORDINAL_EN = (
     r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final|penultimate|"
     r"second[- ]to[- ]last|opening|closing|\d+(?:st|nd|rd|th)"
@@ -271,12 +276,16 @@ _BOUND_EN = (
     rf"\bthe\s+(?:very\s+)?(?:{_ORDINAL_EN})\s+(?:(?:two|three|four|five|few|couple\s+of)\s+)?"
     rf"(?:{_PART_EN}|{_THINGS_EN}|lines?|rows?|columns?|bullets?|points?|steps?|items?)\b",
     r"\b(?:paragraph|slide|page|section|chapter|line|row|column|cell|bullet|step|figure|table|question|item)s?\s+"
-    r"(?:\d+(?:\.\d+)?|[ivx]+)\b(?!\s*(?:%|percent|characters|chars|words|lines|minutes|px|pt)\b)",
-    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\s+(?:at|@)\s+{_CLOCK_EN}"
+    r"(?:\d+(?:\.\d+)?|[ivx]+)\b(?!\s*(?:%|percent|characters|chars|words|lines|minutes|px|pt)\b|"
+    r"\s*(?:onwards?|and\s+(?:up|later|beyond|after)|or\s+later|\+))",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})(?<![^s]s)"
+    r"(?:\s+(?:with|for|about|on)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"\s+(?:at\s+{_CLOCK_EN}|@\s*{_CLOCK_EN}|on\s+(?:the\s+)?{_DATE_EN})"
     r"(?![\d:]|\s*(?:%|percent|minutes|people|times)\b)",
-    rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|noon|midday)\s+"
-    rf"(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b",
-    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\s+later\b(?!\s+than)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|\d{{1,2}}:\d{{2}}|noon|"
+    rf"midday)\s+(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b(?<![^s]s)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})(?<![^s]s)\s+later\b"
+    r"(?!\s+than)",
 )
 #: Plural items named in general, without a determiner ("start emails with…", "in slides, …"):
 #: "the first paragraph" then means the first paragraph of any of them.
@@ -289,11 +298,15 @@ _PLURAL_EN = (
 )
 #: Every one of a kind of item ("each report", "any email"): the numbered part of any of them.
 _ANY_EN = rf"\b(?:any|every|each|all|no)\s+(?:[\w-]+\s+)?(?:{_THINGS_EN}|{_EVENT_EN})\b"
+#: The speaker's standing taste ("I like the first slide to be a title"; not "I'd like"): a habit.
+_TASTE_EN = r"\bI\s+(?:(?:usually|generally|normally|really)\s+)?(?:like|prefer|love|hate|dislike)\b"
+#: A habit told in Chinese ("附件中的文件名一律不要有空格", 平时下午的会): the same in general.
+_HABIT_ZH = r"一律|凡是|无论|不管|总是|一向|向来|通常|一般|平时|平常|习惯"
 _CJK_NUMBER = r"[\d一二两三四五六七八九十]{1,3}"
 #: 下午, 四点, 下午三点半, 明早: a clock time or part of day.
 _CLOCK_ZH = (
     rf"(?:等一?会儿?|待会儿?|一会儿|晚些时候|(?:今天|明天|后天|周[一二三四五六日天])?(?:上午|下午|中午|晚上|傍晚|早上|凌晨)(?:{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?)?|"
-    rf"{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?|\d{{1,2}}[:：]\d{{2}})"
+    rf"{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?|\d{{1,2}}[:：]\d{{2}}|(?:{_CJK_NUMBER}月)?{_CJK_NUMBER}[号日])"
 )
 _EVENT_ZH = (
     r"会议?|电话会?|面试|演讲|汇报|分享会?|讲座|课|航班|约会?|饭局|聚餐|演示|评审|答辩|幻灯片|PPT|讲稿|稿子|发言|路演|直播|"
@@ -307,7 +320,7 @@ _BOUND_ZH = (
     r"列|写|提到|提过|说|给)",
     r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的|附件[中内]",
     r"[这那](?:[两二三四五六七八九十]|几)[页张段条份篇句行节章]",
-    rf"(?=[上下中晚傍早凌今明后周等待一二两三四五六七八九十\d])(?<!每)(?<!每天)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
+    rf"(?=[上下中晚傍早凌今明后周等待一二两三四五六七八九十\d])(?<!每)(?<!每天)(?<!每月)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
     rf"(?:[这那][几个场份次]?[页张个场份次篇段]?)?\s*(?:{_EVENT_ZH})",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
@@ -376,7 +389,7 @@ _DURABLE = (
     r"(?!\s+(?:measure|reasons?|luck|causes?|purposes?|things?|use))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
     r"(?:not|n['’]t|never)\s+(?:ever\s+)?(?:be\s+)?(?:coming|come)\s+back)\b|"
     r"彻底(?:下线|关闭|停用|废弃|移除|删除|停止|关停|淘汰|弃用|停服|退役|下架|失效|不可用|不能用|没了)|不复存在|"
-    r"再也(?:无法|没法|不能|用不了|回不来)|永不|不会再(?:恢复|上线|开放|回来|可用)|从此(?:停|下线|关闭|不再)|"
+    r"再也(?:无法|没法|不能|用不了|回不来)|永不|不会再(?:恢复|上线|开放|回来|可用|更新|修复|支持|维护)|从此(?:停|下线|关闭|不再)|"
     r"\b(?:will\s+not|won['’]t)\s+(?:ever\s+)?(?:be\s+)?(?:restored|return|reopen(?:ed)?|be\s+back)\b|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
@@ -434,7 +447,7 @@ def _patterns() -> _Patterns:
         re.compile("(?i)" + _GENERIC_EN),
         re.compile("(?i)" + _CONDITION_EN),
         re.compile("(?i)" + "|".join(_BOUND_EN) + "|" + "|".join(_BOUND_ZH)),
-        re.compile("(?i)" + _PLURAL_EN + "|" + _ANY_EN + r"|\b(?:always|never)\b"),
+        re.compile("(?i)" + _PLURAL_EN + "|" + _ANY_EN + "|" + _TASTE_EN + r"|\b(?:always|never)\b|" + _HABIT_ZH),
     )
 
 
