@@ -117,7 +117,8 @@ _THINGS_EN = (
     r"toasts?|speech(?:es)?|talks?|pitch(?:es)?|weddings?|part(?:y|ies)|birthdays?|dinners?|lunch(?:es)?|"
     r"essays?|articles?|blog\s+posts?|manuscripts?|contracts?|functions?|methods?|files?|cells?|versions?|"
     r"spreadsheets?|workbooks?|scripts?|diagrams?|figures?|graphs?|screenshots?|agendas?|outlines?|"
-    r"releases?|revisions?|iterations?"
+    r"releases?|revisions?|iterations?|links?|urls?|code|logs?|images?|photos?|pictures?|videos?|recordings?|"
+    r"transcripts?|attachments?|pdfs?|csvs?|json|output|stack\s+traces?|error\s+messages?"
 )
 #: One particular artifact or event (singular): what a possessive picks out ("Priya's email").
 _ONE_THING_EN = (
@@ -217,7 +218,7 @@ _THIS_THING_ZH = (
     r"[这那本此][一]?[封份篇段条句页章场通版稿]|"
     r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
     r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|"
-    r"方案|稿子|图表|简历|合同|提纲|章节)"
+    r"方案|稿子|图表|简历|合同|提纲|章节|链接|代码(?!库|仓库|风格|规范)|图片|照片|截图|日志|视频|录音)"
 )
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",

@@ -33,6 +33,9 @@ BOUND = {
         ("上面我贴的日志里找出超时的请求。", "one-off"),
         ("把我刚才说的那段话翻译成英文。", "one-off"),
         ("附件中的发票按金额排序。", "one-off"),
+        ("Summarise the article at this link.", "one-off"),
+        ("Caption this photo in French.", "one-off"),
+        ("这个链接里的文章帮我总结一下。", "one-off"),
         ("When I paste code, review it for bugs.", "lasting"),
         ("Whenever I send a link, summarise it in two lines.", "lasting"),
         ("If I upload a spreadsheet, chart the totals.", "lasting"),
@@ -43,6 +46,9 @@ BOUND = {
         ("我刚开始学 Go，解释时多举例子。", "lasting"),
         ("以后我刚贴代码你就先跑一遍测试。", "lasting"),
         ("附件中的文件名一律不要有空格。", "lasting"),
+        ("Use this code style everywhere.", "lasting"),
+        ("Keep the output short.", "lasting"),
+        ("这个代码库的注释都用英文。", "lasting"),
     ],
     # one numbered part: the second paragraph, the last two slides, slide 3, 第三段
     "numbered part": [
