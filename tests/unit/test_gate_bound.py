@@ -36,6 +36,7 @@ BOUND = {
         ("Summarise the article at this link.", "one-off"),
         ("Caption this photo in French.", "one-off"),
         ("这个链接里的文章帮我总结一下。", "one-off"),
+        ("这张截图里的字帮我识别出来。", "one-off"),
         ("When I paste code, review it for bugs.", "lasting"),
         ("Whenever I send a link, summarise it in two lines.", "lasting"),
         ("If I upload a spreadsheet, chart the totals.", "lasting"),
@@ -49,6 +50,7 @@ BOUND = {
         ("Use this code style everywhere.", "lasting"),
         ("Keep the output short.", "lasting"),
         ("这个代码库的注释都用英文。", "lasting"),
+        ("这张卡以后默认用来付款。", "lasting"),
     ],
     # one numbered part: the second paragraph, the last two slides, slide 3, 第三段
     "numbered part": [
