@@ -179,7 +179,8 @@ _ONE_OFF_EN = (
     rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:(?:above|below)(?!\s+(?:the|a|an|my|your|our|all|each|every|any|it|them|"
     r"this|that|those|these)\b)|attached|here|I\s+(?:just\s+)?"
     r"(?:sent|wrote|pasted|shared|forwarded|mentioned)|you\s+just)",
-    rf"\bthe\s+(?:above|attached|following|previous|last|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
+    # ("the last section", an ordinal, is read with the numbered parts: of long documents, it is general)
+    rf"\bthe\s+(?:above|attached|following|previous|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     rf"\b(?:yesterday|today|tomorrow|tonight|{_WEEKDAY})['’]s\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     # an imperative on one particular thing: "shorten this", "format it as a table"
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
@@ -227,7 +228,8 @@ _ONE_OFF_ZH = (
     # a work item named as the thing handled: 把标题…, 把草稿…
     r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
     # one numbered part: 第二段, 把最后两节
-    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条]|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
+    # (第一段都写结论: "all" after it, the first paragraph of each one)
+    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条](?!都|一律|总是|始终)|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",

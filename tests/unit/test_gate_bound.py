@@ -59,6 +59,7 @@ BOUND = {
         ("The opening sentence sounds stiff, loosen it.", "one-off"),
         ("Swap slide 3 and slide 4.", "one-off"),
         ("Cut the 3rd bullet.", "one-off"),
+        ("Reply to the last email in the thread.", "one-off"),
         ("第三段写得太啰嗦，精简一下。", "one-off"),
         ("把最后两页合并成一页。", "one-off"),
         ("Always put the summary in the first paragraph.", "lasting"),
@@ -71,6 +72,8 @@ BOUND = {
         ("Put page numbers on page 2 onward.", "lasting"),
         ("每份报告的第二段都写风险。", "lasting"),
         ("以后这几页的格式都照这个来。", "lasting"),
+        ("第一段都写结论。", "lasting"),
+        ("Always summarise the last section of long documents first.", "lasting"),
     ],
     # an event picked out by its clock time or part of day: the call at 3, my 4pm demo, 下午的会
     "event at a clock time": [
