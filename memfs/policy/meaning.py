@@ -238,6 +238,7 @@ _ONE_OFF_ZH = (
 #: Verbs of handing an item over in this conversation: what "I just pasted" or "the ticket I linked" points at.
 _SHARED_EN = (
     r"pasted|linked|attached|uploaded|sent(?:\s+over)?|shared|forwarded|posted|dropped(?:\s+in)?|typed|quoted|"
+    r"highlighted|selected|underlined|circled|marked|"
     r"screenshotted|showed\s+you|gave\s+you|put\s+(?:in|into)\s+the\s+chat"
 )
 #: Nouns that name something lasting even when it was handed over ("the template I shared", "the
@@ -287,6 +288,9 @@ _BOUND_EN = (
     r"(?![\d:]|\s*(?:%|percent|minutes|people|times)\b)",
     rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|\d{{1,2}}:\d{{2}}|noon|"
     rf"midday)\s+(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b(?<![^s]s)",
+    # one message picked out by who sent it: "the email from my landlord", "the invite from Dana"
+    r"\bthe\s+(?:[\w-]+\s+)?(?:e-?mail|message|letter|invite|invitation|text|note|voicemail|request|complaint|offer|"
+    r"quote|contract)\s+from\s+(?!now\b|then\b|here\b|scratch\b|time\b|the\s+(?:template|start|top)\b)",
     rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})(?<![^s]s)\s+later\b"
     r"(?!\s+than)",
 )
@@ -323,6 +327,7 @@ _BOUND_ZH = (
     r"列|写|提到|提过|说|给)",
     r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的|附件[中内]",
     r"[这那](?:[两二三四五六七八九十]|几)[页张段条份篇句行节章]",
+    r"(?:发来|发过来|传来|转来|寄来)的(?![^，。！？,.!?]{0,10}?(?:都|一律))",
     rf"(?=[上下中晚傍早凌今明后周等待一二两三四五六七八九十\d])(?<!每)(?<!每天)(?<!每月)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
     rf"(?:[这那][几个场份次]?[页张个场份次篇段]?)?\s*(?:{_EVENT_ZH})",
 )
@@ -392,7 +397,7 @@ _DURABLE = (
     r"(?!\s+(?:measure|reasons?|luck|causes?|purposes?|things?|use))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
     r"(?:not|n['’]t|never)\s+(?:ever\s+)?(?:be\s+)?(?:coming|come)\s+back)\b|"
     r"彻底(?:下线|关闭|停用|废弃|移除|删除|停止|关停|淘汰|弃用|停服|退役|下架|失效|不可用|不能用|没了)|不复存在|"
-    r"再也(?:无法|没法|不能|用不了|回不来)|永不|不会再(?:恢复|上线|开放|回来|可用|更新|修复|支持|维护)|从此(?:停|下线|关闭|不再)|"
+    r"再也(?:无法|没法|不能|用不了|回不来)|以后(?:都|也)?(?:不能|不会|用不了|无法)|不再(?:恢复|开放|上线|更新)|永不|不会再(?:恢复|上线|开放|回来|可用|更新|修复|支持|维护)|从此(?:停|下线|关闭|不再)|"
     r"\b(?:will\s+not|won['’]t)\s+(?:ever\s+)?(?:be\s+)?(?:restored|return|reopen(?:ed)?|be\s+back)\b|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"

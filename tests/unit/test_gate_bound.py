@@ -37,6 +37,9 @@ BOUND = {
         ("Caption this photo in French.", "one-off"),
         ("这个链接里的文章帮我总结一下。", "one-off"),
         ("这张截图里的字帮我识别出来。", "one-off"),
+        ("Rewrite the bit I highlighted.", "one-off"),
+        ("Reply to the email from my landlord in German.", "one-off"),
+        ("把老板发来的邮件翻译成英文。", "one-off"),
         ("When I paste code, review it for bugs.", "lasting"),
         ("Whenever I send a link, summarise it in two lines.", "lasting"),
         ("If I upload a spreadsheet, chart the totals.", "lasting"),
@@ -51,6 +54,8 @@ BOUND = {
         ("Keep the output short.", "lasting"),
         ("这个代码库的注释都用英文。", "lasting"),
         ("这张卡以后默认用来付款。", "lasting"),
+        ("老板发来的邮件都要优先处理。", "lasting"),
+        ("Build the report from the template, always.", "lasting"),
     ],
     # one numbered part: the second paragraph, the last two slides, slide 3, 第三段
     "numbered part": [
@@ -116,6 +121,7 @@ ENDS = [
     ("那台机器已不复存在。", "durable-claim"),
     ("The old API will not be restored.", "durable-claim"),
     ("测试服务器不会再上线。", "durable-claim"),
+    ("这个接口以后都用不了了。", "durable-claim"),
     ("The staging cluster is down.", "status"),
     ("I re-ran the job for good measure; it passed.", "status"),
     ("The spare cluster is used for good causes.", "status"),
