@@ -1,7 +1,7 @@
 """The write gate's detection rates on its phrase set, and its false-positive rate on ordinary text.
 
 0. The labelled utterance sets (bench/gate_utterances.jsonl, gate_heldout.jsonl, gate_blind2.jsonl,
-   gate_blind3.jsonl, gate_blind4.jsonl; issue #27):
+   gate_blind3.jsonl, gate_blind4.jsonl, gate_blind5.jsonl; issue #27):
    precision and recall of "stored", as ``memfs eval --gate`` reports them.
 1. The phrase set (tests/unit/gate_phrases.py, the same the tests check): one-off requests in
    English and Chinese, each offered as the user's preference (must be refused), and near-misses
@@ -21,22 +21,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memfs.agents.gate_eval import evaluate_gate  # noqa: E402
-from memfs.policy import gate  # noqa: E402
+from memfs.policy import gate, meaning  # noqa: E402
 from memfs.policy.candidate import from_mapping  # noqa: E402
+from memfs.policy.secrets_scan import scan  # noqa: E402
 from tests.unit import gate_phrases  # noqa: E402
 
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 UTTERANCES = [ROOT / "bench" / name
               for name in ("gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl", "gate_blind3.jsonl",
-                           "gate_blind4.jsonl")]
+                           "gate_blind4.jsonl", "gate_blind5.jsonl")]
 USER = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user"}
 
 
@@ -53,6 +56,22 @@ def turns(path: Path) -> list[str]:
             if name.startswith("session_") and isinstance(session, list):
                 out += [t["text"] for t in session if t.get("text")]
     return out
+
+
+def _scan_fresh(text: str) -> object:
+    return scan(text + " ")  # a text not seen before: the scanner remembers short clean texts
+
+
+def _median_us(texts: list[str], read: Callable[[str], object]) -> float:
+    """CPU per text of ``read`` over ``texts``, the median of five passes after one to warm up."""
+    read(texts[0])
+    passes = []
+    for _ in range(5):
+        started = time.process_time()
+        for text in texts:
+            read(text)
+        passes.append(time.process_time() - started)
+    return statistics.median(passes) * 1e6 / len(texts)
 
 
 def main() -> None:
@@ -104,6 +123,8 @@ def main() -> None:
     for text in as_preference[:8]:
         marker = gate.one_off_marker(text)
         print(f"    {marker.group(0) if marker else '?'!r}: {text[:90]!r}")
+    print(f"  warm CPU per turn, median of 5 passes: secret scan {_median_us(texts, _scan_fresh):.1f} µs, "
+          f"reading as a preference {_median_us(texts, meaning.read_preference):.1f} µs")
     print(f"  single-event-rule downgrade, had each turn been a tool's note: {len(observed)}/{n} "
           f"= {len(observed) / n:.2%}")
     for text in observed[:5]:

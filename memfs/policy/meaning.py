@@ -9,8 +9,8 @@ Two questions, by what the candidate is:
   request (this time, this thread, letter or meeting, today, this week...), or ``inferred``
   wording (someone's guess about the user: "seems to", "probably", "看起来", "好像")?
 * ``observation`` (a fact or note a tool or an agent observed once): is it a ``durable-claim``
-  ("never", "always", "permanently", "从不", "永远", or a rule "do not ...") or a ``status`` of
-  the moment?
+  ("never", "always", "permanently", "从不", "永远"; an end told as final, "down for good",
+  "not coming back", 彻底下线; or a rule "do not ...") or a ``status`` of the moment?
 
 One-off requests are recognised by what they refer to, not by a list of sentences: a deictic
 reference to one particular artifact or event (*this* thread, letter, paragraph, call, meeting,
@@ -117,7 +117,8 @@ _THINGS_EN = (
     r"toasts?|speech(?:es)?|talks?|pitch(?:es)?|weddings?|part(?:y|ies)|birthdays?|dinners?|lunch(?:es)?|"
     r"essays?|articles?|blog\s+posts?|manuscripts?|contracts?|functions?|methods?|files?|cells?|versions?|"
     r"spreadsheets?|workbooks?|scripts?|diagrams?|figures?|graphs?|screenshots?|agendas?|outlines?|"
-    r"releases?|revisions?|iterations?"
+    r"releases?|revisions?|iterations?|links?|urls?|code|logs?|images?|photos?|pictures?|videos?|recordings?|"
+    r"transcripts?|attachments?|pdfs?|csvs?|json|output|stack\s+traces?|error\s+messages?"
 )
 #: One particular artifact or event (singular): what a possessive picks out ("Priya's email").
 _ONE_THING_EN = (
@@ -174,9 +175,12 @@ _ONE_OFF_EN = (
     rf"\b(?:to|in|on|for|with|from|into|of|about|reply|answer|translate|rewrite|forward|send|edit|make)\s+"
     rf"(?:that|those)\s+{_MODIFIER}(?:{_THINGS_EN})\b{_LASTING_COMPOUND}",
     # the paragraph above, the attached report, the email I just sent
-    rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:above|below|attached|here|I\s+(?:just\s+)?"
+    # ("the summary above the details" places it: "above" then has an object)
+    rf"\bthe\s+(?:\w+\s+)?(?:{_THINGS_EN})\s+(?:(?:above|below)(?!\s+(?:the|a|an|my|your|our|all|each|every|any|it|them|"
+    r"this|that|those|these)\b)|attached|here|I\s+(?:just\s+)?"
     r"(?:sent|wrote|pasted|shared|forwarded|mentioned)|you\s+just)",
-    rf"\bthe\s+(?:above|attached|following|previous|last|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
+    # ("the last section", an ordinal, is read with the numbered parts: of long documents, it is general)
+    rf"\bthe\s+(?:above|attached|following|previous|pasted|enclosed)\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     rf"\b(?:yesterday|today|tomorrow|tonight|{_WEEKDAY})['’]s\s+(?:\w+\s+)?(?:{_THINGS_EN})\b",
     # an imperative on one particular thing: "shorten this", "format it as a table"
     r"\b(?:rewrite|reword|shorten|summari[sz]e|proofread|polish|forward|send|format|edit|fix\s+up)\s+(?:this|that|it)\b",
@@ -212,10 +216,10 @@ _ONE_OFF_EN = (
 )
 #: 这封, 这份, 这一版, 这个 PR: one thing at hand.
 _THIS_THING_ZH = (
-    r"[这那本此][一]?[封份篇段条句页章场通版稿]|"
+    r"[这那本此][一]?[封份篇段条句页章场通版稿]|[这那][一]?[张幅](?!卡)|"
     r"[这那]个?\s*(?:会议|电话|邮件|帖子|话题|文档|段落|对话|线程|回复|报告|草稿|句子|表格|幻灯片|演示|附件|问题|"
     r"(?:PR|MR|issue|bug|ticket|commit|diff|patch|demo|PPT)(?![A-Za-z])|合并请求|版本|需求|工单|函数|方法|文件(?!夹)|脚本|"
-    r"方案|稿子|图表|简历|合同|提纲|章节)"
+    r"方案|稿子|图表|简历|合同|提纲|章节|链接|代码(?!库|仓库|风格|规范)|图片|照片|截图|日志|视频|录音)"
 )
 _ONE_OFF_ZH = (
     r"这[一]?[次回趟轮]|本[次周月轮场]|此次|这[个]?(?:星期|礼拜|周末)|这周|这个月|本周末",
@@ -224,11 +228,108 @@ _ONE_OFF_ZH = (
     # a work item named as the thing handled: 把标题…, 把草稿…
     r"把(?:草稿|初稿|稿子|方案|简历|标题|开头|结尾|摘要|提纲|幻灯片|PPT|合同|表格|图表|变量|结论)",
     # one numbered part: 第二段, 把最后两节
-    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条]|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
+    # (第一段都写结论: "all" after it, the first paragraph of each one)
+    r"第[一二两三四五六七八九十\d]+[段节章页行列张句条](?!都|一律|总是|始终)|把(?:最后|前|后)[一二两三四五六七八九十\d]*[段节章页行列张句条]",
     r"上面(?:的|这|那)|下面这|刚才(?:的|那)|附件里",
     # the previous one (上一条消息, 上次); one named day, not a recurrence or a range (周四面试, not 每周四)
     r"[上前]一?[条封份篇段句次](?!数)",
     r"(?<![每到至])(?<!一般|通常|平时|平常|向来)(?:周|星期|礼拜)[一二三四五六日天](?![到至~\-—])",
+)
+#: Verbs of handing an item over in this conversation: what "I just pasted" or "the ticket I linked" points at.
+_SHARED_EN = (
+    r"pasted|linked|attached|uploaded|sent(?:\s+over)?|shared|forwarded|posted|dropped(?:\s+in)?|typed|quoted|"
+    r"highlighted|selected|underlined|circled|marked|"
+    r"screenshotted|showed\s+you|gave\s+you|put\s+(?:in|into)\s+the\s+chat"
+)
+#: Nouns that name something lasting even when it was handed over ("the template I shared", "the
+#: address I sent"): the request is about a standing thing, not one item.
+_STANDING_EN = (
+    r"addresse?s?|templates?|formats?|styles?|names?|nicknames?|signatures?|rules?|guidelines?|checklists?|"
+    r"conventions?|preferences?|accounts?|guides?|glossar(?:y|ies)|examples?|standards?|instructions?"
+)
+#: Events a request may be for: one of them is picked out by its clock time ("the investor call at 3").
+_EVENT_EN = (
+    r"calls?|meetings?|interviews?|talks?|demos?|presentations?|pitch(?:es)?|stand-?ups?|syncs?|reviews?|sessions?|"
+    r"briefings?|webinars?|lectures?|class(?:es)?|appointments?|flights?|trains?|dinners?|lunch(?:es)?|part(?:y|ies)|"
+    r"hearings?|exams?|workshops?|one-on-ones?|1:1s?|check-ins?|catch-ups?|keynotes?|panels?|screenings?|events?"
+)
+_CLOCK_EN = (
+    r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:[ap]\.?m\b\.?|o['’]clock))?|noon|midday|midnight|"
+    r"(?:half|(?:a\s+)?quarter)\s+(?:past|to)\s+\w+)"
+)
+#: Not one event but a series ("the daily standup at 9").
+_NOT_REGULAR = r"(?!(?:daily|weekly|monthly|yearly|annual|quarterly|nightly|usual|regular|recurring|standing)\b)"
+_MONTH_EN = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+#: One day of the calendar: the 14th, March 3, 3 March.
+_DATE_EN = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH_EN}\s+\d{{1,2}}\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_EN})"
+)
+_ORDINAL_EN = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|final|penultimate|"
+    r"second[- ]to[- ]last|opening|closing|\d+(?:st|nd|rd|th)"
+)
+#: Requests bound to one item or event by the sentence's structure, English: an item handed over
+#: just now ("what I just pasted", "the ticket I linked"), one numbered part ("the second
+#: paragraph", "slide 3"), an event at a clock time ("the investor call at 3", "my 4pm demo").
+#: They are read only where nothing makes them general (:func:`_bound`): a rule for every item
+#: ("when I paste code, review it"), "always put the summary in the first paragraph", plurals.
+_BOUND_EN = (
+    rf"\bjust[- ](?:{_SHARED_EN})\b",
+    rf"\b(?:what|the\s+(?:[\w-]+\s+){{0,2}}?(?!(?:{_STANDING_EN})\b)[\w-]+|th(?:at|ose|ese)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+)"
+    rf"\s+(?:that\s+|which\s+)?(?:I|we)(?:['’]ve|\s+have|\s+had)?\s+(?:just\s+)?(?:{_SHARED_EN})\b",
+    rf"\bthe\s+(?:very\s+)?(?:{_ORDINAL_EN})\s+(?:(?:two|three|four|five|few|couple\s+of)\s+)?"
+    rf"(?:{_PART_EN}|{_THINGS_EN}|lines?|rows?|columns?|bullets?|points?|steps?|items?)\b",
+    r"\b(?:paragraph|slide|page|section|chapter|line|row|column|cell|bullet|step|figure|table|question|item)s?\s+"
+    r"(?:\d+(?:\.\d+)?|[ivx]+)\b(?!\s*(?:%|percent|characters|chars|words|lines|minutes|px|pt)\b|"
+    r"\s*(?:onwards?|and\s+(?:up|later|beyond|after)|or\s+later|\+))",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})(?<![^s]s)"
+    r"(?:\s+(?:with|for|about|on)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"\s+(?:at\s+{_CLOCK_EN}|@\s*{_CLOCK_EN}|on\s+(?:the\s+)?{_DATE_EN})"
+    r"(?![\d:]|\s*(?:%|percent|minutes|people|times)\b)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+(?:\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:[ap]\.?m\b\.?|o['’]clock)|\d{{1,2}}:\d{{2}}|noon|"
+    rf"midday)\s+(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})\b(?<![^s]s)",
+    # one message picked out by who sent it: "the email from my landlord", "the invite from Dana"
+    r"\bthe\s+(?:[\w-]+\s+)?(?:e-?mail|message|letter|invite|invitation|text|note|voicemail|request|complaint|offer|"
+    r"quote|contract)\s+from\s+(?!now\b|then\b|here\b|scratch\b|time\b|the\s+(?:template|start|top)\b)",
+    rf"\b(?:the|my|our|your|his|her|their)\s+{_NOT_REGULAR}(?:[\w-]+\s+){{0,2}}?(?:{_EVENT_EN})(?<![^s]s)\s+later\b"
+    r"(?!\s+than)",
+)
+#: Plural items named in general, without a determiner ("start emails with…", "in slides, …"):
+#: "the first paragraph" then means the first paragraph of any of them.
+_PLURAL_EN = (
+    r"(?<!\bthe\s)(?<!\bthese\s)(?<!\bthose\s)(?<!\bmy\s)(?<!\byour\s)(?<!\bour\s)(?<!\bboth\s)(?<!\btwo\s)"
+    r"(?<!\bthree\s)(?<!\bfour\s)(?<!\bfive\s)(?<!\bfew\s)(?<!\bsome\s)(?<!\d\s)"
+    r"\b(?:e-?mails|reports|letters|documents|docs|drafts|essays|memos|decks|presentations|articles|posts|messages|"
+    r"replies|responses|answers|summaries|tickets|prs|pull\s+requests|commits|threads|papers|proposals|invoices|"
+    r"meetings|calls|interviews|chapters|sections|slides)\b"
+)
+#: Every one of a kind of item ("each report", "any email"): the numbered part of any of them.
+_ANY_EN = rf"\b(?:any|every|each|all|no)\s+(?:[\w-]+\s+)?(?:{_THINGS_EN}|{_EVENT_EN})\b"
+#: The speaker's standing taste ("I like the first slide to be a title"; not "I'd like"): a habit.
+_TASTE_EN = r"\bI\s+(?:(?:usually|generally|normally|really)\s+)?(?:like|prefer|love|hate|dislike)\b"
+#: A habit told in Chinese ("附件中的文件名一律不要有空格", 平时下午的会): the same in general.
+_HABIT_ZH = r"一律|凡是|无论|不管|总是|一向|向来|通常|一般|平时|平常|习惯"
+_CJK_NUMBER = r"[\d一二两三四五六七八九十]{1,3}"
+#: 下午, 四点, 下午三点半, 明早: a clock time or part of day.
+_CLOCK_ZH = (
+    rf"(?:等一?会儿?|待会儿?|一会儿|晚些时候|(?:今天|明天|后天|周[一二三四五六日天])?(?:上午|下午|中午|晚上|傍晚|早上|凌晨)(?:{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?)?|"
+    rf"{_CJK_NUMBER}点(?:半|钟|{_CJK_NUMBER}分?)?|\d{{1,2}}[:：]\d{{2}}|(?:{_CJK_NUMBER}月)?{_CJK_NUMBER}[号日])"
+)
+_EVENT_ZH = (
+    r"会议?|电话会?|面试|演讲|汇报|分享会?|讲座|课|航班|约会?|饭局|聚餐|演示|评审|答辩|幻灯片|PPT|讲稿|稿子|发言|路演|直播|"
+    r"培训|见面|访谈|晚宴|活动|考试|沟通会?|展示"
+)
+#: The same in Chinese: an item handed over just now (刚贴的代码, 刚才发的链接, 上面列的), a few of
+#: the things at hand (那几页, 这几段), an event at a clock time or part of day (下午的会, 我四点要讲
+#: 的那几页幻灯片); not a recurrence (每天下午的会, 平时), which :func:`lasting` reads first.
+_BOUND_ZH = (
+    r"(?:刚刚?|刚才|方才)[我你他她]?们?(?:给你|发给你|跟你)?(?:贴|粘贴|粘|发|传|上传|分享|附|转|转发|截|录|拍|扫|导出|复制|"
+    r"列|写|提到|提过|说|给)",
+    r"(?:上面|前面|上边|下面|下边)[我你]?(?:贴|粘贴|发|给|列|写|附|提到)的|附件[中内]",
+    r"[这那](?:[两二三四五六七八九十]|几)[页张段条份篇句行节章]",
+    r"(?:发来|发过来|传来|转来|寄来)的(?![^，。！？,.!?]{0,10}?(?:都|一律))",
+    rf"(?=[上下中晚傍早凌今明后周等待一二两三四五六七八九十\d])(?<!每)(?<!每天)(?<!每月)(?<!平时)(?<!通常)(?<!一般)(?<!平常)(?<!工作日){_CLOCK_ZH}[^，。！？,.!?；;\s]{{0,6}}?的"
+    rf"(?:[这那][几个场份次]?[页张个场份次篇段]?)?\s*(?:{_EVENT_ZH})",
 )
 #: Wording that makes a request lasting, even one that names a time ("from today on"). "Always"
 #: (一直, 总是, 始终, 一律) is not here: a request bound to one thing or time ("always use metric in
@@ -290,6 +391,14 @@ _DURABLE = (
     r"\b(?:never|always|permanently|forever|at\s+all\s+times|under\s+no\s+circumstances|in\s+no\s+case|"
     r"no\s+longer\s+(?:exists?|available|supported)|will\s+not\s+ever|cannot\s+ever|is\s+not\s+ever)\b|"
     r"从不|从来不|从来没|永远|永久|总是|始终|一直都|绝不|决不|再也不|"
+    # an end told as final: "down for good", "shut indefinitely", "not coming back", 彻底下线, 不复存在
+    # ("down for good", not "tech for good": the end of a state, not a purpose)
+    r"\b(?:(?:\w+ed|down|gone|off|out|over|away|offline|dead|shut|done|broken)\s+for\s+good\b"
+    r"(?!\s+(?:measure|reasons?|luck|causes?|purposes?|things?|use))|once\s+and\s+for\s+all|for\s+ever|indefinitely|"
+    r"(?:not|n['’]t|never)\s+(?:ever\s+)?(?:be\s+)?(?:coming|come)\s+back)\b|"
+    r"彻底(?:下线|关闭|停用|废弃|移除|删除|停止|关停|淘汰|弃用|停服|退役|下架|失效|不可用|不能用|没了)|不复存在|"
+    r"再也(?:无法|没法|不能|用不了|回不来)|以后(?:都|也)?(?:不能|不会|用不了|无法)|不再(?:恢复|开放|上线|更新)|永不|不会再(?:恢复|上线|开放|回来|可用|更新|修复|支持|维护)|从此(?:停|下线|关闭|不再)|"
+    r"\b(?:will\s+not|won['’]t)\s+(?:ever\s+)?(?:be\s+)?(?:restored|return|reopen(?:ed)?|be\s+back)\b|"
     # a recurrence seen once: "every night", "on Mondays", 每周一都
     rf"\bevery\s+(?:time|day|night|morning|evening|week|month|{_WEEKDAY})\b|\bon\s+{_WEEKDAY}s\b|"
     # every one of a kind of event: "every deploy fails", "each build"
@@ -325,6 +434,8 @@ class _Patterns:
     this_thing: re.Pattern[str]
     generic: re.Pattern[str]
     condition: re.Pattern[str]
+    bound: re.Pattern[str]
+    bound_general: re.Pattern[str]
 
 
 @functools.cache
@@ -343,6 +454,8 @@ def _patterns() -> _Patterns:
         re.compile("(?i)" + _THIS_THING_EN + "|" + _THIS_THING_ZH),
         re.compile("(?i)" + _GENERIC_EN),
         re.compile("(?i)" + _CONDITION_EN),
+        re.compile("(?i)" + "|".join(_BOUND_EN) + "|" + "|".join(_BOUND_ZH)),
+        re.compile("(?i)" + _PLURAL_EN + "|" + _ANY_EN + "|" + _TASTE_EN + r"|\b(?:always|never)\b|" + _HABIT_ZH),
     )
 
 
@@ -403,8 +516,8 @@ def one_off_marker(text: str) -> re.Match[str] | None:
     text = _unquote_mentions(text)
     if lasting(text):
         return None
-    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text))
-             if m is not None]
+    found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text),
+                         _bound(text)) if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
 
 
@@ -418,6 +531,19 @@ def _definite(text: str) -> re.Match[str] | None:
         return None
     return next((m for m in patterns.definite.finditer(text) if not patterns.condition.search(text, 0, m.start())),
                 None)
+
+
+def _bound(text: str) -> re.Match[str] | None:
+    """The first item or event the request is bound to by its structure (:data:`_BOUND_EN`,
+    :data:`_BOUND_ZH`), unless the text makes it general: items of a kind named in general ("each
+    report", "start emails with…"), a habit ("always", "never") or a condition open before it
+    ("when I paste code, review what I pasted")."""
+    patterns = _patterns()
+    found = next((m for m in patterns.bound.finditer(text) if not patterns.condition.search(text, 0, m.start())),
+                 None)
+    if found is None or patterns.bound_general.search(text) or patterns.generic.search(text):
+        return None
+    return found
 
 
 def rule_marker(text: str) -> re.Match[str] | None:

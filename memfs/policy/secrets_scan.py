@@ -12,7 +12,8 @@ Google and Hugging Face key shapes,
 numbers (Luhn check plus a card-network prefix), 18-digit Chinese resident ID numbers (birth
 date and ISO 7064 MOD 11-2 check digit, via ``python-stdnum``) and the number after an ID
 document's name in any of a dozen languages (passport, driving licence, national ID, SSN, 护照号,
-身份证, Personalausweis, pasaporte, passeport, パスポート...; at least three digits, not a date).
+身份证, Personalausweis, pasaporte, passeport, パスポート...) or named by its kind (SIN, residence
+card, 台胞证, 社安号...; see :mod:`memfs.policy.secrets_ids`): at least three digits, not a date.
 
 Every finding says which rule fired and where (offset, line, column); the secret itself is never
 echoed back, only a masked preview.
@@ -27,7 +28,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from memfs.policy import regex_literals, secrets_decode, secrets_words
+from memfs.policy import regex_literals, secrets_decode, secrets_ids, secrets_words
 
 #: detect-secrets plugins whose patterns are specific enough for prose.
 _DETECT_SECRETS_PLUGINS = {
@@ -203,30 +204,6 @@ def _cn_resident_id(value: str) -> bool:
     return True
 
 
-def _id_document_number(value: str) -> bool:
-    """A document number: at least three digits, not a date or a year range ("2027-03-01", "2024 13 05")."""
-    date = re.fullmatch(r"\d{4}(?:[-./ ]\d{1,2}){1,2}|\d{4}[- ]\d{4}", value)
-    return sum(c.isdigit() for c in value) >= 3 and not date
-
-
-#: ID documents by name, in the languages memfs is used in (a name, then its number, is refused).
-_ID_DOCUMENTS = (
-    r"passports?|pass(?:port)?\s+(?:no|nr|number)|travel\s+document|driv(?:er['’]?s?|ing)\s+licen[cs]e|licen[cs]e\s+"
-    r"(?:no|number)|national\s+(?:id|identity|insurance)|identity\s+(?:card|number|document)|id[-\s]+(?:card|number)|"
-    r"social\s+security|ssn|(?:my|her|his|their)\s+social|residence\s+permit|"
-    r"(?:personalausweis|reisepass|ausweis|f(?:ü|ue)hrerschein)(?:nummer)?|"
-    r"aufenthaltstitel|pasaporte|dni|c[ée]dula|carn[eé]\s+de\s+(?:identidad|conducir)|licencia\s+de\s+conducir|"
-    r"passeport|carte\s+d['’]identit[ée]|permis\s+de\s+conduire|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu|nir|"
-    r"passaporto|carta\s+d['’]identit[àa]|"
-    r"passaporte|carteira\s+de\s+identidade|paspoort|rijbewijs|paszport|dow[óo]d\s+osobisty|"
-    r"aadhaar|"
-    r"护照|護照|身份证|身份證|驾照|駕照|驾驶证|駕駛證|驾驶执照|通行证|居留证|社保号|社保卡号|社会保障号|社会安全号|税号|"
-    r"パスポート|旅券|運転免許証?|免許証|マイナンバー|在留カード|여권|주민등록번호|운전면허|신분증"
-)
-#: Between the document's name and its number: a word or two ("number is", "号是", "番号は"), no digits.
-_ID_GAP = r"[^\d\n]{0,24}?"
-
-
 _JWT_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=]*")
 _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|6011|65|64[4-9]|62|35)")
 
@@ -357,15 +334,8 @@ _GENERIC_RULES = (
         0,
         _cn_resident_id,
     ),
-    _Rule(
-        "id-document",
-        "ID document number (passport, ID card, driving licence)",
-        re.compile(rf"(?i)(?<![A-Za-z])(?:{_ID_DOCUMENTS})(?![A-Za-z]){_ID_GAP}(?<![A-Za-z0-9])(?=(?:[A-Z-]*\d ?){{3}})"
-                   r"(?P<v>[A-Z0-9](?:[A-Z0-9-]|(?<=\d) (?=\d)){4,26}[A-Z0-9])"
-                   r"(?![A-Za-z0-9])"),
-        "v",
-        _id_document_number,
-    ),
+    *(_Rule("id-document", "ID document number (passport, ID card, driving licence)", pattern, "v",
+            secrets_ids.is_number) for pattern in secrets_ids.PATTERNS),
 )
 
 
@@ -510,44 +480,56 @@ def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
 
 @functools.cache
 def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Pattern[str]], ...]:
-    """:func:`_prefilters` with, for each rule, the lower-cased strings one of which any match
-    contains (``None``: always searched), so an ASCII text need only be searched by the rules
-    whose strings it holds."""
+    """:func:`_prefilters` with, for each rule, the strings one of which any match contains
+    (``None``: always searched), lower-cased unless the rule is :func:`_cased`, so an ASCII text
+    need only be searched by the rules whose strings it holds."""
     out = []
     for rule, anywhere in _prefilters():
         needed = regex_literals.required(rule.pattern)
-        out.append((None if needed is None else frozenset(n.lower() for n in needed), rule, anywhere))
+        cased = _cased(rule.pattern)
+        out.append((None if needed is None else frozenset(n if cased else n.lower() for n in needed), rule, anywhere))
     return tuple(out)
+
+
+def _cased(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` matches letters only in the case written (no ``re.I``, no ``(?i``
+    anywhere): its required strings may then be looked for as written, so an upper-case acronym
+    ("SIN") is not looked for in every "using"."""
+    return not pattern.flags & re.IGNORECASE and "(?i" not in pattern.pattern
 
 
 def _candidates(text: str) -> list[_Rule]:
     """The rules that can match somewhere in ``text`` (a whole-text search each). For ASCII text a
-    rule whose required strings (case-folded) do not occur is skipped first: ASCII case folding is
-    exact, so this never drops a rule that could match, and most texts hold none of the strings."""
+    rule whose required strings do not occur (case-folded, unless the rule is :func:`_cased`) is
+    skipped first: ASCII case folding is exact, so this never drops a rule that could match, and
+    most texts hold none of the strings."""
     if not text.isascii():
         return [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
     lowered = text.lower()
-    always, by_needle = _needles()
+    always, folded, cased = _needles()
     chosen = set(always)
-    for needle, rules in by_needle.items():
-        if needle in lowered:
-            chosen.update(rules)
+    for needles, seen in ((folded, lowered), (cased, text)):
+        for needle, rules in needles.items():
+            if needle in seen:
+                chosen.update(rules)
     prefilters = _literal_prefilters()
     return [prefilters[i][1] for i in sorted(chosen) if prefilters[i][2].search(text)]
 
 
 @functools.cache
-def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
     """The rules (by position in :func:`_literal_prefilters`) searched in every text, and for each
-    required string the rules it admits: each string is looked for once per text."""
+    required string the rules it admits, case-folded and (for :func:`_cased` rules) as written:
+    each string is looked for once per text."""
     always: list[int] = []
-    by_needle: dict[str, list[int]] = {}
-    for i, (needed, _, _) in enumerate(_literal_prefilters()):
+    by_needle: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+    for i, (needed, rule, _) in enumerate(_literal_prefilters()):
         if needed is None:
             always.append(i)
         for needle in needed or ():
-            by_needle.setdefault(needle, []).append(i)
-    return tuple(always), {needle: tuple(rules) for needle, rules in by_needle.items()}
+            by_needle[_cased(rule.pattern)].setdefault(needle, []).append(i)
+    folded, cased = ({needle: tuple(rules) for needle, rules in d.items()} for d in by_needle)
+    return tuple(always), folded, cased
 
 
 #: Short texts found clean, remembered (at most :data:`_CLEAN_MAX`, then forgotten at once): the
