@@ -100,14 +100,18 @@ class Refusal:
 def question(candidate: Candidate, existing: Memory | None = None) -> Question | None:
     """The meaning question the gate asks of ``candidate`` (:mod:`memfs.policy.meaning`), or
     ``None`` when its wording decides nothing: ``preference`` for a trusted preference without
-    ``expires`` (one-off? inferred?), ``observation`` for a tool's or agent's fact or note
+    ``expires`` (one-off? inferred?), and for a procedure the user or an administrator gave (a
+    standing instruction is a preference about how to work: "下午跟供应商开会，帮我列三个问题" asks
+    for one task), ``observation`` for a tool's or agent's fact or note
     without ``expires`` (a durable claim, or a status?). An ``expires`` bounds it already."""
     if candidate.expires is not None:
         return None
     is_preference = candidate.type == "preference" or (existing is not None and existing.type == "preference")
+    trusted = candidate.source_kind in TRUSTED_FOR_PREFERENCES and not candidate.one_off
     if is_preference:
-        trusted = candidate.source_kind in TRUSTED_FOR_PREFERENCES and not candidate.one_off
         return "preference" if trusted else None
+    if candidate.type == "procedure" and trusted:
+        return "preference"
     if candidate.source_kind in OBSERVERS and candidate.type in ("fact", "note"):
         return "observation"
     return None
@@ -155,7 +159,8 @@ def check(candidate: Candidate, existing: Memory | None = None, reading: Reading
                 forceable=True,
             )
         )
-    if is_preference and candidate.expires is None:
+    standing = candidate.type == "procedure" and candidate.source_kind in TRUSTED_FOR_PREFERENCES
+    if (is_preference or standing) and candidate.expires is None:
         found.extend(_one_off(candidate, reading if question(candidate, existing) == "preference" else None))
     found.extend(_episode(candidate))
     if candidate.type == "summary" and candidate.expires is None:

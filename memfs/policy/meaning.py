@@ -43,6 +43,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from memfs.policy import task_request
+
 Question = Literal["preference", "observation"]
 #: The labels each question allows (the judge's contract, see :mod:`memfs.ops.judge`).
 CHOICES: dict[Question, tuple[str, ...]] = {
@@ -510,14 +512,15 @@ def _unquote_mentions(text: str) -> str:
 
 def one_off_marker(text: str) -> re.Match[str] | None:
     """The first wording of ``text`` that asks for this time only (a phrase family: "just this
-    once", "暂时"; or a reference: this thread, the paragraph above, tomorrow, 本周), unless
+    once", "暂时"; a reference: this thread, the paragraph above, tomorrow, 本周; or a task asked
+    for now, :mod:`memfs.policy.task_request`), unless
     ``text`` also says the request is lasting; ``None`` otherwise. Words quoted as mentions
     (:data:`_MENTION`) are not read."""
     text = _unquote_mentions(text)
     if lasting(text):
         return None
     found = [m for m in (_patterns().phrases.search(text), _patterns().one_off.search(text), _definite(text),
-                         _bound(text)) if m is not None]
+                         _bound(text), task_request.asked_once(text)) if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
 
 
