@@ -39,7 +39,7 @@ from tests.unit import gate_phrases  # noqa: E402
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 UTTERANCES = [ROOT / "bench" / name
               for name in ("gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl", "gate_blind3.jsonl",
-                           "gate_blind4.jsonl", "gate_blind5.jsonl", "gate_blind6.jsonl")]
+                           "gate_blind4.jsonl", "gate_blind5.jsonl", "gate_blind6.jsonl", "gate_blind7.jsonl")]
 USER = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user"}
 
 

@@ -223,12 +223,11 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
     to :func:`question`.
 
     ``inferred-preference``: a preference worded as someone's guess ("seems to", "probably",
-    "看起来") is never the user's explicit statement, whatever its ``source_kind`` says: it is
-    held (``needs_review``, low confidence) until a person confirms it."""
-    if question(candidate) == "preference":
-        said = read(candidate, "preference", reading)
-        if said.label != "inferred":
-            return []
+    "看起来") is never the user's explicit statement, whatever its ``source_kind`` says, nor is a
+    fact in the user's name that guesses about someone ("the user appears to live in Toronto"): it
+    is held (``needs_review``, low confidence) until a person confirms it."""
+    said = _inferred(candidate, reading)
+    if said is not None:
         cue = said.cue(candidate.body)
         return [
             Refusal(
@@ -243,7 +242,8 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
                 forceable=True,
             )
         ]
-    if candidate.source_kind not in OBSERVERS or len(roots) > 1 or not is_rule(candidate, reading):
+    if question(candidate) == "preference" or candidate.source_kind not in OBSERVERS or len(roots) > 1 \
+            or not is_rule(candidate, reading):
         return []
     what = "a procedure" if candidate.type == "procedure" else "a rule or durable claim"
     seen = f"one {candidate.source_kind} observation" + (f" ({', '.join(sorted(roots))})" if roots else "")
@@ -259,6 +259,19 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
             forceable=True,
         )
     ]
+
+
+def _inferred(candidate: Candidate, reading: Reading | None) -> Reading | None:
+    """The inferred reading of a preference (or a user's procedure), or of a fact or note said in
+    the user's or an administrator's name that is a guess about someone ("the user appears to…",
+    用户多半…): either way it is not the user's own statement."""
+    if question(candidate) == "preference":
+        said = read(candidate, "preference", reading)
+        return said if said.label == "inferred" else None
+    if candidate.source_kind in TRUSTED_FOR_PREFERENCES and candidate.type in ("fact", "note") \
+            and candidate.expires is None:
+        return meaning.guess_about_someone(candidate.body)
+    return None
 
 
 def secrets(candidate: Candidate) -> list[Refusal]:

@@ -565,6 +565,20 @@ def read_preference(text: str) -> Reading:
     return Reading("preference", "lasting")
 
 
+#: Someone other than the speaker, talked about: "the user", he, she, they, 用户, 他, 她.
+_SOMEONE = re.compile(r"(?i)\b(?:the\s+)?users?\b|\b(?:he|she|they|him|her|them)\b|用户|[他她]")
+
+
+def guess_about_someone(text: str) -> Reading | None:
+    """A fact told as a guess about someone else ("the user appears to live in Toronto", 用户多半是
+    做前端的): the inferred reading, for a fact that claims the user's word; ``None`` when the text
+    is no guess, or only the speaker's own hedge ("I think I'll move next year")."""
+    guess = _patterns().inferred.search(text)
+    if guess is None or _SOMEONE.search(text) is None:
+        return None
+    return Reading("preference", "inferred", start=guess.start(), end=guess.end())
+
+
 def read_observation(text: str) -> Reading:
     """The offline reading of a tool's or an agent's fact or note: a durable claim (an imperative
     rule, "do not use X", or durable wording anywhere, "it is never available") or a status."""

@@ -82,3 +82,33 @@ def test_a_users_standing_procedure_is_stored() -> None:
 def test_a_tools_procedure_is_not_asked_the_users_question() -> None:
     assert gate.question(from_mapping({"scope": "user:U5", "source": "tool:ci", "source_kind": "tool",
                                        "type": "procedure", "body": "Can you rerun the job?"})) is None
+
+
+def _fact(body: str, source_kind: str = "user") -> list[str]:
+    candidate = from_mapping({"scope": "user:U5", "source": "conversation:C1#msg-4", "source_kind": source_kind,
+                              "type": "fact", "body": body})
+    return [r.rule for r in gate.downgrades(candidate, frozenset({"conversation:C1#msg-4"}))]
+
+
+@pytest.mark.parametrize("body", [
+    "The user probably has a dog, going by the photos.",
+    "She seems to work night shifts.",
+    "用户看起来是做设计的。",
+    "他好像住在成都。",
+])
+def test_a_fact_in_the_users_name_that_guesses_about_someone_is_held(body: str) -> None:
+    assert _fact(body) == ["inferred-preference"]
+
+
+@pytest.mark.parametrize("body", [
+    "I think I'll move to Porto next year.",  # the speaker's own hedge, about themself
+    "Maybe I'll take the train.",
+    "My brother lives in Seoul.",
+    "我妹妹在深圳工作。",
+])
+def test_the_speakers_own_hedge_or_a_plain_fact_is_stored_as_said(body: str) -> None:
+    assert _fact(body) == []
+
+
+def test_a_tools_guess_is_left_to_the_observation_rules() -> None:
+    assert _fact("The user probably has a dog.", source_kind="tool") == []
