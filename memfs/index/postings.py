@@ -139,10 +139,9 @@ class TermScores:
         ids: list[Ids] = []
         scores: list[Floats] = []
         for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
-            btext = leaf.schema[field].to_bytes(word)
-            if (field, btext) not in leaf:
+            local, weights = read_postings(leaf, field, leaf.schema[field].to_bytes(word))
+            if not len(local):
                 continue
-            local, weights = read_postings(leaf, field, btext)
             live = self.live()[local + offset]
             local, tf = local[live], weights[live]
             scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
@@ -187,10 +186,7 @@ def holders(reader: Any, field: str, words: Iterable[str], size: int,
 
 def holders_in(leaf: Any, field: str, word: str) -> npt.NDArray[np.int64]:
     """The local numbers of the documents of one segment that hold ``word`` in ``field``."""
-    btext = leaf.schema[field].to_bytes(word)
-    if (field, btext) not in leaf:
-        return np.zeros(0, np.int64)
-    return read_postings(leaf, field, btext, weights=False)[0]
+    return read_postings(leaf, field, leaf.schema[field].to_bytes(word), weights=False)[0]
 
 
 @lru_cache(maxsize=1)
@@ -203,18 +199,23 @@ def _length_table() -> Floats:
 
 
 def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) -> tuple[npt.NDArray[np.int64], Floats]:
-    """The local document numbers and weights of one term's postings in one segment, every
-    document included (deleted ones too: the filter Whoosh puts over them is taken off and its
-    child rewound). Whoosh3's on-disk matcher is read a block at a time; any other matcher (an
-    inlined short list) one posting at a time. ``weights=False``: the ids only (no weight is
+    """The local document numbers and weights of one term's postings in one segment (none if the
+    segment does not hold the term), every document included (deleted ones too: the matcher is
+    opened from the segment's term table, without the filter ``leaf.postings`` puts over deleted
+    documents, which cost a second term lookup, a set of the deleted documents and a block read
+    that was thrown away). Whoosh3's on-disk matcher is read a block at a time; any other matcher
+    (an inlined short list) one posting at a time. ``weights=False``: the ids only (no weight is
     decoded; the weights returned are empty)."""
     from whoosh.codec.whoosh3 import W3LeafMatcher
-    from whoosh.matching.wrappers import FilterMatcher
+    from whoosh.reading import TermNotFound
 
-    matcher: Any = leaf.postings(field, btext)
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-        matcher.reset()
+    terms: Any = getattr(leaf, "_terms", None)  # an empty index's reader has no term table
+    try:
+        matcher: Any = None if terms is None else terms.matcher(field, btext, leaf.schema[field].format)
+    except TermNotFound:
+        matcher = None
+    if matcher is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.float64)
     ids: list[Any] = []
     found: list[Any] = []
     if isinstance(matcher, W3LeafMatcher):

@@ -367,8 +367,9 @@ def _final(repo: Store, ranked: Iterable[Candidate], rule: recall.ScopeRule, ver
            now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
     """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
     known = {p.path for p in result.broken}
+    limits = repo.limits()
     for key, rel, (relevance, fresh, conf) in ranked:
-        _data, memory, broken = repo.load(rel)
+        _data, memory, broken = repo.load(rel, limits)
         if memory is None:
             if broken and rel not in known and repo.binding is None:
                 result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))
