@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import Any
 
 import numpy as np
@@ -225,8 +225,7 @@ def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) 
             deltas = blocks._data[0]
             ids.append(deltas if blocks._byteids else accumulate(deltas))
             if weights:
-                blocks._read_weights()
-                found.append(blocks._weights)
+                found.append(_block_weights(blocks._data[1], blocks._blocklength))
             blocks._next_block()
     else:
         while matcher.is_active():
@@ -234,6 +233,18 @@ def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) 
             found.append((matcher.weight(),) if weights else ())
             matcher.next()
     return np.fromiter(chain.from_iterable(ids), np.int64), np.fromiter(chain.from_iterable(found), np.float64)
+
+
+def _block_weights(stored: Any, count: int) -> Iterable[float]:
+    """A posting block's weights as whoosh3's ``_read_weights`` gives them, without its generator
+    into an ``array``: none stored is 1.0 each, one number is that number for each (rounded to a
+    32-bit float, as the ``array("f")`` it fills), else the stored sequence."""
+    if stored is None:
+        return repeat(1.0, count)
+    if isinstance(stored, float):
+        return repeat(float(np.float32(stored)), count)
+    found: Iterable[float] = stored
+    return found
 
 
 def length_bytes(leaf: Any, field: str) -> bytes:
