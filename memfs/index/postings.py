@@ -59,19 +59,32 @@ class Postings:
 EMPTY = Postings(np.zeros(0, np.int32), np.zeros(0, np.float64))
 
 
-def union_sum(parts: list[Postings], size: int, *, add: float = 0.0) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """A dense score per document (``size`` of them) summed over ``parts`` in their order (each
-    posting plus ``add``), and which documents any part holds. ``np.bincount`` adds the weights in
-    input order, so every document's sum is the same left-to-right sum a loop over the parts gives."""
-    present = np.zeros(size, np.bool_)
+#: below one posting per this many documents, :func:`union` sorts the postings; above, it adds
+#: them up in an array with a slot per document (each way is the cheaper one there)
+SPARSE_BELOW = 16
+
+
+def union(parts: list[Postings], size: int, *, add: float = 0.0) -> Postings:
+    """Every document any of ``parts`` holds (ascending) and its score summed over ``parts`` in
+    their order (each posting plus ``add``). ``np.bincount`` adds the weights in input order, so
+    every document's sum is the same left-to-right sum a loop over the parts gives, whether the
+    documents are numbered by sorting the postings (few of them: no array of ``size`` slots is
+    made) or are the slots of such an array (many)."""
     if not parts:
-        return np.zeros(size, np.float64), present
+        return EMPTY
     ids = np.concatenate([p.ids for p in parts])
     weights = np.concatenate([p.scores for p in parts])
     if add:
         weights = weights + add
+    if len(ids) * SPARSE_BELOW < size:
+        found, slot = np.unique(ids, return_inverse=True)
+        return Postings(found.astype(np.int32, copy=False),
+                        np.bincount(slot, weights=weights, minlength=len(found)).astype(np.float64, copy=False))
+    present = np.zeros(size, np.bool_)
     present[ids] = True
-    return np.bincount(ids, weights=weights, minlength=size).astype(np.float64, copy=False), present
+    found = np.flatnonzero(present)
+    dense = np.bincount(ids, weights=weights, minlength=size)
+    return Postings(found.astype(np.int32), dense[found].astype(np.float64, copy=False))
 
 
 class TermScores:
@@ -115,9 +128,7 @@ class TermScores:
         fields = sorted((self._best(field, words) for field, words in parts), key=len, reverse=True)
         if len(fields) <= 1:
             return fields[0] if fields else EMPTY
-        dense, present = union_sum(fields, self.size)
-        ids = np.flatnonzero(present).astype(np.int32)
-        return Postings(ids, dense[ids])
+        return union(fields, self.size)
 
     def _best(self, field: str, words: tuple[str, ...]) -> Postings:
         found = [self.of(field, word) for word in words]

