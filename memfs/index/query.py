@@ -19,7 +19,7 @@ from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, epoch_us
-from memfs.index.postings import Parts, union
+from memfs.index.postings import SPARSE_BELOW, Parts, union
 from memfs.index.reader import Handle, Holds, Mask, Restriction, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
@@ -149,7 +149,7 @@ class _Pool:
             found = union(counted, self.size, add=text.tier)
             self.ids, self.scores = found.ids, found.scores.copy()
             for total in self.uncounted:
-                at, held = _positions(self.ids, total.ids)
+                at, held = _positions(self.ids, total.ids, self.size)
                 self.scores[at[held]] += total.scores[held]
         else:
             found = union(self.uncounted, self.size)
@@ -182,7 +182,7 @@ class _Pool:
 
     def _add_uncovered(self) -> None:
         extra = union(self.uncounted, self.size)
-        _at, held = _positions(self.ids, extra.ids)
+        _at, held = _positions(self.ids, extra.ids, self.size)
         ids = np.concatenate([self.ids, extra.ids[~held]])
         order = np.argsort(ids, kind="stable")
         self.ids, self.scores = ids[order], np.concatenate([self.scores, extra.scores[~held]])[order]
@@ -190,12 +190,20 @@ class _Pool:
         self.rest = False
 
 
-def _positions(ids: npt.NDArray[np.int32], wanted: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.intp],
-                                                                                 npt.NDArray[np.bool_]]:
-    """Where each of ``wanted`` is in the ascending ``ids``, and whether it is there at all."""
-    at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
-    held = ids[at] == wanted if len(ids) else np.zeros(len(wanted), np.bool_)
-    return at, held
+def _positions(ids: npt.NDArray[np.int32], wanted: npt.NDArray[np.int32],
+               size: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    """Where each of ``wanted`` is in the ascending ``ids`` (document numbers under ``size``), and
+    whether it is there at all: by binary search for a few, through a slot per document for many
+    (a term in most memories)."""
+    if len(wanted) * SPARSE_BELOW < size:
+        at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+        held = ids[at] == wanted if len(ids) else np.zeros(len(wanted), np.bool_)
+        return at, held
+    slot = np.full(size, -1, np.intp)
+    slot[ids] = np.arange(len(ids))
+    at = slot[wanted]
+    held = at >= 0
+    return np.where(held, at, 0), held
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Restriction:
