@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import Any
 
 import numpy as np
@@ -59,19 +59,32 @@ class Postings:
 EMPTY = Postings(np.zeros(0, np.int32), np.zeros(0, np.float64))
 
 
-def union_sum(parts: list[Postings], size: int, *, add: float = 0.0) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """A dense score per document (``size`` of them) summed over ``parts`` in their order (each
-    posting plus ``add``), and which documents any part holds. ``np.bincount`` adds the weights in
-    input order, so every document's sum is the same left-to-right sum a loop over the parts gives."""
-    present = np.zeros(size, np.bool_)
+#: below one posting per this many documents, :func:`union` sorts the postings; above, it adds
+#: them up in an array with a slot per document (each way is the cheaper one there)
+SPARSE_BELOW = 16
+
+
+def union(parts: list[Postings], size: int, *, add: float = 0.0) -> Postings:
+    """Every document any of ``parts`` holds (ascending) and its score summed over ``parts`` in
+    their order (each posting plus ``add``). ``np.bincount`` adds the weights in input order, so
+    every document's sum is the same left-to-right sum a loop over the parts gives, whether the
+    documents are numbered by sorting the postings (few of them: no array of ``size`` slots is
+    made) or are the slots of such an array (many)."""
     if not parts:
-        return np.zeros(size, np.float64), present
+        return EMPTY
     ids = np.concatenate([p.ids for p in parts])
     weights = np.concatenate([p.scores for p in parts])
     if add:
         weights = weights + add
+    if len(ids) * SPARSE_BELOW < size:
+        found, slot = np.unique(ids, return_inverse=True)
+        return Postings(found.astype(np.int32, copy=False),
+                        np.bincount(slot, weights=weights, minlength=len(found)).astype(np.float64, copy=False))
+    present = np.zeros(size, np.bool_)
     present[ids] = True
-    return np.bincount(ids, weights=weights, minlength=size).astype(np.float64, copy=False), present
+    found = np.flatnonzero(present)
+    dense = np.bincount(ids, weights=weights, minlength=size)
+    return Postings(found.astype(np.int32), dense[found].astype(np.float64, copy=False))
 
 
 class TermScores:
@@ -115,9 +128,7 @@ class TermScores:
         fields = sorted((self._best(field, words) for field, words in parts), key=len, reverse=True)
         if len(fields) <= 1:
             return fields[0] if fields else EMPTY
-        dense, present = union_sum(fields, self.size)
-        ids = np.flatnonzero(present).astype(np.int32)
-        return Postings(ids, dense[ids])
+        return union(fields, self.size)
 
     def _best(self, field: str, words: tuple[str, ...]) -> Postings:
         found = [self.of(field, word) for word in words]
@@ -139,10 +150,9 @@ class TermScores:
         ids: list[Ids] = []
         scores: list[Floats] = []
         for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
-            btext = leaf.schema[field].to_bytes(word)
-            if (field, btext) not in leaf:
+            local, weights = read_postings(leaf, field, leaf.schema[field].to_bytes(word))
+            if not len(local):
                 continue
-            local, weights = read_postings(leaf, field, btext)
             live = self.live()[local + offset]
             local, tf = local[live], weights[live]
             scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
@@ -187,10 +197,7 @@ def holders(reader: Any, field: str, words: Iterable[str], size: int,
 
 def holders_in(leaf: Any, field: str, word: str) -> npt.NDArray[np.int64]:
     """The local numbers of the documents of one segment that hold ``word`` in ``field``."""
-    btext = leaf.schema[field].to_bytes(word)
-    if (field, btext) not in leaf:
-        return np.zeros(0, np.int64)
-    return read_postings(leaf, field, btext, weights=False)[0]
+    return read_postings(leaf, field, leaf.schema[field].to_bytes(word), weights=False)[0]
 
 
 @lru_cache(maxsize=1)
@@ -203,18 +210,23 @@ def _length_table() -> Floats:
 
 
 def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) -> tuple[npt.NDArray[np.int64], Floats]:
-    """The local document numbers and weights of one term's postings in one segment, every
-    document included (deleted ones too: the filter Whoosh puts over them is taken off and its
-    child rewound). Whoosh3's on-disk matcher is read a block at a time; any other matcher (an
-    inlined short list) one posting at a time. ``weights=False``: the ids only (no weight is
+    """The local document numbers and weights of one term's postings in one segment (none if the
+    segment does not hold the term), every document included (deleted ones too: the matcher is
+    opened from the segment's term table, without the filter ``leaf.postings`` puts over deleted
+    documents, which cost a second term lookup, a set of the deleted documents and a block read
+    that was thrown away). Whoosh3's on-disk matcher is read a block at a time; any other matcher
+    (an inlined short list) one posting at a time. ``weights=False``: the ids only (no weight is
     decoded; the weights returned are empty)."""
     from whoosh.codec.whoosh3 import W3LeafMatcher
-    from whoosh.matching.wrappers import FilterMatcher
+    from whoosh.reading import TermNotFound
 
-    matcher: Any = leaf.postings(field, btext)
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-        matcher.reset()
+    terms: Any = getattr(leaf, "_terms", None)  # an empty index's reader has no term table
+    try:
+        matcher: Any = None if terms is None else terms.matcher(field, btext, leaf.schema[field].format)
+    except TermNotFound:
+        matcher = None
+    if matcher is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.float64)
     ids: list[Any] = []
     found: list[Any] = []
     if isinstance(matcher, W3LeafMatcher):
@@ -224,8 +236,7 @@ def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) 
             deltas = blocks._data[0]
             ids.append(deltas if blocks._byteids else accumulate(deltas))
             if weights:
-                blocks._read_weights()
-                found.append(blocks._weights)
+                found.append(_block_weights(blocks._data[1], blocks._blocklength))
             blocks._next_block()
     else:
         while matcher.is_active():
@@ -233,6 +244,18 @@ def read_postings(leaf: Any, field: str, btext: bytes, *, weights: bool = True) 
             found.append((matcher.weight(),) if weights else ())
             matcher.next()
     return np.fromiter(chain.from_iterable(ids), np.int64), np.fromiter(chain.from_iterable(found), np.float64)
+
+
+def _block_weights(stored: Any, count: int) -> Iterable[float]:
+    """A posting block's weights as whoosh3's ``_read_weights`` gives them, without its generator
+    into an ``array``: none stored is 1.0 each, one number is that number for each (rounded to a
+    32-bit float, as the ``array("f")`` it fills), else the stored sequence."""
+    if stored is None:
+        return repeat(1.0, count)
+    if isinstance(stored, float):
+        return repeat(float(np.float32(stored)), count)
+    found: Iterable[float] = stored
+    return found
 
 
 def length_bytes(leaf: Any, field: str) -> bytes:

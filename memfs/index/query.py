@@ -19,7 +19,7 @@ from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
 from memfs.index.documents import FIELD_BOOSTS, NONE, epoch_us
-from memfs.index.postings import Parts, union_sum
+from memfs.index.postings import SPARSE_BELOW, Parts, union
 from memfs.index.reader import Handle, Holds, Mask, Restriction, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
@@ -131,10 +131,11 @@ def _text_query(opened: Handle, terms: Iterable[str]) -> TextQuery:
 class _Pool:
     """The memories a text query matches with their scores, best first on demand.
 
-    Scores are added up term by term over whole posting lists (:mod:`memfs.index.postings`), as
-    arrays with a slot per document, and are exact. With counted terms, only the memories holding
-    at least one are candidates at first: a memory holding none scores below all of them, so it is
-    needed only when those run out.
+    Scores are added up term by term over whole posting lists (:mod:`memfs.index.postings`) and
+    are exact; the pool holds the matching documents (ascending) and their scores, not a slot per
+    document of the index. With counted terms, only the memories holding at least one are
+    candidates at first: a memory holding none scores below all of them, so it is needed only
+    when those run out.
     """
 
     def __init__(self, opened: Handle, text: TextQuery, keep: Mask | None) -> None:
@@ -145,19 +146,22 @@ class _Pool:
         self.size = terms.size
         self.keep = keep
         if counted:
-            self.scores, self.present = union_sum(counted, self.size, add=text.tier)
+            found = union(counted, self.size, add=text.tier)
+            self.ids, self.scores = found.ids, found.scores.copy()
             for total in self.uncounted:
-                held = self.present[total.ids]
-                self.scores[total.ids[held]] += total.scores[held]
+                at, held = _positions(self.ids, total.ids, self.size)
+                self.scores[at[held]] += total.scores[held]
         else:
-            self.scores, self.present = union_sum(self.uncounted, self.size)
+            found = union(self.uncounted, self.size)
+            self.ids, self.scores = found.ids, found.scores
         self.rest = bool(counted) and bool(self.uncounted)
         self._candidates: npt.NDArray[np.intp] | None = None
 
     def candidates(self) -> npt.NDArray[np.intp]:
+        """The positions (in :attr:`ids`) of the kept documents."""
         if self._candidates is None:
-            held = self.present if self.keep is None else self.present & self.keep
-            self._candidates = np.flatnonzero(held)
+            every = np.arange(len(self.ids))
+            self._candidates = every if self.keep is None else every[self.keep[self.ids]]
         return self._candidates
 
     def top(self, n: int) -> list[tuple[float, int]]:
@@ -165,8 +169,8 @@ class _Pool:
         number, so a longer ask begins with a shorter one's answer)."""
         if len(self.candidates()) < n and self.rest:
             self._add_uncovered()
-        found = self.candidates()
-        scores = self.scores[found]
+        at = self.candidates()
+        found, scores = self.ids[at].astype(np.intp), self.scores[at]
         if len(found) > n:
             nth = -np.partition(-scores, n - 1)[n - 1]
             above = np.flatnonzero(scores > nth)
@@ -177,12 +181,29 @@ class _Pool:
         return list(zip(scores[order].tolist(), found[order].tolist(), strict=True))
 
     def _add_uncovered(self) -> None:
-        extra, held = union_sum(self.uncounted, self.size)
-        new = held & ~self.present
-        self.scores[new] = extra[new]
-        self.present |= new
+        extra = union(self.uncounted, self.size)
+        _at, held = _positions(self.ids, extra.ids, self.size)
+        ids = np.concatenate([self.ids, extra.ids[~held]])
+        order = np.argsort(ids, kind="stable")
+        self.ids, self.scores = ids[order], np.concatenate([self.scores, extra.scores[~held]])[order]
         self._candidates = None
         self.rest = False
+
+
+def _positions(ids: npt.NDArray[np.int32], wanted: npt.NDArray[np.int32],
+               size: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    """Where each of ``wanted`` is in the ascending ``ids`` (document numbers under ``size``), and
+    whether it is there at all: by binary search for a few, through a slot per document for many
+    (a term in most memories)."""
+    if len(wanted) * SPARSE_BELOW < size:
+        at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+        held = ids[at] == wanted if len(ids) else np.zeros(len(wanted), np.bool_)
+        return at, held
+    slot = np.full(size, -1, np.intp)
+    slot[ids] = np.arange(len(ids))
+    at = slot[wanted]
+    held = at >= 0
+    return np.where(held, at, 0), held
 
 
 def _restriction(rule: recall.ScopeRule, version: str | None, type_: str | None) -> Restriction:
@@ -367,8 +388,9 @@ def _final(repo: Store, ranked: Iterable[Candidate], rule: recall.ScopeRule, ver
            now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
     """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
     known = {p.path for p in result.broken}
+    limits = repo.limits()
     for key, rel, (relevance, fresh, conf) in ranked:
-        _data, memory, broken = repo.load(rel)
+        _data, memory, broken = repo.load(rel, limits)
         if memory is None:
             if broken and rel not in known and repo.binding is None:
                 result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))

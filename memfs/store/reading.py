@@ -128,16 +128,17 @@ class Reader(Repository):
         data = paths.read_file(self.root, rel)
         return data if isinstance(data, bytes) else None
 
-    def load(self, rel: str) -> tuple[bytes | None, Memory | None, str | None]:
+    def load(self, rel: str, limits: Limits | None = None) -> tuple[bytes | None, Memory | None, str | None]:
         """(bytes, memory, why it does not parse) of a memory file, never raising for a broken one:
         for readers that go on with the other files. A file memfs does not read (a symlink, a FIFO,
-        one too big) is ``(None, None, why)``."""
+        one too big) is ``(None, None, why)``. ``limits``: :meth:`limits`, for a caller that loads
+        many files with the settings read once."""
         data = paths.read_file(self.root, rel)
         if isinstance(data, paths.Unreadable):
             return None, None, str(data)
         if data is None:
             return None, None, None
-        found = self.parsed(rel, data, self.limits())
+        found = self.parsed(rel, data, limits or self.limits())
         if isinstance(found, InvalidMemory):
             return data, None, "; ".join(p.message for p in found.problems) or str(found)
         return data, found, None
@@ -195,7 +196,7 @@ class Reader(Repository):
     def parsed(self, rel: str, data: bytes, limits: Limits) -> Memory | InvalidMemory:
         """``rel`` parsed from ``data`` (:func:`parse`), or why it does not parse: kept by path,
         bytes and limits, so a kept repository and its sessions parse an unchanged file once. At
-        most :data:`COMMIT_MEMO_ENTRIES` kept."""
+        most :attr:`parsed_kept` kept."""
         key = (rel, data, limits)
         found = self.parsed_files.get(key)
         if found is None:
@@ -203,7 +204,7 @@ class Reader(Repository):
                 found = parse(rel, data, limits)
             except InvalidMemory as exc:
                 found = exc.with_traceback(None)
-            if len(self.parsed_files) >= COMMIT_MEMO_ENTRIES:
+            if len(self.parsed_files) >= self.parsed_kept:
                 self.parsed_files.clear()
             self.parsed_files[key] = found
         return found

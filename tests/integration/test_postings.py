@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memfs import MemoryRepo, index
 from memfs.index.documents import FIELD_BOOSTS
@@ -201,12 +203,127 @@ def test_a_pools_best_n_breaks_ties_by_document_so_a_longer_ask_extends_a_shorte
     rng = random.Random(seed)
     size = rng.randint(1, 400)
     pool = object.__new__(_Pool)
-    pool.scores = np.array([float(rng.randint(0, 6)) for _ in range(size)])
-    pool.present = np.array([rng.random() < 0.8 for _ in range(size)])
+    scores = np.array([float(rng.randint(0, 6)) for _ in range(size)])
+    present = np.array([rng.random() < 0.8 for _ in range(size)])
+    pool.ids, pool.scores = np.flatnonzero(present).astype(np.int32), scores[present]
     pool.keep, pool.rest, pool._candidates = None, False, None
-    everything = sorted((-pool.scores[d], d) for d in range(size) if pool.present[d])
+    everything = sorted((-scores[d], d) for d in range(size) if present[d])
     for n in (1, 2, 16, 17, 64, size):
         assert pool.top(n) == [(-score, doc) for score, doc in everything[:n]], n
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_union_sums_each_documents_postings_in_order_sparse_or_dense(seed: int) -> None:
+    """Few postings (sorted, no slot per document) and many (a slot per document): each document's
+    score the same left-to-right sum over the parts, to the last bit, with ``add`` on each."""
+    import numpy as np
+
+    from memfs.index.postings import SPARSE_BELOW, Postings, union
+
+    rng = random.Random(seed)
+    crowd = rng.randint(5, 40)
+    for size in (crowd * 3 * SPARSE_BELOW * 8, crowd + 1):
+        parts = []
+        for _ in range(rng.randint(3, 7)):
+            ids = sorted(rng.sample(range(crowd), rng.randint(1, crowd)))
+            parts.append(Postings(np.array(ids, np.int32), np.array([rng.random() * 10 for _ in ids])))
+        add = rng.choice([0.0, 7.0])
+        expected: dict[int, float] = {}
+        for part in parts:
+            for doc, score in zip(part.ids.tolist(), part.scores.tolist(), strict=True):
+                expected[doc] = expected.get(doc, 0.0) + (score + add)
+        got = union(parts, size, add=add)
+        assert got.ids.tolist() == sorted(expected) and got.as_dict() == expected
+
+
+class _DensePool:
+    """The pool as it was before it held only the matching documents: a score and a flag per
+    document of the index (the reference :class:`memfs.index.query._Pool` is compared with)."""
+
+    def __init__(self, counted: list[Any], uncounted: list[Any], size: int, tier: float, keep: Any) -> None:
+        import numpy as np
+
+        def union_sum(parts: list[Any], add: float = 0.0) -> tuple[Any, Any]:
+            present = np.zeros(size, np.bool_)
+            if not parts:
+                return np.zeros(size, np.float64), present
+            ids = np.concatenate([p.ids for p in parts])
+            weights = np.concatenate([p.scores for p in parts])
+            if add:
+                weights = weights + add
+            present[ids] = True
+            return np.bincount(ids, weights=weights, minlength=size).astype(np.float64), present
+
+        self.union_sum, self.uncounted, self.keep = union_sum, uncounted, keep
+        if counted:
+            self.scores, self.present = union_sum(counted, add=tier)
+            for total in uncounted:
+                held = self.present[total.ids]
+                self.scores[total.ids[held]] += total.scores[held]
+        else:
+            self.scores, self.present = union_sum(uncounted)
+        self.rest = bool(counted) and bool(uncounted)
+
+    def top(self, n: int) -> list[tuple[float, int]]:
+        import numpy as np
+
+        found = np.flatnonzero(self.present if self.keep is None else self.present & self.keep)
+        if len(found) < n and self.rest:
+            extra, held = self.union_sum(self.uncounted)
+            new = held & ~self.present
+            self.scores[new] = extra[new]
+            self.present |= new
+            self.rest = False
+            found = np.flatnonzero(self.present if self.keep is None else self.present & self.keep)
+        ranked = sorted((-self.scores[d], int(d)) for d in found)[:n]
+        return [(-score, doc) for score, doc in ranked]
+
+
+@settings(max_examples=200)
+@given(data=st.data(), size=st.integers(1, 3000), terms=st.integers(1, 6), sparse=st.booleans())
+def test_a_pool_ranks_as_a_slot_per_document_did(data: st.DataObject, size: int, terms: int, sparse: bool) -> None:
+    """Random posting lists (few, so the postings are sorted, or many, so they are added up in an
+    array), counted and uncounted terms, kept and left-out documents: the same best ``n`` with
+    the same scores, to the last bit, as the dense pool, before and after it takes in the
+    documents holding only uncounted terms."""
+    import numpy as np
+
+    from memfs.index.postings import Postings
+    from memfs.index.query import TermPlan, TextQuery, _Pool
+
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    cap = max(1, size // 200) if sparse else size
+    crowd = range(min(size, 3 * cap))  # the documents most postings go to: many hold several terms
+    ties = rng.random() < 0.5  # scores from a few values: ties at the n-th place
+
+    def postings() -> Postings:
+        pool = crowd if rng.random() < 0.8 else range(size)
+        ids = sorted(rng.sample(pool, rng.randint(0, min(cap, len(pool)))))
+        return Postings(np.array(ids, np.int32), np.array([rng.choice([0.5, 1.25, 2.0]) if ties else rng.random() * 9
+                                                           for _ in ids], np.float64))
+
+    lists = [postings() for _ in range(terms)]
+    counted = [rng.random() < 0.6 for _ in lists]
+    keep = None if rng.random() < 0.2 else np.array([rng.random() < 0.7 for _ in range(size)])
+    tier = float(int(sum(float(p.scores.sum()) for p in lists)) + 1)
+    plans = tuple(TermPlan(f"t{i}", ((f"t{i}", (f"t{i}",)),), c) for i, c in enumerate(counted))
+    by_parts = {plan.parts: found for plan, found in zip(plans, lists, strict=True)}
+
+    class Terms:
+        def __init__(self) -> None:
+            self.size = size
+
+        def term(self, parts: Any) -> Postings:
+            return by_parts[parts]
+
+    class Opened:
+        terms = Terms()
+
+    pool = _Pool(Opened(), TextQuery(plans, tier), keep)  # type: ignore[arg-type]
+    dense = _DensePool(sorted((p for p, c in zip(lists, counted, strict=True) if c), key=len, reverse=True),
+                       [p for p, c in zip(lists, counted, strict=True) if not c], size, tier, keep)
+    for n in sorted(data.draw(st.lists(st.integers(1, size + 5), min_size=1, max_size=4))):
+        assert pool.top(n) == dense.top(n), n
 
 
 def test_the_eligibility_flags_are_what_whooshs_query_matches(tmp_path: Path) -> None:

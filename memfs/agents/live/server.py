@@ -61,6 +61,10 @@ QUERY_WAIT = 10.0
 TICK_SECONDS = 0.5
 CLOCK_JUMP_SECONDS = 2.0
 REQUEST_TIMEOUT = 5.0
+#: the most parsed memory files the server keeps for its requests (the hits of the last few
+#: hundred searches, ~7 MB): a search re-reads each hit's file and parses it only when its bytes
+#: are new (:meth:`~memfs.store.upkeep.Repository.for_request`)
+PARSED_KEPT = 2_000
 GIT_NAMES = ("HEAD", "index", "packed-refs", "config", "info/exclude")
 BARRIER = "live-barrier-"
 #: files whose change may change what every path means to memfs or git (its ignore rules)
@@ -105,6 +109,7 @@ class LiveIndex:
     def __init__(self, repo: Store, *, debounce: float = DEBOUNCE_SECONDS, polling: bool = False) -> None:
         git = CachedProbeGit(repo.git.workdir, repo.git.git_dir, shared=repo.git)
         self.repo = type(repo)(repo.root, git, repo.actor)
+        self.repo.parsed_kept = PARSED_KEPT
         #: the store writes go through: its own git, whose kept probe is exact at every call
         #: (:mod:`memfs.store.gitcli.watch`), where :attr:`repo`'s lags the debounce; :attr:`repo`'s
         #: git takes its whole-tree probes from it, so the two share one ``git status``
@@ -478,7 +483,7 @@ def _search(repo: Store, args: dict[str, Any]) -> Answer:
     from memfs.ops.search import search
 
     op, actor, as_json = call_args(Search, args)
-    store = type(repo)(repo.root, repo.git, actor)
+    store = repo.for_request(actor)
     view = store if op.scope is None else store.session(op.scope, inherit=bool(op.inherit))
     result = search(view, dataclasses.replace(op, catch_up=False, record=False))
     recall = (view, [hit.path for hit in result.hits], utcnow()) if result.hits else None
@@ -491,7 +496,7 @@ def _context(repo: Store, args: dict[str, Any]) -> Answer:
     from memfs.agents import run
 
     op, actor, _ = call_args(Context, args)
-    store = type(repo)(repo.root, repo.git, actor)
+    store = repo.for_request(actor)
     view = store.session(op.scope, inherit=bool(op.inherit)) if isinstance(op.scope, str) else store
     built = run.context(view, op)
     return {"notices": store.notices, "warnings": built.warnings, "uncommitted_notice": built.uncommitted_notice,
