@@ -348,4 +348,4 @@ def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
     found = rulings_on(repo, new, rivals)
     if any(r.answer != "unrelated" for r in found.values()) or (rivals and len(found) < len(rivals[:MAX_RULINGS])):
         return found  # decided, or the judge gave no usable answer: the rules decide
-    return found | rulings_on(repo, new, near_misses(candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)
+    return found | rulings_on(repo, new, near_misses(repo, candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)

@@ -16,6 +16,7 @@ keyword search keeps its results and its cost whenever it fills the page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from memfs.errors import MemfsError
@@ -34,6 +35,23 @@ def near(repo: Store) -> Near | None:
     """The vector ranking of ``repo``'s ``[semantic]`` embedder (``None``: not configured). An
     embedder that cannot be imported is reported when the ranking is asked for, as an error the
     search turns into a notice (the words still answer)."""
+    try:
+        cache = _cache(repo)
+    except MemfsError as exc:
+        failure = exc
+
+        def unusable(query: str, rels: list[str]) -> tuple[list[tuple[str, float]], list[Problem]]:
+            raise failure
+
+        return unusable
+    if cache is None:
+        return None
+    return lambda query, rels: _nearest(repo, cache, query, rels)
+
+
+def _cache(repo: Store) -> VectorCache | None:
+    """The vector cache of ``repo``'s embedder (``None``: not configured; one per repository and
+    embedder per process), or a :class:`MemfsError` when the embedder cannot be imported."""
     settings = repo.config().semantic
     if settings.embed is None:
         return None
@@ -46,15 +64,35 @@ def near(repo: Store) -> Near | None:
         try:
             embed = load_callable(spec, PARAM, outside=repo.git.workdir)
         except Exception as exc:  # importing a module runs its code: any failure means it cannot be used
-            failure = str(exc)
-
-            def unusable(query: str, rels: list[str]) -> tuple[list[tuple[str, float]], list[Problem]]:
-                raise MemfsError(f"{PARAM} = {spec!r} cannot be used ({failure})", param=PARAM)
-
-            return unusable
+            raise MemfsError(f"{PARAM} = {spec!r} cannot be used ({exc})", param=PARAM) from exc
         _caches[key] = VectorCache(repo.cache_dir, spec, dims, embed)
-    cache = _caches[key]
-    return lambda query, rels: _nearest(repo, cache, query, rels)
+    return _caches[key]
+
+
+def cosines(repo: Store, text: str, bodies: Mapping[str, str]) -> dict[str, float]:
+    """The cosine similarity of ``text`` to each of ``bodies`` (by path) under ``repo``'s
+    embedder, for the wider net of probable conflicts (:mod:`memfs.policy.conflict_net`): ``text``
+    embedded once, the bodies' vectors from the cache (a body it lacks is embedded once and kept,
+    as search would). Empty when no embedder is configured, or when it cannot be imported or fails:
+    the net then weighs words only, and says so once (the write goes on)."""
+    from memfs.index.vectors import similarities
+    from memfs.ops import judge
+
+    try:
+        cache = _cache(repo)
+        if cache is None or not text or not bodies:
+            return {}
+        wanted = cache.vectors([text], lambda _: "the new memory")[0]
+        scores, failed = similarities(cache, wanted, {path: [body] for path, body in bodies.items() if body})
+        cache.save()
+    except MemfsError as exc:
+        judge.notice(PARAM, "semantic net", f"could not be used ({exc.message})",
+                     "the wider net of similar memories weighs words only")
+        return {}
+    for path, problem in failed.items():
+        judge.notice(PARAM, "semantic net", f"failed on {path} ({problem.message})",
+                     "the wider net weighs that memory by its words only")
+    return scores
 
 
 def _nearest(repo: Store, cache: VectorCache, query: str, rels: list[str]
