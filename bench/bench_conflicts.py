@@ -322,10 +322,16 @@ def semantic_net(paths: list[Path], sweep: bool) -> None:
     start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     rows = [row for path in paths for row in read_rows(path)]
     began = time.process_time()
-    cosine = {}
+    unrelated = [np.asarray(v) for v in minilm_numpy.embed(list(conflict_net.UNRELATED))]
+
+    def cos(a: np.ndarray, b: np.ndarray) -> float:
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+    cosine, baseline = {}, {}
     for row in rows:
         a, b = (np.asarray(v) for v in minilm_numpy.embed([row["old"], row["new"]]))
-        cosine[(row["old"], row["new"])] = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        cosine[(row["old"], row["new"])] = cos(a, b)
+        baseline[row["new"]] = max(cos(b, u) for u in unrelated)
     spent = (time.process_time() - began) / max(1, 2 * len(rows))
 
     def named(row: dict[str, str], threshold: float | None) -> bool:
@@ -333,7 +339,7 @@ def semantic_net(paths: list[Path], sweep: bool) -> None:
         new = _Memory("facts/new.md", row["new"], "user:bench", row["type"], updated=start + dt.timedelta(days=1))
         candidates = conflict_net.comparable(new, [old])
         by_vectors = [] if threshold is None else conflict_net.by_meaning(
-            candidates, {old.path: cosine[(row["old"], row["new"])]}, threshold)
+            candidates, {old.path: cosine[(row["old"], row["new"])]}, baseline[row["new"]], threshold)
         return bool(conflict_net.merged(conflict_net.near(new, candidates), by_vectors))
 
     def line(part: list[dict[str, str]], threshold: float | None) -> str:

@@ -62,8 +62,9 @@ def near_misses(repo: Store, new: Any, scope: list[Memory], paired: list[str]
     by_words = conflict_net.near(new, candidates)
     by_vectors: list[tuple[Memory, float]] = []
     if repo.config().semantic.embed is not None:
-        cosines = semantic.cosines(repo, new.body.strip(), {m.path: m.body.strip() for m in candidates})
-        by_vectors = conflict_net.by_meaning(candidates, cosines)
+        cosines, baseline = semantic.cosines(repo, new.body.strip(), {m.path: m.body.strip() for m in candidates},
+                                             conflict_net.UNRELATED)
+        by_vectors = conflict_net.by_meaning(candidates, cosines, baseline)
     return [(other, conflicts.Verdict("different", _why(words, meaning)))
             for other, words, meaning in conflict_net.merged(by_words, by_vectors)]
 

@@ -25,7 +25,9 @@ its scope in constant time and asks a judge at most :data:`NEAR_MAX` more questi
 **Meaning.** Words miss pairs that share none ("My editor of choice is VS Code." / "I code in Zed
 these days."). When ``[semantic]`` names an embedder, the same comparable memories are also
 ranked by the cosine similarity of their vectors (:func:`by_meaning`, given the cosines: the
-vectors come from the cache, :mod:`memfs.ops.conflicts`); those reaching :data:`MEANING_MIN` join
+vectors come from the cache, :mod:`memfs.ops.conflicts`); those reaching :data:`MEANING_MIN`, and
+clearly closer than an unrelated sentence of :data:`UNRELATED` (else the embedder cannot read the
+text: English-only models and Chinese), join
 the near misses by words, the best of each ranking in turn (:func:`merged`), still at most
 :data:`NEAR_MAX` in all.
 """
@@ -47,7 +49,13 @@ NEAR_MIN = 0.2
 NEAR_SHARED = 2
 #: The least cosine similarity of two memories' vectors for a near miss by meaning (chosen on the
 #: development pair sets with all-MiniLM-L6-v2: ``bench/bench_conflicts.py --semantic``).
-MEANING_MIN = 0.5
+MEANING_MIN = 0.45
+#: Sentences unlike any memory, one per language the rules read. An embedder that finds the new
+#: memory about as like one of them as like a stored memory does not tell that text apart (an
+#: English-only model reads every Chinese sentence alike: cosine 1.0), so the vectors name nothing.
+UNRELATED = ("The quick brown fox jumps over the lazy dog.", "明天的天气预报说会下雨。")
+#: How much closer to the new memory a stored one must be than the closest of :data:`UNRELATED`.
+MEANING_MARGIN = 0.2
 
 
 @functools.lru_cache(maxsize=4096)
@@ -97,14 +105,16 @@ def near(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[
     return scored[:NEAR_MAX]
 
 
-def by_meaning(candidates: Iterable[Any], cosines: Mapping[str, float], least: float = MEANING_MIN
-               ) -> list[tuple[Any, float]]:
+def by_meaning(candidates: Iterable[Any], cosines: Mapping[str, float], baseline: float,
+               least: float = MEANING_MIN) -> list[tuple[Any, float]]:
     """The near misses by meaning among ``candidates`` (what :func:`comparable` returned), given
-    each one's cosine similarity to the new memory by path (a path without one is not weighed):
-    those reaching ``least`` (another value only to measure), most similar first (ties by path),
-    at most :data:`NEAR_MAX`."""
+    each one's cosine similarity to the new memory by path (a path without one is not weighed)
+    and ``baseline``, the new memory's highest cosine to :data:`UNRELATED`: those reaching
+    ``least`` (another value only to measure) and :data:`MEANING_MARGIN` above ``baseline``, most
+    similar first (ties by path), at most :data:`NEAR_MAX`."""
+    floor = max(least, baseline + MEANING_MARGIN)
     scored = [(memory, cosines[memory.path]) for memory in candidates
-              if memory.path in cosines and cosines[memory.path] >= least]
+              if memory.path in cosines and cosines[memory.path] >= floor]
     scored.sort(key=lambda pair: (-pair[1], pair[0].path))
     return scored[:NEAR_MAX]
 

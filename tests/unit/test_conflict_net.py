@@ -52,10 +52,10 @@ def test_by_meaning_keeps_what_reaches_the_threshold_most_similar_first() -> Non
     least = conflict_net.MEANING_MIN
     cosines = {"facts/m0.md": least - 0.01, "facts/m1.md": 0.9, "facts/m2.md": least,
                "facts/m3.md": 0.95, "facts/m4.md": 0.9, "facts/m5.md": 0.99}
-    found = conflict_net.by_meaning(many, cosines)
+    found = conflict_net.by_meaning(many, cosines, 0.0)
     assert [(m.path, s) for m, s in found] == [("facts/m5.md", 0.99), ("facts/m3.md", 0.95), ("facts/m1.md", 0.9)]
-    assert [m.path for m, _ in conflict_net.by_meaning(many[:3], cosines)] == ["facts/m1.md", "facts/m2.md"]
-    assert conflict_net.by_meaning(many, {}) == []  # a memory without a vector is not weighed
+    assert [m.path for m, _ in conflict_net.by_meaning(many[:3], cosines, 0.0)] == ["facts/m1.md", "facts/m2.md"]
+    assert conflict_net.by_meaning(many, {}, 0.0) == []  # a memory without a vector is not weighed
 
 
 def test_comparable_is_what_both_rankings_weigh() -> None:
@@ -79,3 +79,15 @@ def test_merged_takes_the_best_of_each_ranking_in_turn_each_memory_once() -> Non
     assert [(m.path, v) for m, _, v in conflict_net.merged(words, [])] == [
         ("facts/a.md", None), ("facts/b.md", None), ("facts/c.md", None)]
     assert conflict_net.merged([], []) == []
+
+
+def test_by_meaning_names_nothing_the_embedder_cannot_tell_from_an_unrelated_sentence() -> None:
+    """An English-only model reads every Chinese sentence alike: as close to the unrelated
+    sentence as to the stored memory, so nothing is named; a clear margin names it."""
+    old = [M("facts/home.md", "我住在北京市朝阳区。", updated=_at(1))]
+    high = conflict_net.MEANING_MIN + conflict_net.MEANING_MARGIN + 0.1
+    assert conflict_net.by_meaning(old, {"facts/home.md": 1.0}, 1.0) == []
+    assert conflict_net.by_meaning(old, {"facts/home.md": high}, high - conflict_net.MEANING_MARGIN + 0.01) == []
+    assert conflict_net.by_meaning(old, {"facts/home.md": high}, high - conflict_net.MEANING_MARGIN) == [(old[0], high)]
+    assert conflict_net.by_meaning(old, {"facts/home.md": conflict_net.MEANING_MIN}, -1.0) == [
+        (old[0], conflict_net.MEANING_MIN)]
