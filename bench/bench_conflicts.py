@@ -369,6 +369,46 @@ def semantic_net(paths: list[Path], sweep: bool) -> None:
                 print(f"  sweep {lang} >= {threshold:.2f}: {line(part, threshold)}")
 
 
+def semantic_cost(sizes: tuple[int, ...] = (50, 200, 1000), dims: int = 384) -> None:
+    """What the net by meaning adds to a write besides embedding the new memory once: the
+    comparable memories' vectors from a warm cache (:func:`memfs.index.vectors.similarities`, as
+    :func:`memfs.ops.semantic.cosines` asks it) and the ranking; an embedder of random unit
+    vectors of MiniLM's size, so memfs's cost and not a model's. CPU time, median of 5."""
+    import hashlib
+    import tempfile
+
+    import numpy as np
+
+    from memfs.index.vectors import VectorCache, similarities
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            rng = np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little"))
+            vec = rng.standard_normal(dims)
+            out.append((vec / np.linalg.norm(vec)).tolist())
+        return out
+
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    with tempfile.TemporaryDirectory() as folder:
+        for n in sizes:
+            cache = VectorCache(Path(folder), f"bench-{n}", dims, embed)
+            memories = [_Memory(f"facts/t{i}.md", f"memory number {i}", "user:bench", updated=start) for i in range(n)]
+            new = _Memory("facts/new.md", "the new memory", "user:bench", updated=start + dt.timedelta(days=1))
+            texts = {m.path: [m.body] for m in memories}
+            wanted = cache.vectors([new.body], lambda _: "new")[0]
+            similarities(cache, wanted, texts)  # warm
+            times = []
+            for _ in range(5):
+                began = time.process_time()
+                candidates = conflict_net.comparable(new, memories)
+                scores, _ = similarities(cache, wanted, {m.path: texts[m.path] for m in candidates})
+                conflict_net.by_meaning(candidates, scores, 0.0)
+                times.append(time.process_time() - began)
+            print(f"  the net by meaning per write, {n:5} comparable memories, warm cache: "
+                  f"{statistics.median(times) * 1000:.2f} ms CPU (load average {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
@@ -380,6 +420,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.semantic:
         semantic_net(args.pairs or [HELDOUT, BLIND], sweep=not args.pairs)
+        semantic_cost()
         return
     for path in args.pairs or [PAIRS, HELDOUT, BLIND]:
         labelled(path)
