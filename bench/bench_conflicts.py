@@ -25,7 +25,17 @@ ordinary conversation.
    memory against 50, 200 and 1,000 memories of its scope, CPU time cold and warm, and how many
    of them a wider net for a judge would weigh.
 
+4. With ``--semantic``: the wider net by meaning (``[semantic] embed``,
+   :func:`memfs.policy.conflict_net.by_meaning`) with the real all-MiniLM-L6-v2
+   (``bench/minilm_numpy.py``, ``MEMFS_BENCH_MINILM``), on the development sets (``conflicts_heldout``
+   and ``conflicts_blind``) or the ``--pairs`` files: on the pairs the rules do not call a conflict,
+   how many the net names and how many of those are conflicts, words only and words + vectors,
+   and the recall an oracle judge reaches with each, by language (the model is English-only). On
+   the development sets, also the recall and the pairs named at other thresholds (how
+   :data:`~memfs.policy.conflict_net.MEANING_MIN` was chosen).
+
     .venv/bin/python bench/bench_conflicts.py [--locomo PATH] [--anthropic]
+    .venv/bin/python bench/bench_conflicts.py --semantic [--pairs FILE ...]
 """
 
 from __future__ import annotations
@@ -300,15 +310,123 @@ def per_write(texts: list[str], sizes: tuple[int, ...] = (50, 200, 1000)) -> Non
               f"over {len(sharing)} writes (at most {conflict_net.NEAR_MAX} each)")
 
 
+def semantic_net(paths: list[Path], sweep: bool) -> None:
+    """Part 4 (see the module docstring): each pair as one old memory and one new, as remember
+    and the file tools weigh them (:func:`memfs.ops.conflicts.near_misses`' pure parts), the
+    cosines from MiniLM instead of the cache."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import minilm_numpy
+
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    rows = [row for path in paths for row in read_rows(path)]
+    began = time.process_time()
+    unrelated = [np.asarray(v) for v in minilm_numpy.embed(list(conflict_net.UNRELATED))]
+
+    def cos(a: np.ndarray, b: np.ndarray) -> float:
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+    cosine, baseline = {}, {}
+    for row in rows:
+        a, b = (np.asarray(v) for v in minilm_numpy.embed([row["old"], row["new"]]))
+        cosine[(row["old"], row["new"])] = cos(a, b)
+        baseline[row["new"]] = max(cos(b, u) for u in unrelated)
+    spent = (time.process_time() - began) / max(1, 2 * len(rows))
+
+    def named(row: dict[str, str], threshold: float | None) -> bool:
+        old = _Memory("facts/old.md", row["old"], "user:bench", row["type"], updated=start)
+        new = _Memory("facts/new.md", row["new"], "user:bench", row["type"], updated=start + dt.timedelta(days=1))
+        candidates = conflict_net.comparable(new, [old])
+        by_vectors = [] if threshold is None else conflict_net.by_meaning(
+            candidates, {old.path: cosine[(row["old"], row["new"])]}, baseline[row["new"]], threshold)
+        return bool(conflict_net.merged(conflict_net.near(new, candidates), by_vectors))
+
+    def line(part: list[dict[str, str]], threshold: float | None) -> str:
+        total = sum(r["label"] == "conflict" for r in part)
+        found = sum(r["label"] == "conflict" and compare(r["old"], r["new"]).conflict for r in part)
+        rest = [r for r in part if not compare(r["old"], r["new"]).conflict]
+        hit = [r for r in rest if named(r, threshold)]
+        good = sum(r["label"] == "conflict" for r in hit)
+        recall, rules = ((found + good) / total, found / total) if total else (0.0, 0.0)
+        return (f"names {len(hit):3} of {len(rest):3} ({good:2} conflicts of {total - found:2} missed); "
+                f"oracle recall {recall:.2f} (rules {rules:.2f})")
+
+    names = " + ".join(path.name for path in paths)
+    print(f"the wider net by meaning (MiniLM, {spent * 1000:.0f} ms CPU per text; load average "
+          f"{os.getloadavg()[0]:.1f}), {names}:")
+    for lang, label in ((None, "all"), ("en", "English"), ("zh", "Chinese")):
+        part = [r for r in rows if lang in (None, r["lang"])]
+        if not part:
+            continue
+        print(f"  {label:8} words only:               {line(part, None)}")
+        least = conflict_net.MEANING_MIN
+        print(f"  {label:8} words + vectors (>= {least:.2f}): {line(part, least)}")
+    if sweep:
+        for lang in ("en", "zh"):
+            part = [r for r in rows if r["lang"] == lang]
+            for threshold in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
+                print(f"  sweep {lang} >= {threshold:.2f}: {line(part, threshold)}")
+
+
+def semantic_cost(sizes: tuple[int, ...] = (50, 200, 1000), dims: int = 384) -> None:
+    """What the net by meaning adds to a write besides embedding the new memory once: the
+    comparable memories' vectors from a warm cache (:func:`memfs.index.vectors.similarities`, as
+    :func:`memfs.ops.semantic.cosines` asks it) and the ranking; an embedder of random unit
+    vectors of MiniLM's size, so memfs's cost and not a model's. CPU time, median of 5."""
+    import hashlib
+    import tempfile
+
+    import numpy as np
+
+    from memfs.index.vectors import VectorCache, similarities
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            rng = np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little"))
+            vec = rng.standard_normal(dims)
+            out.append((vec / np.linalg.norm(vec)).tolist())
+        return out
+
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    with tempfile.TemporaryDirectory() as folder:
+        for n in sizes:
+            cache = VectorCache(Path(folder), f"bench-{n}", dims, embed)
+            memories = [_Memory(f"facts/t{i}.md", f"memory number {i}", "user:bench", updated=start) for i in range(n)]
+            new = _Memory("facts/new.md", "the new memory", "user:bench", updated=start + dt.timedelta(days=1))
+            texts = {m.path: [m.body] for m in memories}
+            wanted = cache.vectors([new.body], lambda _: "new")[0]
+            similarities(cache, wanted, texts)  # warm
+            times = []
+            for _ in range(5):
+                began = time.process_time()
+                candidates = conflict_net.comparable(new, memories)
+                scores, _ = similarities(cache, wanted, {m.path: texts[m.path] for m in candidates})
+                conflict_net.by_meaning(candidates, scores, 0.0)
+                times.append(time.process_time() - began)
+            print(f"  the net by meaning per write, {n:5} comparable memories, warm cache: "
+                  f"{statistics.median(times) * 1000:.2f} ms CPU (load average {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--anthropic", action="store_true", help="also the shipped Anthropic judge (network)")
+    parser.add_argument("--semantic", action="store_true",
+                        help="only the wider net by meaning, with MiniLM (MEMFS_BENCH_MINILM)")
+    parser.add_argument("--pairs", type=Path, action="append",
+                        help="a pair file of the same format instead of the shipped sets (repeatable)")
     args = parser.parse_args()
-    labelled(PAIRS)
-    labelled(HELDOUT)
-    labelled(BLIND)
-    judge_path([PAIRS, HELDOUT, BLIND], args.anthropic)
+    if args.semantic:
+        semantic_net(args.pairs or [HELDOUT, BLIND], sweep=not args.pairs)
+        semantic_cost()
+        return
+    for path in args.pairs or [PAIRS, HELDOUT, BLIND]:
+        labelled(path)
+    judge_path(args.pairs or [PAIRS, HELDOUT, BLIND], args.anthropic)
+    if args.pairs:
+        return
     if args.locomo.exists():
         texts = conversation(args.locomo)
         per_write(texts)

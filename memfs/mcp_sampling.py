@@ -165,7 +165,8 @@ async def _near(ctx: Any, store: Store, candidate: Candidate, given: dict[str, A
     superseded on similarity alone)."""
     instead = ("the [judge] decides about the similar memory instead" if store.config().judge.conflict
                else "both are kept (memfs's rules found no conflict)")
-    for other, _ in near_misses(candidate, scope, []):
+    nearby = await anyio.to_thread.run_sync(lambda: near_misses(store, candidate, scope, []))
+    for other, _ in nearby:
         decided = await host_decision(ctx, other.body, candidate.body, timeout, instead, near=True)
         if decided == "replace":
             return {**given, "supersedes": other.path}

@@ -40,3 +40,18 @@ def dims(texts: Sequence[str]) -> list[list[float]]:
 
 def nan(texts: Sequence[str]) -> list[list[float]]:
     return [[math.nan, *v[1:]] if "poison" in t.lower() else v for t, v in zip(texts, embed(texts), strict=True)]
+
+
+#: Hand-made vectors by text, for the wider net of probable conflicts: two sentences that share no
+#: word but mean the same subject point the same way; another subject is orthogonal.
+MEANING_DIMS = 4
+MEANING = {"My editor of choice is VS Code.": [1.0, 0.0, 0.0, 0.0],
+           "I code in Zed these days.": [0.8, 0.6, 0.0, 0.0],
+           "My favourite tea is jasmine.": [0.0, 0.0, 1.0, 0.0]}
+
+
+def meaning(texts: Sequence[str]) -> list[list[float]]:
+    """:data:`MEANING`'s vector for a text it holds, the last axis for any other (the cache's
+    probe among them): an unknown text is unlike every known one."""
+    calls.append(list(texts))
+    return [MEANING.get(text, [0.0, 0.0, 0.0, 1.0]) for text in texts]

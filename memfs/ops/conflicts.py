@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from memfs.format.model import Memory
+from memfs.ops import semantic
 from memfs.policy import conflict_net, conflicts
 from memfs.store.gitcli import ere_escape
 from memfs.store.repo import Store
@@ -46,15 +47,32 @@ def around(repo: Store, memory: Memory) -> tuple[list[tuple[Memory, conflicts.Ve
         return [], []
     scope = in_scope(repo, memory.scope)
     found = conflicts.against(memory, scope)
-    return found, near_misses(memory, scope, [m.path for m, _ in found])
+    return found, near_misses(repo, memory, scope, [m.path for m, _ in found])
 
 
-def near_misses(new: Any, scope: list[Memory], paired: list[str]) -> list[tuple[Memory, conflicts.Verdict]]:
+def near_misses(repo: Store, new: Any, scope: list[Memory], paired: list[str]
+                ) -> list[tuple[Memory, conflicts.Verdict]]:
     """The near misses of ``new`` (a memory or a candidate) among ``scope``, the memories in
-    ``paired`` left out, each with its verdict (``different``, and why it is named)."""
-    return [(other, conflicts.Verdict("different", f"similar wording ({score:.0%} of their words shared); the "
-                                                   "offline rules found no conflict"))
-            for other, score in conflict_net.near(new, scope, [*paired, getattr(new, "path", None) or ""])]
+    ``paired`` left out, each with its verdict (``different``, and why it is named): by words,
+    and by meaning when ``[semantic]`` names an embedder (the comparable memories' vectors from
+    the cache, ``new``'s computed once: :func:`memfs.ops.semantic.cosines`)."""
+    candidates = conflict_net.comparable(new, scope, [*paired, getattr(new, "path", None) or ""])
+    if not candidates:
+        return []
+    by_words = conflict_net.near(new, candidates)
+    by_vectors: list[tuple[Memory, float]] = []
+    if repo.config().semantic.embed is not None:
+        cosines, baseline = semantic.cosines(repo, new.body.strip(), {m.path: m.body.strip() for m in candidates},
+                                             conflict_net.UNRELATED)
+        by_vectors = conflict_net.by_meaning(candidates, cosines, baseline)
+    return [(other, conflicts.Verdict("different", _why(words, meaning)))
+            for other, words, meaning in conflict_net.merged(by_words, by_vectors)]
+
+
+def _why(words: float | None, meaning: float | None) -> str:
+    said = [f"similar wording ({words:.0%} of their words shared)"] if words is not None else []
+    said += [f"similar meaning (cosine {meaning:.2f})"] if meaning is not None else []
+    return f"{' and '.join(said)}; the offline rules found no conflict"
 
 
 def every_pair(repo: Store) -> list[conflicts.Pair]:

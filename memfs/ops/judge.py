@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from memfs.format.model import Memory
+from memfs.ops import semantic
 from memfs.ops.callables import load_callable
 from memfs.ops.conflicts import in_scope, near_misses
 from memfs.policy import conflicts, gate
@@ -225,8 +226,9 @@ def notice(name: str, kind: str, why: str, instead: str) -> None:
 
 def drain() -> list[str]:
     """The fallback notices not yet shown (each once per process): for a door to print (the CLI
-    does on stderr), since a host may route Python warnings elsewhere."""
-    out = list(_unread)
+    does on stderr), since a host may route Python warnings elsewhere; the ``[semantic]``
+    embedder's notices about the wider net among them (:func:`memfs.ops.semantic.unread`)."""
+    out = [*_unread, *semantic.unread()]
     _unread.clear()
     return out
 
@@ -348,4 +350,4 @@ def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
     found = rulings_on(repo, new, rivals)
     if any(r.answer != "unrelated" for r in found.values()) or (rivals and len(found) < len(rivals[:MAX_RULINGS])):
         return found  # decided, or the judge gave no usable answer: the rules decide
-    return found | rulings_on(repo, new, near_misses(candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)
+    return found | rulings_on(repo, new, near_misses(repo, candidate, scope, [m.path for m, _ in rivals]), NEAR_ASKS)

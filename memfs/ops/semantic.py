@@ -16,6 +16,8 @@ keyword search keeps its results and its cost whenever it fills the page.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memfs.errors import MemfsError
@@ -28,12 +30,31 @@ if TYPE_CHECKING:
 
 PARAM = "[semantic] embed"
 _caches: dict[tuple[str, str, int], VectorCache] = {}
+#: The owner of the unrelated sentences among the texts :func:`cosines` weighs (never a path).
+_UNRELATED = "\0unrelated"
 
 
 def near(repo: Store) -> Near | None:
     """The vector ranking of ``repo``'s ``[semantic]`` embedder (``None``: not configured). An
     embedder that cannot be imported is reported when the ranking is asked for, as an error the
     search turns into a notice (the words still answer)."""
+    try:
+        cache = _cache(repo)
+    except MemfsError as exc:
+        failure = exc
+
+        def unusable(query: str, rels: list[str]) -> tuple[list[tuple[str, float]], list[Problem]]:
+            raise failure
+
+        return unusable
+    if cache is None:
+        return None
+    return lambda query, rels: _nearest(repo, cache, query, rels)
+
+
+def _cache(repo: Store) -> VectorCache | None:
+    """The vector cache of ``repo``'s embedder (``None``: not configured; one per repository and
+    embedder per process), or a :class:`MemfsError` when the embedder cannot be imported."""
     settings = repo.config().semantic
     if settings.embed is None:
         return None
@@ -46,15 +67,62 @@ def near(repo: Store) -> Near | None:
         try:
             embed = load_callable(spec, PARAM, outside=repo.git.workdir)
         except Exception as exc:  # importing a module runs its code: any failure means it cannot be used
-            failure = str(exc)
-
-            def unusable(query: str, rels: list[str]) -> tuple[list[tuple[str, float]], list[Problem]]:
-                raise MemfsError(f"{PARAM} = {spec!r} cannot be used ({failure})", param=PARAM)
-
-            return unusable
+            raise MemfsError(f"{PARAM} = {spec!r} cannot be used ({exc})", param=PARAM) from exc
         _caches[key] = VectorCache(repo.cache_dir, spec, dims, embed)
-    cache = _caches[key]
-    return lambda query, rels: _nearest(repo, cache, query, rels)
+    return _caches[key]
+
+
+def cosines(repo: Store, text: str, bodies: Mapping[str, str], unrelated: Sequence[str] = ()
+            ) -> tuple[dict[str, float], float]:
+    """The cosine similarity of ``text`` to each of ``bodies`` (by path) under ``repo``'s
+    embedder, and its highest to ``unrelated``, for the wider net of probable conflicts
+    (:mod:`memfs.policy.conflict_net`): ``text`` embedded once, the other vectors from the cache
+    (a text it lacks is embedded once and kept, as search would). Empty (and 0) when no embedder
+    is configured, or when it cannot be imported or fails: the net then weighs words only, and
+    says so once (the write goes on)."""
+    from memfs.index.vectors import similarities
+
+    owners: dict[str, list[str]] = {path: [body] for path, body in bodies.items() if body}
+    try:
+        cache = _cache(repo)
+        if cache is None or not text or not owners:
+            return {}, 0.0
+        wanted = cache.vectors([text], lambda _: "the new memory")[0]
+        scores, failed = similarities(cache, wanted, {**owners, _UNRELATED: list(unrelated)})
+        cache.save()
+    except MemfsError as exc:
+        _say("unusable", f"could not be used ({exc.message}); the wider net of similar memories weighs words only")
+        return {}, 0.0
+    for path, problem in failed.items():
+        _say("failed", f"failed on {'a fixed sentence' if path == _UNRELATED else path} ({problem.message}); "
+                       "the wider net weighs it by its words only")
+    baseline = scores.pop(_UNRELATED, 0.0)
+    return scores, baseline
+
+
+class SemanticFallback(UserWarning):
+    """The embedder could not serve the wider net of probable conflicts; it weighed words only
+    (said once per process and kind of failure)."""
+
+
+_said: set[str] = set()
+_unread: list[str] = []
+
+
+def _say(kind: str, why: str) -> None:
+    if kind not in _said:
+        _said.add(kind)
+        text = f"memfs: {PARAM} {why}"
+        _unread.append(text)
+        warnings.warn(text, SemanticFallback, stacklevel=3)
+
+
+def unread() -> list[str]:
+    """The notices of :func:`cosines` not yet shown (each once per process), for
+    :func:`memfs.ops.judge.drain` to hand to the doors with its own."""
+    out = list(_unread)
+    _unread.clear()
+    return out
 
 
 def _nearest(repo: Store, cache: VectorCache, query: str, rels: list[str]

@@ -21,12 +21,21 @@ meets). A near miss shares at least
 version (:func:`memfs.policy.conflicts.comparable`), short memories only (a document is not one
 value); each memory's features are read once and remembered, so a write weighs each memory of
 its scope in constant time and asks a judge at most :data:`NEAR_MAX` more questions.
+
+**Meaning.** Words miss pairs that share none ("My editor of choice is VS Code." / "I code in Zed
+these days."). When ``[semantic]`` names an embedder, the same comparable memories are also
+ranked by the cosine similarity of their vectors (:func:`by_meaning`, given the cosines: the
+vectors come from the cache, :mod:`memfs.ops.conflicts`); those reaching :data:`MEANING_MIN`, and
+clearly closer than an unrelated sentence of :data:`UNRELATED` (else the embedder cannot read the
+text: English-only models and Chinese), join
+the near misses by words, the best of each ranking in turn (:func:`merged`), still at most
+:data:`NEAR_MAX` in all.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memfs.policy import conflict_slots, conflicts
@@ -38,6 +47,15 @@ NEAR_MAX = 3
 NEAR_MIN = 0.2
 #: The fewest features a near miss shares with the new memory.
 NEAR_SHARED = 2
+#: The least cosine similarity of two memories' vectors for a near miss by meaning (chosen on the
+#: development pair sets with all-MiniLM-L6-v2: ``bench/bench_conflicts.py --semantic``).
+MEANING_MIN = 0.45
+#: Sentences unlike any memory, one per language the rules read. An embedder that finds the new
+#: memory about as like one of them as like a stored memory does not tell that text apart (an
+#: English-only model reads every Chinese sentence alike: cosine 1.0), so the vectors name nothing.
+UNRELATED = ("The quick brown fox jumps over the lazy dog.", "明天的天气预报说会下雨。")
+#: How much closer to the new memory a stored one must be than the closest of :data:`UNRELATED`.
+MEANING_MARGIN = 0.2
 
 
 @functools.lru_cache(maxsize=4096)
@@ -56,21 +74,26 @@ def similarity(a: str, b: str) -> float:
     return len(fa & fb) / len(union) if union else 0.0
 
 
-def near(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[tuple[Any, float]]:
-    """The near misses of ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``,
-    ``version``, ``key``, ``body``) among ``memories``: comparable, short, not in ``paired`` (the
-    paths the rules already paired), most similar first, at most :data:`NEAR_MAX`."""
+def comparable(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[Any]:
+    """The memories the net weighs for ``new`` (a memory or a candidate: ``path``, ``scope``,
+    ``type``, ``version``, ``key``, ``body``): of its scope, type and version, active, short, not in
+    ``paired`` (the paths the rules already paired); none for a keyed or long ``new``."""
     if new.key or len(new.body) > conflicts.MAX_CHARS:
         return []
     probe = conflicts.probe_of(new)
     if not conflicts.eligible(probe):
         return []
     skip = set(paired)
+    return [memory for memory in memories if memory.path not in skip and conflicts.comparable(probe, memory)
+            and len(memory.body) <= conflicts.MAX_CHARS]
+
+
+def near(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[tuple[Any, float]]:
+    """The near misses of ``new`` by words among ``memories`` (:func:`comparable` ones only), most
+    similar first, at most :data:`NEAR_MAX`."""
     mine = features(new.body)
     scored = []
-    for memory in memories:
-        if memory.path in skip or not conflicts.comparable(probe, memory) or len(memory.body) > conflicts.MAX_CHARS:
-            continue
+    for memory in comparable(new, memories, paired):
         theirs = features(memory.body)
         shared = len(mine & theirs)
         if shared < NEAR_SHARED:
@@ -80,6 +103,38 @@ def near(new: Any, memories: Iterable[Any], paired: Iterable[str] = ()) -> list[
             scored.append((memory, score))
     scored.sort(key=lambda pair: (-pair[1], pair[0].path))
     return scored[:NEAR_MAX]
+
+
+def by_meaning(candidates: Iterable[Any], cosines: Mapping[str, float], baseline: float,
+               least: float = MEANING_MIN) -> list[tuple[Any, float]]:
+    """The near misses by meaning among ``candidates`` (what :func:`comparable` returned), given
+    each one's cosine similarity to the new memory by path (a path without one is not weighed)
+    and ``baseline``, the new memory's highest cosine to :data:`UNRELATED`: those reaching
+    ``least`` (another value only to measure) and :data:`MEANING_MARGIN` above ``baseline``, most
+    similar first (ties by path), at most :data:`NEAR_MAX`."""
+    floor = max(least, baseline + MEANING_MARGIN)
+    scored = [(memory, cosines[memory.path]) for memory in candidates
+              if memory.path in cosines and cosines[memory.path] >= floor]
+    scored.sort(key=lambda pair: (-pair[1], pair[0].path))
+    return scored[:NEAR_MAX]
+
+
+def merged(by_words: list[tuple[Any, float]], by_vectors: list[tuple[Any, float]]
+           ) -> list[tuple[Any, float | None, float | None]]:
+    """The near misses of both rankings, the best of each in turn (words first), each memory once
+    with its word overlap and its cosine (``None``: not named by that ranking), at most
+    :data:`NEAR_MAX`: neither ranking crowds out the other's best."""
+    words = {memory.path: score for memory, score in by_words}
+    meaning = {memory.path: score for memory, score in by_vectors}
+    out: list[tuple[Any, float | None, float | None]] = []
+    seen: set[str] = set()
+    for i in range(max(len(by_words), len(by_vectors))):
+        for ranking in (by_words, by_vectors):
+            if i < len(ranking) and ranking[i][0].path not in seen and len(out) < NEAR_MAX:
+                memory = ranking[i][0]
+                seen.add(memory.path)
+                out.append((memory, words.get(memory.path), meaning.get(memory.path)))
+    return out
 
 
 def forget() -> None:
