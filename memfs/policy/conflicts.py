@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -407,16 +407,17 @@ def comparable(a: Any, b: Any) -> bool:
     return not (a.key and b.key)
 
 
-def _when(memory: Any) -> tuple[str, int, str]:
-    when = memory.updated or memory.created
-    return (when.isoformat() if when is not None else "", memory.revision or 0, memory.path)
+def when(memory: Any) -> tuple[str, int, str]:
+    """The order of age :func:`pairs` sorts by (``updated``/``created``, revision, path): a total order."""
+    stamp = memory.updated or memory.created
+    return (stamp.isoformat() if stamp is not None else "", memory.revision or 0, memory.path)
 
 
 def pair_of(a: Any, b: Any) -> Pair | None:
     """The probable conflict between two memories (see :func:`comparable`), the newer second."""
     if not comparable(a, b):
         return None
-    older, newer = sorted((a, b), key=_when)
+    older, newer = sorted((a, b), key=when)
     verdict = compare(older.body, newer.body)
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None
 
@@ -506,7 +507,7 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
         verdict = _compare(tokens(memory.body), read, new.body)
         if verdict.conflict:
             found.append((memory, verdict))
-    return sorted(found, key=lambda pair: _when(pair[0]), reverse=True)
+    return sorted(found, key=lambda pair: when(pair[0]), reverse=True)
 
 
 @dataclass(frozen=True)
@@ -519,37 +520,72 @@ class _Probe:
     status: str = "active"
 
 
-def pairs(memories: Iterable[Any]) -> list[Pair]:
+def pairs(memories: Iterable[Any], read: Mapping[str, Reading] | None = None) -> list[Pair]:
     """Every probable conflict among ``memories``: each text is read once; only memories of one
     scope, type and version that share a token are compared, and only short ones (at most
     :data:`MAX_TOKENS` content tokens: a value is said in a sentence or two, a longer memory is a
     document); a token found in more than :data:`MAX_SHARING` of them names no subject. A text
     of the speaker's own with a change verb ("I moved to York.") is compared with every other text
-    of the speaker's own (they share no word, only the subject "I")."""
+    of the speaker's own (they share no word, only the subject "I"). ``read``: the
+    :func:`reading` of bodies by path, where the caller has them."""
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for memory in memories:
         if eligible(memory):
-            groups.setdefault((memory.scope, memory.type or "note", memory.version), []).append(memory)
+            groups.setdefault(group_of(memory), []).append(memory)
     found: list[Pair] = []
     for group in groups.values():
-        read = {m.path: tokens(m.body) for m in group if len(m.body) <= MAX_CHARS}
-        short = sorted((m for m in group if 0 < len(read.get(m.path, ())) <= MAX_TOKENS), key=_when)
+        readings = {m.path: (read.get(m.path) if read else None) or reading(m.body) for m in group}
+        short = sorted((m for m in group if readings[m.path].short), key=when)
         users: dict[str, list[int]] = {}
         for number, memory in enumerate(short):
-            for form in {t.form for t in read[memory.path]}:
+            for form in readings[memory.path].forms:
                 users.setdefault(form, []).append(number)
         candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
                       for k, i in enumerate(numbers) for j in numbers[k + 1:]}
-        sketches = [_sketch(m.body) for m in short]
-        # "I live in Leeds." / "I moved to York.": the speaker is the subject, no word is shared
-        speakers = [n for n, sketch in enumerate(sketches) if sketch.speaker]
-        candidates |= {(i, j) for j in speakers if sketches[j].changed or sketches[j].tiny_marked
-                       for i in speakers if i < j}
+        speakers = [n for n, memory in enumerate(short) if readings[memory.path].speaker]
+        candidates |= {(i, j) for j in speakers if readings[short[j].path].announces for i in speakers if i < j}
         for i, j in sorted(candidates):
-            older, newer = short[i], short[j]
-            if (older.key and newer.key) or not sketches[i].may_conflict(sketches[j]):
-                continue
-            verdict = _compare(read[older.path], read[newer.path], newer.body)
-            if verdict.conflict:
-                found.append(Pair(older.path, newer.path, verdict.why))
+            pair = judged(short[i], short[j])
+            if pair is not None:
+                found.append(pair)
     return found
+
+
+def group_of(memory: Any) -> tuple[Any, ...]:
+    """The memories an :func:`eligible` one may conflict with share this: scope, type, version."""
+    return (memory.scope, memory.type or "note", memory.version)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`pairs` needs of one body to find its candidates: its token forms, whether it
+    is ``short`` enough to be compared at all, whether it is the speaker's own statement and
+    whether it ``announces`` a change (a change verb, or a tiny marked statement). A function of
+    the body alone, so it can be kept with the body's content id."""
+
+    forms: frozenset[str]
+    short: bool
+    speaker: bool
+    announces: bool
+
+
+_NOT_SHORT = Reading(frozenset(), False, False, False)
+
+
+def reading(body: str) -> Reading:
+    """The :class:`Reading` of ``body``."""
+    read = tokens(body) if len(body) <= MAX_CHARS else ()
+    if not 0 < len(read) <= MAX_TOKENS:
+        return _NOT_SHORT
+    sketch = _sketch(body)
+    return Reading(frozenset(t.form for t in read), True, sketch.speaker, sketch.changed or sketch.tiny_marked)
+
+
+def judged(older: Any, newer: Any) -> Pair | None:
+    """The probable conflict between two short memories of one group that :func:`pairs` took as
+    candidates, ``older`` first by :func:`when`; ``None`` if they do not conflict. A function of
+    their bodies and whether both have a key."""
+    if (older.key and newer.key) or not _sketch(older.body).may_conflict(_sketch(newer.body)):
+        return None
+    verdict = _compare(tokens(older.body), tokens(newer.body), newer.body)
+    return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None
