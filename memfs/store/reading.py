@@ -302,20 +302,23 @@ class Reader(Repository):
         return [replace(problems[0], fix=fix)]
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
-                      pairs: list[Problem] | None = None) -> list[Problem]:
+                      pairs: list[Problem] | None = None,
+                      refusal: Callable[[str], str | None] | None = None) -> list[Problem]:
         """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
         ``depends_on`` entry is resolved like a path argument (:func:`paths.confine`): one that
         lands in ``.git/`` or ``.memfs/``, outside the root or behind a symlink is a problem of its
         own, and only the entries that pass are looked up with ``exists``; then the probable
-        conflicts (``pairs`` if they were computed already, from these memories)."""
+        conflicts (``pairs`` if they were computed already, from these memories). ``refusal``:
+        why an entry is refused as a path, where the caller has the answers already."""
         found: list[Problem] = []
+        refusal = refusal or self._dependency_refusal
         kept: list[Memory] = []
         why_not: dict[str, str | None] = {}
         for memory in memories:
             refused = set()
             for dep in memory.depends_on:
                 if dep not in why_not:
-                    why_not[dep] = self._dependency_refusal(dep)
+                    why_not[dep] = refusal(dep)
                 why = why_not[dep]
                 if why is not None:
                     refused.add(dep)

@@ -33,7 +33,8 @@ class Validating(findings.Store, Protocol):
     def _dependency_refusal(self, dep: str) -> str | None: ...
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
-                      pairs: list[Problem] | None = None) -> list[Problem]: ...
+                      pairs: list[Problem] | None = None,
+                      refusal: Callable[[str], str | None] | None = None) -> list[Problem]: ...
 
 
 @dataclass
@@ -62,9 +63,8 @@ def cached(repo: Validating) -> list[Problem]:
                                     *((rel, "linked") for rel in linked)])
     found = cache.kept_result(digest, lambda dep: _dependency(repo, dep))
     if found is None:
-        found = _found(repo, cache, files, linked)
-        deps = {dep for f in files if f.entry is not None and f.entry.summary for dep in f.entry.summary.depends_on}
-        cache.keep_result(digest, {dep: _dependency(repo, dep) for dep in sorted(deps)}, found)
+        found, answers = _found(repo, cache, files, linked)
+        cache.keep_result(digest, answers, found)
     findings.save(repo, cache)
     return found
 
@@ -96,8 +96,10 @@ def _read(repo: Validating, cache: findings.Cache, rel: str, found: os.stat_resu
     return _File(rel, blob, entry)
 
 
-def _found(repo: Validating, cache: findings.Cache, files: list[_File], linked: list[str]) -> list[Problem]:
-    """The findings from the files' entries (each decoded, or computed again if it does not)."""
+def _found(repo: Validating, cache: findings.Cache, files: list[_File],
+           linked: list[str]) -> tuple[list[Problem], dict[str, list[Any]]]:
+    """The findings from the files' entries (each decoded, or computed again if it does not), and
+    what the file system answered about each ``depends_on`` target (:func:`_dependency`)."""
     broken: list[Problem] = []
     own: list[Problem] = []
     kept: list[tuple[str, str, findings.Entry]] = []
@@ -124,7 +126,10 @@ def _found(repo: Validating, cache: findings.Cache, files: list[_File], linked: 
         memories.append(entry.summary.memory(file.rel))
     broken.extend(linked_problems(linked))
     pairs = _pairs(cache, kept)
-    return [*broken, *own, *repo.repo_problems(memories, repo.exists, pair_problems(pairs))]
+    answers = {dep: _dependency(repo, dep) for dep in sorted({d for m in memories for d in m.depends_on})}
+    found = repo.repo_problems(memories, lambda dep: bool(answers[dep][1]), pair_problems(pairs),
+                               lambda dep: answers[dep][0])
+    return [*broken, *own, *found], answers
 
 
 def _dependency(repo: Validating, dep: str) -> list[Any]:
