@@ -253,39 +253,59 @@ def _valid(raw: Any, rel: str) -> Entry | None:
 
 @dataclass
 class Cache:
-    """The findings kept on disk for ``fingerprint``; what this run used or computed is ``seen``.
-    ``stamp`` is when this run began on the file system's clock (``None``: no stat is recorded)."""
+    """The findings kept on disk for ``fingerprint``; what this run used or computed is ``seen``,
+    the files it took as unchanged from their stat alone ``unread``. ``stats`` is every kept
+    entry's (blob id, stat), read from the small index beside each shard; a shard's entries are
+    read only when asked for (:meth:`shard_files`). ``stamp`` is when this run began on the file
+    system's clock (``None``: no stat is recorded)."""
 
     fingerprint: str
-    stored: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     seen: dict[str, list[Any]] = field(default_factory=dict)
+    unread: set[str] = field(default_factory=set)
     pairs: Any = None
     result: Any = None
     stamp: int | None = None
     #: shards to write: an entry of theirs changed, or they are not of this fingerprint
     dirty: set[int] = field(default_factory=set)
     pairs_changed: bool = False
+    shard_reader: Callable[[int], dict[str, Any] | None] = lambda number: None
+    loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def shard_files(self, number: int) -> dict[str, Any]:
+        """The kept entries of shard ``number`` (read once; a shard that does not read or is of
+        another fingerprint holds none, and is rewritten)."""
+        if number not in self.loaded:
+            files = self.shard_reader(number)
+            if files is None:
+                self.dirty.add(number)
+            self.loaded[number] = files or {}
+        return self.loaded[number]
+
+    def _raw(self, rel: str) -> Any:
+        return self.shard_files(shard(rel)).get(rel)
 
     def unchanged(self, rel: str, found: os.stat_result) -> str | None:
         """The blob id of ``rel`` without reading it: its ``lstat`` ``found`` is the one recorded
         (a plain file with one link, as :func:`memfs.store.paths.read_file` requires). Its entry
-        is decoded only if asked (:meth:`decoded`)."""
-        raw = self.stored.get(rel)
-        if not isinstance(raw, list) or len(raw) != 5 or raw[4] != stat_key(found) or not isinstance(raw[0], str):
+        is read only if asked (:meth:`decoded`)."""
+        kept = self.stats.get(rel)
+        if not isinstance(kept, list) or len(kept) != 2 or kept[1] != stat_key(found) or not isinstance(kept[0], str):
             return None
         if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
             return None
-        self.seen[rel] = raw
-        return raw[0]
+        self.unread.add(rel)
+        return kept[0]
 
-    def decoded(self, rel: str) -> Entry | None:
-        """The entry of ``rel`` as stored, ``None`` if it does not decode."""
-        return _valid(self.stored.get(rel), rel)
+    def decoded(self, rel: str, blob: str) -> Entry | None:
+        """The kept entry of ``rel`` for content ``blob``, ``None`` if there is none that decodes."""
+        raw = self._raw(rel)
+        return _valid(raw, rel) if isinstance(raw, list) and raw and raw[0] == blob else None
 
     def entry(self, rel: str, blob: str, found: os.stat_result | None) -> Entry | None:
         """The entry of ``rel`` if it was computed from the content whose id is ``blob`` (its stat
         brought up to ``found``, as read now)."""
-        raw = self.stored.get(rel)
+        raw = self._raw(rel)
         if not isinstance(raw, list) or len(raw) != 5 or raw[0] != blob:
             return None
         entry = _valid(raw, rel)
@@ -317,13 +337,14 @@ class Cache:
         if not isinstance(kept, dict) or not isinstance(kept.get("pairs"), list):
             return None
         old: dict[str, Member] = {}
-        for rel, raw in self.stored.items():
+        for rel, kept_stat in self.stats.items():
             same = now.get(rel)
-            if same is not None and isinstance(raw, list) and raw and raw[0] == same.blob:
+            if same is not None and isinstance(kept_stat, list) and kept_stat and kept_stat[0] == same.blob:
                 old[rel] = same
                 continue
+            raw = self._raw(rel)
             entry = _valid(raw, rel)
-            if entry is None or not isinstance(raw[0], str):
+            if entry is None:
                 return None
             member = entry.member(rel, raw[0])
             if member is not None:
@@ -408,16 +429,28 @@ def _stamp(repo: Store) -> int | None:
         return None
 
 
+def _stat_file(repo: Store, number: int) -> Path:
+    return _folder(repo) / f"{number:02x}.stat.json"
+
+
 def load(repo: Store) -> Cache:
-    """The shards on disk of this :func:`fingerprint` (the others are ignored, and rewritten on
-    save), and the stamp of this run."""
+    """The stat index of every shard of this :func:`fingerprint` (the others are ignored, and
+    rewritten on save), the pairs and the result, and the stamp of this run; the shards' entries
+    are read when asked for."""
     cache = Cache(fingerprint(repo), stamp=_stamp(repo))
-    for number in range(SHARDS):
+
+    def entries(number: int) -> dict[str, Any] | None:
         raw = _read(_shard_file(repo, number), cache.fingerprint)
         files = None if raw is None else raw.get("files")
+        return files if isinstance(files, dict) else None
+
+    cache.shard_reader = entries
+    for number in range(SHARDS):
+        raw = _read(_stat_file(repo, number), cache.fingerprint)
+        files = None if raw is None else raw.get("files")
         if isinstance(files, dict):
-            cache.stored.update(files)
-        elif _shard_file(repo, number).exists():
+            cache.stats.update(files)
+        elif _stat_file(repo, number).exists() or _shard_file(repo, number).exists():
             cache.dirty.add(number)
     raw = _read(_folder(repo) / PAIRS_FILE, cache.fingerprint)
     if raw is not None:
@@ -426,23 +459,30 @@ def load(repo: Store) -> Cache:
 
 
 def save(repo: Store, cache: Cache) -> None:
-    """Write the shards whose entries changed (entries of files gone are dropped), then the pairs;
-    skipped when the cache folder cannot be written or another process holds the lock too long."""
-    dirty = cache.dirty | {shard(rel) for rel in cache.stored.keys() - cache.seen.keys()}
+    """Write the shards whose entries changed (entries of files gone are dropped), each before its
+    stat index, then the pairs; skipped when the cache folder cannot be written or another
+    process holds the lock too long."""
+    present = cache.seen.keys() | cache.unread
+    dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
     if not dirty and not cache.pairs_changed:
         return
     by_shard: dict[int, dict[str, Any]] = {number: {} for number in dirty}
-    for rel, raw in cache.seen.items():
+    for rel in present:
         number = shard(rel)
         if number in by_shard:
-            by_shard[number][rel] = raw
+            raw = cache.seen.get(rel) or cache.shard_files(number).get(rel)
+            if raw is not None:
+                by_shard[number][rel] = raw
     folder = _folder(repo)
     try:
         paths.ensure_cache(repo.cache_dir)
         folder.mkdir(exist_ok=True)
         with locking.exclusive(repo.cache_dir / LOCK_FILE, timeout=LOCK_WAIT):
             for number, files in sorted(by_shard.items()):
-                _write(_shard_file(repo, number), {"format": FORMAT, "fingerprint": cache.fingerprint, "files": files})
+                head = {"format": FORMAT, "fingerprint": cache.fingerprint}
+                _write(_shard_file(repo, number), {**head, "files": files})
+                _write(_stat_file(repo, number), {**head, "files": {rel: [raw[0], raw[4]] for rel, raw in files.items()
+                                                                    if isinstance(raw, list) and len(raw) == 5}})
             _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "pairs": cache.pairs,
                                          "result": cache.result})
             (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)

@@ -109,7 +109,7 @@ def _found(repo: Validating, cache: findings.Cache, files: list[_File],
             broken.append(file.unreadable)
             continue
         if file.entry is None:
-            file.entry = cache.decoded(file.rel)
+            file.entry = cache.decoded(file.rel, file.blob)
         if file.entry is None:
             again = _read(repo, cache, file.rel, file.stat)
             if again is None or again.entry is None:

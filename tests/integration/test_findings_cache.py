@@ -69,6 +69,14 @@ def _corrupt(repo: MemoryRepo) -> None:
         path.write_bytes(b'{"format": "findings2", "files": [1, 2')
 
 
+def _entries_lost(repo: MemoryRepo) -> None:
+    """The shards' entries gone, their stat indexes kept; and one file edited, so they are asked for."""
+    for path in _folder(repo).glob("*.json"):
+        if not path.name.endswith(".stat.json") and path.name != findings.PAIRS_FILE:
+            path.unlink()
+    _edit_worktree(repo)
+
+
 def _edit_entry(repo: MemoryRepo, rel: str, position: int, value: object) -> None:
     path = _shard(repo, rel)
     raw = json.loads(path.read_bytes())
@@ -124,6 +132,7 @@ CHANGES: dict[str, Callable[[MemoryRepo], None]] = {
     "renamed": _rename,
     "deleted": _delete,
     "touched, not changed": _touch,
+    "entries lost, stat index kept": _entries_lost,
     "same size, same mtime": _same_size_edit,
 }
 
@@ -264,7 +273,7 @@ def test_a_stat_is_kept_only_when_it_is_older_than_the_run(seeded: MemoryRepo) -
         cache.put("facts/berlin.md", "b" * 40, findings.Entry((), None), found)
         assert (cache.seen["facts/berlin.md"][4] == findings.stat_key(found)) is kept
         assert (cache.unchanged("facts/berlin.md", found) is not None) is False
-        cache.stored = dict(cache.seen)
+        cache.stats = {rel: [raw[0], raw[4]] for rel, raw in cache.seen.items()}
         assert (cache.unchanged("facts/berlin.md", found) is not None) is kept
 
 
@@ -273,6 +282,7 @@ def _shards(repo: MemoryRepo) -> dict[str, int]:
 
 
 def test_an_edit_rewrites_one_shard_and_the_pairs(seeded: MemoryRepo) -> None:
+    """An unchanged run writes nothing; an edit, its shard, that shard's stat index and the pairs."""
     legacy = seeded.store.cache_dir / findings.LEGACY_FILE
     seeded.store.cache_dir.mkdir(exist_ok=True)
     legacy.write_bytes(b"{}")
@@ -286,7 +296,8 @@ def test_an_edit_rewrites_one_shard_and_the_pairs(seeded: MemoryRepo) -> None:
     seeded.validate()
     after = _shards(seeded)
     replaced = {name for name in before if after.get(name) != before[name]}
-    assert replaced == {_shard(seeded, "facts/dup-b.md").name, findings.PAIRS_FILE}
+    number = findings.shard("facts/dup-b.md")
+    assert replaced == {f"{number:02x}.json", f"{number:02x}.stat.json", findings.PAIRS_FILE}
 
 
 def test_an_edit_finds_the_conflicts_again_around_it(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -332,9 +343,9 @@ def test_an_unchanged_repository_reuses_the_whole_result(seeded: MemoryRepo,
     decoded: list[str] = []
     original = findings.Cache.decoded
 
-    def spy(self: findings.Cache, rel: str) -> findings.Entry | None:
+    def spy(self: findings.Cache, rel: str, blob: str) -> findings.Entry | None:
         decoded.append(rel)
-        return original(self, rel)
+        return original(self, rel, blob)
 
     monkeypatch.setattr(findings.Cache, "decoded", spy)
     assert seeded.validate() == first
