@@ -476,7 +476,14 @@ class _Sketch:
 @functools.lru_cache(maxsize=4096)
 def _sketch(text: str) -> _Sketch:
     """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
-    sketch = _Sketch.of(tokens(text))
+    return _sketch_of(text, tokens(text))
+
+
+_Read = tuple[Sequence[Token], _Sketch]
+
+
+def _sketch_of(text: str, toks: Sequence[Token]) -> _Sketch:
+    sketch = _Sketch.of(toks)
     if sketch.speaker and len(sketch.forms) <= _TINY and _marked(text):
         return dataclasses.replace(sketch, tiny_marked=True)
     return sketch
@@ -526,13 +533,13 @@ def pairs(memories: Iterable[Any], read: Mapping[str, Reading] | None = None) ->
     :data:`MAX_TOKENS` content tokens: a value is said in a sentence or two, a longer memory is a
     document); a token found in more than :data:`MAX_SHARING` of them names no subject. A text
     of the speaker's own with a change verb ("I moved to York.") is compared with every other text
-    of the speaker's own (they share no word, only the subject "I"). ``read``: the
-    :func:`reading` of bodies by path, where the caller has them."""
+    of the speaker's own (they share no word, only the subject "I"). ``read``: bodies' :func:`reading` by path."""
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for memory in memories:
         if eligible(memory):
             groups.setdefault(group_of(memory), []).append(memory)
     found: list[Pair] = []
+    seen: dict[str, _Read] = {}
     for group in groups.values():
         readings = {m.path: (read.get(m.path) if read else None) or reading(m.body) for m in group}
         short = sorted((m for m in group if readings[m.path].short), key=when)
@@ -545,7 +552,7 @@ def pairs(memories: Iterable[Any], read: Mapping[str, Reading] | None = None) ->
         speakers = [n for n, memory in enumerate(short) if readings[memory.path].speaker]
         candidates |= {(i, j) for j in speakers if readings[short[j].path].announces for i in speakers if i < j}
         for i, j in sorted(candidates):
-            pair = judged(short[i], short[j])
+            pair = judged(short[i], short[j], seen)
             if pair is not None:
                 found.append(pair)
     return found
@@ -558,10 +565,8 @@ def group_of(memory: Any) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class Reading:
-    """What :func:`pairs` needs of one body to find its candidates: its token forms, whether it
-    is ``short`` enough to be compared at all, whether it is the speaker's own statement and
-    whether it ``announces`` a change (a change verb, or a tiny marked statement). A function of
-    the body alone, so it can be kept with the body's content id."""
+    """What :func:`pairs` needs of a body to find candidates (forms, ``short`` enough, the speaker's,
+    ``announces`` a change): a function of the body alone, kept with its content id."""
 
     forms: frozenset[str]
     short: bool
@@ -569,23 +574,27 @@ class Reading:
     announces: bool
 
 
-_NOT_SHORT = Reading(frozenset(), False, False, False)
-
-
 def reading(body: str) -> Reading:
     """The :class:`Reading` of ``body``."""
     read = tokens(body) if len(body) <= MAX_CHARS else ()
     if not 0 < len(read) <= MAX_TOKENS:
-        return _NOT_SHORT
+        return Reading(frozenset(), False, False, False)
     sketch = _sketch(body)
     return Reading(frozenset(t.form for t in read), True, sketch.speaker, sketch.changed or sketch.tiny_marked)
 
 
-def judged(older: Any, newer: Any) -> Pair | None:
-    """The probable conflict between two short memories of one group that :func:`pairs` took as
-    candidates, ``older`` first by :func:`when`; ``None`` if they do not conflict. A function of
-    their bodies and whether both have a key."""
-    if (older.key and newer.key) or not _sketch(older.body).may_conflict(_sketch(newer.body)):
+def judged(older: Any, newer: Any, seen: dict[str, _Read] | None = None) -> Pair | None:
+    """The conflict of two candidates of :func:`pairs`, ``older`` first by :func:`when`, or ``None``:
+    a function of their bodies and keys (``seen``: the texts this pass read already)."""
+    if older.key and newer.key:
         return None
-    verdict = _compare(tokens(older.body), tokens(newer.body), newer.body)
+    seen = {} if seen is None else seen
+    for memory in (older, newer):  # each text read once a pass (the remembered readings hold 4,096)
+        if memory.path not in seen:
+            toks = tokens(memory.body)
+            seen[memory.path] = (toks, _sketch_of(memory.body, toks))
+    (old_tokens, old_sketch), (new_tokens, new_sketch) = seen[older.path], seen[newer.path]
+    if not old_sketch.may_conflict(new_sketch):
+        return None
+    verdict = _compare(old_tokens, new_tokens, newer.body)
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None
