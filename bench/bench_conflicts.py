@@ -55,7 +55,8 @@ sys.path.insert(0, str(ROOT))
 
 from memfs.ops import judge  # noqa: E402
 from memfs.policy import conflict_net, conflict_slots  # noqa: E402
-from memfs.policy.conflicts import _compare, against, compare, forget_readings, pairs, tokens  # noqa: E402
+from memfs.policy.conflict_pairs import pairs  # noqa: E402
+from memfs.policy.conflicts import _compare, against, compare, forget_readings, tokens  # noqa: E402
 
 PAIRS = ROOT / "tests" / "fixtures" / "conflicts" / "pairs.jsonl"
 HELDOUT = ROOT / "bench" / "conflicts_heldout.jsonl"

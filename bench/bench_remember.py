@@ -11,7 +11,9 @@
    ``--paired N`` (default 100; 0 skips) then measures the #17 target side by side: N candidates
    alternating, one ``remember`` in-process in one copy, then a bare ``git add`` + ``git commit``
    of the very file it wrote in another copy; and ``--paired-cli`` (default 10) the same with
-   ``memfs remember --json -`` as a new process against ``git add`` + ``git commit`` processes.
+   ``memfs remember --json -`` as a new process against ``git add`` + ``git commit`` processes
+   (``--serve``: with ``memfs serve`` running in that copy, so the CLI asks it, and the server's
+   CPU counted with the client's above ``python -c pass``, the #28 target's ratio).
    Prints medians (wall, and CPU including git children) and their ratio.
 2. Idempotency lookup: cold (cache deleted: full ``git log --grep`` over history) and warm.
 3. Gate false positives: the share of ordinary texts the gate refuses as secrets, on the LoCoMo
@@ -20,7 +22,7 @@
    file mode) on the same text, for comparison.
 
     .venv/bin/python bench/bench_remember.py [--size 10000] [--count 1000] [--paired 100]
-        [--paired-cli 10] [--skip-throughput] [--locomo PATH]
+        [--paired-cli 10] [--serve] [--skip-throughput] [--locomo PATH]
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchlib import ENV, commit_all, cpu, git, packed, timed
+from bench_scale import server_cpu, start_server
+from benchlib import ENV, bytecode, commit_all, cpu, git, packed, timed
 
 from memfs import MemoryRepo
 from memfs.ops import idempotency
@@ -123,8 +126,9 @@ def run_bare(root: Path, final: Path, cands: list[Candidate]) -> tuple[float, fl
     return time.perf_counter() - wall, cpu() - used
 
 
-def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
-    """``remember`` and a bare add + commit of the file it wrote, alternating, one pair at a time."""
+def paired(base: Path, tmp: Path, size: int, count: int, cli: bool, serve: bool = False) -> None:
+    """``remember`` and a bare add + commit of the file it wrote, alternating, one pair at a time
+    (``serve``: the CLI's through a ``memfs serve`` of the copy, see :func:`served_ratio`)."""
     mem, bare = tmp / ("pair-cli-mem" if cli else "pair-mem"), tmp / ("pair-cli-bare" if cli else "pair-bare")
     for path in (mem, bare):
         shutil.rmtree(path, ignore_errors=True)
@@ -136,12 +140,18 @@ def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
         remember(repo.store, c)
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
+    served: list[float] = []
+    floor: list[float] = []
+    server = start_server(mem)[0] if serve else None
     for n, c in enumerate(cands[3:]):
         before = git_out(mem, "rev-parse", "HEAD")
         if cli:
             data = json.dumps({k: v for k, v in _mapping(c).items() if v is not None})
+            floor.append(timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))[1])
+            was = server_cpu(server.pid) if server else 0.0
             spent = timed(lambda d=data: subprocess.run(command, cwd=mem, input=d, text=True, check=True,  # type: ignore[misc]
                                                         capture_output=True, env=ENV))
+            served.append(server_cpu(server.pid) - was if server else 0.0)
         else:
             spent = timed(lambda c=c: remember(repo.store, c))  # type: ignore[misc]
         if git_out(mem, "rev-parse", "HEAD") == before:
@@ -151,10 +161,34 @@ def paired(base: Path, tmp: Path, size: int, count: int, cli: bool) -> None:
         for name in names:
             (bare / name).parent.mkdir(parents=True, exist_ok=True)
             (bare / name).write_bytes((mem / name).read_bytes())
-        theirs.append(timed(lambda names=names, n=n: (git(bare, "add", "--", *names),  # type: ignore[misc]
-                                                      git(bare, "commit", "-qm", f"bare {n}"))))
+        theirs.append(timed(lambda names=names, n=n: (bare_git(bare, "add", "--", *names),  # type: ignore[misc]
+                                                      bare_git(bare, "commit", "-qm", f"bare {n}"))))
+    if server is not None:
+        server.terminate()
+        server.wait(timeout=60)
     label = "memfs remember --json - (new process)" if cli else "memfs remember (in-process)"
-    report_pair(label, ours, "bare git add + git commit of the same file(s)", theirs)
+    report_pair(label + (" through memfs serve" if serve else ""), ours,
+                "bare git add + git commit of the same file(s)", theirs)
+    if serve:
+        served_ratio(ours, served, floor, theirs)
+
+
+def served_ratio(ours: list[tuple[float, float]], served: list[float], floor: list[float],
+                 theirs: list[tuple[float, float]]) -> None:
+    """The #28 target's ratio: (client CPU + the server's share − ``python -c pass``) / a bare
+    ``git add`` + ``git commit``, CPU, medians (the server's in 10 ms clock ticks, so its mean too)."""
+    client, bare = statistics.median(c for _, c in ours), statistics.median(c for _, c in theirs)
+    server, python = statistics.median(served), statistics.median(floor)
+    mean = statistics.fmean(served)
+    print(f"  client CPU {client * 1000:.1f} ms, server CPU {server * 1000:.1f} ms (mean {mean * 1000:.1f}), "
+          f"python -c pass {python * 1000:.1f} ms, bare {bare * 1000:.1f} ms")
+    print(f"  (client + server - python floor) / bare: {(client + server - python) / bare:.2f}x "
+          f"(with the server's mean {(client + mean - python) / bare:.2f}x); load average {os.getloadavg()[0]:.2f}")
+
+
+def bare_git(cwd: Path, *args: str) -> None:
+    """git without memfs's hooks (the copy is a memfs repository), which a memfs commit skips too."""
+    subprocess.run(["git", *args], cwd=cwd, check=True, env={**ENV, "MEMFS_HOOKS": "skip"}, capture_output=True)
 
 
 def _mapping(c: Candidate) -> dict[str, object]:
@@ -229,10 +263,14 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--paired", type=int, default=100)
     parser.add_argument("--paired-cli", type=int, default=10)
+    parser.add_argument("--serve", action="store_true",
+                        help="Run the CLI pairs through 'memfs serve' (#28's CLI remember target).")
     parser.add_argument("--skip-gate", action="store_true", help="Skip the gate false-positive part.")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
+    if args.paired_cli:
+        bytecode()  # fresh processes run compiled memfs, as an installed one does
     if args.paired or args.paired_cli:
         with tempfile.TemporaryDirectory(prefix="memfs-bench-") as tmp:
             base = Path(tmp) / "base"
@@ -241,7 +279,7 @@ def main() -> None:
             if args.paired:
                 paired(base, Path(tmp), args.size, args.paired, cli=False)
             if args.paired_cli:
-                paired(base, Path(tmp), args.size, args.paired_cli, cli=True)
+                paired(base, Path(tmp), args.size, args.paired_cli, cli=True, serve=args.serve)
 
     if not args.skip_throughput:
         with tempfile.TemporaryDirectory(prefix="memfs-bench-") as tmp:

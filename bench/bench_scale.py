@@ -189,13 +189,13 @@ def _without_bytecode(base: Path) -> dict[str, str]:
     return {**ENV, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def _server_cpu(pid: int) -> float:
+def server_cpu(pid: int) -> float:
     """CPU seconds of the server process and of the git children it waited for."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _start_server(root: Path) -> tuple[subprocess.Popen[str], float]:
+def start_server(root: Path) -> tuple[subprocess.Popen[str], float]:
     server = subprocess.Popen([PY, "-m", "memfs", "serve"], cwd=root, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, env=ENV)
     assert server.stderr is not None
@@ -211,7 +211,7 @@ def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> 
     """A ``memfs serve`` process; fresh ``memfs search`` processes (the entry point as it is, the
     click application alone, and that without bytecode) alternating with fresh tantivy
     processes and ``python -c pass``; each search's share of the server's CPU."""
-    server, ready = _start_server(root)
+    server, ready = start_server(root)
     old = _without_bytecode(base)
     try:
         out: dict[str, float] = {"serve_ready_s": ready}
@@ -229,12 +229,12 @@ def step_served(root: Path, base: Path, n: int, texts: list[str], runs: int) -> 
                 ("fresh_tantivy", [PY, "-c", FRESH, str(base / f"tv{n}"), *tokens(text)], ENV),
                 ("python", [PY, "-c", "pass"], ENV),
             ):
-                k0, s0, t0 = children_cpu(), _server_cpu(server.pid), time.perf_counter()
+                k0, s0, t0 = children_cpu(), server_cpu(server.pid), time.perf_counter()
                 subprocess.run(command, cwd=root, capture_output=True, check=True, env=env)
                 if i >= 0:
                     wall[kind].append(time.perf_counter() - t0)
                     used[kind].append(children_cpu() - k0)
-                    served[kind].append(_server_cpu(server.pid) - s0)
+                    served[kind].append(server_cpu(server.pid) - s0)
         for kind in kinds:
             out[f"{kind}_p50"], out[f"{kind}_cpu_p50"] = ms(wall[kind]), ms(used[kind])
             out[f"{kind}_server_cpu_mean"] = statistics.mean(served[kind]) * 1000
@@ -351,18 +351,18 @@ def _cli_remembers(mem: Path, cands: list[dict[str, Any]], runs: int) -> dict[st
     direct = {**ENV, "MEMFS_NO_LIVE": "1"}
 
     def once(kind: str, command: list[str], env: dict[str, str], cand: dict[str, Any] | None, pid: int) -> None:
-        k0, s0, t0 = children_cpu(), _server_cpu(pid) if pid else 0.0, time.perf_counter()
+        k0, s0, t0 = children_cpu(), server_cpu(pid) if pid else 0.0, time.perf_counter()
         subprocess.run(command, cwd=mem, input=json.dumps(cand) if cand else "", text=True, check=True,
                        capture_output=True, env=env)
         wall[kind].append(time.perf_counter() - t0)
         used[kind].append(children_cpu() - k0)
-        served[kind].append((_server_cpu(pid) - s0) if pid else 0.0)
+        served[kind].append((server_cpu(pid) - s0) if pid else 0.0)
 
     remember = ["--actor", "user:U1", "remember", "--json", "-"]
     for i in range(runs):
         once("cli_remember", [PY, "-m", "memfs", *remember], direct, cands[i], 0)
         once("rem_python", [PY, "-c", "pass"], ENV, None, 0)
-    server, _ = _start_server(mem)
+    server, _ = start_server(mem)
     try:
         for i in range(runs):
             once("cli_served", [PY, "-m", "memfs", *remember], ENV, cands[runs + 2 * i], server.pid)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from memfs.agents.rendering import Context, LeftOut
 from memfs.format.model import Memory
 from memfs.format.validate import identity_of
-from memfs.policy import conflicts
+from memfs.policy import conflict_pairs
 
 
 @dataclass
@@ -72,7 +72,7 @@ def newer_side(ctx: Context, candidates: list[Candidate], in_scope: list[Memory]
     memories = {c.memory.path: c.memory for c in candidates}
     for memory in in_scope:
         memories.setdefault(memory.path, memory)
-    pairs = conflicts.pairs(memories.values())
+    pairs = conflict_pairs.pairs(memories.values())
     if not pairs:
         return candidates
     replaced: dict[str, str] = {}

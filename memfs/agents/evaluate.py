@@ -48,7 +48,7 @@ from memfs.format.parse import parse
 from memfs.format.times import parse_time
 from memfs.format.validate import identity_of
 from memfs.format.yamlio import YamlError
-from memfs.policy import conflicts, recall
+from memfs.policy import conflict_pairs, recall
 from memfs.policy.tokens import estimate_tokens
 from memfs.store.repo import Store
 
@@ -348,7 +348,7 @@ def injected_together(repo: Store, paths: list[str]) -> list[tuple[str, str]]:
         if data is not None:
             with contextlib.suppress(MemfsError):
                 memories.append(parse(rel, data))
-    found = [(pair.older, pair.newer) for pair in conflicts.pairs(memories)]
+    found = [(pair.older, pair.newer) for pair in conflict_pairs.pairs(memories)]
     by_identity: dict[tuple[str | None, str, str | None], list[str]] = {}
     for memory in memories:
         identity = identity_of(memory)

@@ -18,7 +18,7 @@ from typing import Any
 from memfs.errors import InvalidMemory, NotFound, UsageError
 from memfs.format.model import Memory, jsonable
 from memfs.format.parse import parse
-from memfs.policy import conflicts, lineage
+from memfs.policy import conflict_pairs, conflicts, lineage
 from memfs.store import history
 from memfs.store.repo import Store
 
@@ -302,7 +302,7 @@ def _conflicts_at(repo: Store, rev: str, after: dict[str, Memory | None]) -> lis
     rels = repo.memory_paths_at(rev)
     memories = [m for rel, data in repo.files_at(rev, rels).items()
                 if (m := _parse(rel, data)) is not None and m.scope in scopes and repo.visible(rel, data)]
-    return [p for p in conflicts.pairs(memories) if p.older in touched or p.newer in touched]
+    return [p for p in conflict_pairs.pairs(memories) if p.older in touched or p.newer in touched]
 
 
 def _moves(

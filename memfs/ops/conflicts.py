@@ -9,7 +9,7 @@ from typing import Any
 
 from memfs.format.model import Memory
 from memfs.ops import semantic
-from memfs.policy import conflict_net, conflicts
+from memfs.policy import conflict_net, conflict_pairs, conflicts
 from memfs.store.gitcli import ere_escape
 from memfs.store.repo import Store
 
@@ -77,4 +77,4 @@ def _why(words: float | None, meaning: float | None) -> str:
 
 def every_pair(repo: Store) -> list[conflicts.Pair]:
     """Every probable conflict among the memories the session sees (``memfs review``)."""
-    return conflicts.pairs(repo.scan().memories)
+    return conflict_pairs.pairs(repo.scan().memories)

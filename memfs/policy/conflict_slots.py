@@ -401,7 +401,7 @@ def may_pair(old_text: str, new_text: str) -> bool:
 
 
 def keys(text: str) -> frozenset[str]:
-    """What :func:`memfs.policy.conflicts.pairs` groups a text by, beside its tokens: the value
+    """What :func:`memfs.policy.conflict_pairs.pairs` groups a text by, beside its tokens: the value
     classes it gives or rejects and the kinds of number it holds (``"class:format"``,
     ``"number:time"``)."""
     if not valued(text):

@@ -426,16 +426,17 @@ def comparable(a: Any, b: Any) -> bool:
     return not (a.key and b.key)
 
 
-def _when(memory: Any) -> tuple[str, int, str]:
-    when = memory.updated or memory.created
-    return (when.isoformat() if when is not None else "", memory.revision or 0, memory.path)
+def when(memory: Any) -> tuple[str, int, str]:
+    """The order of age :func:`pairs` sorts by (``updated``/``created``, revision, path): a total order."""
+    stamp = memory.updated or memory.created
+    return (stamp.isoformat() if stamp is not None else "", memory.revision or 0, memory.path)
 
 
 def pair_of(a: Any, b: Any) -> Pair | None:
     """The probable conflict between two memories (see :func:`comparable`), the newer second."""
     if not comparable(a, b):
         return None
-    older, newer = sorted((a, b), key=_when)
+    older, newer = sorted((a, b), key=when)
     verdict = compare(older.body, newer.body)
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None
 
@@ -494,7 +495,14 @@ class _Sketch:
 @functools.lru_cache(maxsize=4096)
 def _sketch(text: str) -> _Sketch:
     """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
-    sketch = _Sketch.of(tokens(text))
+    return _sketch_of(text, tokens(text))
+
+
+_Read = tuple[Sequence[Token], _Sketch]
+
+
+def _sketch_of(text: str, toks: Sequence[Token]) -> _Sketch:
+    sketch = _Sketch.of(toks)
     if sketch.speaker and len(sketch.forms) <= _TINY and _marked(text):
         return dataclasses.replace(sketch, tiny_marked=True)
     return sketch
@@ -526,7 +534,7 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
         verdict = _weigh(memory.body, new.body)
         if verdict.conflict:
             found.append((memory, verdict))
-    return sorted(found, key=lambda pair: _when(pair[0]), reverse=True)
+    return sorted(found, key=lambda pair: when(pair[0]), reverse=True)
 
 
 def probe_of(new: Any) -> _Probe:
@@ -543,40 +551,3 @@ class _Probe:
     version: Any
     key: Any
     status: str = "active"
-
-
-def pairs(memories: Iterable[Any]) -> list[Pair]:
-    """Every probable conflict among ``memories``: each text is read once; only memories of one
-    scope, type and version that share a token are compared, and only short ones (at most
-    :data:`MAX_TOKENS` content tokens: a value is said in a sentence or two, a longer memory is a
-    document); a token found in more than :data:`MAX_SHARING` of them names no subject. A text
-    of the speaker's own with a change verb ("I moved to York.") is compared with every other text
-    of the speaker's own (they share no word, only the subject "I")."""
-    groups: dict[tuple[Any, ...], list[Any]] = {}
-    for memory in memories:
-        if eligible(memory):
-            groups.setdefault((memory.scope, memory.type or "note", memory.version), []).append(memory)
-    found: list[Pair] = []
-    for group in groups.values():
-        read = {m.path: tokens(m.body) for m in group if len(m.body) <= MAX_CHARS}
-        short = sorted((m for m in group if 0 < len(read.get(m.path, ())) <= MAX_TOKENS), key=_when)
-        users: dict[str, list[int]] = {}
-        for number, memory in enumerate(short):
-            for form in {t.form for t in read[memory.path]} | conflict_slots.keys(memory.body):
-                users.setdefault(form, []).append(number)
-        candidates = {(i, j) for numbers in users.values() if len(numbers) <= MAX_SHARING
-                      for k, i in enumerate(numbers) for j in numbers[k + 1:]}
-        sketches = [_sketch(m.body) for m in short]
-        # "I live in Leeds." / "I moved to York.": the speaker is the subject, no word is shared
-        speakers = [n for n, sketch in enumerate(sketches) if sketch.speaker]
-        candidates |= {(i, j) for j in speakers if sketches[j].changed or sketches[j].tiny_marked
-                       for i in speakers if i < j}
-        for i, j in sorted(candidates):
-            older, newer = short[i], short[j]
-            if (older.key and newer.key) or not (sketches[i].may_conflict(sketches[j])
-                                                 or conflict_slots.may_pair(older.body, newer.body)):
-                continue
-            verdict = _weigh(older.body, newer.body)
-            if verdict.conflict:
-                found.append(Pair(older.path, newer.path, verdict.why))
-    return found

@@ -1,4 +1,4 @@
-"""The findings cache: what ``memfs validate`` found in each file, by its content (``.memfs/findings.json``).
+"""The findings cache: what ``memfs validate`` found in each file, by its content (``.memfs/findings/``).
 
 A whole-repository validate parses every file and runs the secret scan on it; at 30k memories
 that is most of half a minute of CPU. A file's own findings (its field problems, its secrets, why
@@ -6,8 +6,16 @@ it does not parse) and what the cross-file checks need of it (its :class:`Summar
 its path, its exact bytes and the rules. So they are kept per path with the file's git blob id
 (:func:`blob_id`, computed from the bytes read now, as ``git hash-object`` would: a file edited
 in the working tree is keyed by what it holds, never by what was committed), and an entry is used
-only when the id of the bytes read now is the recorded one. The probable-conflict warnings, a
-function of every summary, are kept with a digest of every (path, blob id) they were computed from.
+only when the id of the bytes read now is the recorded one. The probable conflicts, a function of
+every summary, are kept with a digest of every (path, blob id) they were computed from, and each
+entry keeps its body's :class:`~memfs.policy.conflict_pairs.Reading`, so that after a change only the
+pairs it can have moved are compared again (:mod:`memfs.policy.conflict_delta`).
+
+A file is not even read when its ``lstat`` (size, mtime, ctime, inode, device) is the one recorded
+with its entry, as git's index does. Racy-stat safe: a stat is recorded only when the file's mtime
+and ctime are before the moment the run began, taken on the file system's own clock (a stamp file's
+mtime); a file changed after that moment gets a later mtime and ctime, so it cannot match. A file
+written in the same clock tick as the run began is read and hashed again next time.
 
 The whole cache is tied to a :func:`fingerprint` of everything else a finding can depend on: this
 format, the memory root, the size limits, ``.memfs.toml`` (the ``[adopt]`` rules name the fix of a
@@ -18,8 +26,10 @@ corrupt, from another format or fingerprint is ignored and rebuilt; an entry tha
 is a miss. The cache can only save work: what it yields is what computing the findings again
 would yield.
 
-Written whole (:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like the catalog's
-saves), only when something changed. Deleting ``.memfs/`` is always safe.
+Kept in :data:`SHARDS` files by a hash of the path, each replaced whole
+(:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like the catalog's saves) only
+when one of its entries changed, then the pairs' file: one edited memory rewrites 1/256 of the
+entries, not all. Deleting ``.memfs/`` is always safe.
 """
 
 from __future__ import annotations
@@ -28,7 +38,10 @@ import datetime as dt
 import hashlib
 import importlib.metadata
 import json
-from collections.abc import Iterable
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,12 +52,20 @@ from memfs.errors import LockTimeout
 from memfs.format.config import CONFIG_FILE
 from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem
-from memfs.policy.conflicts import MAX_CHARS
+from memfs.policy.conflict_delta import Member
+from memfs.policy.conflict_pairs import Reading, reading
+from memfs.policy.conflicts import MAX_CHARS, Pair, eligible
 from memfs.store import atomic, epoch, locking, paths
 
-FORMAT = "findings1"
-CACHE_FILE = "findings.json"
+FORMAT = "findings2"
+#: the folder under ``.memfs/`` holding the shards, the pairs and the stamp
+CACHE_DIR = "findings"
+PAIRS_FILE = "pairs.json"
+STAMP_FILE = "stamp"
+#: the single file of the first format, removed when the shards are written
+LEGACY_FILE = "findings.json"
 LOCK_FILE = "findings.lock"
+SHARDS = 256
 #: seconds a save waits for another process's; then it is skipped (the next run recomputes)
 LOCK_WAIT = 2.0
 _SEVERITIES = ("error", "warning")
@@ -70,6 +91,7 @@ def _sources() -> Iterable[Path]:
         yield from sorted(Path(package.__path__[0]).rglob("*.py"))
     yield Path(__file__)
     yield Path(__file__).with_name("reading.py")
+    yield Path(__file__).with_name("validating.py")
 
 
 def fingerprint(repo: Store) -> str:
@@ -169,106 +191,322 @@ def problem_from_json(raw: Any) -> Problem:
     return Problem(raw["path"], raw["field"], raw["message"], raw["fix"], raw["severity"], raw["line"])
 
 
+
+def _reading_json(found: Reading | None) -> list[Any] | None:
+    return None if found is None else [sorted(found.forms), found.short, found.speaker, found.announces]
+
+
+def _reading(raw: Any) -> Reading | None:
+    """Decoded strictly: :class:`ValueError` for anything :func:`_reading_json` did not write."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 4 or not isinstance(raw[0], list):
+        raise ValueError("reading")
+    if not all(isinstance(f, str) for f in raw[0]) or not all(type(b) is bool for b in raw[1:]):
+        raise ValueError("reading")
+    return Reading(frozenset(raw[0]), raw[1], raw[2], raw[3])
+
+
 @dataclass(frozen=True)
 class Entry:
-    """One file's own findings, and its summary (``None`` for a file that does not parse)."""
+    """One file's own findings, its summary (``None`` for a file that does not parse) and the
+    :class:`Reading` of its body in its JSON form (``None`` unless it may take part in a probable
+    conflict), decoded only when the conflicts are found again."""
 
     problems: tuple[Problem, ...]
     summary: Summary | None
+    reading: Any = None
 
-    def to_json(self, blob: str) -> list[Any]:
-        return [blob, [p.to_json() for p in self.problems], None if self.summary is None else self.summary.to_json()]
+    @classmethod
+    def of(cls, problems: Iterable[Problem], memory: Memory | None) -> Entry:
+        if memory is None:
+            return cls(tuple(problems), None)
+        summary = Summary.of(memory)
+        return cls(tuple(problems), summary, _reading_json(reading(summary.body)) if eligible(memory) else None)
+
+    def member(self, rel: str, blob: str) -> Member | None:
+        """This file as :func:`memfs.policy.conflict_delta.pairs_since` sees it (a kept reading
+        that does not decode is read again from the summary's body: it is a function of it)."""
+        if self.summary is None:
+            return None
+        try:
+            found = _reading(self.reading)
+        except ValueError:
+            found = reading(self.summary.body)
+        return Member(self.summary.memory(rel), blob, found or reading(""))
+
+    def to_json(self, blob: str, seen: list[int] | None) -> list[Any]:
+        return [blob, [p.to_json() for p in self.problems], None if self.summary is None else self.summary.to_json(),
+                self.reading, seen]
 
     @classmethod
     def from_json(cls, raw: list[Any]) -> Entry:
         summary = None if raw[2] is None else Summary.from_json(raw[2])
         if not isinstance(raw[1], list):
             raise ValueError("problems")
-        return cls(tuple(problem_from_json(p) for p in raw[1]), summary)
+        return cls(tuple(problem_from_json(p) for p in raw[1]), summary, raw[3])
+
+
+def stat_key(found: os.stat_result) -> list[int]:
+    """What a file's ``lstat`` must still say for its entry to be used without reading it."""
+    return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev]
+
+
+def _valid(raw: Any, rel: str) -> Entry | None:
+    if not isinstance(raw, list) or len(raw) != 5 or not isinstance(raw[0], str):
+        return None
+    try:
+        found = Entry.from_json(raw)
+    except (ValueError, TypeError):
+        return None
+    return None if any(p.path != rel for p in found.problems) else found
 
 
 @dataclass
 class Cache:
-    """The findings kept on disk for ``fingerprint``; what this run used or computed is ``seen``."""
+    """The findings kept on disk for ``fingerprint``; what this run used or computed is ``seen``,
+    the files it took as unchanged from their stat alone ``unread``. ``stats`` is every kept
+    entry's (blob id, stat), read from the small index beside each shard; a shard's entries are
+    read only when asked for (:meth:`shard_files`). ``stamp`` is when this run began on the file
+    system's clock (``None``: no stat is recorded)."""
 
     fingerprint: str
-    stored: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     seen: dict[str, list[Any]] = field(default_factory=dict)
-    conflicts: list[Any] | None = None
-    changed: bool = False
+    unread: set[str] = field(default_factory=set)
+    pairs: Any = None
+    result: Any = None
+    stamp: int | None = None
+    #: shards to write: an entry of theirs changed, or they are not of this fingerprint
+    dirty: set[int] = field(default_factory=set)
+    pairs_changed: bool = False
+    shard_reader: Callable[[int], dict[str, Any] | None] = lambda number: None
+    loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
     epoch: str = ""
 
-    def entry(self, rel: str, blob: str) -> Entry | None:
-        """The entry of ``rel`` if it was computed from the content whose id is ``blob``."""
-        raw = self.stored.get(rel)
-        if not isinstance(raw, list) or len(raw) != 3 or raw[0] != blob:
+    def shard_files(self, number: int) -> dict[str, Any]:
+        """The kept entries of shard ``number`` (read once; a shard that does not read or is of
+        another fingerprint holds none, and is rewritten)."""
+        if number not in self.loaded:
+            files = self.shard_reader(number)
+            if files is None:
+                self.dirty.add(number)
+            self.loaded[number] = files or {}
+        return self.loaded[number]
+
+    def _raw(self, rel: str) -> Any:
+        return self.shard_files(shard(rel)).get(rel)
+
+    def unchanged(self, rel: str, found: os.stat_result) -> str | None:
+        """The blob id of ``rel`` without reading it: its ``lstat`` ``found`` is the one recorded
+        (a plain file with one link, as :func:`memfs.store.paths.read_file` requires). Its entry
+        is read only if asked (:meth:`decoded`)."""
+        kept = self.stats.get(rel)
+        if not isinstance(kept, list) or len(kept) != 2 or kept[1] != stat_key(found) or not isinstance(kept[0], str):
             return None
-        try:
-            found = Entry.from_json(raw)
-        except (ValueError, TypeError):
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
             return None
-        if any(p.path != rel for p in found.problems):
+        self.unread.add(rel)
+        return kept[0]
+
+    def decoded(self, rel: str, blob: str) -> Entry | None:
+        """The kept entry of ``rel`` for content ``blob``, ``None`` if there is none that decodes."""
+        raw = self._raw(rel)
+        return _valid(raw, rel) if isinstance(raw, list) and raw and raw[0] == blob else None
+
+    def entry(self, rel: str, blob: str, found: os.stat_result | None) -> Entry | None:
+        """The entry of ``rel`` if it was computed from the content whose id is ``blob`` (its stat
+        brought up to ``found``, as read now)."""
+        raw = self._raw(rel)
+        if not isinstance(raw, list) or len(raw) != 5 or raw[0] != blob:
             return None
+        entry = _valid(raw, rel)
+        if entry is None:
+            return None
+        seen = self._stat(found)
+        if raw[4] != seen:
+            raw = [*raw[:4], seen]
+            self.dirty.add(shard(rel))
         self.seen[rel] = raw
-        return found
+        return entry
 
-    def put(self, rel: str, blob: str, entry: Entry) -> None:
-        self.seen[rel] = entry.to_json(blob)
-        self.changed = True
+    def put(self, rel: str, blob: str, entry: Entry, found: os.stat_result | None) -> None:
+        self.seen[rel] = entry.to_json(blob, self._stat(found))
+        self.dirty.add(shard(rel))
 
-    def conflict_problems(self, digest: str) -> list[Problem] | None:
-        """The probable-conflict warnings kept for the files whose (path, blob id) list has ``digest``."""
-        kept = self.conflicts
-        if not isinstance(kept, list) or len(kept) != 2 or kept[0] != digest or not isinstance(kept[1], list):
+    def _stat(self, found: os.stat_result | None) -> list[int] | None:
+        """The stat to record: ``None`` when it could still change within the clock tick the run
+        began in (mtime or ctime not before :attr:`stamp`: racily clean)."""
+        if found is None or self.stamp is None or max(found.st_mtime_ns, found.st_ctime_ns) >= self.stamp:
+            return None
+        return stat_key(found)
+
+    def previous(self, now: dict[str, Member]) -> tuple[dict[str, Member], list[Pair]] | None:
+        """The members the kept pairs were computed from (every stored entry that parsed; those
+        whose content is unchanged taken from ``now``) and those pairs, or ``None`` unless the
+        kept digest is that of the stored entries' (path, blob id) list."""
+        kept = self.pairs
+        if not isinstance(kept, dict) or not isinstance(kept.get("pairs"), list):
+            return None
+        old: dict[str, Member] = {}
+        for rel, kept_stat in self.stats.items():
+            same = now.get(rel)
+            if same is not None and isinstance(kept_stat, list) and kept_stat and kept_stat[0] == same.blob:
+                old[rel] = same
+                continue
+            raw = self._raw(rel)
+            entry = _valid(raw, rel)
+            if entry is None:
+                return None
+            member = entry.member(rel, raw[0])
+            if member is not None:
+                old[rel] = member
+        digest = files_digest((rel, old[rel].blob) for rel in sorted(old, key=paths.sort_key))
+        found = self.kept_pairs(digest)
+        return None if found is None else (old, found)
+
+    def keep_pairs(self, digest: str, found: list[Pair]) -> None:
+        self.pairs = {"digest": digest, "pairs": [[p.older, p.newer, p.why] for p in found]}
+        self.pairs_changed = True
+
+    def kept_result(self, digest: str, dependency: Callable[[str], list[Any]]) -> list[Problem] | None:
+        """The whole finding list kept for the files whose list has ``digest``, if every
+        ``depends_on`` target it asked the file system about still answers as it did."""
+        kept = self.result
+        if not isinstance(kept, dict) or kept.get("digest") != digest:
+            return None
+        deps, problems = kept.get("deps"), kept.get("problems")
+        if not isinstance(deps, dict) or not isinstance(problems, list):
+            return None
+        if any(dependency(dep) != answer for dep, answer in deps.items()):
             return None
         try:
-            return [problem_from_json(p) for p in kept[1]]
+            return [problem_from_json(p) for p in problems]
         except (ValueError, TypeError):
             return None
 
-    def keep_conflicts(self, digest: str, found: list[Problem]) -> None:
-        self.conflicts = [digest, [p.to_json() for p in found]]
-        self.changed = True
+    def keep_result(self, digest: str, deps: dict[str, list[Any]], found: list[Problem]) -> None:
+        self.result = {"digest": digest, "deps": deps, "problems": [p.to_json() for p in found]}
+        self.pairs_changed = True
+
+    def kept_pairs(self, digest: str) -> list[Pair] | None:
+        """The kept pairs if they were computed from exactly the files whose list has ``digest``."""
+        kept = self.pairs
+        if not isinstance(kept, dict) or kept.get("digest") != digest or not isinstance(kept.get("pairs"), list):
+            return None
+        if not all(isinstance(p, list) and len(p) == 3 and all(isinstance(x, str) for x in p) for p in kept["pairs"]):
+            return None
+        return [Pair(*p) for p in kept["pairs"]]
+
+
+def shard(rel: str) -> int:
+    return zlib.crc32(rel.encode("utf-8", "surrogateescape")) % SHARDS
 
 
 def files_digest(files: Iterable[tuple[str, str]]) -> str:
     """A digest of (path, blob id) pairs, in the order given."""
     digest = hashlib.blake2b(digest_size=16)
     for rel, blob in files:
-        digest.update(f"{rel}\0{blob}\0".encode())
+        digest.update(f"{rel}\0{blob}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
-def load(repo: Store) -> Cache:
-    """The cache on disk if it is for this :func:`fingerprint`, else an empty one (rebuilt on save)."""
-    cache = Cache(fingerprint(repo), epoch=epoch.read(repo.cache_dir))
+def _folder(repo: Store) -> Path:
+    return repo.cache_dir / CACHE_DIR
+
+
+def _shard_file(repo: Store, number: int) -> Path:
+    return _folder(repo) / f"{number:02x}.json"
+
+
+def _read(path: Path, fingerprint: str) -> dict[str, Any] | None:
     try:
-        raw = json.loads((repo.cache_dir / CACHE_FILE).read_bytes())
+        raw = json.loads(path.read_bytes())
     except (OSError, ValueError):
-        return cache
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("fingerprint") != cache.fingerprint:
-        return cache
-    files = raw.get("files")
-    if isinstance(files, dict):
-        cache.stored = files
-        cache.conflicts = raw.get("conflicts")
+        return None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT or raw.get("fingerprint") != fingerprint:
+        return None
+    return raw
+
+
+def _stamp(repo: Store) -> int | None:
+    """Now on the clock of the file system the memories are on (the stamp file's new mtime)."""
+    path = _folder(repo) / STAMP_FILE
+    try:
+        paths.ensure_cache(repo.cache_dir)
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"")
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def _stat_file(repo: Store, number: int) -> Path:
+    return _folder(repo) / f"{number:02x}.stat.json"
+
+
+def load(repo: Store) -> Cache:
+    """The stat index of every shard of this :func:`fingerprint` (the others are ignored, and
+    rewritten on save), the pairs and the result, and the stamp of this run; the shards' entries
+    are read when asked for."""
+    cache = Cache(fingerprint(repo), stamp=_stamp(repo), epoch=epoch.read(repo.cache_dir))
+
+    def entries(number: int) -> dict[str, Any] | None:
+        raw = _read(_shard_file(repo, number), cache.fingerprint)
+        files = None if raw is None else raw.get("files")
+        return files if isinstance(files, dict) else None
+
+    cache.shard_reader = entries
+    for number in range(SHARDS):
+        raw = _read(_stat_file(repo, number), cache.fingerprint)
+        files = None if raw is None else raw.get("files")
+        if isinstance(files, dict):
+            cache.stats.update(files)
+        elif _stat_file(repo, number).exists() or _shard_file(repo, number).exists():
+            cache.dirty.add(number)
+    raw = _read(_folder(repo) / PAIRS_FILE, cache.fingerprint)
+    if raw is not None:
+        cache.pairs, cache.result = raw.get("pairs"), raw.get("result")
     return cache
 
 
 def save(repo: Store, cache: Cache) -> None:
-    """Write what this run saw (entries of files gone are dropped) when anything changed; skipped
-    when the cache folder cannot be written, another process holds the lock too long, or a purge
-    ran since the files were read (:mod:`memfs.store.epoch`)."""
-    if not cache.changed and cache.seen.keys() == cache.stored.keys():
+    """Write the shards whose entries changed (entries of files gone are dropped), each before its
+    stat index, then the pairs; skipped when the cache folder cannot be written, another process
+    holds the lock too long, or a purge ran since the files were read (:mod:`memfs.store.epoch`)."""
+    present = cache.seen.keys() | cache.unread
+    dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
+    if not dirty and not cache.pairs_changed:
         return
-    path = repo.cache_dir / CACHE_FILE
-    data = json.dumps({"format": FORMAT, "fingerprint": cache.fingerprint, "files": cache.seen,
-                       "conflicts": cache.conflicts}, separators=(",", ":")).encode()
+    by_shard: dict[int, dict[str, Any]] = {number: {} for number in dirty}
+    for rel in present:
+        number = shard(rel)
+        if number in by_shard:
+            raw = cache.seen.get(rel) or cache.shard_files(number).get(rel)
+            if raw is not None:
+                by_shard[number][rel] = raw
+    folder = _folder(repo)
     try:
-        paths.ensure_cache(path.parent)
-        with locking.exclusive(path.parent / LOCK_FILE, timeout=LOCK_WAIT):
-            if epoch.read(repo.cache_dir) == cache.epoch:
-                atomic.replace_cache(path, data)
+        paths.ensure_cache(repo.cache_dir)
+        folder.mkdir(exist_ok=True)
+        with locking.exclusive(repo.cache_dir / LOCK_FILE, timeout=LOCK_WAIT):
+            if epoch.read(repo.cache_dir) != cache.epoch:
+                return
+            for number, files in sorted(by_shard.items()):
+                head = {"format": FORMAT, "fingerprint": cache.fingerprint}
+                _write(_shard_file(repo, number), {**head, "files": files})
+                _write(_stat_file(repo, number), {**head, "files": {rel: [raw[0], raw[4]] for rel, raw in files.items()
+                                                                    if isinstance(raw, list) and len(raw) == 5}})
+            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "pairs": cache.pairs,
+                                         "result": cache.result})
+            (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)
     except (OSError, LockTimeout):
         return
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    if data.get("files") == {}:
+        path.unlink(missing_ok=True)
+        return
+    atomic.replace_cache(path, json.dumps(data, separators=(",", ":")).encode())

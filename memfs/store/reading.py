@@ -22,9 +22,9 @@ from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
 from memfs.format.limits import Limits
 from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
-from memfs.policy import conflicts, guard
+from memfs.policy import conflict_pairs, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import findings, gitcli, paths, progress
+from memfs.store import findings, gitcli, paths, progress, validating
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
@@ -270,7 +270,7 @@ class Reader(Repository):
         if only is not None:
             return self._validate_only(only)
         if scan is None and self.binding is None:
-            return self._validate_cached()
+            return _ordered(validating.cached(self))
         scan = scan or self.scan()
         found = list(scan.broken)
         for memory in progress.counted(self.progress, "validating", scan.memories, len(scan.memories)):
@@ -279,53 +279,13 @@ class Reader(Repository):
         found.extend(self.repo_problems(scan.memories, self.exists))
         return _ordered(found)
 
-    def _validate_cached(self) -> list[Problem]:
-        """:meth:`validate` of the whole repository with each file's findings and summary taken
-        from the findings cache (:mod:`memfs.store.findings`) when its content is the one they
-        were computed from: the same findings, in the same order, as reading every file again."""
-        cache = findings.load(self)
-        broken: list[Problem] = []
-        own: list[Problem] = []
-        memories: list[Memory] = []
-        blobs: list[tuple[str, str]] = []
-        linked: list[str] = []
-        rels = list(paths.iter_memory_paths(self.root, linked))
-        for rel in progress.counted(self.progress, "validating", rels, len(rels)):
-            data = paths.read_file(self.root, rel)
-            if isinstance(data, paths.Unreadable):
-                broken.append(data.problem())
-                continue
-            if data is None:
-                continue
-            blob = findings.blob_id(data)
-            entry = cache.entry(rel, blob)
-            if entry is None:
-                entry = self._file_findings(rel, data)
-                cache.put(rel, blob, entry)
-            if entry.summary is None:
-                broken.extend(entry.problems)
-                continue
-            own.extend(entry.problems)
-            memories.append(entry.summary.memory(rel))
-            blobs.append((rel, blob))
-        broken.extend(_linked_problems(linked))
-        digest = findings.files_digest(blobs)
-        pairs = cache.conflict_problems(digest)
-        if pairs is None:
-            pairs = conflict_problems(memories)
-            cache.keep_conflicts(digest, pairs)
-        found = [*broken, *own, *self.repo_problems(memories, self.exists, pairs)]
-        findings.save(self, cache)
-        return _ordered(found)
-
     def _file_findings(self, rel: str, data: bytes) -> findings.Entry:
         """One file's own findings as :meth:`validate` reports them, and its summary."""
         try:
             memory = parse(rel, data, self.limits())
         except InvalidMemory as exc:
-            return findings.Entry(tuple(self._unparsed(rel, data, exc.problems)), None)
-        own = [*memory.problems, *self._secrets_in(memory, data)]
-        return findings.Entry(tuple(own), findings.Summary.of(memory))
+            return findings.Entry.of(self._unparsed(rel, data, exc.problems), None)
+        return findings.Entry.of([*memory.problems, *self._secrets_in(memory, data)], memory)
 
     def _unparsed(self, rel: str, data: bytes, problems: list[Problem]) -> list[Problem]:
         """A file's fatal ``problems``; for a plain note (no frontmatter), the fix says how it is
@@ -343,20 +303,23 @@ class Reader(Repository):
         return [replace(problems[0], fix=fix)]
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
-                      pairs: list[Problem] | None = None) -> list[Problem]:
+                      pairs: list[Problem] | None = None,
+                      refusal: Callable[[str], str | None] | None = None) -> list[Problem]:
         """:func:`validate.check_repo` (duplicate ids, missing ``depends_on`` targets) after each
         ``depends_on`` entry is resolved like a path argument (:func:`paths.confine`): one that
         lands in ``.git/`` or ``.memfs/``, outside the root or behind a symlink is a problem of its
         own, and only the entries that pass are looked up with ``exists``; then the probable
-        conflicts (``pairs`` if they were computed already, from these memories)."""
+        conflicts (``pairs`` if they were computed already, from these memories). ``refusal``:
+        why an entry is refused as a path, where the caller has the answers already."""
         found: list[Problem] = []
+        refusal = refusal or self._dependency_refusal
         kept: list[Memory] = []
         why_not: dict[str, str | None] = {}
         for memory in memories:
             refused = set()
             for dep in memory.depends_on:
                 if dep not in why_not:
-                    why_not[dep] = self._dependency_refusal(dep)
+                    why_not[dep] = refusal(dep)
                 why = why_not[dep]
                 if why is not None:
                     refused.add(dep)
@@ -550,9 +513,7 @@ def _id_value(line: str) -> str | None:
     return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
 
 
-def _linked_problems(linked: list[str]) -> list[Problem]:
-    return [Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it", paths.LINK_FIX,
-                    "warning") for rel in linked]
+_linked_problems = validating.linked_problems
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
@@ -562,11 +523,4 @@ def _ordered(found: list[Problem]) -> list[Problem]:
 def conflict_problems(memories: list[Memory]) -> list[Problem]:
     """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
     values for one subject without a key; ``memfs context`` injects only the newer."""
-    found = []
-    for pair in conflicts.pairs(memories):
-        fix = f"keep one value: edit or delete {pair.older}, or give each a key if both hold"
-        found.append(Problem(pair.older, "body", f"probable conflict: {pair.newer} is a newer value for the same "
-                             f"subject ({pair.why})", fix, "warning"))
-        found.append(Problem(pair.newer, "body", f"probable conflict: replaces {pair.older} ({pair.why})", fix,
-                             "warning"))
-    return found
+    return validating.pair_problems(conflict_pairs.pairs(memories))

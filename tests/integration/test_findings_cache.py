@@ -1,11 +1,14 @@
-"""The findings cache (``.memfs/findings.json``, #28): a whole-repository validate served from it
+"""The findings cache (``.memfs/findings/``, #28): a whole-repository validate served from it
 finds exactly what reading and checking every file again finds, in the same order, whatever
-changed since the cache was written; and it recomputes only the files whose content changed."""
+changed since the cache was written; it recomputes only the files whose content changed, reads
+only those whose stat changed, and rewrites only the shards holding what changed."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,8 +16,8 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.format.model import Problem
-from memfs.policy import guard
-from memfs.store import findings
+from memfs.policy import conflict_pairs, guard
+from memfs.store import findings, paths, validating
 from memfs.store.reading import Reader
 from tests.helpers import commit_all, git, memory_text, raw_memory, write_file
 
@@ -53,18 +56,57 @@ def _adopt_rule(repo: MemoryRepo) -> None:
     write_file(repo.root / ".memfs.toml", '[adopt]\nscope = "user:U5"\n')
 
 
+def _folder(repo: MemoryRepo) -> Path:
+    return repo.store.cache_dir / findings.CACHE_DIR
+
+
+def _shard(repo: MemoryRepo, rel: str) -> Path:
+    return _folder(repo) / f"{findings.shard(rel):02x}.json"
+
+
 def _corrupt(repo: MemoryRepo) -> None:
-    (repo.store.cache_dir / findings.CACHE_FILE).write_bytes(b'{"format": "findings1", "files": [1, 2')
+    for path in _folder(repo).glob("*.json"):
+        path.write_bytes(b'{"format": "findings2", "files": [1, 2')
+
+
+def _entries_lost(repo: MemoryRepo) -> None:
+    """The shards' entries gone, their stat indexes kept; and one file edited, so they are asked for."""
+    for path in _folder(repo).glob("*.json"):
+        if not path.name.endswith(".stat.json") and path.name != findings.PAIRS_FILE:
+            path.unlink()
+    _edit_worktree(repo)
+
+
+def _edit_entry(repo: MemoryRepo, rel: str, position: int, value: object) -> None:
+    path = _shard(repo, rel)
+    raw = json.loads(path.read_bytes())
+    raw["files"][rel][position] = value
+    path.write_text(json.dumps(raw))
 
 
 def _bad_entries(repo: MemoryRepo) -> None:
-    path = repo.store.cache_dir / findings.CACHE_FILE
+    _edit_entry(repo, "facts/secret.md", 1, [{"path": "facts/secret.md"}])
+    _edit_entry(repo, "facts/field.md", 2, ["not", "a", "summary"])
+    _edit_entry(repo, "facts/berlin.md", 1, [{**Problem("facts/other.md", None, "x").to_json()}])
+    _edit_entry(repo, "facts/paris.md", 3, [["kai"], "yes", False, False])
+    path = _folder(repo) / findings.PAIRS_FILE
     raw = json.loads(path.read_bytes())
-    raw["files"]["facts/secret.md"][1] = [{"path": "facts/secret.md"}]
-    raw["files"]["facts/field.md"][2] = ["not", "a", "summary"]
-    raw["files"]["facts/berlin.md"][1] = [{**Problem("facts/other.md", None, "x").to_json()}]
-    raw["conflicts"] = [raw["conflicts"][0], [{"path": 3}]]
+    raw["pairs"]["pairs"] = [[3, "x"]]
     path.write_text(json.dumps(raw))
+
+
+def _touch(repo: MemoryRepo) -> None:
+    for rel in FILES:
+        (repo.root / rel).touch()
+
+
+def _same_size_edit(repo: MemoryRepo) -> None:
+    """An id that was a duplicate becomes one of its own (same length), with the file's mtime
+    put back as it was: its ctime still moves, and the racy rule kept no stat that could match."""
+    path = repo.root / "facts/dup-b.md"
+    before = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"id: same", b"id: emas"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 def _rename(repo: MemoryRepo) -> None:
@@ -77,7 +119,7 @@ def _delete(repo: MemoryRepo) -> None:
 
 
 #: the changes that leave every finding as it was
-SAME = {"clean", "corrupt cache file", "undecodable entries"}
+SAME = {"clean", "corrupt cache file", "undecodable entries", "touched, not changed"}
 
 CHANGES: dict[str, Callable[[MemoryRepo], None]] = {
     "clean": lambda repo: None,
@@ -89,6 +131,9 @@ CHANGES: dict[str, Callable[[MemoryRepo], None]] = {
     "undecodable entries": _bad_entries,
     "renamed": _rename,
     "deleted": _delete,
+    "touched, not changed": _touch,
+    "entries lost, stat index kept": _entries_lost,
+    "same size, same mtime": _same_size_edit,
 }
 
 
@@ -127,7 +172,7 @@ def test_cached_validate_finds_what_a_fresh_one_finds(seeded: MemoryRepo, change
     assert cached == _uncached(seeded)
     assert (cached == first) == (change in SAME)
     assert seeded.validate() == cached
-    (seeded.store.cache_dir / findings.CACHE_FILE).unlink()
+    shutil.rmtree(_folder(seeded))
     assert seeded.validate() == cached
 
 
@@ -193,11 +238,144 @@ def test_a_foreign_cache_cannot_change_a_verdict(seeded: MemoryRepo, tmp_path: P
     commit_all(other, "other contents")
     other_repo = MemoryRepo.open(other, "user:U5")
     assert other_repo.validate() == []
-    seeded.store.cache_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy(other_repo.store.cache_dir / findings.CACHE_FILE, seeded.store.cache_dir / findings.CACHE_FILE)
+    shutil.rmtree(_folder(seeded), ignore_errors=True)
+    shutil.copytree(_folder(other_repo), _folder(seeded))
     assert seeded.validate() == _uncached(seeded) != []
 
 
 def test_blob_id_is_git_hash_object(seeded: MemoryRepo) -> None:
     data = (seeded.root / "facts/berlin.md").read_bytes()
     assert findings.blob_id(data) == git(seeded.root, "hash-object", "facts/berlin.md").strip()
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    original = paths.read_file
+
+    def spy(root: Path, rel: str, **kwargs: object) -> object:
+        seen.append(rel)
+        return original(root, rel, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validating.paths, "read_file", spy)
+    return seen
+
+
+def test_a_file_whose_stat_is_unchanged_is_not_read(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every file's stat older than the run (the stamp in the future here), a second validate
+    reads nothing; a touched file is read (not recomputed) once, then no more."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: time.time_ns() + 3600 * 10**9)
+    first = seeded.validate()
+    reads, recomputed = _reads(monkeypatch), _recomputed(monkeypatch)
+    assert seeded.validate() == first
+    assert reads == [] and recomputed == []
+    (seeded.root / "facts/paris.md").touch()
+    assert seeded.validate() == first
+    assert reads == ["facts/paris.md"] and recomputed == []
+    reads.clear()
+    assert seeded.validate() == first
+    assert reads == []
+
+
+def test_racily_clean_files_are_read_every_time(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed at or after the moment a run began records no stat: it is read and hashed
+    on the next run (and not recomputed when its content is the same)."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: 0)
+    first = seeded.validate()
+    reads, recomputed = _reads(monkeypatch), _recomputed(monkeypatch)
+    assert seeded.validate() == first
+    assert sorted(reads) == sorted([*FILES, "system/persona.md"]) and recomputed == []
+
+
+def test_a_stat_is_kept_only_when_it_is_older_than_the_run(seeded: MemoryRepo) -> None:
+    """Racy-stat safety: a stat whose mtime or ctime is at or after the run's stamp (the same
+    clock tick as the run's start, or later) is not kept, so an edit within that tick that
+    leaves size and times as they were cannot pass for the recorded content."""
+    found = (seeded.root / "facts/berlin.md").stat()
+    newest = max(found.st_mtime_ns, found.st_ctime_ns)
+    for stamp, kept in ((newest + 1, True), (newest, False), (found.st_mtime_ns, False), (None, False)):
+        cache = findings.Cache("f", stamp=stamp)
+        cache.put("facts/berlin.md", "b" * 40, findings.Entry((), None), found)
+        assert (cache.seen["facts/berlin.md"][4] == findings.stat_key(found)) is kept
+        assert (cache.unchanged("facts/berlin.md", found) is not None) is False
+        cache.stats = {rel: [raw[0], raw[4]] for rel, raw in cache.seen.items()}
+        assert (cache.unchanged("facts/berlin.md", found) is not None) is kept
+
+
+def _shards(repo: MemoryRepo) -> dict[str, int]:
+    return {p.name: p.stat().st_ino for p in _folder(repo).glob("*.json")}
+
+
+def test_an_edit_rewrites_one_shard_and_the_pairs(seeded: MemoryRepo) -> None:
+    """An unchanged run writes nothing; an edit, its shard, that shard's stat index and the pairs."""
+    legacy = seeded.store.cache_dir / findings.LEGACY_FILE
+    seeded.store.cache_dir.mkdir(exist_ok=True)
+    legacy.write_bytes(b"{}")
+    seeded.validate()
+    assert not legacy.exists()
+    before = _shards(seeded)
+    assert len(before) > 2
+    seeded.validate()
+    assert _shards(seeded) == before
+    _edit_worktree(seeded)
+    seeded.validate()
+    after = _shards(seeded)
+    replaced = {name for name in before if after.get(name) != before[name]}
+    number = findings.shard("facts/dup-b.md")
+    assert replaced == {f"{number:02x}.json", f"{number:02x}.stat.json", findings.PAIRS_FILE}
+
+
+def test_an_edit_finds_the_conflicts_again_around_it(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first run, conflicts are found incrementally (never from scratch), through new,
+    edited, re-keyed, retracted, renamed and deleted memories, each time as a fresh validate finds them."""
+    seeded.validate()
+    scratch: list[int] = []
+    original = conflict_pairs.pairs
+    monkeypatch.setattr(conflict_pairs, "pairs", lambda *args: scratch.append(1) or original(*args))
+    steps: list[Callable[[], None]] = [
+        lambda: write_file(seeded.root / "facts/rome.md", memory_text("Kai works in Rome now.\n", id="rome",
+                                                                      updated="2026-04-01T00:00:00Z")),
+        lambda: write_file(seeded.root / "facts/paris.md", memory_text("Kai works in Paris now.\n", id="paris",
+                                                                       key="office", updated="2026-02-01T00:00:00Z")),
+        lambda: write_file(seeded.root / "facts/rome.md", memory_text("Kai works in Rome now.\n", id="rome",
+                                                                      status="retracted")),
+        lambda: (seeded.root / "facts/berlin.md").rename(seeded.root / "facts/a-berlin.md"),
+        lambda: (seeded.root / "facts/paris.md").unlink(),
+        lambda: write_file(seeded.root / "facts/oslo.md", memory_text("Kai works in Oslo.\n", id="oslo",
+                                                                      updated="2025-01-01T00:00:00Z")),
+    ]
+    counts = []
+    for step in steps:
+        step()
+        found = seeded.validate()
+        assert scratch == []
+        assert found == _uncached(seeded)
+        scratch.clear()
+        counts.append(sum("probable conflict" in p.message for p in found))
+    assert counts[0] > 0 and len(set(counts)) > 1
+
+
+def test_an_unchanged_repository_reuses_the_whole_result(seeded: MemoryRepo,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing changed: no entry is decoded. A ``depends_on`` target outside the memories (a file
+    under a folder ``.memfsignore`` leaves out) that appears changes no memory, yet the result is
+    not reused."""
+    write_file(seeded.root / ".memfsignore", "drafts/\n")
+    write_file(seeded.root / "facts/plan-dep.md", memory_text("See the plan.\n", id="plan-dep",
+                                                              depends_on=["drafts/plan.md"]))
+    first = seeded.validate()
+    assert any(p.path == "facts/plan-dep.md" and "does not exist" in p.message for p in first)
+    decoded: list[str] = []
+    original = findings.Cache.decoded
+
+    def spy(self: findings.Cache, rel: str, blob: str) -> findings.Entry | None:
+        decoded.append(rel)
+        return original(self, rel, blob)
+
+    monkeypatch.setattr(findings.Cache, "decoded", spy)
+    assert seeded.validate() == first
+    assert decoded == []
+    write_file(seeded.root / "drafts/plan.md", memory_text("The plan.\n", id="plan"))
+    found = seeded.validate()
+    assert found == _uncached(seeded) != first
+    assert not any(p.path == "facts/plan-dep.md" for p in found)
+    assert decoded

@@ -138,7 +138,7 @@ def test_a_cache_read_before_a_purge_is_not_saved_after_it(repo: MemoryRepo) -> 
     before = findings.load(store)
     for rel in ("prefs/p.md", "other.md"):
         data = (repo.root / rel).read_bytes()
-        before.put(rel, findings.blob_id(data), store._file_findings(rel, data))
+        before.put(rel, findings.blob_id(data), store._file_findings(rel, data), None)
     listed = catalog.current(store)
     assert listed is not None and "prefs/p.md" in listed.files
 
@@ -152,4 +152,4 @@ def test_a_cache_read_before_a_purge_is_not_saved_after_it(repo: MemoryRepo) -> 
     assert verify(store, [BODY.encode()]) == []
 
     store.validate()
-    assert (store.cache_dir / findings.CACHE_FILE).exists()
+    assert any((store.cache_dir / findings.CACHE_DIR).glob("*.json"))

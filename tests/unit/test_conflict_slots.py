@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from memfs.policy import conflict_slots, conflicts
+from memfs.policy import conflict_pairs, conflict_slots, conflicts
 from memfs.policy.value_classes import CLASS_LEXICONS, classes
 
 #: Another value of one class for one subject, worded differently.
@@ -91,7 +91,8 @@ def test_pairs_find_them_too(old: str, new: str) -> None:
     from tests.unit.test_conflicts import M
 
     at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-    found = conflicts.pairs([M("notes/old.md", old, updated=at), M("notes/new.md", new, updated=at + dt.timedelta(1))])
+    later = at + dt.timedelta(1)
+    found = conflict_pairs.pairs([M("notes/old.md", old, updated=at), M("notes/new.md", new, updated=later)])
     assert [(p.older, p.newer) for p in found] == [("notes/old.md", "notes/new.md")]
 
 

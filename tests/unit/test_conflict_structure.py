@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from memfs.policy import conflicts
+from memfs.policy import conflict_pairs, conflicts
 from memfs.policy.conflict_tokens import stem, tokens
 
 #: "Lena lives in X" / "Lena moved to Y": a change verb names the new value of the subject the
@@ -173,7 +173,7 @@ def test_pairs_finds_each_structural_conflict(old: str, new: str) -> None:
     """``pairs()`` skips pairs by a sketch first: the sketch must let every new rule through."""
     from tests.unit.test_conflicts import M, _at
 
-    found = conflicts.pairs([M("notes/new.md", new, updated=_at(2)), M("notes/old.md", old, updated=_at(1))])
+    found = conflict_pairs.pairs([M("notes/new.md", new, updated=_at(2)), M("notes/old.md", old, updated=_at(1))])
     assert [(p.older, p.newer) for p in found] == [("notes/old.md", "notes/new.md")]
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from memfs.policy import conflicts
+from memfs.policy import conflict_pairs, conflicts
 from tests.helpers import PROJECT
 
 PAIRS = [json.loads(line) for line in
@@ -91,7 +91,7 @@ def test_memories_pair_within_scope_type_and_version(change: dict[str, object], 
     """One side keyed still pairs (the key names the subject of one of them only)."""
     old = M("facts/a.md", "Kai works in Berlin.", updated=_at(1))
     new = M("facts/b.md", "Kai works in Paris now.", updated=_at(2), **change)  # type: ignore[arg-type]
-    found = conflicts.pairs([new, old])
+    found = conflict_pairs.pairs([new, old])
     assert bool(found) is paired
     if paired:
         assert (found[0].older, found[0].newer) == ("facts/a.md", "facts/b.md")
@@ -102,13 +102,13 @@ def test_memories_pair_within_scope_type_and_version(change: dict[str, object], 
 def test_two_declared_keys_are_never_a_probable_conflict() -> None:
     old = M("facts/a.md", "Kai works in Berlin.", key="kai_city", updated=_at(1))
     new = M("facts/b.md", "Kai works in Paris now.", key="kai_office", updated=_at(2))
-    assert conflicts.pairs([old, new]) == []
+    assert conflict_pairs.pairs([old, new]) == []
 
 
 def test_the_newer_is_second_whatever_the_order() -> None:
     old = M("facts/z.md", "Kai works in Berlin.", updated=_at(1))
     new = M("facts/a.md", "Kai works in Paris now.", updated=_at(3))
-    assert [(p.older, p.newer) for p in conflicts.pairs([new, old])] == [("facts/z.md", "facts/a.md")]
+    assert [(p.older, p.newer) for p in conflict_pairs.pairs([new, old])] == [("facts/z.md", "facts/a.md")]
 
 
 def test_pairs_finds_what_compare_finds() -> None:
@@ -118,4 +118,4 @@ def test_pairs_finds_what_compare_finds() -> None:
         for second in texts:
             old = M("notes/old.md", first, updated=_at(1))
             new = M("notes/new.md", second, updated=_at(2))
-            assert bool(conflicts.pairs([old, new])) is conflicts.compare(first, second).conflict, (first, second)
+            assert bool(conflict_pairs.pairs([old, new])) is conflicts.compare(first, second).conflict, (first, second)
