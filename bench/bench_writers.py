@@ -133,6 +133,17 @@ class Op:
     start_cpu: float = 0.0
 
 
+@dataclass(frozen=True)
+class Round:
+    """One integrator round on the shared monotonic clock: its start, the start of its push of
+    ``main`` (``None``: it pushed nothing), its end, and how many commits it pushed."""
+
+    started: float
+    push: float | None
+    ended: float
+    pushed: int
+
+
 class Mode:
     """How writers publish. Subclasses say how a clone is prepared, how one write is made and
     published, how a clone syncs once quietly at the end, and what runs beside the server."""
@@ -144,6 +155,11 @@ class Mode:
     #: CPU seconds of what ran beside the server, and a note about it (set when it stops)
     beside_cpu: float = 0.0
     beside_note: str = ""
+    #: the integrator's rounds, when one ran beside the server
+    timed: list[Round]
+
+    def __init__(self) -> None:
+        self.timed = []
 
     def prepare(self, writer: Writer) -> None:
         """Get a fresh clone ready (not measured)."""
@@ -218,12 +234,12 @@ class WriterRef(MemfsSync):
         configure_merge_driver(MemoryRepo.open(clone, actor="agent:integrator").store.git)
         # appended to (O_APPEND), so reading it here while it runs never moves where it writes
         with open(place / "integrator.out", "a+b") as out:
-            proc = subprocess.Popen([*MEMFS, "integrate", "--watch", "--interval", str(self.interval), "--json"],
+            proc = subprocess.Popen([sys.executable, __file__, "--integrator", str(self.interval)],
                                     cwd=clone, env={**env, "MEMFS_ACTOR": "agent:integrator"},
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
             # a running integrator is warm: the writers start once its first round is done
             deadline = time.monotonic() + 120
-            while proc.poll() is None and time.monotonic() < deadline and b"{" not in out.read():
+            while proc.poll() is None and time.monotonic() < deadline and b'"remote"' not in out.read():
                 time.sleep(0.2)
                 out.seek(0)
             out.seek(0, os.SEEK_END)
@@ -239,8 +255,11 @@ class WriterRef(MemfsSync):
 
     def _rounds(self, text: str) -> str:
         """Its rounds from its output: one JSON document per round (compact with ``--watch``, but
-        read as documents, not lines); the last other line (an error note) is kept."""
+        read as documents, not lines), each after the stamps of its start and of its push of
+        ``main`` (:func:`integrator`), kept in :attr:`timed`; the last other line (an error note)."""
         decoder, rounds, pushed, at, other = json.JSONDecoder(), 0, 0, 0, ""
+        stamps: dict[str, float] = {}
+        self.timed = []
         while (at := len(text) - len(text[at:].lstrip())) < len(text):
             try:
                 data, at = decoder.raw_decode(text, at)
@@ -249,8 +268,16 @@ class WriterRef(MemfsSync):
                 line, at = text[at:end].strip(), end + 1
                 other = other if line == "memfs: error: interrupted" else line  # the SIGINT that stops it
                 continue
+            if isinstance(data, dict) and "bench" in data:
+                stamps = {} if data["bench"] == "round" else stamps
+                stamps[data["bench"]] = data["at"]
+                continue
             rounds += 1
             pushed += bool(data.get("pushed")) if isinstance(data, dict) else 0
+            if "round" in stamps and isinstance(data, dict):
+                self.timed.append(Round(stamps["round"], stamps.get("push"), stamps.get("ended", stamps["round"]),
+                                        int(data.get("pushed") or 0)))
+            stamps = {}
         extra = f"; other output: {other[:200]}" if other else ""
         return f"integrator: {rounds} rounds, {pushed} of them pushed main{extra}"
 
@@ -316,6 +343,36 @@ def agent(clone: Path, index: int, ops: int) -> None:
             op.publish_wall = time.monotonic() - op.committed
         op.cpu = cpu() - began
         print(json.dumps(dataclasses.asdict(op)), flush=True)
+
+
+def integrator(interval: float) -> None:
+    """``memfs integrate --watch --interval INTERVAL --json`` in this process (the clone is the
+    working folder), with a stamp on the shared monotonic clock printed before each round, before
+    its push of ``main`` and after it (``{"bench": "round" | "push" | "ended", "at": ...}``): the
+    visibility timeline's integrator stages. The stamps wrap the integrator's own functions;
+    nothing else differs from the command."""
+    from memfs.cli import main as memfs_main
+    from memfs.ops import integrate as integrating
+
+    def stamp(kind: str) -> None:
+        print(json.dumps({"bench": kind, "at": time.monotonic()}), flush=True)
+
+    def wrapped(name: str, kind: str, after: str | None = None) -> None:
+        real = getattr(integrating, name)
+
+        def timed(*args: object, **kwargs: object) -> object:
+            stamp(kind)
+            try:
+                return real(*args, **kwargs)
+            finally:
+                if after:
+                    stamp(after)
+
+        setattr(integrating, name, timed)
+
+    wrapped("integrate", "round", "ended")
+    wrapped("_push", "push")
+    memfs_main(["integrate", "--watch", "--interval", str(interval), "--json"])
 
 
 class PlainGit(Mode):
@@ -421,6 +478,9 @@ class Outcome:
     blocked: int = 0
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: per write that reached ``main`` through an integrator round: its visibility in stages
+    stages: list[dict[str, float]] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
 
     @property
     def give_ups(self) -> int:
@@ -482,8 +542,34 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, site: tuple[servers.Se
     outcome.beside_cpu, outcome.note = mode.beside_cpu, mode.beside_note
     outcome.lost = sum(op.token not in watcher.seen for op in committed)
     outcome.latencies = [watcher.seen[op.token] - op.committed for op in committed if op.token in watcher.seen]
+    outcome.rounds = mode.timed
+    outcome.stages = timeline(outcome.ops, watcher.seen, mode.timed)
     outcome.failures = [op.failure for op in outcome.ops if op.failure]
     return outcome
+
+
+def timeline(ops: list[Op], seen: dict[str, float], rounds: list[Round]) -> list[dict[str, float]]:
+    """Each published write's visibility (local commit to ``main`` seen on the server) cut into
+    its stages: the writer's own publishing (commit to its sync's end: fetch, rebase, push of its
+    ref), the wait for the integrator (to the start of the round that brought it: the poll
+    interval and the round running meanwhile), the round's fetch and merge (to its push of
+    ``main``), and that push until the watcher saw ``main`` move. The round that brought a write
+    is the last one started before ``main`` was seen with it."""
+    out = []
+    for op in ops:
+        if not op.published or op.token not in seen or not rounds:
+            continue
+        at = seen[op.token]
+        started = [r for r in rounds if r.started <= at]
+        if not started:
+            continue
+        bringing = started[-1]
+        push = bringing.push if bringing.push is not None else bringing.ended
+        pushed = op.committed + op.publish_wall
+        out.append({"writer's publishing": op.publish_wall, "wait for a round": bringing.started - pushed,
+                    "round: fetch + merge": push - bringing.started, "round: push main, seen": at - push,
+                    "visibility": at - op.committed})
+    return out
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -529,10 +615,28 @@ def report(kind: str, writers: int, ops: int, outcomes: list[Outcome]) -> None:
         shown += "".join(f"{table[n][key] / below:>15.2f}" if below else f"{'-':>15}" for n in ratios)
         print(f"{key:<30}{shown}")
     for outcome in outcomes:
+        report_timeline(outcome)
+    for outcome in outcomes:
         if outcome.note:
             print(f"  {outcome.mode} {outcome.note}")
         for failure in sorted(set(outcome.failures))[:3]:
             print(f"  {outcome.mode} failure ({outcome.failures.count(failure)}x): {failure.splitlines()[-1][:200]}")
+
+
+def report_timeline(outcome: Outcome) -> None:
+    """Where a write's visibility went (:func:`timeline`): p50 / p95 s of each stage, and the
+    integrator's rounds (how long one took, how many commits one pushed)."""
+    if not outcome.stages:
+        return
+    print(f"  {outcome.mode}: visibility by stage, p50 / p95 s ({len(outcome.stages)} writes)")
+    for stage in outcome.stages[0]:
+        values = [s[stage] for s in outcome.stages]
+        print(f"    {stage:<28}{pct(values, 50):>8.2f} /{pct(values, 95):>7.2f}")
+    pushing = [r for r in outcome.rounds if r.pushed]
+    lengths = [r.ended - r.started for r in outcome.rounds]
+    print(f"    rounds {len(outcome.rounds)} ({len(pushing)} pushed main); round wall p50 / max "
+          f"{pct(lengths, 50):.2f} / {max(lengths):.2f} s; commits pushed per pushing round, median "
+          f"{statistics.median(r.pushed for r in pushing) if pushing else 0:.0f}")
 
 
 def seed_repo(work: Path) -> Path:
@@ -543,6 +647,9 @@ def seed_repo(work: Path) -> Path:
 def main() -> None:
     if sys.argv[1:2] == ["--agent"]:
         agent(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        return
+    if sys.argv[1:2] == ["--integrator"]:
+        integrator(float(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", nargs="+", default=["daemon"], choices=servers.KINDS)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import importlib.metadata
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from memfs.errors import LockTimeout
 from memfs.format.config import CONFIG_FILE
 from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem
+from memfs.policy import secrets_library
 from memfs.policy.conflicts import MAX_CHARS
 from memfs.store import atomic, locking, paths
 
@@ -75,7 +75,7 @@ def fingerprint(repo: Store) -> str:
     """A digest of everything besides a file's path and bytes that its findings depend on."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{FORMAT}\0{repo.prefix}\0{repo.limits()!r}\0".encode())
-    digest.update(importlib.metadata.version("detect-secrets").encode() + b"\0")
+    digest.update(f"{secrets_library.installed_version()}\0".encode())
     try:
         digest.update((repo.root / CONFIG_FILE).read_bytes())
     except OSError:

@@ -151,7 +151,7 @@ def test_a_new_scanner_invalidates_every_entry(seeded: MemoryRepo, monkeypatch: 
     that finds something else (here one that finds nothing, under a new version) is run again."""
     before = seeded.validate()
     assert any(p.path == "facts/secret.md" for p in before)
-    monkeypatch.setattr(findings.importlib.metadata, "version", lambda name: "999.0")
+    monkeypatch.setattr(findings.secrets_library, "installed_version", lambda: "999.0")
     monkeypatch.setattr(guard, "secret_problems", lambda path, text, meta=None: [])
     recomputed = _recomputed(monkeypatch)
     cached = seeded.validate()
