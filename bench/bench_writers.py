@@ -350,8 +350,11 @@ def integrator(interval: float) -> None:
     working folder), with a stamp on the shared monotonic clock printed before each round, before
     its push of ``main`` and after it (``{"bench": "round" | "push" | "ended", "at": ...}``): the
     visibility timeline's integrator stages. The stamps wrap the integrator's own functions;
-    nothing else differs from the command."""
+    nothing else differs from the command. SIGINT stops it as Ctrl-C would, also when this
+    script runs in the background (where a shell starts it with SIGINT ignored, inherited here)."""
     from memfs.cli import main as memfs_main
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from memfs.ops import integrate as integrating
 
     def stamp(kind: str) -> None:
@@ -687,6 +690,8 @@ def main() -> None:
                         outcomes.append(run_mode(mode, writers, args.ops, (server, repo, place / mode.name), env))
                         shutil.rmtree(place / mode.name, ignore_errors=True)
                         shutil.rmtree(server.root / repo)
+                        if len(outcomes) < len(args.modes):  # so far, in case the run is stopped
+                            report(f"{kind} (so far)", count, args.ops, outcomes)
                     report(kind, count, args.ops, outcomes)
     print(f"\nloadavg at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
