@@ -67,6 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchlib import pct  # noqa: E402
+from writers_timeline import Round, integrator, report_timeline, timeline  # noqa: E402
 
 from memfs import MemoryRepo  # noqa: E402
 from memfs.store.init import configure_merge_driver  # noqa: E402
@@ -131,17 +132,6 @@ class Op:
     #: of ``cpu``, this operation's share of its long-lived process's start (Python, imports,
     #: opening the repository): one process per writer for all its operations
     start_cpu: float = 0.0
-
-
-@dataclass(frozen=True)
-class Round:
-    """One integrator round on the shared monotonic clock: its start, the start of its push of
-    ``main`` (``None``: it pushed nothing), its end, and how many commits it pushed."""
-
-    started: float
-    push: float | None
-    ended: float
-    pushed: int
 
 
 class Mode:
@@ -345,39 +335,6 @@ def agent(clone: Path, index: int, ops: int) -> None:
         print(json.dumps(dataclasses.asdict(op)), flush=True)
 
 
-def integrator(interval: float) -> None:
-    """``memfs integrate --watch --interval INTERVAL --json`` in this process (the clone is the
-    working folder), with a stamp on the shared monotonic clock printed before each round, before
-    its push of ``main`` and after it (``{"bench": "round" | "push" | "ended", "at": ...}``): the
-    visibility timeline's integrator stages. The stamps wrap the integrator's own functions;
-    nothing else differs from the command. SIGINT stops it as Ctrl-C would, also when this
-    script runs in the background (where a shell starts it with SIGINT ignored, inherited here)."""
-    from memfs.cli import main as memfs_main
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    from memfs.ops import integrate as integrating
-
-    def stamp(kind: str) -> None:
-        print(json.dumps({"bench": kind, "at": time.monotonic()}), flush=True)
-
-    def wrapped(name: str, kind: str, after: str | None = None) -> None:
-        real = getattr(integrating, name)
-
-        def timed(*args: object, **kwargs: object) -> object:
-            stamp(kind)
-            try:
-                return real(*args, **kwargs)
-            finally:
-                if after:
-                    stamp(after)
-
-        setattr(integrating, name, timed)
-
-    wrapped("integrate", "round", "ended")
-    wrapped("_push", "push")
-    memfs_main(["integrate", "--watch", "--interval", str(interval), "--json"])
-
-
 class PlainGit(Mode):
     """``git commit`` then ``until git pull --rebase && git push; do sleep; done`` (5 tries)."""
 
@@ -551,30 +508,6 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, site: tuple[servers.Se
     return outcome
 
 
-def timeline(ops: list[Op], seen: dict[str, float], rounds: list[Round]) -> list[dict[str, float]]:
-    """Each published write's visibility (local commit to ``main`` seen on the server) cut into
-    its stages: the writer's own publishing (commit to its sync's end: fetch, rebase, push of its
-    ref), the wait for the integrator (to the start of the round that brought it: the poll
-    interval and the round running meanwhile), the round's fetch and merge (to its push of
-    ``main``), and that push until the watcher saw ``main`` move. The round that brought a write
-    is the last one started before ``main`` was seen with it."""
-    out = []
-    for op in ops:
-        if not op.published or op.token not in seen or not rounds:
-            continue
-        at = seen[op.token]
-        started = [r for r in rounds if r.started <= at]
-        if not started:
-            continue
-        bringing = started[-1]
-        push = bringing.push if bringing.push is not None else bringing.ended
-        pushed = op.committed + op.publish_wall
-        out.append({"writer's publishing": op.publish_wall, "wait for a round": bringing.started - pushed,
-                    "round: fetch + merge": push - bringing.started, "round: push main, seen": at - push,
-                    "visibility": at - op.committed})
-    return out
-
-
 # --- report ----------------------------------------------------------------------------------
 def rows(outcome: Outcome) -> dict[str, float]:
     cpus = [op.cpu for op in outcome.ops]
@@ -618,28 +551,12 @@ def report(kind: str, writers: int, ops: int, outcomes: list[Outcome]) -> None:
         shown += "".join(f"{table[n][key] / below:>15.2f}" if below else f"{'-':>15}" for n in ratios)
         print(f"{key:<30}{shown}")
     for outcome in outcomes:
-        report_timeline(outcome)
+        report_timeline(outcome.mode, outcome.stages, outcome.rounds)
     for outcome in outcomes:
         if outcome.note:
             print(f"  {outcome.mode} {outcome.note}")
         for failure in sorted(set(outcome.failures))[:3]:
             print(f"  {outcome.mode} failure ({outcome.failures.count(failure)}x): {failure.splitlines()[-1][:200]}")
-
-
-def report_timeline(outcome: Outcome) -> None:
-    """Where a write's visibility went (:func:`timeline`): p50 / p95 s of each stage, and the
-    integrator's rounds (how long one took, how many commits one pushed)."""
-    if not outcome.stages:
-        return
-    print(f"  {outcome.mode}: visibility by stage, p50 / p95 s ({len(outcome.stages)} writes)")
-    for stage in outcome.stages[0]:
-        values = [s[stage] for s in outcome.stages]
-        print(f"    {stage:<28}{pct(values, 50):>8.2f} /{pct(values, 95):>7.2f}")
-    pushing = [r for r in outcome.rounds if r.pushed]
-    lengths = [r.ended - r.started for r in outcome.rounds]
-    print(f"    rounds {len(outcome.rounds)} ({len(pushing)} pushed main); round wall p50 / max "
-          f"{pct(lengths, 50):.2f} / {max(lengths):.2f} s; commits pushed per pushing round, median "
-          f"{statistics.median(r.pushed for r in pushing) if pushing else 0:.0f}")
 
 
 def seed_repo(work: Path) -> Path:
