@@ -16,7 +16,8 @@ clones of its own, and the modes run one after the other against the same server
 ``writer-ref``
     ``memfs remember`` then ``memfs sync --writer-ref --writer wI``: each writer pushes its own
     branch ``memfs/writers/wI`` (no race); one ``memfs integrate --watch --interval S --json``
-    runs beside the server in a clone of its own, the only pusher of ``main``, until every write
+    runs beside the server in a clone of its own (in this script's process, with stamps for the
+    visibility timeline: :mod:`writers_timeline`), the only pusher of ``main``, until every write
     is on ``main`` (docs/collaboration.md, "many writers").
 ``writer-ref-lib``
     the same route, but each writer is one long-lived process (as an agent host is: an MCP
@@ -217,8 +218,9 @@ class WriterRef(MemfsSync):
 
     @contextmanager
     def beside(self, server: servers.Served, repo: str, place: Path, env: dict[str, str]) -> Iterator[object]:
-        """``memfs integrate --watch`` in a clone of its own, stopped by SIGINT (as Ctrl-C) once
-        the run is over; its CPU from ``wait4``, its rounds from its JSON lines."""
+        """``memfs integrate --watch`` in a clone of its own (:func:`writers_timeline.integrator`),
+        stopped by SIGINT (as Ctrl-C) once the run is over; its CPU from ``wait4``, its rounds
+        and their stamps from its JSON lines."""
         clone = place / "integrator"
         server.clone(repo, clone)
         configure_merge_driver(MemoryRepo.open(clone, actor="agent:integrator").store.git)
