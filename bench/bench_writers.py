@@ -16,7 +16,8 @@ clones of its own, and the modes run one after the other against the same server
 ``writer-ref``
     ``memfs remember`` then ``memfs sync --writer-ref --writer wI``: each writer pushes its own
     branch ``memfs/writers/wI`` (no race); one ``memfs integrate --watch --interval S --json``
-    runs beside the server in a clone of its own, the only pusher of ``main``, until every write
+    runs beside the server in a clone of its own (in this script's process, with stamps for the
+    visibility timeline: :mod:`writers_timeline`), the only pusher of ``main``, until every write
     is on ``main`` (docs/collaboration.md, "many writers").
 ``writer-ref-lib``
     the same route, but each writer is one long-lived process (as an agent host is: an MCP
@@ -67,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchlib import pct  # noqa: E402
+from writers_timeline import Round, integrator, report_timeline, timeline  # noqa: E402
 
 from memfs import MemoryRepo  # noqa: E402
 from memfs.store.init import configure_merge_driver  # noqa: E402
@@ -144,6 +146,11 @@ class Mode:
     #: CPU seconds of what ran beside the server, and a note about it (set when it stops)
     beside_cpu: float = 0.0
     beside_note: str = ""
+    #: the integrator's rounds, when one ran beside the server
+    timed: list[Round]
+
+    def __init__(self) -> None:
+        self.timed = []
 
     def prepare(self, writer: Writer) -> None:
         """Get a fresh clone ready (not measured)."""
@@ -211,19 +218,20 @@ class WriterRef(MemfsSync):
 
     @contextmanager
     def beside(self, server: servers.Served, repo: str, place: Path, env: dict[str, str]) -> Iterator[object]:
-        """``memfs integrate --watch`` in a clone of its own, stopped by SIGINT (as Ctrl-C) once
-        the run is over; its CPU from ``wait4``, its rounds from its JSON lines."""
+        """``memfs integrate --watch`` in a clone of its own (:func:`writers_timeline.integrator`),
+        stopped by SIGINT (as Ctrl-C) once the run is over; its CPU from ``wait4``, its rounds
+        and their stamps from its JSON lines."""
         clone = place / "integrator"
         server.clone(repo, clone)
         configure_merge_driver(MemoryRepo.open(clone, actor="agent:integrator").store.git)
         # appended to (O_APPEND), so reading it here while it runs never moves where it writes
         with open(place / "integrator.out", "a+b") as out:
-            proc = subprocess.Popen([*MEMFS, "integrate", "--watch", "--interval", str(self.interval), "--json"],
+            proc = subprocess.Popen([sys.executable, __file__, "--integrator", str(self.interval)],
                                     cwd=clone, env={**env, "MEMFS_ACTOR": "agent:integrator"},
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
             # a running integrator is warm: the writers start once its first round is done
             deadline = time.monotonic() + 120
-            while proc.poll() is None and time.monotonic() < deadline and b"{" not in out.read():
+            while proc.poll() is None and time.monotonic() < deadline and b'"remote"' not in out.read():
                 time.sleep(0.2)
                 out.seek(0)
             out.seek(0, os.SEEK_END)
@@ -239,8 +247,11 @@ class WriterRef(MemfsSync):
 
     def _rounds(self, text: str) -> str:
         """Its rounds from its output: one JSON document per round (compact with ``--watch``, but
-        read as documents, not lines); the last other line (an error note) is kept."""
+        read as documents, not lines), each after the stamps of its start and of its push of
+        ``main`` (:func:`integrator`), kept in :attr:`timed`; the last other line (an error note)."""
         decoder, rounds, pushed, at, other = json.JSONDecoder(), 0, 0, 0, ""
+        stamps: dict[str, float] = {}
+        self.timed = []
         while (at := len(text) - len(text[at:].lstrip())) < len(text):
             try:
                 data, at = decoder.raw_decode(text, at)
@@ -249,8 +260,16 @@ class WriterRef(MemfsSync):
                 line, at = text[at:end].strip(), end + 1
                 other = other if line == "memfs: error: interrupted" else line  # the SIGINT that stops it
                 continue
+            if isinstance(data, dict) and "bench" in data:
+                stamps = {} if data["bench"] == "round" else stamps
+                stamps[data["bench"]] = data["at"]
+                continue
             rounds += 1
             pushed += bool(data.get("pushed")) if isinstance(data, dict) else 0
+            if "round" in stamps and isinstance(data, dict):
+                self.timed.append(Round(stamps["round"], stamps.get("push"), stamps.get("ended", stamps["round"]),
+                                        int(data.get("pushed") or 0)))
+            stamps = {}
         extra = f"; other output: {other[:200]}" if other else ""
         return f"integrator: {rounds} rounds, {pushed} of them pushed main{extra}"
 
@@ -421,6 +440,9 @@ class Outcome:
     blocked: int = 0
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: per write that reached ``main`` through an integrator round: its visibility in stages
+    stages: list[dict[str, float]] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
 
     @property
     def give_ups(self) -> int:
@@ -482,6 +504,8 @@ def run_mode(mode: Mode, writers: list[Writer], ops: int, site: tuple[servers.Se
     outcome.beside_cpu, outcome.note = mode.beside_cpu, mode.beside_note
     outcome.lost = sum(op.token not in watcher.seen for op in committed)
     outcome.latencies = [watcher.seen[op.token] - op.committed for op in committed if op.token in watcher.seen]
+    outcome.rounds = mode.timed
+    outcome.stages = timeline(outcome.ops, watcher.seen, mode.timed)
     outcome.failures = [op.failure for op in outcome.ops if op.failure]
     return outcome
 
@@ -529,6 +553,8 @@ def report(kind: str, writers: int, ops: int, outcomes: list[Outcome]) -> None:
         shown += "".join(f"{table[n][key] / below:>15.2f}" if below else f"{'-':>15}" for n in ratios)
         print(f"{key:<30}{shown}")
     for outcome in outcomes:
+        report_timeline(outcome.mode, outcome.stages, outcome.rounds)
+    for outcome in outcomes:
         if outcome.note:
             print(f"  {outcome.mode} {outcome.note}")
         for failure in sorted(set(outcome.failures))[:3]:
@@ -543,6 +569,9 @@ def seed_repo(work: Path) -> Path:
 def main() -> None:
     if sys.argv[1:2] == ["--agent"]:
         agent(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+        return
+    if sys.argv[1:2] == ["--integrator"]:
+        integrator(float(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", nargs="+", default=["daemon"], choices=servers.KINDS)
@@ -580,6 +609,8 @@ def main() -> None:
                         outcomes.append(run_mode(mode, writers, args.ops, (server, repo, place / mode.name), env))
                         shutil.rmtree(place / mode.name, ignore_errors=True)
                         shutil.rmtree(server.root / repo)
+                        if len(outcomes) < len(args.modes):  # so far, in case the run is stopped
+                            report(f"{kind} (so far)", count, args.ops, outcomes)
                     report(kind, count, args.ops, outcomes)
     print(f"\nloadavg at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 

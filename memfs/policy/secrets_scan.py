@@ -23,34 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from memfs.policy import regex_literals, secrets_decode, secrets_ids, secrets_words
-
-#: detect-secrets plugins whose patterns are specific enough for prose.
-_DETECT_SECRETS_PLUGINS = {
-    "aws": ("AWSKeyDetector", "aws-access-key", "AWS access key"),
-    "artifactory": ("ArtifactoryDetector", "artifactory-token", "Artifactory token"),
-    "azure_storage_key": ("AzureStorageKeyDetector", "azure-storage-key", "Azure storage account key"),
-    "discord": ("DiscordBotTokenDetector", "discord-token", "Discord bot token"),
-    "github_token": ("GitHubTokenDetector", "github-token", "GitHub token"),
-    "gitlab_token": ("GitLabTokenDetector", "gitlab-token", "GitLab token"),
-    "jwt": ("JwtTokenDetector", "jwt", "JSON Web Token"),
-    "mailchimp": ("MailchimpDetector", "mailchimp-key", "Mailchimp API key"),
-    "npm": ("NpmDetector", "npm-token", "npm token"),
-    "openai": ("OpenAIDetector", "openai-key", "OpenAI API key"),
-    "private_key": ("PrivateKeyDetector", "private-key", "private key"),
-    "pypi_token": ("PypiTokenDetector", "pypi-token", "PyPI token"),
-    "sendgrid": ("SendGridDetector", "sendgrid-key", "SendGrid API key"),
-    "slack": ("SlackDetector", "slack-token", "Slack token"),
-    "square_oauth": ("SquareOAuthDetector", "square-oauth-secret", "Square OAuth secret"),
-    "stripe": ("StripeDetector", "stripe-key", "Stripe key"),
-    "telegram_token": ("TelegramBotTokenDetector", "telegram-token", "Telegram bot token"),
-    "twilio": ("TwilioKeyDetector", "twilio-key", "Twilio API key"),
-}
+from memfs.policy import regex_literals, secrets_decode, secrets_ids, secrets_library, secrets_words
 
 
 @dataclass(frozen=True)
@@ -341,14 +318,9 @@ _GENERIC_RULES = (
 
 @functools.cache
 def _library_rules() -> tuple[_Rule, ...]:
-    """The detect-secrets plugins' patterns (loaded once, on first scan)."""
-    rules = []
-    for module, (cls, slug, kind) in _DETECT_SECRETS_PLUGINS.items():
-        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
-        accept = getattr(plugin, "is_formally_valid", None)
-        for pattern in plugin.denylist:
-            rules.append(_Rule(slug, kind, pattern, 0, accept))
-    return tuple(rules)
+    """The detect-secrets plugins' patterns (:mod:`memfs.policy.secrets_library`; on first scan)."""
+    return tuple(_Rule(secrets_library.PLUGINS[p.module][1], secrets_library.PLUGINS[p.module][2], p.pattern, 0,
+                       p.accept) for p in secrets_library.plugin_patterns())
 
 
 def _mask(value: str) -> str:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import importlib.metadata
 import json
 import os
 import stat
@@ -52,6 +51,7 @@ from memfs.errors import LockTimeout
 from memfs.format.config import CONFIG_FILE
 from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem
+from memfs.policy import secrets_library
 from memfs.policy.conflict_delta import Member
 from memfs.policy.conflict_pairs import Reading, reading
 from memfs.policy.conflicts import MAX_CHARS, Pair, eligible
@@ -104,8 +104,7 @@ def fingerprint(repo: Store) -> str:
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{FORMAT}\0{repo.prefix}\0{repo.limits()!r}\0".encode())
-    for package in ("detect-secrets", "PyYAML"):
-        digest.update(importlib.metadata.version(package).encode() + b"\0")
+    digest.update(f"{secrets_library.installed_version()}\0{yaml.__version__}\0".encode())
     libyaml = getattr(yaml, "_yaml", None)
     digest.update(f"{sys.version}\0{libyaml.get_version_string() if libyaml is not None else 'no libyaml'}\0".encode())
     try:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 import struct
 import sys
@@ -61,31 +62,29 @@ MAX_OPEN = 8
 _open_count = 0
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
-    """The C library, by glibc's name first: ``find_library`` starts ``ldconfig -p`` (a process
-    at every memfs start, a hook's included), so it is asked only where that name is not found
-    (musl)."""
+    """The C library with inotify, loaded when a watch is first opened. ``libc.so.6`` (glibc) is
+    tried first: :func:`ctypes.util.find_library` runs ``ldconfig -p``, a process of its own, which
+    every memfs command paid at import when it was asked first."""
     if not sys.platform.startswith("linux"):
         return None
-    try:
+    for name in ("libc.so.6", None):
         try:
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        except OSError:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.inotify_init1, libc.inotify_add_watch, libc.statfs  # noqa: B018
-    except (OSError, AttributeError):
-        return None
-    return libc
-
-
-_LIBC = _libc()
+            libc = ctypes.CDLL(name or ctypes.util.find_library("c"), use_errno=True)
+            libc.inotify_init1, libc.inotify_add_watch, libc.statfs  # noqa: B018
+        except (OSError, AttributeError, TypeError):
+            continue
+        return libc
+    return None
 
 
 def _local(path: Path) -> bool:
     """Whether ``path`` lies on a file system in :data:`LOCAL_FILE_SYSTEMS`."""
-    assert _LIBC is not None
+    libc = _libc()
+    assert libc is not None
     buf = ctypes.create_string_buffer(256)
-    if _LIBC.statfs(os.fsencode(path), buf) != 0:
+    if libc.statfs(os.fsencode(path), buf) != 0:
         return False
     return struct.unpack_from("l", buf.raw)[0] & 0xFFFFFFFF in LOCAL_FILE_SYSTEMS
 
@@ -105,9 +104,10 @@ class TreeWatch:
         """A watch on every folder under ``workdir``, or ``None`` when there is no inotify, the
         file system's events may be missed, or the folders are too many."""
         global _open_count
-        if _LIBC is None or _open_count >= MAX_OPEN or not _local(workdir):
+        libc = _libc()
+        if libc is None or _open_count >= MAX_OPEN or not _local(workdir):
             return None
-        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
             return None
         watch = cls(fd, workdir)
@@ -118,12 +118,13 @@ class TreeWatch:
         return watch
 
     def _add_all(self) -> bool:
-        assert _LIBC is not None
+        libc = _libc()
+        assert libc is not None
         top = os.fsencode(self.workdir)
         unreadable: list[OSError] = []
         for folder, dirs, _files in os.walk(top, onerror=unreadable.append):
             dirs[:] = [d for d in dirs if not (folder == top and d == b".git")]
-            wd = _LIBC.inotify_add_watch(self.fd, folder, MASK)
+            wd = libc.inotify_add_watch(self.fd, folder, MASK)
             if wd < 0 or len(self.folders) >= MAX_FOLDERS:
                 return False
             rel = os.fsdecode(os.path.relpath(folder, top))

@@ -1,0 +1,43 @@
+"""Made by ``python -m memfs.policy.secrets_library --write`` (:mod:`memfs.policy.secrets_library`): the
+``detect-secrets`` plugins' patterns, for the version named here. Do not edit."""
+
+VERSION: str | None = '1.5.0'
+#: (plugin module, pattern, flags, whether the plugin checks a match with ``is_formally_valid``)
+PATTERNS: tuple[tuple[str, str, int, bool], ...] = (
+    ('aws', '(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}', 32, False),
+    ('aws', 'aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?[\\\'\\"]([0-9a-zA-Z/+]{40})[\\\'\\"]', 34, False),
+    ('artifactory', '(?:\\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}(?:\\s|"|$)', 32, False),
+    ('artifactory', '(?:\\s|=|:|"|^)AP[\\dABCDEF][a-zA-Z0-9]{8,}(?:\\s|"|$)', 32, False),
+    ('azure_storage_key', 'AccountKey=[a-zA-Z0-9+\\/=]{88}', 32, False),
+    ('discord', '[MNO][a-zA-Z\\d_-]{23,25}\\.[a-zA-Z\\d_-]{6}\\.[a-zA-Z\\d_-]{27}', 32, False),
+    ('github_token', '(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}', 32, False),
+    ('gitlab_token', '(glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_\\-]{20,50}(?!\\w)', 32, False),
+    ('gitlab_token', 'GR1348941[A-Za-z0-9_\\-]{20,50}(?!\\w)', 32, False),
+    ('gitlab_token', 'glcbt-([0-9a-fA-F]{2}_)?[A-Za-z0-9_\\-]{20,50}(?!\\w)', 32, False),
+    ('gitlab_token', 'glimt-[A-Za-z0-9_\\-]{25}(?!\\w)', 32, False),
+    ('gitlab_token', 'glptt-[A-Za-z0-9_\\-]{40}(?!\\w)', 32, False),
+    ('gitlab_token', 'glagent-[A-Za-z0-9_\\-]{50,1024}(?!\\w)', 32, False),
+    ('gitlab_token', 'gloas-[A-Za-z0-9_\\-]{64}(?!\\w)', 32, False),
+    ('jwt', 'eyJ[A-Za-z0-9-_=]+\\.[A-Za-z0-9-_=]+\\.?[A-Za-z0-9-_.+/=]*?', 32, True),
+    ('mailchimp', '[0-9a-z]{32}-us[0-9]{1,2}', 32, False),
+    ('npm', '\\/\\/.+\\/:_authToken=\\s*((npm_.+)|([A-Fa-f0-9-]{36})).*', 32, False),
+    ('openai', 'sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}', 32, False),
+    ('private_key', 'BEGIN DSA PRIVATE KEY', 32, False),
+    ('private_key', 'BEGIN EC PRIVATE KEY', 32, False),
+    ('private_key', 'BEGIN OPENSSH PRIVATE KEY', 32, False),
+    ('private_key', 'BEGIN PGP PRIVATE KEY BLOCK', 32, False),
+    ('private_key', 'BEGIN PRIVATE KEY', 32, False),
+    ('private_key', 'BEGIN RSA PRIVATE KEY', 32, False),
+    ('private_key', 'BEGIN SSH2 ENCRYPTED PRIVATE KEY', 32, False),
+    ('private_key', 'PuTTY-User-Key-File-2', 32, False),
+    ('pypi_token', 'pypi-AgEIcHlwaS5vcmc[A-Za-z0-9-_]{70,}', 32, False),
+    ('pypi_token', 'pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9-_]{70,}', 32, False),
+    ('sendgrid', 'SG\\.[a-zA-Z0-9_-]{22}\\.[a-zA-Z0-9_-]{43}', 32, False),
+    ('slack', 'xox(?:a|b|p|o|s|r)-(?:\\d+-)+[a-z0-9]+', 34, False),
+    ('slack', 'https://hooks\\.slack\\.com/services/T[a-zA-Z0-9_]+/B[a-zA-Z0-9_]+/[a-zA-Z0-9_]+', 98, False),
+    ('square_oauth', 'sq0csp-[0-9A-Za-z\\\\\\-_]{43}', 32, False),
+    ('stripe', '(?:r|s)k_live_[0-9a-zA-Z]{24}', 32, False),
+    ('telegram_token', '\\d{8,10}:[0-9A-Za-z_-]{35}', 32, False),
+    ('twilio', 'AC[a-z0-9]{32}', 32, False),
+    ('twilio', 'SK[a-z0-9]{32}', 32, False),
+)
