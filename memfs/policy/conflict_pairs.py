@@ -17,12 +17,12 @@ from memfs.policy.conflicts import (
     MAX_SHARING,
     MAX_TOKENS,
     Pair,
-    _Read,
-    _sketch,
-    _sketch_of,
-    _weigh,
+    TextRead,
     eligible,
+    sketch_from_tokens,
+    sketch_of_text,
     tokens,
+    weigh,
     when,
 )
 
@@ -39,7 +39,7 @@ def pairs(memories: Iterable[Any], read: Mapping[str, Reading] | None = None) ->
         if eligible(memory):
             groups.setdefault(group_of(memory), []).append(memory)
     found: list[Pair] = []
-    seen: dict[str, _Read] = {}
+    seen: dict[str, TextRead] = {}
     for group in groups.values():
         readings = {m.path: (read.get(m.path) if read else None) or reading(m.body) for m in group}
         short = sorted((m for m in group if readings[m.path].short), key=when)
@@ -79,12 +79,12 @@ def reading(body: str) -> Reading:
     read = tokens(body) if len(body) <= MAX_CHARS else ()
     if not 0 < len(read) <= MAX_TOKENS:
         return Reading(frozenset(), False, False, False)
-    sketch = _sketch(body)
+    sketch = sketch_of_text(body)
     forms = frozenset(t.form for t in read) | conflict_slots.keys(body)
     return Reading(forms, True, sketch.speaker, sketch.changed or sketch.tiny_marked)
 
 
-def judged(older: Any, newer: Any, seen: dict[str, _Read] | None = None) -> Pair | None:
+def judged(older: Any, newer: Any, seen: dict[str, TextRead] | None = None) -> Pair | None:
     """The conflict of two candidates of :func:`pairs`, ``older`` first by :func:`when`, or ``None``:
     a function of their bodies and keys (``seen``: the texts this pass read already)."""
     if older.key and newer.key:
@@ -93,9 +93,9 @@ def judged(older: Any, newer: Any, seen: dict[str, _Read] | None = None) -> Pair
     for memory in (older, newer):  # each text read once a pass (the remembered readings hold 4,096)
         if memory.path not in seen:
             toks = tokens(memory.body)
-            seen[memory.path] = (toks, _sketch_of(memory.body, toks))
+            seen[memory.path] = (toks, sketch_from_tokens(memory.body, toks))
     old_sketch, new_sketch = seen[older.path][1], seen[newer.path][1]
     if not (old_sketch.may_conflict(new_sketch) or conflict_slots.may_pair(older.body, newer.body)):
         return None
-    verdict = _weigh(older.body, newer.body)
+    verdict = weigh(older.body, newer.body)
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None

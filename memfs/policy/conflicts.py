@@ -143,10 +143,10 @@ def _overlap(subject_a: Set[str], subject_b: Set[str], forms_a: Set[str], forms_
 
 def compare(old: str, new: str) -> Verdict:
     """How ``new`` relates to ``old`` (both of one scope, type and version; see the module docstring)."""
-    return _weigh(old, new)
+    return weigh(old, new)
 
 
-def _weigh(old: str, new: str) -> Verdict:
+def weigh(old: str, new: str) -> Verdict:
     """The structural rules, then the subject/value model (:mod:`memfs.policy.conflict_slots`)
     for what they do not call a conflict, unless the new text adds to the old one."""
     verdict = _compare(tokens(old), tokens(new), new)
@@ -493,15 +493,17 @@ class _Sketch:
 
 
 @functools.lru_cache(maxsize=4096)
-def _sketch(text: str) -> _Sketch:
+def sketch_of_text(text: str) -> _Sketch:
     """The sketch of a text, remembered like its tokens (a write weighs the same scope again)."""
-    return _sketch_of(text, tokens(text))
+    return sketch_from_tokens(text, tokens(text))
 
 
-_Read = tuple[Sequence[Token], _Sketch]
+#: A text as a pass over many memories reads it once: its tokens and its sketch.
+TextRead = tuple[Sequence[Token], _Sketch]
 
 
-def _sketch_of(text: str, toks: Sequence[Token]) -> _Sketch:
+def sketch_from_tokens(text: str, toks: Sequence[Token]) -> _Sketch:
+    """The sketch of ``text`` from its tokens ``toks`` already read."""
     sketch = _Sketch.of(toks)
     if sketch.speaker and len(sketch.forms) <= _TINY and _marked(text):
         return dataclasses.replace(sketch, tiny_marked=True)
@@ -511,7 +513,7 @@ def _sketch_of(text: str, toks: Sequence[Token]) -> _Sketch:
 def forget_readings() -> None:
     """Drop the remembered tokens and sketches (a benchmark's cold start)."""
     tokens.cache_clear()
-    _sketch.cache_clear()
+    sketch_of_text.cache_clear()
     conflict_slots.forget()
 
 
@@ -525,13 +527,13 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     if not eligible(probe):
         return []
     found = []
-    sketch = _sketch(new.body)
+    sketch = sketch_of_text(new.body)
     for memory in memories:
         if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
             continue
-        if not (_sketch(memory.body).may_conflict(sketch) or conflict_slots.may_pair(memory.body, new.body)):
+        if not (sketch_of_text(memory.body).may_conflict(sketch) or conflict_slots.may_pair(memory.body, new.body)):
             continue
-        verdict = _weigh(memory.body, new.body)
+        verdict = weigh(memory.body, new.body)
         if verdict.conflict:
             found.append((memory, verdict))
     return sorted(found, key=lambda pair: when(pair[0]), reverse=True)
