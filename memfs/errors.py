@@ -76,6 +76,11 @@ class LockTimeout(ConflictError):
     """Another memfs process held the repository's write lock for too long."""
 
 
+class OutcomeUnknown(ConflictError):
+    """A live server accepted the write and its outcome never came: it may have been made, and
+    doing it again is not safe (a revision check, a retraction, a path, keep-both, supersedes)."""
+
+
 class Refused(MemfsError):
     """A rule forbids the request; nothing was written."""
 

@@ -253,6 +253,9 @@ class State:
             return None
         if reply.get("ok") is True:
             return reply
+        if write and reply.get("lost") is True:
+            _after_lost(op, request)
+            return None
         if write:
             from memfs.cli.output import note
             from memfs.errors import from_wire
@@ -370,3 +373,25 @@ def main(argv: list[str] | None = None) -> None:
         output.error(one_line(exc))
         sys.exit(exits.FAILED)
     sys.exit(status if isinstance(status, int) else exits.OK)
+
+
+#: Fields of a remember whose replay is not the same statement again (a revision check, a
+#: retraction, a path to create, keep-both, an explicit supersede).
+_NOT_REPLAYED = ("expected_revision", "retract", "path", "keep_both", "supersedes")
+
+
+def _after_lost(op: str, request: Any) -> None:
+    """A write the live server accepted whose outcome never came: done here again (``None``) when
+    a repeat is the same statement, which reconcile recognises and leaves as it is; else
+    :class:`~memfs.errors.OutcomeUnknown`, since it may have been made."""
+    from memfs.errors import OutcomeUnknown
+
+    candidates = getattr(request, "candidates", None) or [getattr(request, "candidate", None)]
+    unsafe = sorted({name for c in candidates for name in _NOT_REPLAYED
+                     if (c.get(name) if isinstance(c, dict) else getattr(c, name, None))})
+    if not unsafe:
+        return None
+    raise OutcomeUnknown(
+        f"the live server accepted this {op} and its answer never came (it stopped, or took over two minutes); "
+        f"it may have been made, and with {', '.join('--' + n.replace('_', '-') for n in unsafe)} doing it again "
+        "is not the same request: check `memfs log -n 3` (or `git log`) before writing again")

@@ -72,7 +72,8 @@ def masked(ran: Ran) -> tuple[int, str, str]:
 # --- servers in every state --------------------------------------------------------------------
 class Fake:
     """Something at a live index's socket that is not a working server: it accepts and never
-    answers (``hung``), or answers bytes that are no reply (``garbage``)."""
+    answers (``hung``), answers bytes that are no reply (``garbage``), or accepts a write and
+    closes before its outcome (``accepts``)."""
 
     def __init__(self, path: Path, mode: str) -> None:
         self.mode, self.conns = mode, []
@@ -91,6 +92,10 @@ class Fake:
             if self.mode == "garbage":
                 with conn:
                     conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+            elif self.mode == "accepts":  # a server that takes the write and dies before answering
+                with conn:
+                    conn.recv(1 << 16)
+                    conn.sendall(wire.encode(wire.ACCEPTED))
             else:
                 self.conns.append(conn)
 
@@ -238,3 +243,21 @@ def test_a_write_refusal_keeps_its_rules_and_anything_else_is_not_an_error() -> 
     for bad in (None, [], {"type": "OSError", "message": "x"}, {"type": "WriteRefused", "message": "x"},
                 {"type": "UsageError"}, {"type": "object", "message": "x"}):
         assert from_wire(bad) is None
+
+
+def test_a_write_whose_outcome_was_lost_is_done_again_only_when_a_repeat_is_the_same_statement(
+        prepared: Path, tmp_path: Path, serving: list[object]) -> None:
+    """The server accepted the write, then its answer never came: a plain remember is done here
+    (were it made, reconcile would take the repeat as the same statement), one that a repeat would
+    change (--keep-both, --path, --expect-revision, --retract, --supersedes) is refused, nothing
+    written, and the message says to look at the log first."""
+    served, alone = twins(prepared, tmp_path)
+    in_state(served, "accepts", serving)
+    plain = DOORS["remember"]
+    through = run_cli("-C", str(served.root), *plain)
+    assert masked(through) == masked(run_cli("-C", str(alone.root), *plain, env={"MEMFS_NO_LIVE": "1"}))
+    head = git(served.root, "rev-parse", "HEAD")
+    kept = run_cli("-C", str(served.root), *REMEMBER, "--keep-both", "--body", "The rocket carries a red satellite.")
+    assert kept.returncode == 3 and "its answer never came" in kept.stderr and "--keep-both" in kept.stderr
+    assert "memfs log" in kept.stderr
+    assert git(served.root, "rev-parse", "HEAD") == head

@@ -45,6 +45,9 @@ WRITE_TIMEOUT = 120.0
 #: the requests that change the repository, acknowledged before they are done (:func:`ask`)
 WRITES = frozenset({"remember"})
 ACCEPTED = {"accepted": True}
+#: What :func:`ask` answers for a write the server accepted whose outcome never came (the server
+#: died, or took longer than :data:`WRITE_TIMEOUT`): it may or may not have been made.
+LOST = {"ok": False, "lost": True}
 
 
 class WireError(Exception):
@@ -205,8 +208,9 @@ def ask(start: str | os.PathLike[str], op: str, args: dict[str, Any],
     and starts only if it could say so (a client that gave up has closed the connection, so a
     server that wakes up late never does a write its client then did itself). After the
     acknowledgement the client waits up to :data:`WRITE_TIMEOUT` for the outcome (the write may
-    queue for the repository's lock); a connection that drops then (the server died) is ``None``
-    too, and the direct path that follows finds the write done or undone (the journal's recovery)."""
+    queue for the repository's lock); a connection that drops then (the server died) or an outcome
+    that comes too late is :data:`LOST`: the write may have been made, and the caller decides
+    whether doing it again is safe (the journal's recovery finishes or undoes a torn one)."""
     root = find_root(start)
     if root is None:
         return None
@@ -228,7 +232,10 @@ def ask(start: str | os.PathLike[str], op: str, args: dict[str, Any],
         reply = receive(conn, MAX_REPLY)
         if op in WRITES and reply == ACCEPTED:
             conn.settimeout(WRITE_TIMEOUT)
-            reply = receive(conn, MAX_REPLY)
+            try:
+                reply = receive(conn, MAX_REPLY)
+            except (OSError, WireError):
+                return dict(LOST)
     except (OSError, WireError):
         return None
     finally:
