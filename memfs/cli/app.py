@@ -384,11 +384,13 @@ def _after_lost(op: str, request: Any) -> None:
     """A write the live server accepted whose outcome never came: done here again (``None``) when
     a repeat is the same statement, which reconcile recognises and leaves as it is; else
     :class:`~memfs.errors.OutcomeUnknown`, since it may have been made."""
+    from collections.abc import Mapping
+
     from memfs.errors import OutcomeUnknown
 
-    candidates = getattr(request, "candidates", None) or [getattr(request, "candidate", None)]
-    unsafe = sorted({name for c in candidates for name in _NOT_REPLAYED
-                     if (c.get(name) if isinstance(c, dict) else getattr(c, name, None))})
+    candidate = request.candidate  # a remember's (:data:`memfs.agents.live.wire.WRITES`)
+    given = candidate.get if isinstance(candidate, Mapping) else lambda name: getattr(candidate, name, None)
+    unsafe = [name for name in _NOT_REPLAYED if given(name)]
     if not unsafe:
         return None
     raise OutcomeUnknown(

@@ -108,10 +108,8 @@ def question(candidate: Candidate, existing: Memory | None = None) -> Question |
         return None
     is_preference = candidate.type == "preference" or (existing is not None and existing.type == "preference")
     trusted = candidate.source_kind in TRUSTED_FOR_PREFERENCES and not candidate.one_off
-    if is_preference:
+    if is_preference or _standing(candidate):
         return "preference" if trusted else None
-    if candidate.type == "procedure" and trusted:
-        return "preference"
     if candidate.source_kind in OBSERVERS and candidate.type in ("fact", "note"):
         return "observation"
     return None
@@ -159,8 +157,7 @@ def check(candidate: Candidate, existing: Memory | None = None, reading: Reading
                 forceable=True,
             )
         )
-    standing = candidate.type == "procedure" and candidate.source_kind in TRUSTED_FOR_PREFERENCES
-    if (is_preference or standing) and candidate.expires is None:
+    if (is_preference or _standing(candidate)) and candidate.expires is None:
         found.extend(_one_off(candidate, reading if question(candidate, existing) == "preference" else None))
     found.extend(_episode(candidate))
     if candidate.type == "summary" and candidate.expires is None:
@@ -226,7 +223,8 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
     "看起来") is never the user's explicit statement, whatever its ``source_kind`` says, nor is a
     fact in the user's name that guesses about someone ("the user appears to live in Toronto"): it
     is held (``needs_review``, low confidence) until a person confirms it."""
-    said = _inferred(candidate, reading)
+    asked = question(candidate)
+    said = _inferred(candidate, asked, reading)
     if said is not None:
         cue = said.cue(candidate.body)
         return [
@@ -242,7 +240,7 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
                 forceable=True,
             )
         ]
-    if question(candidate) == "preference" or candidate.source_kind not in OBSERVERS or len(roots) > 1 \
+    if asked == "preference" or candidate.source_kind not in OBSERVERS or len(roots) > 1 \
             or not is_rule(candidate, reading):
         return []
     what = "a procedure" if candidate.type == "procedure" else "a rule or durable claim"
@@ -261,11 +259,18 @@ def downgrades(candidate: Candidate, roots: frozenset[str], reading: Reading | N
     ]
 
 
-def _inferred(candidate: Candidate, reading: Reading | None) -> Reading | None:
-    """The inferred reading of a preference (or a user's procedure), or of a fact or note said in
-    the user's or an administrator's name that is a guess about someone ("the user appears to…",
-    用户多半…): either way it is not the user's own statement."""
-    if question(candidate) == "preference":
+def _standing(candidate: Candidate) -> bool:
+    """A procedure the user or an administrator gave: a standing instruction, read as a preference
+    is (one-off? inferred?)."""
+    return candidate.type == "procedure" and candidate.source_kind in TRUSTED_FOR_PREFERENCES
+
+
+def _inferred(candidate: Candidate, asked: Question | None, reading: Reading | None) -> Reading | None:
+    """The inferred reading of a preference (or a user's procedure; ``asked`` is
+    :func:`question`'s answer), or of a fact or note said in the user's or an administrator's name
+    that is a guess about someone ("the user appears to…", 用户多半…): either way it is not the
+    user's own statement."""
+    if asked == "preference":
         said = read(candidate, "preference", reading)
         return said if said.label == "inferred" else None
     if candidate.source_kind in TRUSTED_FOR_PREFERENCES and candidate.type in ("fact", "note") \
