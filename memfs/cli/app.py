@@ -389,8 +389,8 @@ def _after_lost(op: str, request: Any) -> None:
     from memfs.errors import OutcomeUnknown
 
     candidate = request.candidate  # a remember's (:data:`memfs.agents.live.wire.WRITES`)
-    given = candidate.get if isinstance(candidate, Mapping) else lambda name: getattr(candidate, name, None)
-    unsafe = [name for name in _NOT_REPLAYED if given(name)]
+    fields = candidate if isinstance(candidate, Mapping) else vars(candidate)
+    unsafe = [name for name in _NOT_REPLAYED if fields.get(name)]
     if not unsafe:
         return None
     raise OutcomeUnknown(
