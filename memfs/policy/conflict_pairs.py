@@ -94,8 +94,8 @@ def judged(older: Any, newer: Any, seen: dict[str, TextRead] | None = None) -> P
         if memory.path not in seen:
             toks = tokens(memory.body)
             seen[memory.path] = (toks, sketch_from_tokens(memory.body, toks))
-    old_sketch, new_sketch = seen[older.path][1], seen[newer.path][1]
+    (old_tokens, old_sketch), (new_tokens, new_sketch) = seen[older.path], seen[newer.path]
     if not (old_sketch.may_conflict(new_sketch) or conflict_slots.may_pair(older.body, newer.body)):
         return None
-    verdict = weigh(older.body, newer.body)
+    verdict = weigh(older.body, newer.body, (old_tokens, new_tokens))
     return Pair(older.path, newer.path, verdict.why) if verdict.conflict else None

@@ -146,10 +146,12 @@ def compare(old: str, new: str) -> Verdict:
     return weigh(old, new)
 
 
-def weigh(old: str, new: str) -> Verdict:
+def weigh(old: str, new: str, read: tuple[Sequence[Token], Sequence[Token]] | None = None) -> Verdict:
     """The structural rules, then the subject/value model (:mod:`memfs.policy.conflict_slots`)
-    for what they do not call a conflict, unless the new text adds to the old one."""
-    verdict = _compare(tokens(old), tokens(new), new)
+    for what they do not call a conflict, unless the new text adds to the old one. ``read``: the
+    two texts' tokens when the caller has them already (a pass over many memories)."""
+    old_tokens, new_tokens = read if read is not None else (tokens(old), tokens(new))
+    verdict = _compare(old_tokens, new_tokens, new)
     if verdict.conflict:
         vetoed = conflict_slots.vetoed(old, new, _marked(new))
         return verdict if vetoed is None else Verdict("duplicate" if "worded" in vetoed else "different", vetoed)
