@@ -5,7 +5,8 @@ running live index (twin repositories, each with its own, for writes). The fast 
 have answered by itself (click not run) and sent the very request click sends. Then what it
 leaves to click: no server, a dead one, a hung one (asked once, not twice), unknown options,
 ``--help``, a refusal (the write not sent again), several roots. And its table is the one the
-declarations make."""
+declarations make. The clock memfs reads is held, so both runs of a pair print the same ``at``
+whichever second each starts in."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from memfs.cli import app, fast, fast_spec, printing
 from tests.helpers import ACTOR, Ran, commit_all, copy_repo, git, memory_text, run_cli, write_file
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
-              pytest.mark.usefixtures("live_run_dir")]
+              pytest.mark.usefixtures("live_run_dir", "clock")]
 AT = "2026-06-01T00:00:00Z"
 SCOPES = ["user:U5", "user:U5/project:P8", "user:U7"]
 WORDS = ["rocket", "friday", "launch", "blue", "satellite", "的", "发布", "red"]

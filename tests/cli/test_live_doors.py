@@ -5,7 +5,9 @@ left behind, hung, answering garbage). A running server answers (counted); any o
 makes the door do the work itself, once (a write is never done twice).
 
 Both sides of each comparison run the same command: the door as it is, and the door with
-``MEMFS_NO_LIVE`` (the direct path), on twin copies of one repository for writes."""
+``MEMFS_NO_LIVE`` (the direct path), on twin copies of one repository for writes.
+The clock memfs reads is held, so the two sides print the same ``at`` and ``updated`` whichever
+second each starts in."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from memfs.errors import ConflictError, InvalidMemory, UsageError, WriteRefused,
 from tests.helpers import ACTOR, Ran, commit_all, copy_repo, git, memory_text, run_cli, write_file
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
-              pytest.mark.usefixtures("live_run_dir")]
+              pytest.mark.usefixtures("live_run_dir", "clock")]
 AT = "2026-06-01T00:00:00Z"
 SCOPE = "user:U5"
 STATES = ["running", "dead", "hung", "garbage"]
