@@ -180,6 +180,19 @@ def _acquire(fd: int, lock_path: Path, timeout: float) -> None:
             delay = min(delay * 2, 0.1)
 
 
+def try_hold(lock_path: Path) -> int | None:
+    """The descriptor of ``lock_path`` (created if missing) with an exclusive ``flock`` this
+    process now holds until it closes it, or ``None`` when another holder has it: for a claim
+    that must not wait (one live index per memory root)."""
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def is_free(lock_path: Path) -> bool:
     """Whether no process holds the lock right now (used to detect an abandoned journal)."""
     if not lock_path.exists():

@@ -23,9 +23,10 @@ from typing import Any
 import pytest
 
 from memfs import MemoryRepo
-from memfs.agents.live import wire
+from memfs.agents.live import listener, wire
 from memfs.agents.live.server import AlreadyRunning, Batch, _jumped
 from memfs.agents.live.view import search_view
+from memfs.store import locking
 from tests.helpers import ACTOR, TIMEOUT, copy_repo, git, memory_text, wait_for
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
@@ -249,6 +250,42 @@ def test_two_servers_never_share_a_root_and_two_roots_never_share_a_server(live:
     assert wire.request(other.root, "status", {}) is None  # the copied record names another root
     with other.live_server() as second:
         assert wire.request(other.root, "status", {})["root"] == str(second.root)  # type: ignore[index]
+
+
+def test_a_server_starting_holds_its_root_before_its_socket_answers(repo: MemoryRepo) -> None:
+    """Two servers started at once for one root (two commands that each found none) both see no
+    socket answering; the root's lock, held from before the bind until the server stops, lets
+    one start and refuses the other, from another run directory too."""
+    held = locking.try_hold(repo.store.cache_dir / listener.LOCK)
+    assert held is not None  # a server that claimed the root and bound its socket, not yet listening
+    path = wire.socket_path(repo.root)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    bound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    bound.bind(str(path))
+    inode = os.stat(path).st_ino
+    try:
+        with pytest.raises(AlreadyRunning, match="starting or already serves"):
+            repo.live_server().start()
+        assert os.stat(path).st_ino == inode  # left alone
+    finally:
+        bound.close()
+        path.unlink()
+        os.close(held)
+    with repo.live_server() as server:  # released: it starts
+        assert wire.request(repo.root, "status", {})["pid"] == os.getpid()  # type: ignore[index]
+        assert locking.try_hold(repo.store.cache_dir / listener.LOCK) is None
+        other = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
+        try:
+            second = repo.live_server()
+            second.path = other / "s.sock"
+            with pytest.raises(AlreadyRunning):
+                second.start()
+        finally:
+            shutil.rmtree(other)
+        assert wire.request(repo.root, "status", {})["socket"] == str(server.path)  # type: ignore[index]
+    fd = locking.try_hold(repo.store.cache_dir / listener.LOCK)  # stopped: released
+    assert fd is not None
+    os.close(fd)
 
 
 def test_a_server_is_found_and_not_doubled_from_another_run_dir(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:

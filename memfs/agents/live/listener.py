@@ -21,9 +21,11 @@ from memfs.agents.live import answers, wire
 from memfs.agents.live.server import REQUEST_TIMEOUT, TICK_SECONDS, AlreadyRunning, LiveIndex
 from memfs.errors import MemfsError, UsageError
 from memfs.index.state import ensure_cache
-from memfs.store import atomic
+from memfs.store import atomic, locking
 
 log = logging.getLogger("memfs.live")
+#: held by the server of a root while it runs (:meth:`SocketServer._claim`)
+LOCK = "live.lock"
 
 
 # --- the socket ----------------------------------------------------------------------------------
@@ -54,6 +56,7 @@ class SocketServer:
         self.sock: socket.socket | None = None
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        self._claims: list[int] = []
         for live in self.lives.values():
             live._publish = functools.partial(self.publish, live)  # type: ignore[method-assign]
             live.record_missing = functools.partial(self.record_missing, live)  # type: ignore[method-assign]
@@ -96,7 +99,33 @@ class SocketServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _claim(self) -> None:
+        """Hold each root's ``.memfs/live.lock`` for as long as this server runs: two servers
+        started at once for one root (two commands that each found none and started one in the
+        background) would both find no socket answering yet; the second finds the lock held."""
+        for root, live in self.lives.items():
+            ensure_cache(live.repo.cache_dir)
+            fd = locking.try_hold(live.repo.cache_dir / LOCK)
+            if fd is None:
+                self._release()
+                raise AlreadyRunning(f"a live index is starting or already serves {Path(root).name} "
+                                     "(memfs serve --status; --stop)")
+            self._claims.append(fd)
+
+    def _release(self) -> None:
+        for fd in self._claims:
+            os.close(fd)
+        self._claims.clear()
+
     def _bind(self) -> None:
+        self._claim()
+        try:
+            self._bind_socket()
+        except BaseException:
+            self._release()
+            raise
+
+    def _bind_socket(self) -> None:
         folder = self.path.parent
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=0o700)
@@ -145,6 +174,7 @@ class SocketServer:
             if found is not None and found.get("pid") == os.getpid():
                 with contextlib.suppress(OSError):
                     (live.repo.cache_dir / wire.RECORD).unlink()
+        self._release()
 
     def _serve(self) -> None:
         """Answer one connection at a time until stopped; then the socket and the records go at
