@@ -9,7 +9,10 @@ ordinary conversation.
    ``key`` or identical normalised text relates two keyless memories, so no conflict is found.
    Then ``bench/conflicts_heldout.jsonl``, 40 pairs written after the rules (since used to find
    the structures: fitted now), and ``bench/conflicts_blind.jsonl``, 80 pairs written by someone
-   who never read the code and run once, sealed, after the rules were merged, the same way.
+   who never read the code and run once, sealed, after the rules were merged, the same way, and
+   ``bench/conflicts_blind2.jsonl`` (120 pairs, en + zh), written and run once the same way a
+   session later (its first run is in bench/README.md; a development set since), and
+   ``bench/conflicts_blind3.jsonl`` (120 pairs) the session after.
 2. The judge path (``[judge] conflict``, :mod:`memfs.ops.judge`) on both sets: the rules find
    the pairs, the judge rules on each through the same ``judge.rule`` remember uses; a pair counts
    as a conflict when the new memory replaces the old (``replace``, or no usable answer: the
@@ -61,6 +64,8 @@ from memfs.policy.conflicts import _compare, against, compare, forget_readings, 
 PAIRS = ROOT / "tests" / "fixtures" / "conflicts" / "pairs.jsonl"
 HELDOUT = ROOT / "bench" / "conflicts_heldout.jsonl"
 BLIND = ROOT / "bench" / "conflicts_blind.jsonl"
+BLIND2 = ROOT / "bench" / "conflicts_blind2.jsonl"
+BLIND3 = ROOT / "bench" / "conflicts_blind3.jsonl"
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 
 
@@ -161,6 +166,7 @@ def judge_path(paths: list[Path], anthropic: bool) -> None:
         print(f"{name:15} " + " ".join(f"{cell:>26}" for cell in cells) + (f"   fallback said {said}x" if said else ""))
     for name, part in rows.items():
         net(name, part)
+        in_repository(name, part)
     question = judge.ConflictQuestion(judge.CONFLICT_ASKS, _side("Kai works in Paris now.", "fact", None),
                                       _side("Kai works in Berlin.", "fact", "facts/old.md"), "bench")
     times = []
@@ -191,6 +197,31 @@ def net(name: str, part: list[dict[str, str]]) -> None:
     print(f"the wider net, {name}: names {named} near misses the rules do not pair, {conflicts_named} of them "
           f"conflicts; recall with an oracle judge {(found + conflicts_named) / total:.2f} "
           f"(rules {found / total:.2f}), precision of what it names {conflicts_named / named if named else 0:.2f}")
+
+
+def in_repository(name: str, part: list[dict[str, str]]) -> None:
+    """The wider net as a write meets it: every old side of the set's pairs of one language and
+    type stored in one scope (a user's memory of ~20–60 comparable memories), then each new side
+    written against all of them. How often it names the conflict's own old side among its
+    :data:`~memfs.policy.conflict_net.NEAR_MAX` (the recall an oracle judge reaches with the rules'
+    own pairs added), how many it names per write, and how many of those are the pair's own
+    (conflict or duplicate): the noise the model or the judge is handed."""
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    hits = total = named = own = 0
+    for row in part:
+        stored = [_Memory(f"facts/{other['id']}.md", other["old"], "user:bench", other["type"], updated=start)
+                  for other in part if other["lang"] == row["lang"] and other["type"] == row["type"]]
+        new = _Memory("facts/new.md", row["new"], "user:bench", row["type"], updated=start + dt.timedelta(days=1))
+        found = {memory.path for memory, _ in conflict_net.near(new, stored)}
+        mine = f"facts/{row['id']}.md" in found
+        named += len(found)
+        own += mine and row["label"] in ("conflict", "duplicate")
+        if row["label"] == "conflict":
+            total += 1
+            hits += mine or compare(row["old"], row["new"]).conflict
+    print(f"  in one repository, {name}: the conflict's old side named or paired {hits}/{total} "
+          f"({hits / total:.2f}); {named / len(part):.2f} named per write, {own / named if named else 0:.2f} "
+          "of them the pair's own")
 
 
 def conversation(path: Path) -> list[str]:
@@ -423,9 +454,9 @@ def main() -> None:
         semantic_net(args.pairs or [HELDOUT, BLIND], sweep=not args.pairs)
         semantic_cost()
         return
-    for path in args.pairs or [PAIRS, HELDOUT, BLIND]:
+    for path in args.pairs or [PAIRS, HELDOUT, BLIND, BLIND2, BLIND3]:
         labelled(path)
-    judge_path(args.pairs or [PAIRS, HELDOUT, BLIND], args.anthropic)
+    judge_path(args.pairs or [PAIRS, HELDOUT, BLIND, BLIND2, BLIND3], args.anthropic)
     if args.pairs:
         return
     if args.locomo.exists():

@@ -1,7 +1,7 @@
 """The write gate's detection rates on its phrase set, and its false-positive rate on ordinary text.
 
 0. The labelled utterance sets (bench/gate_utterances.jsonl, gate_heldout.jsonl, gate_blind2.jsonl,
-   gate_blind3.jsonl, gate_blind4.jsonl, gate_blind5.jsonl, gate_blind6.jsonl; issue #27):
+   gate_blind3.jsonl … gate_blind8.jsonl; issue #27):
    precision and recall of "stored", as ``memfs eval --gate`` reports them.
 1. The phrase set (tests/unit/gate_phrases.py, the same the tests check): one-off requests in
    English and Chinese, each offered as the user's preference (must be refused), and near-misses
@@ -39,7 +39,8 @@ from tests.unit import gate_phrases  # noqa: E402
 LOCOMO = Path("/work/shared/bench/locomo/locomo10_dev.json")
 UTTERANCES = [ROOT / "bench" / name
               for name in ("gate_utterances.jsonl", "gate_heldout.jsonl", "gate_blind2.jsonl", "gate_blind3.jsonl",
-                           "gate_blind4.jsonl", "gate_blind5.jsonl", "gate_blind6.jsonl", "gate_blind7.jsonl")]
+                           "gate_blind4.jsonl", "gate_blind5.jsonl", "gate_blind6.jsonl", "gate_blind7.jsonl",
+                           "gate_blind8.jsonl")]
 USER = {"scope": "user:U5", "source": "conversation:C1#msg-1", "source_kind": "user"}
 
 

@@ -46,7 +46,7 @@ def nan(texts: Sequence[str]) -> list[list[float]]:
 #: word but mean the same subject point the same way; another subject is orthogonal.
 MEANING_DIMS = 4
 MEANING = {"My editor of choice is VS Code.": [1.0, 0.0, 0.0, 0.0],
-           "I code in Zed these days.": [0.8, 0.6, 0.0, 0.0],
+           "These days I write software in Zed.": [0.8, 0.6, 0.0, 0.0],
            "My favourite tea is jasmine.": [0.0, 0.0, 1.0, 0.0]}
 
 

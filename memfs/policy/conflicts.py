@@ -66,6 +66,10 @@ __all__ = ["Token", "tokens"]
 
 #: Jaccard overlap of the non-value tokens two texts need to share a subject.
 SUBJECT_OVERLAP = 0.5
+#: Why two texts are not about one thing when each opens with a name of its own ("Kai works in
+#: Berlin." / "Mia works in Paris."): the wider net (:mod:`memfs.policy.conflict_net`) names neither
+#: for the other either.
+OTHER_NAMES = "the texts open with different names: another subject"
 #: Memories with more content tokens than this are documents, not one value: never compared.
 MAX_TOKENS = 40
 #: Longer bodies are not even read for tokens (a value is said in a sentence or two).
@@ -242,7 +246,7 @@ def _compare(a_all: Sequence[Token], b_all: Sequence[Token], new: str) -> Verdic
     if any(t.numbering for s in slots_a + slots_b for t in s):
         return Verdict("different", "another numbered thing: another subject")
     if _names_differ(slots_a, slots_b):
-        return Verdict("different", "the texts open with different names: another subject")
+        return Verdict("different", OTHER_NAMES)
     if not slots_a and not slots_b:
         return Verdict("duplicate", "the same subject and values, the request worded differently", subject=subject)
     changed = _changed(read, subject)

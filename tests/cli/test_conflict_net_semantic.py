@@ -15,7 +15,8 @@ from memfs.policy import conflict_net
 from tests.cli.test_conflict_doors import FIELDS, FILE_TOOLS
 from tests.helpers import Clock, cli
 
-OLD, NEW, OTHER = "My editor of choice is VS Code.", "I code in Zed these days.", "My favourite tea is jasmine."
+OLD, NEW = "My editor of choice is VS Code.", "These days I write software in Zed."
+OTHER = "My favourite tea is jasmine."
 NOTE = "similar memory {}: if this one replaces it, edit or delete it"
 
 
@@ -53,7 +54,7 @@ def _named(door: str, rel: str) -> str:
 
 @pytest.mark.parametrize("door", list(DOORS))
 def test_the_notice_names_the_memory_of_like_meaning(repo: MemoryRepo, clock: Clock, door: str) -> None:
-    assert conflict_net.similarity(OLD, NEW) < conflict_net.NEAR_MIN  # one word in common: words miss it
+    assert conflict_net.similarity(OLD, NEW) < conflict_net.NEAR_MIN  # no word in common: words miss it
     _configure(repo, "meaning")
     answer = _write(repo, clock, door)
     assert _named(door, "notes/editor.md") in answer, answer

@@ -287,7 +287,7 @@ def test_the_judge_is_asked_only_about_what_the_rules_pair(repo: MemoryRepo, clo
     _configure(repo, JUDGES["replace"].spec)
     _remember(repo, "user:kai", "facts/city.md", OLD)
     clock.at(5)
-    assert _remember(repo, "user:kai", "facts/team.md", "Kai is on the payments team.").startswith("INSERT")
+    assert _remember(repo, "user:kai", "facts/team.md", "The payments team meets on Tuesdays.").startswith("INSERT")
     kept = repo.remember(Candidate("user:kai", NEW, path="facts/new.md", keep_both=True, **FIELDS), actor="user:kai")
     assert kept.op.value == "KEEP_BOTH" and "as asked" in kept.reason
     keyed = repo.remember(Candidate("user:kai", "Kai works in Rome now.", key="kai-city", **FIELDS), actor="user:kai")
@@ -323,10 +323,11 @@ def test_a_batch_asks_the_judge_for_each_candidate(repo: MemoryRepo, clock: Cloc
     """``remember_batch`` (an import) asks per candidate, against what was there before the batch."""
     _configure(repo, JUDGES["keep-both"].spec)
     _remember(repo, "user:kai", "facts/city.md", OLD)
-    _remember(repo, "user:kai", "facts/car.md", "Kai drives a Volvo.")
+    _remember(repo, "user:kai", "facts/car.md", "The family car is a Volvo.")
     clock.at(5)
     done = repo.remember_batch([Candidate("user:kai", NEW, path="facts/paris.md", **FIELDS),
-                                Candidate("user:kai", "Kai drives a Tesla now.", path="facts/tesla.md", **FIELDS)],
+                                Candidate("user:kai", "The family car is a Tesla now.", path="facts/tesla.md",
+                                          **FIELDS)],
                                actor="user:kai")
     assert [o.op.value for o in done.outcomes if o is not None] == ["KEEP_BOTH", "KEEP_BOTH"]
     assert [q.old.path for q in ASKED] == ["facts/city.md", "facts/car.md"]

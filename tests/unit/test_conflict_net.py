@@ -11,9 +11,23 @@ NEW = M("facts/new.md", "Mia's bike now lives in the hallway.", updated=_at(9))
 
 def test_a_near_miss_is_named_and_an_unrelated_memory_is_not() -> None:
     near = M("facts/bike.md", "Mia keeps her bike in the garage.", updated=_at(1))
-    far = M("facts/tea.md", "Mia drinks green tea.", updated=_at(2))
+    far = M("facts/office.md", "The office closes at six.", updated=_at(2))
     assert not conflicts.compare(near.body, NEW.body).conflict  # the rules do not pair them
     assert [m.path for m, _ in conflict_net.near(NEW, [near, far])] == ["facts/bike.md"]
+
+
+def test_one_shared_word_is_enough_and_the_closer_memory_comes_first() -> None:
+    near = M("facts/bike.md", "Mia keeps her bike in the garage.", updated=_at(1))
+    same_person = M("facts/tea.md", "Mia drinks green tea.", updated=_at(2))
+    assert len(conflict_net.features(same_person.body) & conflict_net.features(NEW.body)) == 1
+    assert [m.path for m, _ in conflict_net.near(NEW, [same_person, near])] == ["facts/bike.md", "facts/tea.md"]
+
+
+def test_another_persons_fact_is_not_named_whatever_it_shares() -> None:
+    other = M("facts/kai.md", "Kai keeps his bike in the hallway.", updated=_at(1))
+    assert conflict_net.similarity(other.body, NEW.body) >= conflict_net.NEAR_MIN
+    assert conflicts.compare(other.body, NEW.body).why == conflicts.OTHER_NAMES
+    assert conflict_net.near(NEW, [other]) == []
 
 
 def test_chinese_meets_whatever_the_segmentation() -> None:
