@@ -251,15 +251,15 @@ def plan(repo: Store, path: str) -> PurgePlan:
     current = repo.read_bytes(rel)
     versions = [current] if current is not None else []
     commits = repo.git.commits_touching(git_paths)
-    for sha in commits:
-        versions += [data for name in git_paths if (data := repo.git.show_file(sha, name)) is not None]
+    found = repo.git.read_versions([(sha, name) for sha in commits for name in git_paths])
+    versions += [found[(sha, name)] for sha in commits for name in git_paths if (sha, name) in found]
     if current is None and not commits:
         raise MemoryNotFound(f"{rel}: no such memory, now or in history; nothing to purge")
     for data in versions:
         texts.update(dict.fromkeys(_texts(data)))
         prose.update(dict.fromkeys(_prose(data)))
-    found = distinctive(list(prose), other_files(repo, git_paths))
-    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts), tuple(found))
+    fragments = distinctive(list(prose), other_files(repo, git_paths))
+    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts), tuple(fragments))
 
 
 def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
@@ -309,7 +309,9 @@ def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
     state = repo.git.git_dir / "filter-repo"
     shutil.rmtree(state, ignore_errors=True)
     before = repo.git.count_all()
-    args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
+    # --no-gc: purge expires the reflogs and prunes right after (it may rewrite notes first), so
+    # git-filter-repo's own expire and gc would be done twice
+    args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--no-gc", "--invert-paths"]
     for name in the_plan.git_paths:
         args += ["--path", name]
     needles = repo.git.git_dir / "memfs-purge-needles.json"
