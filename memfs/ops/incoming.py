@@ -54,7 +54,7 @@ def fetch_many(
             # setting the refs to what they hold changes nothing (not even a reflog)
             git.adopt(objects)
             return tips
-        found = entry.commits(repo, git.incoming(sorted(set(tips.values())), objects, known), objects)
+        found = entry.judged(repo, sorted(set(tips.values())), objects, known)
         if found:
             more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
             raise SyncRefused(

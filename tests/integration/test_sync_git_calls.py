@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memfs import MemoryRepo
+from memfs.ops import incoming
 from memfs.ops import integrate as integrator
 from memfs.ops.purge import plan, purge
 from memfs.ops.sync import sync
@@ -163,3 +164,17 @@ def test_a_purge_cleans_once_after_the_rewrite(repo: MemoryRepo, monkeypatch: py
     logged = git(repo.root, "reflog", "show", "--format=%gs", "--all").splitlines()
     assert logged == ["commit: memfs: purge 1 memory"] * 2
     assert "frobnazol" not in git(repo.root, "log", "--all", "-p")
+
+
+def test_a_fetch_reads_the_messages_and_the_memories_it_judges_in_one_batch(
+        clone: Clone, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = clone("a"), clone("b")
+    b.remember(fact("team:y", "tool", "ruff"))
+    b.remember(fact("team:y", "token", "the deploy key is kept in the vault"))
+    sync(b.store)
+    started = count_git_commands(monkeypatch)
+    tip = incoming.fetch(a.store, "origin", "main", "refs/remotes/origin/main")
+    assert tip == b.store.git.head() and a.store.git.rev("refs/remotes/origin/main") == tip
+    assert started["log"] == 1 and started["cat-file"] == 1 and started["update-ref"] == 1, started
+    again = incoming.fetch(a.store, "origin", "main", "refs/remotes/origin/main")
+    assert again == tip and started["log"] == 1 and started["update-ref"] == 1, started
