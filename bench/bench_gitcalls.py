@@ -36,10 +36,11 @@ OPS = ("remember", "search", "sync, nothing to do", "sync, push only", "sync, pu
 _SHIM = '#!/bin/sh\nprintf "%s\\n" "$*" >> "$MEMFS_BENCH_GITLOG"\nexec {git} "$@"\n'
 
 
-def cpu() -> float:
+def cpu() -> tuple[float, float]:
+    """(this process's CPU seconds, its waited-for children's)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def memfs(cwd: Path, *args: str) -> str:
@@ -70,11 +71,12 @@ class Worker:
 
     def measured(self, name: str, action: Callable[[], object]) -> None:
         lines = self.log.read_text().splitlines() if self.log.exists() else []
-        before = cpu()
+        own, kids = cpu()
         action()
-        used = cpu() - before
+        own_after, kids_after = cpu()
         argv = self.log.read_text().splitlines()[len(lines):]
-        self.found[name] = {"procs": len(argv), "cpu": used, "argv": argv}
+        self.found[name] = {"procs": len(argv), "cpu": own_after - own + kids_after - kids,
+                            "children": kids_after - kids, "argv": argv}
 
     def clone(self, bare: Path, name: str, actor: str) -> Path:
         from memfs import MemoryRepo
@@ -201,13 +203,16 @@ def main() -> None:
 
 def report(runs: dict[str, list[dict[str, dict[str, object]]]], argv: bool) -> None:
     names = list(runs)
-    print(f"{'operation':<32}" + "".join(f"{n + ' procs':>18}{n + ' CPU ms':>18}" for n in names)
+    print("medians; CPU ms = the process + its children (git, git-filter-repo's Python), of which children")
+    print(f"{'operation':<30}" + "".join(f"{n[:12] + ' procs':>19}{n[:12] + ' CPU ms':>26}" for n in names)
           + f"{'CPU ratio':>11}")
     for op in OPS:
         procs = [statistics.median(int(r[op]["procs"]) for r in runs[n]) for n in names]  # type: ignore[call-overload]
         used = [statistics.median(float(r[op]["cpu"]) for r in runs[n]) * 1000 for n in names]  # type: ignore[arg-type]
-        print(f"{op:<32}" + "".join(f"{p:>18.0f}{c:>18.0f}" for p, c in zip(procs, used, strict=True))
-              + f"{used[-1] / used[0]:>11.2f}")
+        kids = [statistics.median(float(r[op]["children"]) for r in runs[n]) * 1000  # type: ignore[arg-type]
+                for n in names]
+        shown = "".join(f"{p:>19.0f}{f'{c:.0f} ({k:.0f})':>26}" for p, c, k in zip(procs, used, kids, strict=True))
+        print(f"{op:<30}{shown}{used[-1] / used[0]:>11.2f}")
     if argv:
         for name in names:
             print(f"\n== {name}: git command lines per operation (first round)")
