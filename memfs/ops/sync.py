@@ -544,8 +544,9 @@ def _upstreams(git: gitcli.Git, upstream: str | None, own: str | None, mode: Mod
 
 def prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
     """Delete the backup refs (other than ``keep``, this sync's own) whose every commit is on the
-    branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there."""
-    if tip is None:
+    branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there.
+    No git process when git's files show no other backup."""
+    if tip is None or git.no_refs_under(BACKUP_PREFIX, but=keep):
         return
     others = [(ref, sha) for ref, sha in git.refs(BACKUP_PREFIX) if ref not in keep]
     if not others:

@@ -18,7 +18,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.errors import NotAMemoryRepo
 from memfs.store.gitcli import Git, discover, plain_top_level, process
-from memfs.store.gitcli.files import branch_from_files, head_from_files, ref_from_files
+from memfs.store.gitcli.files import branch_from_files, head_from_files, ref_from_files, ref_names_from_files
 
 
 def _config(repo: MemoryRepo, text: str) -> Path:
@@ -192,3 +192,23 @@ def test_a_remote_tracking_ref_answers_as_git_does(repo: MemoryRepo, how: str, f
         said = process.run(repo.root, "rev-parse", "--verify", "-q", ref, check=False).stdout.decode().strip()
         assert found == said
     assert ref_from_files(repo.root / ".git", "refs/tags/v1") is None  # only branches and remote-tracking ones
+
+
+@pytest.mark.parametrize("how", ["none", "loose", "packed", "both", "a stray file"])
+def test_the_refs_under_a_prefix_are_at_least_those_git_lists(repo: MemoryRepo, how: str) -> None:
+    sha = repo.store.git.head() or ""
+    if how in ("loose", "both"):
+        process.run(repo.root, "update-ref", "refs/memfs/backup/b/one", sha)
+    if how in ("packed", "both"):
+        process.run(repo.root, "update-ref", "refs/memfs/backup/two", sha)
+        process.run(repo.root, "pack-refs", "--all")
+    if how == "a stray file":
+        (repo.root / ".git/refs/memfs/backup").mkdir(parents=True)
+        (repo.root / ".git/refs/memfs/backup/x.lock").write_text("")
+    listed = process.run(repo.root, "for-each-ref", "--format=%(refname)", "refs/memfs/backup/").stdout.decode()
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found is not None and set(listed.split()) <= found
+    assert (not found) == (not listed) or how == "a stray file"
+    assert repo.store.git.no_refs_under("refs/memfs/backup/") == (how == "none")
+    assert repo.store.git.no_refs_under("refs/memfs/backup/", but=sorted(found))
+    assert ref_names_from_files(repo.root / ".git", "refs/memfs/../x/") is None

@@ -114,6 +114,36 @@ def ref_from_files(git_dir: Path, ref: str) -> str | None:
     return None if common is None else _read_ref(common, ref)
 
 
+def ref_names_from_files(git_dir: Path, prefix: str) -> set[str] | None:
+    """Every name git's files may hold a ref by under ``prefix`` (``refs/…/``): each file below its
+    loose folder and each ``packed-refs`` line; ``None``: ask git (not the files backend, not
+    readable). A superset of what ``git for-each-ref PREFIX`` lists (a stray file counts), so an
+    empty answer is git's: no ref there."""
+    if not prefix.startswith("refs/") or not prefix.endswith("/") or ".." in prefix:
+        return None
+    found: set[str] = set()
+    try:
+        common = _plain_common(git_dir)
+        if common is None:
+            return None
+        for folder, _, files in os.walk(common / prefix, onerror=_raise):
+            found.update(Path(folder, name).relative_to(common).as_posix() for name in files)
+        packed = common / "packed-refs"
+        lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    found.update(name.decode() for _, _, name in (line.partition(b" ") for line in lines)
+                 if name.startswith(prefix.encode()))
+    return found
+
+
+def _raise(error: OSError) -> None:
+    """``os.walk``'s error handler: a folder it cannot list (or one that is absent) is raised,
+    except an absent top, which simply holds no ref."""
+    if not isinstance(error, FileNotFoundError):
+        raise error
+
+
 #: Where git looks for a short name besides ``refs/heads/``: a branch whose short name also names
 #: one of these is printed longer by ``git symbolic-ref --short`` (``heads/NAME``).
 _AMBIGUOUS = ("{}", "refs/{}", "refs/tags/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memfs.errors import GitError
 from memfs.store.gitcli import process
-from memfs.store.gitcli.files import branch_from_files, ref_from_files
+from memfs.store.gitcli.files import branch_from_files, ref_from_files, ref_names_from_files
 from memfs.store.gitcli.process import Base, Identity
 
 #: How many ancestor pairs :meth:`Refs.is_ancestor` keeps before starting over (a long-lived server).
@@ -132,6 +132,12 @@ class Refs(Base):
         (:func:`~.files.ref_from_files`; ``""``: no such ref), or ``None`` when the files cannot
         say: for a caller that only saves a process when it knows."""
         return ref_from_files(self.git_dir, ref)
+
+    def no_refs_under(self, prefix: str, but: Sequence[str] = ()) -> bool:
+        """Whether git's files show no ref under ``prefix`` besides ``but``
+        (:func:`~.files.ref_names_from_files`); ``False`` when they cannot say."""
+        named = ref_names_from_files(self.git_dir, prefix)
+        return named is not None and not named - set(but)
 
     def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
         self._text("update-ref", "-m", message, ref, sha)
