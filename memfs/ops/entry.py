@@ -62,17 +62,30 @@ def changed_files(
 
 
 def commits(
-    repo: Store, found: Sequence[gitcli.Incoming], objects: tuple[Path, Path] | None = None
+    repo: Store, found: Sequence[gitcli.Incoming], objects: tuple[Path, Path] | None = None,
+    blobs: dict[str, bytes] | None = None,
 ) -> list[str]:
     """``commit SHA: path: refusal`` for each secret the commits ``found`` carry in their message or
-    bring into the memory root; their blobs are read in one batch."""
-    shas = [sha for commit in found for sha in blobs_needed(repo, commit.changes)]
-    blobs = repo.git.read_typed(shas, objects) if shas else {}
+    bring into the memory root; their blobs are ``blobs`` if the caller read them (:func:`judged`),
+    else read here in one batch."""
+    if blobs is None:
+        shas = [sha for commit in found for sha in blobs_needed(repo, commit.changes)]
+        blobs = repo.git.read_typed(shas, objects) if shas else {}
     out = []
     for commit in found:
         problems = message(commit.message) + changed_files(repo, commit.changes, objects, blobs)
         out += [f"commit {commit.sha[:10]}: {p}" for p in problems]
     return out
+
+
+def judged(
+    repo: Store, tips: str | Sequence[str], objects: tuple[Path, Path] | None = None,
+    known: Sequence[str] = ("--all",),
+) -> list[str]:
+    """:func:`commits` of the commits reachable from ``tips`` and from none of ``known``
+    (:meth:`~memfs.store.gitcli.Git.incoming`), their messages and blobs read in one batch."""
+    found, blobs = repo.git.incoming_read(tips, objects, known, lambda changes: blobs_needed(repo, changes))
+    return commits(repo, found, objects, blobs)
 
 
 def merging(repo: Store) -> list[str]:
@@ -91,7 +104,7 @@ def ref_updates(repo: Store, lines: Sequence[str]) -> list[str]:
     for line in lines:
         parts = line.split()
         if len(parts) == 3 and parts[2].startswith("refs/heads/") and parts[1].strip("0"):
-            found += commits(repo, repo.git.incoming(parts[1], known=("--branches",)))
+            found += judged(repo, parts[1], known=("--branches",))
     return list(dict.fromkeys(found))
 
 

@@ -152,8 +152,8 @@ def _rounds_locked(
         sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
         if _push(repo, target, head):
             crashpoint.reached("integrate-pushed")
-            git.update_ref(target.tracking, head, f"memfs integrate: pushed {target.branch}")
-            git.update_ref(_seen_ref(target), head, f"memfs integrate: pushed {target.branch}")
+            git.update_refs({target.tracking: head, _seen_ref(target): head},
+                            f"memfs integrate: pushed {target.branch}")
             sync.prune_backups(git, head, keep=[])
             return IntegrateResult(target.remote, target.branch, before, head, sent, attempt, found, recovered)
         wait, elapsed = retry.delay(attempt, waiting.rng), waiting.clock() - started
@@ -177,7 +177,7 @@ def _take_branch(repo: Store, target: sync.Target) -> str | None:
     upstream = sync.fetch_target(repo, target)
     if upstream is None:
         return None
-    if seen is not None and not git.is_ancestor(seen, upstream):
+    if seen is not None and seen != upstream and not git.is_ancestor(seen, upstream):
         head = git.head() or seen
         raise SyncRefused(
             f"{target.label} was rewritten (force-pushed): it no longer contains {seen[:10]}, which it held when "
@@ -185,7 +185,8 @@ def _take_branch(repo: Store, target: sync.Target) -> str | None:
             f"{head[:10]}). If the rewrite was meant (a purge), delete the writer refs that still hold the removed "
             f"commits, then here: git update-ref -d {_seen_ref(target)}; git reset --hard {target.label}; "
             "memfs integrate. Otherwise push the lost commits back first.")
-    git.update_ref(_seen_ref(target), upstream, f"memfs integrate: seen {target.branch}")
+    if seen != upstream:
+        git.update_ref(_seen_ref(target), upstream, f"memfs integrate: seen {target.branch}")
     sync.integrate(repo, target, upstream, "merge")
     return upstream
 

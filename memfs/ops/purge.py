@@ -30,7 +30,6 @@ rewritten branches that need a force-push.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import re
@@ -44,7 +43,8 @@ from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.index.state import LOCK_FILE as INDEX_LOCK
 from memfs.ops import idempotency
-from memfs.ops.purge_verify import MIN_NEEDLE, distinctive, normalized, other_files, verify
+from memfs.ops.purge_redact import normalized, path_pattern
+from memfs.ops.purge_verify import MIN_NEEDLE, distinctive, other_files, verify
 from memfs.ops.retract import derived, flag
 from memfs.store import atomic, catalog, epoch, findings, gitcli, locking, refusal_log, usage
 from memfs.store.commits import Message
@@ -251,15 +251,15 @@ def plan(repo: Store, path: str) -> PurgePlan:
     current = repo.read_bytes(rel)
     versions = [current] if current is not None else []
     commits = repo.git.commits_touching(git_paths)
-    for sha in commits:
-        versions += [data for name in git_paths if (data := repo.git.show_file(sha, name)) is not None]
+    found = repo.git.read_versions([(sha, name) for sha in commits for name in git_paths])
+    versions += [found[(sha, name)] for sha in commits for name in git_paths if (sha, name) in found]
     if current is None and not commits:
         raise MemoryNotFound(f"{rel}: no such memory, now or in history; nothing to purge")
     for data in versions:
         texts.update(dict.fromkeys(_texts(data)))
         prose.update(dict.fromkeys(_prose(data)))
-    found = distinctive(list(prose), other_files(repo, git_paths))
-    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts), tuple(found))
+    fragments = distinctive(list(prose), other_files(repo, git_paths))
+    return PurgePlan(rel, tuple(git_paths), tuple(commits), _remotes(repo), tuple(texts), tuple(fragments))
 
 
 def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> PurgeReport:
@@ -287,7 +287,7 @@ def purge(repo: Store, path: str, *, reason: str, actor: str | None = None) -> P
             (repo.git.git_dir / scratch).unlink(missing_ok=True)
         report.caches_dropped = _drop_caches(repo, the_plan)
         repo.progress("checking every object", 0, None)
-        report.remaining = verify(repo, the_plan.needles, _path_pattern(the_plan.git_paths))
+        report.remaining = verify(repo, the_plan.needles, path_pattern(the_plan.git_paths))
         if repo.git.head() is not None:
             report.audit_commit = _audit(repo, the_plan, reason, actor, report)
     return report
@@ -309,14 +309,16 @@ def _rewrite(repo: Store, the_plan: PurgePlan, report: PurgeReport) -> None:
     state = repo.git.git_dir / "filter-repo"
     shutil.rmtree(state, ignore_errors=True)
     before = repo.git.count_all()
-    args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--invert-paths"]
+    # --no-gc: purge expires the reflogs and prunes right after (it may rewrite notes first), so
+    # git-filter-repo's own expire and gc would be done twice
+    args = ["--force", "--quiet", "--sensitive-data-removal", "--no-fetch", "--no-gc", "--invert-paths"]
     for name in the_plan.git_paths:
         args += ["--path", name]
     needles = repo.git.git_dir / "memfs-purge-needles.json"
     atomic.write_bytes(needles, json.dumps(_redaction(the_plan)).encode("utf-8"))
     args += [
         "--message-callback",
-        f"from memfs.ops.purge import redact_message\nreturn redact_message(message, {str(needles)!r})",
+        f"from memfs.ops.purge_redact import redact_message\nreturn redact_message(message, {str(needles)!r})",
     ]
     repo.progress("rewriting history", 0, None)
     try:
@@ -385,13 +387,6 @@ def _emptied(cache: Path) -> list[str]:
     return dropped
 
 
-def _path_pattern(git_paths: tuple[str, ...] | list[str]) -> re.Pattern[bytes] | None:
-    names = [re.escape(p.encode("utf-8")) for p in git_paths if p]
-    if not names:
-        return None
-    return re.compile(rb"(?<![\w./-])(?:" + b"|".join(names) + rb")(?![\w./-])")
-
-
 def _redaction(the_plan: PurgePlan) -> dict[str, Any]:
     return {
         "paths": list(the_plan.git_paths),
@@ -399,33 +394,6 @@ def _redaction(the_plan: PurgePlan) -> dict[str, Any]:
         "needles": [t for t in the_plan.texts if t],
         "fragments": [f.decode("utf-8", "surrogateescape") for f in the_plan.fragments],
     }
-
-
-@functools.lru_cache(maxsize=4)
-def _load_redaction(where: str) -> tuple[re.Pattern[bytes] | None, bytes, list[bytes]]:
-    with open(where, encoding="utf-8") as handle:
-        data = json.load(handle)
-    needles = [t.encode("utf-8") for t in data["needles"]] + [
-        f.encode("utf-8", "surrogateescape") for f in data["fragments"]]
-    return _path_pattern(data["paths"]), data["digest"].encode(), needles
-
-
-def redact_message(message: bytes, where: str) -> bytes:
-    """A commit or tag message without the purged memory (run by git-filter-repo for each one):
-    its path, wherever it appears (a ``Memfs-Path`` trailer, a subject), becomes
-    ``sha256:<digest>``, the hash the purge commit records; a line quoting the purged text (whole
-    or any distinctive fragment: 3 words, a rare token) becomes ``[purged]``; if a quote spans
-    lines, everything after the subject does."""
-    named, digest, needles = _load_redaction(where)
-    if named is not None:
-        message = named.sub(b"sha256:" + digest, message)
-    lines = message.split(b"\n")
-    lines = [b"[purged]" if any(n in normalized(line) for n in needles) else line for line in lines]
-    message = b"\n".join(lines)
-    flat = normalized(message)
-    if any(n in flat for n in needles):
-        message = lines[0] + b"\n\n[purged]\n"
-    return message
 
 
 def _unrewritable(repo: Store, the_plan: PurgePlan) -> list[str]:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from memfs.ops.purge_redact import normalized
 from memfs.store import paths
 from memfs.store.repo import Store
 
@@ -38,11 +39,6 @@ _REF_SEPARATORS = re.compile(rb"[-_/.]+")
 #: Folders of the git directory not read as files: the object store (read object by object) and
 #: memfs's hooks (scripts it wrote itself).
 _NOT_READ = ("objects", "hooks")
-
-
-def normalized(data: bytes) -> bytes:
-    """``data`` with every run of whitespace one space: a quote re-wrapped is still found."""
-    return b" ".join(data.split())
 
 
 def fragments(texts: Sequence[str]) -> list[bytes]:

@@ -466,11 +466,7 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
             if target.writer and upstream and head and head != upstream:
                 return replace(result, waiting=git.count(f"{upstream}..{head}"))
             return result
-        base = own if target.writer else upstream
-        if base is not None and not git.is_ancestor(base, head):
-            raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
-                              "(no force-push)")
-        sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
+        sent = _sendable(git, target, upstream, own, head)
         pushed = _push_tip(git, target, head)
         if pushed:
             _track(git, target)
@@ -488,6 +484,24 @@ def _sync_locked(repo: Store, target: Target, mode: Mode, push: bool, retry: Bac
                 "run 'memfs sync' again (or raise [sync] attempts / budget)"
             )
         waiting.sleep(wait)
+
+
+def _sendable(git: gitcli.Git, target: Target, upstream: str | None, own: str | None, head: str) -> int:
+    """How many commits ``head`` has that the remote branch lacks, once checked that the tip this
+    clone knows of where it pushes (``own`` on the writer-ref route, else ``upstream``) is in
+    ``head``'s history: else :class:`SyncRefused` (pushing would need a force). One git process
+    when both are the same tip (:meth:`~memfs.store.gitcli.refs.Refs.count_over`)."""
+    base = own if target.writer else upstream
+    if base is not None and base == upstream:
+        sent = git.count_over(base, head)
+    elif base is None or git.is_ancestor(base, head):
+        sent = git.count(f"{upstream}..{head}") if upstream else git.count(head)
+    else:
+        sent = None
+    if sent is None:
+        raise SyncRefused(f"pushing would overwrite commits on {target.remote}/{target.pushes}; refused "
+                          "(no force-push)")
+    return sent
 
 
 def _push_tip(git: gitcli.Git, target: Target, head: str) -> bool:
@@ -530,8 +544,9 @@ def _upstreams(git: gitcli.Git, upstream: str | None, own: str | None, mode: Mod
 
 def prune_backups(git: gitcli.Git, tip: str | None, keep: list[str]) -> None:
     """Delete the backup refs (other than ``keep``, this sync's own) whose every commit is on the
-    branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there."""
-    if tip is None:
+    branch at ``tip``: reachable from it (one ``for-each-ref``), or each with an equal change there.
+    No git process when git's files show no other backup."""
+    if tip is None or git.no_refs_under(BACKUP_PREFIX, but=keep):
         return
     others = [(ref, sha) for ref, sha in git.refs(BACKUP_PREFIX) if ref not in keep]
     if not others:

@@ -1,4 +1,5 @@
-"""Opening a repository and reading its HEAD without a git process give exactly git's answer, or ask git.
+"""Opening a repository and reading its HEAD, its branch and a remote-tracking ref without a git
+process give exactly git's answer, or ask git.
 
 :func:`memfs.store.gitcli.plain_top_level` reads the top level and git dir from the files when
 the layout is plain, and :func:`~memfs.store.gitcli.files.head_from_files` HEAD's commit; in
@@ -16,8 +17,8 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.errors import NotAMemoryRepo
-from memfs.store.gitcli import discover, plain_top_level, process
-from memfs.store.gitcli.files import head_from_files
+from memfs.store.gitcli import Git, discover, plain_top_level, process
+from memfs.store.gitcli.files import branch_from_files, head_from_files, ref_from_files, ref_names_from_files
 
 
 def _config(repo: MemoryRepo, text: str) -> Path:
@@ -117,3 +118,97 @@ def test_head_answers_as_git_does(repo: MemoryRepo, layout: str) -> None:
     work = repo.root.parent / "linked" if "worktrees" in git_dir.parts else repo.root
     said = process.run(work, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.decode().strip()
     assert process.Base(work, git_dir).head() == (said or None)
+
+
+def _tagged_like_branch(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "tag", "main")
+    return repo.root / ".git"
+
+
+def _remote_named_like_branch(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "update-ref", "refs/remotes/main/HEAD", repo.store.git.head() or "")
+    return repo.root / ".git"
+
+
+def _packed_tag_like_branch(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "tag", "main")
+    return _packed(repo)
+
+
+def _file_named_like_branch(repo: MemoryRepo) -> Path:
+    (repo.root / ".git/main").write_text((repo.store.git.head() or "") + "\n")
+    return repo.root / ".git"
+
+
+#: Each layout: (what it does, returning the git dir to read, whether the files alone may answer).
+BRANCHES: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
+    "a loose branch": (lambda r: r.root / ".git", True),
+    "a packed branch": (_packed, True),
+    "an unborn branch": (lambda r: _head_names(r, "ref: refs/heads/none\n"), True),
+    "a branch in a folder": (lambda r: _head_names(r, "ref: refs/heads/team/x\n"), True),
+    "detached": (lambda r: _head_names(r, "SHA\n"), True),
+    "a tag of the same name": (_tagged_like_branch, False),
+    "a packed tag of the same name": (_packed_tag_like_branch, False),
+    "a remote of the same name": (_remote_named_like_branch, False),
+    "a file of the same name in the git directory": (_file_named_like_branch, False),
+    "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
+    "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
+}
+
+
+@pytest.mark.parametrize("layout", BRANCHES)
+def test_branch_answers_as_git_does(repo: MemoryRepo, layout: str) -> None:
+    build, from_files = BRANCHES[layout]
+    git_dir = build(repo)
+    assert (branch_from_files(git_dir) is not None) == from_files
+    work = repo.root.parent / "linked" if "worktrees" in git_dir.parts else repo.root
+    said = process.run(work, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.decode().strip()
+    assert Git(work, git_dir).branch() == (said or None)
+    if "tag" in layout or "file" in layout:
+        assert said == "heads/main"  # what the files could not have said
+
+
+def _remote_ref(repo: MemoryRepo, how: str) -> str:
+    ref = "refs/remotes/origin/main"
+    sha = repo.store.git.head() or ""
+    if how != "absent":
+        process.run(repo.root, "update-ref", ref, sha)
+    if how == "packed":
+        process.run(repo.root, "pack-refs", "--all")
+    if how == "symbolic":
+        process.run(repo.root, "symbolic-ref", ref, "refs/heads/main")
+    if how == "broken":
+        (repo.root / ".git" / ref).write_text("not a commit\n")
+    return ref
+
+
+@pytest.mark.parametrize("how, from_files", [("loose", True), ("packed", True), ("absent", True),
+                                             ("symbolic", False), ("broken", False)])
+def test_a_remote_tracking_ref_answers_as_git_does(repo: MemoryRepo, how: str, from_files: bool) -> None:
+    ref = _remote_ref(repo, how)
+    found = ref_from_files(repo.root / ".git", ref)
+    assert (found is not None) == from_files
+    if found is not None:
+        said = process.run(repo.root, "rev-parse", "--verify", "-q", ref, check=False).stdout.decode().strip()
+        assert found == said
+    assert ref_from_files(repo.root / ".git", "refs/tags/v1") is None  # only branches and remote-tracking ones
+
+
+@pytest.mark.parametrize("how", ["none", "loose", "packed", "both", "a stray file"])
+def test_the_refs_under_a_prefix_are_at_least_those_git_lists(repo: MemoryRepo, how: str) -> None:
+    sha = repo.store.git.head() or ""
+    if how in ("loose", "both"):
+        process.run(repo.root, "update-ref", "refs/memfs/backup/b/one", sha)
+    if how in ("packed", "both"):
+        process.run(repo.root, "update-ref", "refs/memfs/backup/two", sha)
+        process.run(repo.root, "pack-refs", "--all")
+    if how == "a stray file":
+        (repo.root / ".git/refs/memfs/backup").mkdir(parents=True)
+        (repo.root / ".git/refs/memfs/backup/x.lock").write_text("")
+    listed = process.run(repo.root, "for-each-ref", "--format=%(refname)", "refs/memfs/backup/").stdout.decode()
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found is not None and set(listed.split()) <= found
+    assert (not found) == (not listed) or how == "a stray file"
+    assert repo.store.git.no_refs_under("refs/memfs/backup/") == (how == "none")
+    assert repo.store.git.no_refs_under("refs/memfs/backup/", but=sorted(found))
+    assert ref_names_from_files(repo.root / ".git", "refs/memfs/../x/") is None

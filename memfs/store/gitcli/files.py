@@ -87,17 +87,110 @@ def head_from_files(git_dir: Path) -> str | None:
     the common directory's (``commondir``). The one reader of HEAD from the files: every cache
     keyed by HEAD asks it on every read and write, through :meth:`Base.head`."""
     try:
-        common = git_dir
-        if os.path.lexists(git_dir / "commondir"):
-            common = git_dir / (git_dir / "commondir").read_text(encoding="ascii").strip()
-        if not plain_config((common / "config").read_bytes()):
+        common = _plain_common(git_dir)
+        if common is None:
+            return None
+        head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if _HEX.fullmatch(head):
+        return head.decode()
+    if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
+        return None
+    return _read_ref(common, head.removeprefix(b"ref: ").decode())
+
+
+def ref_from_files(git_dir: Path, ref: str) -> str | None:
+    """The id ``ref`` (a full name of a branch or remote-tracking branch: ``refs/heads/…``,
+    ``refs/remotes/…``) holds as git's files say it, ``""`` when there is no such ref; ``None``:
+    ask git (not the files backend, a symbolic or broken ref, any other name). Like
+    :func:`head_from_files`, it does not check the object exists."""
+    if not ref.startswith(("refs/heads/", "refs/remotes/")) or "\\" in ref or ".." in ref:
+        return None
+    try:
+        common = _plain_common(git_dir)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if common is None else _read_ref(common, ref)
+
+
+def ref_names_from_files(git_dir: Path, prefix: str) -> set[str] | None:
+    """Every name git's files may hold a ref by under ``prefix`` (``refs/…/``): each file below its
+    loose folder and each ``packed-refs`` line; ``None``: ask git (not the files backend, not
+    readable). A superset of what ``git for-each-ref PREFIX`` lists (a stray file counts), so an
+    empty answer is git's: no ref there."""
+    if not prefix.startswith("refs/") or not prefix.endswith("/") or ".." in prefix:
+        return None
+    found: set[str] = set()
+    try:
+        common = _plain_common(git_dir)
+        if common is None:
+            return None
+        for folder, _, files in os.walk(common / prefix, onerror=_raise):
+            found.update(Path(folder, name).relative_to(common).as_posix() for name in files)
+        packed = common / "packed-refs"
+        lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    found.update(name.decode() for _, _, name in (line.partition(b" ") for line in lines)
+                 if name.startswith(prefix.encode()))
+    return found
+
+
+def _raise(error: OSError) -> None:
+    """``os.walk``'s error handler: a folder it cannot list (or one that is absent) is raised,
+    except an absent top, which simply holds no ref."""
+    if not isinstance(error, FileNotFoundError):
+        raise error
+
+
+#: Where git looks for a short name besides ``refs/heads/``: a branch whose short name also names
+#: one of these is printed longer by ``git symbolic-ref --short`` (``heads/NAME``).
+_AMBIGUOUS = ("{}", "refs/{}", "refs/tags/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+
+
+def branch_from_files(git_dir: Path) -> str | None:
+    """What ``git symbolic-ref -q --short HEAD`` prints (``""`` on a detached HEAD), read from the
+    files; ``None``: ask git. Answers when HEAD is a commit id, or names a branch of git's files
+    backend (a plain config) whose short name names nothing else git would also find by it (a
+    tag, a remote, a file in the git directory: :data:`_AMBIGUOUS`, loose or packed), where git
+    prints the short name as it is."""
+    try:
+        common = _plain_common(git_dir)
+        if common is None:
             return None
         head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
         if _HEX.fullmatch(head):
-            return head.decode()
+            return ""
         if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
             return None
-        ref = head.removeprefix(b"ref: ").decode()
+        name = head.removeprefix(b"ref: refs/heads/").decode()
+        others = [form.format(name) for form in _AMBIGUOUS]
+        if not name or any(os.path.lexists(place / other) for other in others for place in (git_dir, common)):
+            return None
+        packed = common / "packed-refs"
+        listed = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
+    except (OSError, UnicodeDecodeError):
+        return None
+    wanted = {other.encode() for other in others}
+    if any(line.partition(b" ")[2] in wanted for line in listed):
+        return None
+    return name
+
+
+def _plain_common(git_dir: Path) -> Path | None:
+    """The common directory when the refs are git's files backend (a plain config), else ``None``.
+    Raises :class:`OSError`."""
+    common = git_dir
+    if os.path.lexists(git_dir / "commondir"):
+        common = git_dir / (git_dir / "commondir").read_text(encoding="ascii").strip()
+    return common if plain_config((common / "config").read_bytes()) else None
+
+
+def _read_ref(common: Path, ref: str) -> str | None:
+    """``ref``'s id from its loose file, else from ``packed-refs`` (``""``: in neither); ``None``
+    when the loose file is not a plain id (symbolic, broken, a folder) or cannot be read."""
+    try:
         loose = common / ref
         if os.path.lexists(loose):
             sha = loose.read_bytes().rstrip(b"\n") if stat.S_ISREG(os.lstat(loose).st_mode) else b""

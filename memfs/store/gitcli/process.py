@@ -224,6 +224,8 @@ class Base:
         #: (identity of the index file, HEAD) when the last whole-tree probe found nothing staged
         #: and the index had that identity just before it: see :meth:`_commit_private`.
         self._clean_index: tuple[tuple[int, ...], str] | None = None
+        #: (older, newer) commit ids git has shown to be ancestor and descendant: see :meth:`Refs.is_ancestor`.
+        self._ancestry: set[tuple[str, str]] = set()
 
     def _run(
         self, *args: str, stdin: bytes | None = None, check: bool = True, identity: Identity | None = None,

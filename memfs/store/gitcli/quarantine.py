@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +107,15 @@ class Quarantine(Refs):
         (default: no ref of this repository), each with its message and the files it changes (a
         merge: against its first parent, so what the merge itself adds is seen). Two git
         processes: the log, and one batch read of the messages."""
+        return self.incoming_read(tip, objects, known)[0]
+
+    def incoming_read(
+        self, tip: str | Sequence[str], objects: tuple[Path, Path] | None = None, known: Sequence[str] = ("--all",),
+        blobs: Callable[[Sequence[Change]], Sequence[str]] | None = None,
+    ) -> tuple[list[Incoming], dict[str, bytes]]:
+        """:meth:`incoming`, and the contents of the blobs ``blobs`` names for the changes of all
+        those commits (id -> content; missing ones left out), read in the same batch as the
+        messages: still two git processes."""
         tips = [tip] if isinstance(tip, str) else list(tip)
         out = self._run("log", "-z", "--format=%H", "--raw", "--no-renames", "--no-abbrev",
                         "--diff-merges=first-parent", *tips, "--not", *known, objects=objects).stdout
@@ -128,8 +137,10 @@ class Quarantine(Refs):
                 order.append(token)
                 changes[token] = []
             i += 1
-        messages = self.read_typed(order, objects)
-        return [Incoming(sha, _message(messages.get(sha, b"")), tuple(changes[sha])) for sha in order]
+        wanted = list(blobs([c for sha in order for c in changes[sha]])) if blobs is not None and order else []
+        contents = self.read_typed([*order, *wanted], objects)
+        found = [Incoming(sha, _message(contents.get(sha, b"")), tuple(changes[sha])) for sha in order]
+        return found, {sha: contents[sha] for sha in wanted if sha in contents}
 
     def read_typed(self, shas: Sequence[str], objects: tuple[Path, Path] | None = None) -> dict[str, bytes]:
         """The contents of the objects ``shas`` (any type) in one ``git cat-file --batch``."""

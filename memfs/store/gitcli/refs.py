@@ -9,7 +9,11 @@ from pathlib import Path
 
 from memfs.errors import GitError
 from memfs.store.gitcli import process
+from memfs.store.gitcli.files import branch_from_files, ref_from_files, ref_names_from_files
 from memfs.store.gitcli.process import Base, Identity
+
+#: How many ancestor pairs :meth:`Refs.is_ancestor` keeps before starting over (a long-lived server).
+_ANCESTRY_KEPT = 1024
 
 
 class Refs(Base):
@@ -63,15 +67,58 @@ class Refs(Base):
         return None
 
     def branch(self) -> str | None:
-        """The checked-out branch's short name; ``None`` on a detached HEAD."""
+        """The checked-out branch's short name; ``None`` on a detached HEAD. From the files where
+        they are git's answer (:func:`~.files.branch_from_files`), else ``git symbolic-ref``."""
+        found = branch_from_files(self.git_dir)
+        if found is not None:
+            return found or None
         proc = self._run("symbolic-ref", "-q", "--short", "HEAD", check=False)
         return proc.stdout.decode().strip() or None
 
     def is_ancestor(self, older: str, newer: str) -> bool:
-        return self._ok("merge-base", "--is-ancestor", older, newer)
+        """Whether ``older`` is ``newer`` or in its history (``git merge-base --is-ancestor``).
+        Between two commit ids the answer never changes while both exist, so what git has shown
+        here (this answer, or a :meth:`merge_base` that was one of the two) is not asked again;
+        a rewrite of history (:meth:`forget_ancestry`) forgets it."""
+        if (older, newer) in self._ancestry:
+            return True
+        found = self._ok("merge-base", "--is-ancestor", older, newer)
+        if found:
+            self._learn(older, newer)
+        return found
 
     def merge_base(self, a: str, b: str) -> str | None:
-        return self._text("merge-base", a, b, check=False).strip() or None
+        base = self._text("merge-base", a, b, check=False).strip() or None
+        if base is not None and base in (a, b):
+            self._learn(base, b if base == a else a)
+        return base
+
+    def count_over(self, older: str, newer: str) -> int | None:
+        """The number of commits in ``newer``'s history that ``older``'s lacks (``rev-list --count
+        older..newer``) when ``older`` is ``newer`` or its ancestor, else ``None`` (as
+        :meth:`is_ancestor` would say ``False``). One ``rev-list --left-right --count`` over
+        ``older...newer`` answers both: ``older`` is an ancestor exactly when nothing of its
+        history is missing from ``newer``'s."""
+        if (older, newer) in self._ancestry:
+            return self.count(f"{older}..{newer}")
+        proc = self._run("rev-list", "--left-right", "--count", f"{older}...{newer}", check=False)
+        counts = proc.stdout.decode().split()
+        if proc.returncode != 0 or len(counts) != 2 or counts[0] != "0":
+            return None
+        self._learn(older, newer)
+        return int(counts[1])
+
+    def _learn(self, older: str, newer: str) -> None:
+        """Note that commit ``older`` is in commit ``newer``'s history (full ids only: a name moves)."""
+        if _is_sha(older) and _is_sha(newer):
+            if len(self._ancestry) >= _ANCESTRY_KEPT:
+                self._ancestry.clear()
+            self._ancestry.add((older, newer))
+
+    def forget_ancestry(self) -> None:
+        """Forget what :meth:`is_ancestor` learned: after history was rewritten and objects pruned,
+        a commit it knew may be gone, and git would then say it is nobody's ancestor."""
+        self._ancestry.clear()
 
     def count(self, revision_range: str) -> int:
         return int(self._text("rev-list", "--count", revision_range).strip() or 0)
@@ -79,6 +126,18 @@ class Refs(Base):
     def count_all(self) -> int:
         """Commits reachable from any ref."""
         return int(self._text("rev-list", "--all", "--count").strip() or 0) if self.head() else 0
+
+    def ref_from_files(self, ref: str) -> str | None:
+        """The commit id the branch or remote-tracking ref ``ref`` holds, read from git's files
+        (:func:`~.files.ref_from_files`; ``""``: no such ref), or ``None`` when the files cannot
+        say: for a caller that only saves a process when it knows."""
+        return ref_from_files(self.git_dir, ref)
+
+    def no_refs_under(self, prefix: str, but: Sequence[str] = ()) -> bool:
+        """Whether git's files show no ref under ``prefix`` besides ``but``
+        (:func:`~.files.ref_names_from_files`); ``False`` when they cannot say."""
+        named = ref_names_from_files(self.git_dir, prefix)
+        return named is not None and not named - set(but)
 
     def update_ref(self, ref: str, sha: str, message: str = "memfs") -> None:
         self._text("update-ref", "-m", message, ref, sha)

@@ -87,6 +87,7 @@ class Remotes(Refs):
 
     def prune(self) -> None:
         """``git gc --prune=now``: unreachable objects are deleted now, not in two weeks."""
+        self.forget_ancestry()
         self._text("gc", "--quiet", "--prune=now")
 
     def filter_repo(self, *args: str) -> None:
@@ -94,6 +95,7 @@ class Remotes(Refs):
 
         It rewrites history: callers hold the write lock and have checked the work tree is clean.
         """
+        self.forget_ancestry()
         proc = process.run_python_module(self.workdir, "git_filter_repo", *args)
         if proc.returncode != 0:
             message = process.output(proc)

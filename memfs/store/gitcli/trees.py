@@ -27,6 +27,22 @@ class Trees(Base):
         out = self._run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode()).stdout
         return _blobs(wanted, out)
 
+    def read_versions(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+        """The contents of each (rev, path) of ``wanted`` that is a file at that commit, in one
+        ``git cat-file --batch`` (what :meth:`show_file` answers for each; the others left out).
+        A path with a line break, which the batch protocol cannot carry, is asked alone."""
+        plain = list(dict.fromkeys(pair for pair in wanted if "\n" not in pair[1]))
+        found: dict[tuple[str, str], bytes] = {}
+        if plain:
+            keys = [f"{rev}:{path}" for rev, path in plain]
+            out = self._run("cat-file", "--batch", stdin="".join(f"{k}\n" for k in keys).encode("utf-8")).stdout
+            contents = _blobs(keys, out)
+            found = {pair: contents[key] for pair, key in zip(plain, keys, strict=True) if key in contents}
+        for rev, path in wanted:
+            if "\n" in path and (data := self.show_file(rev, path)) is not None:
+                found[(rev, path)] = data
+        return found
+
     def blob_ids(self, rev: str, folders: Sequence[str]) -> dict[str, str]:
         """Path -> blob id of every file at ``rev`` in ``folders`` and below, one ``git ls-tree``
         (it walks only those trees): which committed copies a caller already holds, by hashing
