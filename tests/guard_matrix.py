@@ -332,22 +332,27 @@ def _fingerprint(
         path = git_dir / name
         digest.update(f"{name}\0".encode() + (path.read_bytes() if path.exists() else b"-") + b"\0")
     files: set[str] = set()
-    for folder, dirs, names in os.walk(root):
-        here = Path(folder)
-        if here == root:
+    top = str(root)
+    for folder, dirs, names in os.walk(top):
+        if folder == top:
             dirs[:] = [d for d in dirs if d not in ignored]
+        prefix = "" if folder == top else folder[len(top) + 1 :] + "/"
         for name in sorted([*dirs, *names]):
-            path = here / name
-            rel = str(path.relative_to(root))
-            if path.is_symlink():
+            path, rel = f"{folder}/{name}", prefix + name
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                mode = 0
+            if stat.S_ISLNK(mode):
                 digest.update(f"{rel}\0link\0{os.readlink(path)}\0".encode())
-            elif path.is_file():
+            elif stat.S_ISREG(mode):
                 files.add(rel)
-                mode, data = path.stat().st_mode, path.read_bytes()
+                with open(path, "rb") as handle:
+                    data = handle.read()
                 digest.update(f"{rel}\0{mode:o}\0".encode() + hashlib.sha256(data).digest())
                 if contents is not None:
                     contents[rel] = (data, mode)
-            elif not (path.is_dir() and name in dirs):
+            elif not (stat.S_ISDIR(mode) and name in dirs):
                 digest.update(f"{rel}\0other\0".encode())
     return frozenset(files), digest.hexdigest()
 

@@ -1,16 +1,21 @@
 """The core guard's door matrix through MCP: the official ``mcp`` client over stdio, talking to
 ``python -m memfs mcp --scope user:U5`` as an agent host would (see ``tests/guard_matrix.py``).
 
-One server per door serves every attack of the matrix; after each call the repository must be
-as it was (no commit, nothing on disk, nothing in ``.git`` or outside the root), the call must be
-a tool error that names the rule, and no answer may show another scope's memory.
+One server bound to user:U5 serves every attack of the matrix for each of the three doors in turn,
+and then the read-only requests of ``test_a_bound_server_shows_no_other_scope`` (a module's
+server, :func:`u5`); after each call the repository must be as it was (no commit, nothing on disk,
+nothing in ``.git`` or outside the root), the call must be a tool error that names the rule, and
+no answer may show another scope's memory. Each test starts by checking that the repository is
+exactly as prepared, so one test cannot hand the next a changed repository.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +26,7 @@ from memfs import MemoryRepo
 from memfs.agents.filetext import lines_of, view_text
 from tests import guard_matrix as gm
 from tests import leakage
-from tests.helpers import Prepared, git
+from tests.helpers import ACTOR, Prepared, copy_repo, git, isolate
 from tests.smoke.test_mcp import session, text_of
 
 pytestmark = pytest.mark.slow
@@ -107,36 +112,67 @@ def served(root: Path, scope: str = gm.SCOPE) -> Iterator[tuple[BlockingPortal, 
         yield portal, client
 
 
-@pytest.fixture
-def attacked(repo: MemoryRepo, tmp_path: Path) -> tuple[MemoryRepo, Path]:
-    outside = tmp_path / "outside"
-    gm.prepare(repo, outside)
-    return repo, outside
+@dataclass
+class Served:
+    """The module's server bound to :data:`gm.SCOPE`, the repository it serves (prepared by
+    :func:`gm.prepare`), the folder outside its root, and a snapshot of it as prepared."""
+
+    portal: BlockingPortal
+    client: Any
+    root: Path
+    outside: Path
+    prepared: gm.Snapshot
+
+    def repo(self) -> MemoryRepo:
+        """The served repository as a test finds it: as prepared (checked), opened afresh."""
+        repo = MemoryRepo.open(self.root, ACTOR)
+        now = gm.snapshot(repo, self.outside)
+        assert _kept(now) == _kept(self.prepared), "an earlier test left the served repository changed"
+        return repo
+
+
+def _kept(snapshot: gm.Snapshot) -> gm.Snapshot:
+    """What must be as prepared between tests: all but the refusal log (refusals add to it)."""
+    return dataclasses.replace(snapshot, refusal_log="")
+
+
+@pytest.fixture(scope="module")
+def u5(tmp_path_factory: pytest.TempPathFactory, template_repo: Path, _home: Path) -> Iterator[Served]:
+    """One server for the module's tests that need a prepared repository bound to user:U5 (a
+    server's start is most of the CPU of a short test: the SDK's imports and tool models)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, _home)
+        folder = tmp_path_factory.mktemp("guard-mcp")
+        repo = MemoryRepo.open(copy_repo(template_repo, folder / "mem"), ACTOR)
+        outside = folder / "outside"
+        gm.prepare(repo, outside)
+        prepared = gm.snapshot(repo, outside)
+        with served(repo.root) as (portal, client):
+            yield Served(portal, client, repo.root, outside, prepared)
 
 
 @pytest.mark.parametrize("door_class", [McpDoor, McpBareDoor, McpRememberDoor], ids=lambda c: c.name)
-def test_every_attack_is_refused_through_mcp(door_class: type[McpDoor], attacked: tuple[MemoryRepo, Path]) -> None:
+def test_every_attack_is_refused_through_mcp(door_class: type[McpDoor], u5: Served) -> None:
     from tests.cli.test_guard_doors import run_matrix
 
-    repo, outside = attacked
-    with served(repo.root) as (portal, client):
-        cells, failures = run_matrix(repo, door_class(portal, client), outside)
+    repo = u5.repo()
+    cells, failures = run_matrix(repo, door_class(u5.portal, u5.client), u5.outside)
     print(f"guard matrix: {door_class.name}: {cells} cells")
     assert cells > 0
     assert failures == [], f"{len(failures)} of {cells} cells failed:\n" + "\n".join(failures[:40])
+    assert _kept(gm.snapshot(repo, u5.outside)) == _kept(u5.prepared), "the matrix did not put the repository back"
 
 
-def test_a_bound_server_shows_no_other_scope(attacked: tuple[MemoryRepo, Path]) -> None:
+def test_a_bound_server_shows_no_other_scope(u5: Served) -> None:
     """search, context, log and the listing of a server bound to user:U5 never show user:U6."""
-    repo, _ = attacked
-    with served(repo.root) as (portal, client):
-        answers = [
-            portal.call(client.call_tool, "memory_search", {"query": "spare key blue pot"}),
-            portal.call(client.call_tool, "memory_context", {"task": "where is the spare key?"}),
-            portal.call(client.call_tool, "memory_log", {"limit": 50}),
-            portal.call(client.call_tool, "memory_view", {"path": "/memories/facts"}),
-        ]
-        tools = {t.name: t for t in portal.call(client.list_tools).tools}
+    repo, portal, client = u5.repo(), u5.portal, u5.client
+    answers = [
+        portal.call(client.call_tool, "memory_search", {"query": "spare key blue pot"}),
+        portal.call(client.call_tool, "memory_context", {"task": "where is the spare key?"}),
+        portal.call(client.call_tool, "memory_log", {"limit": 50}),
+        portal.call(client.call_tool, "memory_view", {"path": "/memories/facts"}),
+    ]
+    tools = {t.name: t for t in portal.call(client.list_tools).tools}
     shown = "\n".join(text_of(a) + json.dumps(a.structured_content or {}) for a in answers)
     assert not any(a.is_error for a in answers)
     assert gm.FOREIGN not in shown and gm.FOREIGN_TEXT not in shown and gm.OTHER_SCOPE not in shown
