@@ -9,6 +9,9 @@ query; CPU p50 and mean per query, and the load average. Repeated runs because a
 server is what the #28 target is measured on and it moves by ±20% between runs on a loaded machine.
 Run from outside the tree with ``PYTHONPATH`` set to compare two trees (the editable install
 otherwise wins). Needs the corpus and the tantivy index ``bench_scale.py`` built under ``--base``.
+
+``--served``: then a ``memfs serve`` process (the same tree), the 50 queries asked once each over
+its socket; its CPU per query (p50 from 10 ms ticks, so the mean too) and its RSS after them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,11 +55,39 @@ def once(root: Path, tv_dir: Path, texts: list[str]) -> dict[str, float]:
             "tantivy_p50": statistics.median(tantivy) * 1000}
 
 
+def served(root: Path, texts: list[str]) -> dict[str, float]:
+    """The queries asked once each of a ``memfs serve`` process: its CPU per answer and its RSS."""
+    from bench_scale import _rss, server_cpu
+
+    from memfs.agents.live.wire import ask
+
+    server = subprocess.Popen([sys.executable, "-m", "memfs", "serve"], cwd=root, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stderr is not None
+        server.stderr.readline()
+        while MemoryRepo.open(root, "bench:scale").live_status() is None:
+            time.sleep(0.05)
+        for text in texts[:3]:
+            ask(root, "search", args_for(text))
+        cpu = []
+        for text in texts:
+            s0 = server_cpu(server.pid)
+            reply = ask(root, "search", args_for(text))
+            assert reply is not None and reply.get("ok"), reply
+            cpu.append(server_cpu(server.pid) - s0)
+        return {"cpu_p50": statistics.median(cpu) * 1000, "cpu_mean": statistics.mean(cpu) * 1000, **_rss(server.pid)}
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=30000)
     parser.add_argument("--base", type=Path, default=Path("/tmp/memfs-scale"))
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--served", action="store_true", help="also the queries over a memfs serve's socket")
     opts = parser.parse_args()
     texts = texts_for(opts.size, 10)
     import memfs
@@ -66,6 +98,11 @@ def main() -> None:
         print(f"run {run + 1}: memfs CPU p50 {r['memfs_p50']:.2f} ms (mean {r['memfs_mean']:.2f}), tantivy "
               f"{r['tantivy_p50']:.2f} ms: {r['memfs_p50'] / r['tantivy_p50']:.1f}x; load "
               f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    if opts.served:
+        r = served(opts.base / f"mem{opts.size}", texts)
+        print(f"served: server CPU a query p50 {r['cpu_p50']:.0f} ms (mean {r['cpu_mean']:.2f}); RSS after "
+              f"{r['server_rss_mb']:.0f} MB (peak {r['server_hwm_mb']:.0f}; anon {r['server_anon_mb']:.0f}, file "
+              f"{r['server_file_mb']:.0f}); load {'/'.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
 
 
 if __name__ == "__main__":

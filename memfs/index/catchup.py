@@ -32,7 +32,7 @@ from typing import Any
 
 from memfs.errors import LockTimeout
 from memfs.index import state as index_state
-from memfs.index.documents import TEXT_FIELDS, document, make_schema
+from memfs.index.documents import TEXT_FIELDS, document, kept_blob, make_schema
 from memfs.index.reader import close, open_dir
 from memfs.index.results import ReindexReport, SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, BadState, Entry, State
@@ -191,7 +191,8 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
                fresh: bool) -> str:
     """(Re)index one file into ``writer`` and ``state``; returns what happened."""
     old = state.files.get(rel)
-    data, memory, broken = repo.load(rel)
+    limits = repo.limits()
+    data, memory, broken, signature = repo.load_signed(rel, limits)
     if data is None and broken is not None:
         if not fresh and old is not None and old.lengths is not None:
             writer.get().delete_by_term("path", rel)
@@ -213,7 +214,7 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             writer.get().delete_by_term("path", rel)
         state.put(rel, Entry(stat[0], stat[1], digest, None, broken))
         return "updated" if old is not None else "added"
-    lengths = add_document(writer.get(), document(memory), fresh=fresh)
+    lengths = add_document(writer.get(), document(memory, kept_blob(memory, signature, limits)), fresh=fresh)
     state.put(rel, Entry(stat[0], stat[1], digest, tuple(lengths), None))
     return "updated" if old is not None else "added"
 

@@ -1,16 +1,26 @@
 """What a memory becomes in the index: the Whoosh schema, one document per memory, and the
 eligibility/rank fields stored with it so that ranking never has to read a file. A memory with an
 unreadable eligibility field is indexed with ``readable: no`` (the query requires ``yes``) and
-its stored record names the fields, so ``search --explain`` can say why it was left out."""
+its stored record names the fields, so ``search --explain`` can say why it was left out.
+
+Each document also keeps the memory as parsed, with the signature of the bytes it was parsed
+from (:func:`kept_blob`), so a search reads no file still signed so (:func:`memfs.index.query.search`).
+The file stays the truth: the kept parse serves only a file whose ``lstat`` still matches the
+signature (:func:`memfs.store.paths.signed_unchanged`) under the same limits; any other file is read
+and parsed again, and eligibility is decided on every search from the memory as it is now."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import pickle
 from dataclasses import dataclass
 from typing import Any
 
+from memfs.format.limits import Limits
 from memfs.format.model import FIELDS, Memory
 from memfs.policy import recall
+from memfs.store.paths import Signature
 
 NONE = "<none>"
 
@@ -26,8 +36,19 @@ FIELD_BOOSTS: dict[str, float] = {
 TEXT_FIELDS = tuple(FIELD_BOOSTS)
 
 
+def _kept_column() -> Any:
+    """The column of :func:`kept_blob`: zlib-compressed bytes, ``b""`` for a document without.
+    whoosh3's compressed column has no default of its own (reading a segment without the column
+    fails), so it is given one, and every document writes a value (:func:`document`)."""
+    from whoosh.columns import CompressedBytesColumn
+
+    column = CompressedBytesColumn()  # type: ignore[no-untyped-call]  # whoosh3 leaves its __init__ unannotated
+    column._default = b""
+    return column
+
+
 def make_schema() -> Any:
-    from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+    from whoosh.fields import COLUMN, ID, NUMERIC, STORED, TEXT, Schema
 
     from memfs.index.analysis import MemfsAnalyzer
 
@@ -43,6 +64,7 @@ def make_schema() -> Any:
         readable=ID(),
         expires=NUMERIC(numtype=int, bits=64, signed=True),
         rec=STORED(),
+        kept=COLUMN(_kept_column()),
         **text,
     )
 
@@ -74,9 +96,27 @@ def _texts(memory: Memory) -> dict[str, str]:
     }
 
 
-def document(memory: Memory) -> dict[str, Any]:
+def kept_blob(memory: Memory, signature: Signature | None, limits: Limits) -> bytes:
+    """What a document keeps of ``memory`` (parsed under ``limits`` from bytes read with
+    ``signature``): nothing without a signature (a file too recently changed to tell a later
+    change by its stats), else the three pickled, read back by :func:`from_kept`. In a column of
+    its own, so ranking, which reads the stored records of every candidate, never unpickles it."""
+    if signature is None:
+        return b""
+    return pickle.dumps((signature, dataclasses.astuple(limits), memory), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def from_kept(blob: bytes) -> tuple[Signature, tuple[Any, ...], Memory] | None:
+    """(signature, limits as a tuple, memory) of a :func:`kept_blob`; ``None`` for an empty one."""
+    if not blob:
+        return None
+    signature, limits, memory = pickle.loads(blob)
+    return signature, limits, memory
+
+
+def document(memory: Memory, kept: bytes = b"") -> dict[str, Any]:
     """The Whoosh document for ``memory`` (its text fields' token counts are taken from Whoosh as
-    it indexes them: :func:`memfs.index.catchup.add_document`)."""
+    it indexes them: :func:`memfs.index.catchup.add_document`); ``kept``: :func:`kept_blob`."""
     texts = _texts(memory)
     when = memory.updated or memory.created
     doc: dict[str, Any] = {
@@ -99,6 +139,7 @@ def document(memory: Memory) -> dict[str, Any]:
             list(memory.unreadable),
             memory.source_kind,
         ),
+        "kept": kept,
     }
     if memory.expires is not None:
         doc["expires"] = epoch_us(memory.expires)

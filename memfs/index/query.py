@@ -14,7 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from memfs.errors import MemfsError, UsageError
-from memfs.format.model import TYPES, Problem, utcnow
+from memfs.format.limits import Limits
+from memfs.format.model import TYPES, Memory, Problem, utcnow
 from memfs.index import postings
 from memfs.index.analysis import is_cjk, tokens
 from memfs.index.catchup import rebuild, sync, uncommitted
@@ -24,12 +25,14 @@ from memfs.index.reader import Handle, Holds, Mask, Restriction, close, handle
 from memfs.index.results import Filtered, Hit, SearchResult
 from memfs.policy import recall
 from memfs.policy.hybrid import guarded
+from memfs.store import paths
 from memfs.store.repo import Store
 
 MAX_QUERY_CHARS = 20_000
 MAX_QUERY_TERMS = 64
-#: a candidate hit: its :func:`recall.rank_key`, path, and (relevance, freshness, confidence)
-Candidate = tuple[tuple[int, float], str, tuple[float, float, float]]
+#: a candidate hit: its :func:`recall.rank_key`, path, (relevance, freshness, confidence), and
+#: document number
+Candidate = tuple[tuple[int, float], str, tuple[float, float, float], int]
 #: ``[semantic]``: (the query, eligible memory paths) -> (paths by similarity, best first, with it;
 #: the memories the embedder failed on). Raises :class:`MemfsError` when the query cannot be embedded.
 Near = Callable[[str, list[str]], tuple[list[tuple[str, float]], list[Problem]]]
@@ -293,7 +296,7 @@ def search(
         return result
     q = _text_query(opened, terms)
     ranked = _in_rank_order(opened, q, _Pool(opened, q, keep), now, policy)
-    for hit in _final(repo, ranked, rule, version, type, now, result):
+    for hit in _final(repo, opened, ranked, rule, version, type, now, result):
         result.hits.append(hit)
         if len(result.hits) == limit:
             break
@@ -311,7 +314,9 @@ def _fill(repo: Store, opened: Handle, keep: Mask, near: Near, result: SearchRes
     BM25's hits alone; one on a memory leaves that memory out, and both are said in notices."""
     have = [hit.path for hit in result.hits]
     held = set(have)
-    stored = dict(opened.record(int(doc)) for doc in np.flatnonzero(keep))
+    numbered = [(int(doc), *opened.record(int(doc))) for doc in np.flatnonzero(keep)]
+    stored = {rel: record for _doc, rel, record in numbered}
+    docs = {rel: doc for doc, rel, _record in numbered}
     try:
         ranked, problems = near(result.query, [rel for rel in stored if rel not in held])
     except MemfsError as exc:
@@ -321,9 +326,9 @@ def _fill(repo: Store, opened: Handle, keep: Mask, near: Near, result: SearchRes
     similarity = dict(ranked)
     order = guarded(have, [rel for rel, _ in ranked], limit)[len(have):]
     candidates = ((recall.rank_key(0, 0.0, 1.0, 1.0), rel, (0.0, recall.freshness(stored[rel], result.at, policy),
-                   stored[rel].confidence)) for rel in order)
+                   stored[rel].confidence), docs[rel]) for rel in order)
     rule, version, type_ = asked
-    for hit in _final(repo, candidates, rule, version, type_, result.at, result):
+    for hit in _final(repo, opened, candidates, rule, version, type_, result.at, result):
         result.hits.append(dataclasses.replace(hit, similarity=similarity[hit.path]))
 
 
@@ -381,16 +386,18 @@ def _candidate(opened: Handle, text: TextQuery, scored: tuple[float, int], now: 
     fresh = recall.freshness(stored, now, policy)
     conf = stored.confidence
     coverage, relevance = text.split(score)
-    return recall.rank_key(coverage, relevance, fresh, conf), path, (relevance, fresh, conf)
+    return recall.rank_key(coverage, relevance, fresh, conf), path, (relevance, fresh, conf), doc
 
 
-def _final(repo: Store, ranked: Iterable[Candidate], rule: recall.ScopeRule, version: str | None, type_: str | None,
-           now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
-    """Read each candidate's file and apply :func:`recall.eligibility` to it: the final word."""
+def _final(repo: Store, opened: Handle, ranked: Iterable[Candidate], rule: recall.ScopeRule, version: str | None,
+           type_: str | None, now: dt.datetime, result: SearchResult) -> Iterator[Hit]:
+    """Each candidate's memory as its file is now (:func:`_current`), and :func:`recall.eligibility`
+    applied to it: the final word."""
     known = {p.path for p in result.broken}
     limits = repo.limits()
-    for key, rel, (relevance, fresh, conf) in ranked:
-        _data, memory, broken = repo.load(rel, limits)
+    under = dataclasses.astuple(limits)
+    for key, rel, (relevance, fresh, conf), doc in ranked:
+        memory, broken = _current(repo, opened, doc, rel, (limits, under))
         if memory is None:
             if broken and rel not in known and repo.binding is None:
                 result.broken.append(Problem(rel, None, broken, "fix the file; search skips it until it parses"))
@@ -401,6 +408,23 @@ def _final(repo: Store, ranked: Iterable[Candidate], rule: recall.ScopeRule, ver
             continue
         changed = result.uncommitted is None or rel in result.uncommitted
         yield Hit(memory, recall.final_score(*key), relevance, fresh, conf, changed)
+
+
+def _current(repo: Store, opened: Handle, doc: int, rel: str,
+             limits: tuple[Limits, tuple[Any, ...]]) -> tuple[Memory | None, str | None]:
+    """(the memory at ``rel`` as its file is now, why it does not parse): what the index kept of
+    document ``doc`` while the file still has the signature of the bytes that was parsed from
+    (by ``lstat``: :func:`paths.signed_unchanged`) under the same limits, so no byte is read and
+    nothing parsed; otherwise the file read and parsed (:meth:`~memfs.store.reading.Reader.load`).
+    Eligibility is applied to either by the caller, now: an expiry passed, a status changed by
+    an edit, a file gone or replaced, all count."""
+    kept = opened.kept(doc)
+    if kept is not None:
+        signature, under, parsed = kept
+        if parsed.path == rel and under == limits[1] and paths.signed_unchanged(repo.root, rel, signature):
+            return parsed, None
+    _data, memory, broken = repo.load(rel, limits[0])
+    return memory, broken
 
 
 def _filtered_out(opened: Handle, q: TextQuery, rule: recall.ScopeRule, version: str | None, type_: str | None,

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from memfs.format.model import Problem
+from memfs.format.model import Memory, Problem
 from memfs.index import state as index_state
-from memfs.index.documents import FIELD_BOOSTS, Stored
+from memfs.index.documents import FIELD_BOOSTS, Stored, from_kept
 from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders, holders_in
 from memfs.index.state import State
+from memfs.store.paths import Signature
 from memfs.store.repo import Store
 
 if TYPE_CHECKING:
@@ -35,6 +36,11 @@ if TYPE_CHECKING:
 ALLOWED_CACHE = 32
 #: how many documents' stored path and record an open index keeps
 KEPT_RECORDS = 20_000
+#: how many documents' kept parse (:meth:`Handle.kept`) an open index keeps unpickled (~3.5 KB
+#: each: the hits of the last few hundred searches)
+KEPT_PARSED = 2_000
+#: what the index kept of a memory: the signature of the bytes parsed, the limits, the memory
+Kept = tuple[Signature, tuple[Any, ...], Memory]
 
 #: one flag per document number of an open index
 Mask = npt.NDArray[np.bool_]
@@ -178,6 +184,8 @@ class Handle:
         self._expiries: tuple[list[int], list[int]] | None = None
         self._expired_at: tuple[int, Mask] = (-1, np.zeros(self.size, np.bool_))
         self._records: dict[int, tuple[str, Stored]] = {}
+        self._kept: dict[int, Kept | None] = {}
+        self._kept_column: Any = None
         leaves = reader.leaf_readers()
         self._leaves = [(leaf, offset, _segment_id(leaf)) for leaf, offset in leaves]
         #: what was read from each segment, handed on to the index opened after the next write
@@ -199,6 +207,20 @@ class Handle:
                 self._records.clear()
             fields = self.stats.reader.stored_fields(doc)
             found = self._records[doc] = (fields["path"], Stored.from_rec(fields["rec"]))
+        return found
+
+    def kept(self, doc: int) -> Kept | None:
+        """What the index kept of document ``doc``'s memory as parsed, with the signature of the
+        bytes it was parsed from (:func:`memfs.index.documents.kept_blob`; ``None`` if nothing was
+        kept). Unpickled once per open index for the last :data:`KEPT_PARSED` documents asked.
+        The caller decides whether the file still has that signature; this never reads it."""
+        if doc in self._kept:
+            return self._kept[doc]
+        if self._kept_column is None:
+            self._kept_column = self.stats.reader.column_reader("kept", translate=False)
+        if len(self._kept) >= KEPT_PARSED:
+            self._kept.clear()
+        found = self._kept[doc] = from_kept(self._kept_column[doc])
         return found
 
     def expired(self, now_us: int) -> Mask:

@@ -35,7 +35,9 @@ from memfs.index.analysis import ANALYZER_VERSION
 from memfs.index.documents import TEXT_FIELDS
 from memfs.store import atomic, paths
 
-SCHEMA_VERSION = 4
+#: bumped whenever what a document holds changes, the memory it keeps as parsed included
+#: (:func:`memfs.index.documents.kept_blob`): a change to what parsing returns needs a rebuild
+SCHEMA_VERSION = 5
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
 STATE_FILE = "state.json"
 JOURNAL_FILE = "state.journal"

@@ -24,6 +24,7 @@ import functools
 import os
 import posixpath
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -322,29 +323,83 @@ def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> by
     never read), and files over ``limit`` bytes (read no further than that; ``None`` reads a
     regular file whole, for the few readers that must see every byte of any file).
     """
+    return _read(root, rel, limit)[0]
+
+
+#: what a memory file's ``fstat`` said when its bytes were read: (device, inode, mode, size,
+#: mtime_ns, ctime_ns). Any write, rename onto the path, ``chmod`` or ``touch`` changes the ctime
+#: (which no program can set back), a replacement file has another inode: an equal signature
+#: means the same bytes, provided the times were not too recent to tell (:func:`read_signed`).
+Signature = tuple[int, int, int, int, int, int]
+#: a file changed less than this before its ``fstat`` is not given a signature: a write in the
+#: same timestamp tick would not show in its times (git's "racy" entries)
+RACY_SIGNATURE_NS = 2_000_000_000
+
+
+def read_signed(root: Path, rel: str) -> tuple[bytes | Unreadable | None, Signature | None]:
+    """:func:`read_file`, and the :data:`Signature` of the bytes read when it can tell a later
+    change (:func:`signed_unchanged`): taken by the ``fstat`` before the first byte is read, so a
+    write while reading changes the ctime after it and shows; ``None`` for a file whose mtime or
+    ctime is within :data:`RACY_SIGNATURE_NS` of the clock at that ``fstat``, and for anything
+    that is not read."""
+    found, st = _read(root, rel, MAX_READ_BYTES)
+    if not isinstance(found, bytes) or st is None:
+        return found, None
+    return found, _signature(st)
+
+
+def _signature(st: os.stat_result) -> Signature | None:
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_SIGNATURE_NS:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def signed_unchanged(root: Path, rel: str, signature: Signature) -> bool:
+    """Whether the file at root-relative ``rel`` is still the one :func:`read_signed` read with
+    ``signature``, by ``lstat`` alone (no byte read): every folder on the way is a folder (no
+    symlink), the file a regular file with one link, within :data:`MAX_READ_BYTES`, whose
+    device, inode, mode, size, mtime and ctime are the signed ones. So :func:`read_file` would read
+    those same bytes now: a reader may use what it derived from them instead."""
+    here = str(root)
+    parts = rel.split("/")
+    try:
+        for part in parts[:-1]:
+            here = os.path.join(here, part)
+            if not stat.S_ISDIR(os.lstat(here).st_mode):
+                return False
+        st = os.lstat(os.path.join(here, parts[-1]))
+    except OSError:
+        return False
+    return (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_size <= MAX_READ_BYTES
+            and (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == signature)
+
+
+def _read(root: Path, rel: str, limit: int | None) -> tuple[bytes | Unreadable | None, os.stat_result | None]:
+    """:func:`read_file`, and the ``fstat`` of the file read (``None`` when none was)."""
     if not names.is_utf8(rel):
         return Unreadable(names.shown(rel), "has a name that is not valid UTF-8, so memfs cannot index or show it",
-                          "rename the file to a UTF-8 name")
+                          "rename the file to a UTF-8 name"), None
     looks = names.look_alike(rel)
     if looks is not None:
-        return Unreadable(rel, looks.removesuffix("; pick another name"), "rename the file or its folder")
+        return Unreadable(rel, looks.removesuffix("; pick another name"), "rename the file or its folder"), None
     parts = rel.split("/")
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        return None, None
     try:
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
             try:
                 child = os.open(part, _OPEN_FILE if last else _OPEN_FOLDER, dir_fd=fd)
             except FileNotFoundError:
-                return None
+                return None, None
             except OSError as exc:
-                return _why_not(fd, part, rel, "/".join(parts[: i + 1]), exc)
+                return _why_not(fd, part, rel, "/".join(parts[: i + 1]), exc), None
             os.close(fd)
             fd = child
-        return _read_regular(fd, rel, limit)
+        st = os.fstat(fd)
+        return _read_regular(fd, st, rel, limit), st
     finally:
         os.close(fd)
 
@@ -374,8 +429,7 @@ def _special(rel: str, kind: str) -> Unreadable:
     return Unreadable(rel, f"is {kind}, not a regular file", fix)
 
 
-def _read_regular(fd: int, rel: str, limit: int | None) -> bytes | Unreadable | None:
-    st = os.fstat(fd)
+def _read_regular(fd: int, st: os.stat_result, rel: str, limit: int | None) -> bytes | Unreadable | None:
     if stat.S_ISDIR(st.st_mode):
         return None
     if not stat.S_ISREG(st.st_mode):

@@ -133,7 +133,17 @@ class Reader(Repository):
         for readers that go on with the other files. A file memfs does not read (a symlink, a FIFO,
         one too big) is ``(None, None, why)``. ``limits``: :meth:`limits`, for a caller that loads
         many files with the settings read once."""
-        data = paths.read_file(self.root, rel)
+        return self._loaded(rel, paths.read_file(self.root, rel), limits)
+
+    def load_signed(self, rel: str, limits: Limits | None = None
+                    ) -> tuple[bytes | None, Memory | None, str | None, paths.Signature | None]:
+        """:meth:`load`, and the signature of the bytes read (:func:`paths.read_signed`), for the
+        index to keep what it parsed from them (:mod:`memfs.index.documents`)."""
+        data, signature = paths.read_signed(self.root, rel)
+        return (*self._loaded(rel, data, limits), signature)
+
+    def _loaded(self, rel: str, data: bytes | paths.Unreadable | None,
+                limits: Limits | None) -> tuple[bytes | None, Memory | None, str | None]:
         if isinstance(data, paths.Unreadable):
             return None, None, str(data)
         if data is None:
