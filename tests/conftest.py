@@ -101,11 +101,17 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, _home: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def closed_indexes() -> Iterator[None]:
-    """Search indexes opened by a test are closed after it (the CLI runs in this process)."""
+    """Search indexes and work-tree watches opened by a test are closed after it (the CLI runs in
+    this process). A watch left to the garbage collector (its repository in a reference cycle)
+    counts against the process's :data:`~memfs.store.gitcli.watch.MAX_OPEN` until collected, and
+    a later test's repository then gets no watch, so which tests ran before on the same worker,
+    and when the collector last ran, would decide whether a kept probe saves its ``git status``."""
     yield
     from memfs import index
+    from memfs.store.gitcli import watch
 
     index.close_all()
+    watch.close_all()
 
 
 @pytest.fixture
