@@ -102,10 +102,11 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, _home: Path) -> None:
 @pytest.fixture(autouse=True)
 def closed_indexes() -> Iterator[None]:
     """Search indexes and work-tree watches opened by a test are closed after it (the CLI runs in
-    this process). A watch left to the garbage collector (its repository in a reference cycle)
-    counts against the process's :data:`~memfs.store.gitcli.watch.MAX_OPEN` until collected, and
-    a later test's repository then gets no watch, so which tests ran before on the same worker,
-    and when the collector last ran, would decide whether a kept probe saves its ``git status``."""
+    this process). A watch whose repository outlives the test (caught in a reference cycle until
+    the collector runs, or held by a module's cache or a module-scoped fixture) counts against the
+    process's :data:`~memfs.store.gitcli.watch.MAX_OPEN`, and once they are that many a later
+    test's repository gets no watch: which tests ran before on the same worker would decide
+    whether a kept probe saves its ``git status``."""
     yield
     from memfs import index
     from memfs.store.gitcli import watch
