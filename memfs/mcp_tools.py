@@ -137,12 +137,16 @@ def sdk_tool(fn: Callable[..., Any], *, description: str, annotations: ToolAnnot
     ``Tool.from_function``). Its argument model and JSON schema are pydantic models built from
     ``fn``'s signature, about 5 ms a tool and nearly all of building a server; they depend on the
     signature, the name, the description and the annotations only, so each is built once per
-    process and every server gets a copy holding its own ``fn`` (a session's closures)."""
+    process and every server gets a copy holding its own ``fn`` (a session's closures). The kept
+    record holds no ``fn``: the first server's closures would keep its repository (its open
+    work-tree watch and search index) for the life of the process."""
     from mcp.server.mcpserver.tools import Tool
 
     key = (fn.__module__, fn.__qualname__, name or fn.__name__, repr(inspect.signature(fn)),
            inspect.iscoroutinefunction(fn), description, annotations.model_dump_json())
     made = _TOOLS.get(key)
     if made is None:
-        made = _TOOLS[key] = Tool.from_function(fn, name=name, description=description, annotations=annotations)
+        made = Tool.from_function(fn, name=name, description=description, annotations=annotations)
+        _TOOLS[key] = made.model_copy(update={"fn": None})
+        return made
     return made.model_copy(update={"fn": fn})

@@ -101,11 +101,18 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, _home: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def closed_indexes() -> Iterator[None]:
-    """Search indexes opened by a test are closed after it (the CLI runs in this process)."""
+    """Search indexes and work-tree watches opened by a test are closed after it (the CLI runs in
+    this process). A watch whose repository outlives the test (caught in a reference cycle until
+    the collector runs, or held by a module's cache or a module-scoped fixture) counts against the
+    process's :data:`~memfs.store.gitcli.watch.MAX_OPEN`, and once they are that many a later
+    test's repository gets no watch: which tests ran before on the same worker would decide
+    whether a kept probe saves its ``git status``."""
     yield
     from memfs import index
+    from memfs.store.gitcli import watch
 
     index.close_all()
+    watch.close_all()
 
 
 @pytest.fixture

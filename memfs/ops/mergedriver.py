@@ -8,12 +8,12 @@ only rewrites the one file git hands it and never commits.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from memfs.format.model import utcnow
 from memfs.policy import concurrent, merge
 from memfs.store import gitcli
 from memfs.store.init import ATTRIBUTES_FILE, DRIVER, attributes_text, configure_merge_driver
@@ -49,7 +49,7 @@ def run(base: Path, ours: Path, theirs: Path, path: str, marker_size: int = 7) -
     (:mod:`memfs.policy.concurrent`), never merged into a retracted file with the new value."""
     base_data = base.read_bytes()
     mine, other = ours.read_bytes(), theirs.read_bytes()
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    now = utcnow()
     held = concurrent.settle(path, base_data or None, concurrent.Side(mine), concurrent.Side(other), now, DRIVER)
     if held.rule == "review" and held.content is not None:
         ours.write_bytes(held.content)

@@ -17,13 +17,12 @@ others ``superseded`` (:func:`memfs.policy.concurrent.duplicates`), in one ``syn
 
 from __future__ import annotations
 
-import datetime as dt
 import posixpath
 from dataclasses import dataclass
 from typing import Any
 
 from memfs.errors import InvalidMemory
-from memfs.format.model import Memory
+from memfs.format.model import Memory, utcnow
 from memfs.format.parse import parse
 from memfs.policy import concurrent
 from memfs.policy.lineage import INVALIDATED_BY, Invalidation
@@ -132,7 +131,7 @@ def _settle_all(repo: Store, div: Divergence, head: str, upstream: str) -> list[
     rels = div.both
     base = repo.files_at(div.base, rels) if div.base else dict.fromkeys(rels)
     mine, theirs = repo.files_at(head, rels), repo.files_at(upstream, rels)
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    now = utcnow()
     out: list[Settlement] = []
     staged: list[str] = []
     for rel in rels:

@@ -84,12 +84,18 @@ def test_the_texts_a_model_reads_for_a_bad_request() -> None:
     assert said(memory_tool.DOOR, bad_line) == "Invalid `insert_line` parameter: '1'. It must be a line number."
 
 
-@pytest.fixture
-def probe() -> Iterator[None]:
-    yield
+def _forget_probe() -> None:
+    """Undeclare the ``probe`` command and its runner: a declaration left behind makes a later
+    test in this process (``test_every_declared_command_has_exactly_one_runner``) fail."""
     cls = FILE_COMMANDS.pop("probe", None)
     if cls is not None:
         RUNNERS.pop(cls, None)
+
+
+@pytest.fixture
+def probe() -> Iterator[None]:
+    yield
+    _forget_probe()
 
 
 def test_a_new_field_reaches_the_runner_at_every_door(probe: None, repo: MemoryRepo) -> None:
@@ -98,7 +104,7 @@ def test_a_new_field_reaches_the_runner_at_every_door(probe: None, repo: MemoryR
     Anthropic door, with nothing else written for it."""
 
     def declare(extra: bool) -> type[FileCommand]:
-        FILE_COMMANDS.pop("probe", None)
+        _forget_probe()
         namespace: dict[str, Any] = {
             "__doc__": "Probe the file tools.",
             "__annotations__": {"word": "str", **({"depth": "int"} if extra else {})},

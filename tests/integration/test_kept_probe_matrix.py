@@ -16,6 +16,7 @@ import pytest
 
 from memfs import MemoryRepo
 from memfs.store.gitcli import status as git_status
+from memfs.store.gitcli import watch
 from tests.helpers import ACTOR, add, commit_all, count_git_commands, git, put, write_file
 
 Edit = Callable[[Path], None]
@@ -149,6 +150,28 @@ def test_a_repository_that_cannot_watch_scans_the_whole_tree_each_time(
     put(repo, "facts/new.md", "alpha new\n")
     assert _answer(repo) == _answer(MemoryRepo.open(repo.root, ACTOR))
     assert repo.store.git._kept is None
+
+
+def test_a_watch_closed_behind_its_back_costs_one_whole_scan(kept: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the tests' fixture does after each test (``closed_indexes`` in conftest): every watch
+    of the process closed (:func:`~memfs.store.gitcli.watch.close_all`), none left counting
+    against :data:`~memfs.store.gitcli.watch.MAX_OPEN`; a repository still in use scans the
+    whole tree once, answers as a fresh one, and keeps a new watch."""
+    watch.close_all()
+    assert watch._open_count == 0
+    put(kept, "facts/b.md", "alpha b changed\n")
+    fresh = _answer(MemoryRepo.open(kept.root, ACTOR))
+    asked: list[tuple[str, ...]] = []
+    real = git_status.WorkTree._status
+
+    def spy(self: git_status.WorkTree, *pathspecs: str) -> Any:
+        asked.append(pathspecs)
+        return real(self, *pathspecs)
+
+    monkeypatch.setattr(git_status.WorkTree, "_status", spy)
+    assert _answer(kept) == fresh and asked == [(".",)] and watch._open_count == 1
+    asked.clear()
+    assert _answer(kept) == fresh and asked == []
 
 
 @pytest.mark.parametrize("refs", ["loose", "packed"])

@@ -5,9 +5,11 @@ busy. Tests wait on the live index's own signals, never on sleeps."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,6 +68,25 @@ def nonce_free(text: str) -> str:
 
 def hits(found: Any) -> list[str]:
     return [hit["path"] for hit in found["hits"]]
+
+
+def test_a_server_let_go_lets_its_session_go(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK's tool records are built once per process (:func:`memfs.mcp_tools.sdk_tool`) and
+    kept without the closures of the server that built them: a server let go frees its session
+    and everything it holds (a work-tree watch, a search index), even the first server built.
+    (No tool is called: the SDK runs tools on worker threads, whose last job may stay referenced
+    until the thread goes idle.)"""
+    from memfs import mcp_tools
+    from memfs.mcp_server import build_server
+
+    monkeypatch.setattr(mcp_tools, "_TOOLS", {})
+    session = repo.session("user:U5", actor="agent:mcp-test")
+    server = build_server(session)
+    assert mcp_tools._TOOLS and all(kept.fn is None for kept in mcp_tools._TOOLS.values())
+    let_go = weakref.ref(session)
+    del session, server
+    gc.collect()
+    assert let_go() is None
 
 
 def test_the_same_answers_with_and_without_the_live_index(repo: MemoryRepo, live: LiveIndex) -> None:

@@ -29,6 +29,7 @@ import functools
 import os
 import struct
 import sys
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -60,6 +61,8 @@ MAX_FOLDERS = 20_000
 #: open watches in this process at most (the user's limit is often 128 instances, shared)
 MAX_OPEN = 8
 _open_count = 0
+#: the watches open in this process, for :func:`close_all`
+_opened: weakref.WeakSet[TreeWatch] = weakref.WeakSet()
 
 
 @functools.cache
@@ -112,6 +115,7 @@ class TreeWatch:
             return None
         watch = cls(fd, workdir)
         _open_count += 1
+        _opened.add(watch)
         if not watch._add_all():
             watch.close()
             return None
@@ -187,6 +191,16 @@ class TreeWatch:
             offset += length
             events.append((wd, mask, os.fsdecode(name)))
         return events
+
+
+def close_all() -> None:
+    """Close every watch open in this process. A watch is closed when its repository object is
+    collected, which for an object caught in a reference cycle waits for the garbage collector:
+    until then it counts against :data:`MAX_OPEN`, and a repository opened meanwhile gets no
+    watch (every probe whole). A caller that is done with its repositories (a test, after it)
+    closes them here; a repository still in use probes the whole tree once and watches anew."""
+    for watch in list(_opened):
+        watch.close()
 
 
 _CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS",
