@@ -21,10 +21,10 @@ The whole cache is tied to a :func:`fingerprint` of everything else a finding ca
 format, the memory root, the size limits, ``.memfs.toml`` (the ``[adopt]`` rules name the fix of a
 plain note), the versions of detect-secrets, PyYAML, libyaml and Python, and the source of the
 rules themselves (every module of :mod:`memfs.format` and :mod:`memfs.policy`, the secret
-scanner's patterns included, and the module that composes them). A cache that is missing,
-corrupt, from another format or fingerprint is ignored and rebuilt; an entry that does not decode
-is a miss. The cache can only save work: what it yields is what computing the findings again
-would yield.
+scanner's patterns included, the modules that compose them, and :mod:`memfs.store.paths`, whose
+spelling rules judge a ``depends_on`` target). A cache that is missing, corrupt, from another
+format or fingerprint is ignored and rebuilt; an entry that does not decode is a miss. The cache
+can only save work: what it yields is what computing the findings again would yield.
 
 Kept in :data:`SHARDS` files by a hash of the path, each replaced whole
 (:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like the catalog's saves) only
@@ -92,6 +92,8 @@ def _sources() -> Iterable[Path]:
     yield Path(__file__)
     yield Path(__file__).with_name("reading.py")
     yield Path(__file__).with_name("validating.py")
+    yield Path(__file__).with_name("crossfile.py")
+    yield Path(__file__).with_name("paths.py")
 
 
 def fingerprint(repo: Store) -> str:
@@ -384,6 +386,12 @@ class Cache:
             return [problem_from_json(p) for p in problems]
         except (ValueError, TypeError):
             return None
+
+    def kept_answers(self) -> dict[str, Any]:
+        """What the file system answered about each ``depends_on`` target when the kept result
+        was computed (empty without one)."""
+        deps = self.result.get("deps") if isinstance(self.result, dict) else None
+        return deps if isinstance(deps, dict) else {}
 
     def keep_result(self, digest: str, deps: dict[str, list[Any]], found: list[Problem]) -> None:
         self.result = {"digest": digest, "deps": deps, "problems": [p.to_json() for p in found]}

@@ -331,9 +331,11 @@ class Reader(Repository):
         found.extend(conflict_problems(kept) if pairs is None else pairs)
         return found
 
-    def _dependency_refusal(self, dep: str) -> str | None:
+    def _dependency_refusal(self, dep: str, *, folder: bool = False) -> str | None:
+        """Why ``dep`` is refused as a memory path (:func:`paths.confine`), or as a folder on the
+        way to one with ``folder``; ``None`` if it passes."""
         try:
-            paths.confine(self.root, dep, git_dir=self.git.git_dir, checked=self.checked)
+            paths.confine(self.root, dep, must_be_memory=not folder, git_dir=self.git.git_dir, checked=self.checked)
         except PathError as exc:
             return exc.message.removeprefix(dep + ": ")
         return None

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from memfs.format.model import Memory, Problem
 from memfs.policy import conflict_pairs, conflicts
 from memfs.policy.conflict_delta import pairs_since
-from memfs.store import findings, paths, progress
+from memfs.store import crossfile, findings, paths, progress
 
 
 class Validating(findings.Store, Protocol):
@@ -30,7 +30,7 @@ class Validating(findings.Store, Protocol):
 
     def exists(self, rel: str) -> bool: ...
 
-    def _dependency_refusal(self, dep: str) -> str | None: ...
+    def _dependency_refusal(self, dep: str, *, folder: bool = False) -> str | None: ...
 
     def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
                       pairs: list[Problem] | None = None,
@@ -61,9 +61,10 @@ def cached(repo: Validating) -> list[Problem]:
              if (f := _identify(repo, cache, rel)) is not None]
     digest = findings.files_digest([*((f.rel, f.blob or str(f.unreadable)) for f in files),
                                     *((rel, "linked") for rel in linked)])
-    found = cache.kept_result(digest, lambda dep: _dependency(repo, dep))
+    dependencies = crossfile.Dependencies(repo, {f.rel for f in files if f.blob}, cache.kept_answers())
+    found = cache.kept_result(digest, dependencies)
     if found is None:
-        found, answers = _found(repo, cache, files, linked)
+        found, answers = _found(repo, cache, files, linked, dependencies)
         cache.keep_result(digest, answers, found)
     findings.save(repo, cache)
     return found
@@ -96,10 +97,10 @@ def _read(repo: Validating, cache: findings.Cache, rel: str, found: os.stat_resu
     return _File(rel, blob, entry)
 
 
-def _found(repo: Validating, cache: findings.Cache, files: list[_File],
-           linked: list[str]) -> tuple[list[Problem], dict[str, list[Any]]]:
+def _found(repo: Validating, cache: findings.Cache, files: list[_File], linked: list[str],
+           dependency: Callable[[str], list[Any]]) -> tuple[list[Problem], dict[str, list[Any]]]:
     """The findings from the files' entries (each decoded, or computed again if it does not), and
-    what the file system answered about each ``depends_on`` target (:func:`_dependency`)."""
+    what the file system answered about each ``depends_on`` target (:func:`crossfile.answer`)."""
     broken: list[Problem] = []
     own: list[Problem] = []
     kept: list[tuple[str, str, findings.Entry]] = []
@@ -126,17 +127,10 @@ def _found(repo: Validating, cache: findings.Cache, files: list[_File],
         memories.append(entry.summary.memory(file.rel))
     broken.extend(linked_problems(linked))
     pairs = _pairs(cache, kept)
-    answers = {dep: _dependency(repo, dep) for dep in sorted({d for m in memories for d in m.depends_on})}
+    answers = {dep: dependency(dep) for dep in sorted({d for m in memories for d in m.depends_on})}
     found = repo.repo_problems(memories, lambda dep: bool(answers[dep][1]), pair_problems(pairs),
                                lambda dep: answers[dep][0])
     return [*broken, *own, *found], answers
-
-
-def _dependency(repo: Validating, dep: str) -> list[Any]:
-    """What the cross-file checks ask the file system about a ``depends_on`` entry: why it is
-    refused as a path, else whether a plain file is there."""
-    refused = repo._dependency_refusal(dep)
-    return [refused, refused is None and repo.exists(dep)]
 
 
 def _pairs(cache: findings.Cache, parsed: list[tuple[str, str, findings.Entry]]) -> list[conflicts.Pair]:

@@ -17,7 +17,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.format.model import Problem
 from memfs.policy import conflict_pairs, guard
-from memfs.store import findings, paths, validating
+from memfs.store import crossfile, findings, paths, validating
 from memfs.store.reading import Reader
 from tests.helpers import commit_all, git, memory_text, raw_memory, write_file
 
@@ -377,3 +377,91 @@ def test_an_unchanged_repository_reuses_the_whole_result(seeded: MemoryRepo,
     assert found == _uncached(seeded) != first
     assert not any(p.path == "facts/plan-dep.md" for p in found)
     assert decoded
+
+
+def _hard_link(repo: MemoryRepo) -> None:
+    os.link(repo.root / "notes/kept.md", repo.root / "kept-too.txt")
+
+
+def _linked_folder(repo: MemoryRepo) -> None:
+    (repo.root / "notes").rename(repo.root / "elsewhere")
+    (repo.root / "notes").symlink_to(repo.root / "elsewhere", target_is_directory=True)
+
+
+def _git_dir_inside(repo: MemoryRepo) -> None:
+    """The folder ``facts/`` is the git directory by identity (as a git directory kept inside the
+    root under another name, or a bind mount of it, would be)."""
+    repo.store.git.git_dir = repo.root / "facts"
+
+
+def _target_removed(repo: MemoryRepo) -> None:
+    (repo.root / "facts/berlin.md").unlink()
+
+
+def _target_added(repo: MemoryRepo) -> None:
+    write_file(repo.root / "notes/later.md", memory_text("Later.\n", id="later"))
+
+
+#: changes to the file system around ``depends_on`` targets that the walk found before
+TARGET_CHANGES: dict[str, Callable[[MemoryRepo], None]] = {
+    "clean": lambda repo: None,
+    "hard link": _hard_link,
+    "folder replaced by a symlink": _linked_folder,
+    "folder is the git directory": _git_dir_inside,
+    "target removed": _target_removed,
+    "target added": _target_added,
+}
+
+
+@pytest.mark.parametrize("change", list(TARGET_CHANGES))
+def test_dependency_answers_taken_as_proven_are_the_asked_ones(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                               change: str) -> None:
+    """A ``depends_on`` target the walk found as a plain memory file, answered as a plain file
+    before, is not asked again (:class:`crossfile.Dependencies`); whatever changed on the way to
+    it, each answer is what :func:`paths.confine` and the existence check give."""
+    write_file(seeded.root / "notes/kept.md", memory_text("Kept.\n", id="kept"))
+    targets = ["facts/berlin.md", "notes/kept.md", "./notes/kept.md", "notes/later.md", "facts/../notes/kept.md",
+               "notes/cafe\u0301.md", "drafts/none.md"]
+    write_file(seeded.root / "notes/cafe\u0301.md", memory_text("Accents.\n", id="cafe"))
+    write_file(seeded.root / "facts/user.md", memory_text("Uses them.\n", id="user", depends_on=targets))
+    assert seeded.validate() == _uncached(seeded)
+    answered: list[tuple[str, list[object], bool]] = []
+    original = crossfile.Dependencies.__call__
+
+    def spy(self: crossfile.Dependencies, dep: str) -> list[object]:
+        asked = len(self.asked)
+        found = original(self, dep)
+        answered.append((dep, found, len(self.asked) > asked))
+        return found
+
+    monkeypatch.setattr(crossfile.Dependencies, "__call__", spy)
+    time.sleep(0.01)
+    seeded.validate()
+    proven = {dep for dep, _, asked in answered if not asked}
+    assert proven == {"facts/berlin.md", "notes/kept.md"}
+    answered.clear()
+    TARGET_CHANGES[change](seeded)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert {dep for dep, _, _ in answered} >= {"facts/berlin.md", "notes/kept.md", "notes/later.md", "drafts/none.md"}
+    for dep, given, _ in answered:
+        assert given == crossfile.answer(seeded.store, dep), dep
+    if change != "clean":
+        assert {p.message for p in found if p.path == "facts/user.md"} != {
+            p.message for p in _uncached_before(seeded, change)}
+
+
+def _uncached_before(repo: MemoryRepo, change: str) -> list[Problem]:
+    """The findings of ``facts/user.md`` had nothing changed: the change must move one of them."""
+    if change == "folder replaced by a symlink":
+        (repo.root / "notes").unlink()
+        (repo.root / "elsewhere").rename(repo.root / "notes")
+    elif change == "hard link":
+        (repo.root / "kept-too.txt").unlink()
+    elif change == "folder is the git directory":
+        repo.store.git.git_dir = repo.root / ".git"
+    elif change == "target removed":
+        write_file(repo.root / "facts/berlin.md", FILES["facts/berlin.md"])
+    elif change == "target added":
+        (repo.root / "notes/later.md").unlink()
+    return _uncached(repo)
