@@ -24,7 +24,7 @@ from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflict_pairs, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import findings, gitcli, paths, progress, validating
+from memfs.store import crossfile, findings, gitcli, paths, progress, validating
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
@@ -515,7 +515,7 @@ def _id_value(line: str) -> str | None:
     return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
 
 
-_linked_problems = validating.linked_problems
+_linked_problems = crossfile.linked_problems
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
@@ -525,4 +525,4 @@ def _ordered(found: list[Problem]) -> list[Problem]:
 def conflict_problems(memories: list[Memory]) -> list[Problem]:
     """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
     values for one subject without a key; ``memfs context`` injects only the newer."""
-    return validating.pair_problems(conflict_pairs.pairs(memories))
+    return crossfile.pair_problems(conflict_pairs.pairs(memories))
