@@ -23,8 +23,10 @@ So after a change only the changed files are decoded, plus the members of the co
 they touch; the parts recomputed are the changed files', those of the files sharing an id or a
 ``(scope, key, version)`` with one of them (from each file's few cross-file fields, :func:`findings.xref`,
 kept in a small index beside each shard), and those naming a target whose answer moved. What the
-kept result was computed from must be what the shards' indexes hold: the digest of their
-(path, content id) list is checked first, and anything else is computed from scratch.
+kept result was computed from must be what the shards' indexes hold: each shard's indexes are
+written under a new token, the kept result names every shard's token when it is written, and a
+result whose tokens are not those loaded (a shard written since, by another process, or half) is
+not used: everything is then computed from scratch.
 
 **The targets.**
 A target's answer is ``[why it is refused as a path, whether a plain file is there]``
@@ -206,7 +208,7 @@ def update(repo: Asking, kept: Result, cache: findings.Cache, files: list[File],
     now = {rel: blob or str(why) for rel, blob, why in files}
     changed = {rel for rel in old.keys() | now.keys() if old.get(rel) != now.get(rel)}
     kept_rows = cache.xrefs()
-    old_rows = {rel: kept_rows[rel][1] for rel in changed if rel in kept_rows}
+    old_rows = {rel: kept_rows[rel] for rel in changed if rel in kept_rows}
     if any(rel in cache.stats and rel not in kept_rows for rel in changed):
         return None
     found = _rows(files, changed, kept_rows, entry_of)
@@ -230,7 +232,9 @@ def update(repo: Asking, kept: Result, cache: findings.Cache, files: list[File],
 
 def _kept_files(cache: findings.Cache, kept: Result) -> dict[str, str] | None:
     """Path → content id (or the text standing for it) of the files ``kept`` was computed from,
-    as the shards' indexes hold them; ``None`` unless their digest is the kept one."""
+    as the shards' indexes hold them; ``None`` unless it was written with those indexes."""
+    if not cache.consistent():
+        return None
     old: dict[str, str] = {}
     for rel, row in cache.stats.items():
         if not isinstance(row, list) or not row or not isinstance(row[0], str):
@@ -239,11 +243,10 @@ def _kept_files(cache: findings.Cache, kept: Result) -> dict[str, str] | None:
     if kept.unreadable.keys() & old.keys():
         return None
     old.update(kept.unreadable)
-    listed = [*((rel, old[rel]) for rel in sorted(old, key=paths.sort_key)), *((rel, "linked") for rel in kept.linked)]
-    return old if findings.files_digest(listed) == kept.digest else None
+    return old
 
 
-def _rows(files: list[File], changed: set[str], kept_rows: Mapping[str, list[Any]],
+def _rows(files: list[File], changed: set[str], kept_rows: Mapping[str, list[Any] | None],
           entry_of: Callable[[str], Found]) -> tuple[dict[str, list[Any] | None], dict[str, list[Any]]] | None:
     """Every readable file's cross-file fields, in walk order (kept, or from its entry), and the
     own parts of the changed files; ``None`` if a file's entry is not there."""
@@ -255,7 +258,7 @@ def _rows(files: list[File], changed: set[str], kept_rows: Mapping[str, list[Any
                 own[rel] = _own(why)
             continue
         if rel not in changed and rel in kept_rows:
-            rows[rel] = kept_rows[rel][1]
+            rows[rel] = kept_rows[rel]
             continue
         found = entry_of(rel)
         if not isinstance(found, findings.Entry):

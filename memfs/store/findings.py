@@ -255,11 +255,8 @@ def xref(summary: list[Any] | None) -> list[Any] | None:
     return None if summary is None else [*summary[:6], summary[9]]
 
 
-def _xref_row_ok(row: Any) -> bool:
-    """Whether ``row`` is ``[blob id, xref]`` as :meth:`Cache._xref_row` writes it."""
-    if not isinstance(row, list) or len(row) != 2 or not isinstance(row[0], str):
-        return False
-    fields = row[1]
+def _xref_ok(fields: Any) -> bool:
+    """Whether ``fields`` is what :func:`xref` gives."""
     if fields is None:
         return True
     if not isinstance(fields, list) or len(fields) != 7 or not all(f is None or isinstance(f, str) for f in fields[:6]):
@@ -301,7 +298,12 @@ class Cache:
     dirty: set[int] = field(default_factory=set)
     result_changed: bool = False
     shard_reader: Callable[[int], dict[str, Any] | None] = lambda number: None
-    xref_reader: Callable[[int], dict[str, Any] | None] = lambda number: None
+    xref_reader: Callable[[int], tuple[dict[str, Any] | None, Any]] = lambda number: (None, None)
+    #: the token of each shard's stat index as loaded, then as written: its cross-file index and
+    #: the kept result are of that stat index only if they name the same token
+    tokens: dict[int, str] = field(default_factory=dict)
+    #: the tokens the kept result was written with
+    kept_tokens: Any = None
     loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
     epoch: str = ""
@@ -363,23 +365,26 @@ class Cache:
             return None
         return stat_key(found)
 
-    def xrefs(self) -> dict[str, list[Any]]:
+    def consistent(self) -> bool:
+        """Whether the kept result was written with the stat indexes loaded (no shard was written
+        since, by this process or another, nor left half-written)."""
+        return bool(self.kept_tokens == {f"{number:02x}": token for number, token in self.tokens.items()})
+
+    def xrefs(self) -> dict[str, list[Any] | None]:
         """Every kept entry's cross-file fields (:func:`xref`), by path, from the small index beside
-        each shard; a row whose content id is not the one in :attr:`stats` is left out."""
-        rows: dict[str, list[Any]] = {}
+        each shard; a shard's are left out unless written with its stat index, a row that does not
+        decode too."""
+        rows: dict[str, list[Any] | None] = {}
         for number in range(SHARDS):
-            for rel, row in (self.xref_reader(number) or {}).items():
-                kept = self.stats.get(rel)
-                if _xref_row_ok(row) and isinstance(kept, list) and kept and row[0] == kept[0]:
-                    rows[rel] = row
+            files, token = self.xref_reader(number)
+            if files is not None and token is not None and token == self.tokens.get(number):
+                rows.update((rel, fields) for rel, fields in files.items() if _xref_ok(fields))
         return rows
 
-    def _xref_row(self, rel: str, raw: Any) -> list[Any] | None:
-        """The index row of an entry about to be written: from the entry itself if it was used or
-        computed in this run or decodes, ``None`` (left out) otherwise."""
-        if rel in self.seen or _valid(raw, rel) is not None:
-            return [raw[0], xref(raw[2])]
-        return None
+    def _xrefs(self, files: dict[str, list[Any]]) -> dict[str, list[Any] | None]:
+        """The cross-file index of entries about to be written: of those used or computed in this
+        run or that decode (any other is left out)."""
+        return {rel: xref(raw[2]) for rel, raw in files.items() if rel in self.seen or _valid(raw, rel) is not None}
 
 
 def shard(rel: str) -> int:
@@ -414,9 +419,14 @@ def _read(path: Path, fingerprint: str) -> dict[str, Any] | None:
 
 def _files(path: Path, fingerprint: str) -> dict[str, Any] | None:
     """The ``files`` of a shard or index of this ``fingerprint``, ``None`` if it does not read."""
+    return _index(path, fingerprint)[0]
+
+
+def _index(path: Path, fingerprint: str) -> tuple[dict[str, Any] | None, Any]:
+    """:func:`_files` and the token it was written with."""
     raw = _read(path, fingerprint)
     files = None if raw is None else raw.get("files")
-    return files if isinstance(files, dict) else None
+    return (files, raw.get("token")) if isinstance(files, dict) and raw is not None else (None, None)
 
 
 def _stamp(repo: Store) -> int | None:
@@ -446,23 +456,26 @@ def load(repo: Store) -> Cache:
     cache = Cache(fingerprint(repo), stamp=_stamp(repo), epoch=epoch.read(repo.cache_dir))
 
     cache.shard_reader = lambda number: _files(_shard_file(repo, number), cache.fingerprint)
-    cache.xref_reader = lambda number: _files(_xref_file(repo, number), cache.fingerprint)
+    cache.xref_reader = lambda number: _index(_xref_file(repo, number), cache.fingerprint)
     for number in range(SHARDS):
-        files = _files(_stat_file(repo, number), cache.fingerprint)
+        files, token = _index(_stat_file(repo, number), cache.fingerprint)
+        if isinstance(token, str):
+            cache.tokens[number] = token
         if files is not None:
             cache.stats.update(files)
         elif _stat_file(repo, number).exists() or _shard_file(repo, number).exists():
             cache.dirty.add(number)
     raw = _read(_folder(repo) / PAIRS_FILE, cache.fingerprint)
     if raw is not None:
-        cache.result = raw.get("result")
+        cache.result, cache.kept_tokens = raw.get("result"), raw.get("tokens")
     return cache
 
 
 def save(repo: Store, cache: Cache) -> None:
     """Write the shards whose entries changed (entries of files gone are dropped), each before its
-    stat and cross-file indexes, then the kept result; skipped when the cache folder cannot be written, another process
-    holds the lock too long, or a purge ran since the files were read (:mod:`memfs.store.epoch`)."""
+    stat and cross-file indexes (under a new token), then the kept result with every shard's token;
+    skipped when the cache folder cannot be written, another process holds the lock too long, or a
+    purge ran since the files were read (:mod:`memfs.store.epoch`)."""
     present = cache.seen.keys() | cache.unread
     dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
     if not dirty and not cache.result_changed:
@@ -485,10 +498,14 @@ def save(repo: Store, cache: Cache) -> None:
                 head = {"format": FORMAT, "fingerprint": cache.fingerprint}
                 _write(_shard_file(repo, number), {**head, "files": files})
                 rows = {rel: raw for rel, raw in files.items() if isinstance(raw, list) and len(raw) == 5}
+                head["token"] = cache.tokens[number] = os.urandom(8).hex()
+                if not rows:
+                    del cache.tokens[number]
                 _write(_stat_file(repo, number), {**head, "files": {rel: [r[0], r[4]] for rel, r in rows.items()}})
-                _write(_xref_file(repo, number), {**head, "files": {
-                    rel: row for rel, raw in rows.items() if (row := cache._xref_row(rel, raw)) is not None}})
-            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "result": cache.result})
+                _write(_xref_file(repo, number), {**head, "files": cache._xrefs(rows)})
+            tokens = {f"{number:02x}": token for number, token in sorted(cache.tokens.items())}
+            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "result": cache.result,
+                                         "tokens": tokens})
             (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)
     except (OSError, LockTimeout):
         return

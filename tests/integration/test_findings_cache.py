@@ -549,3 +549,23 @@ def test_random_changes_are_found_incrementally_as_from_scratch(repo: MemoryRepo
         for marker, counts in seen.items():
             counts.add(sum(marker in p.message or marker == p.field for p in found))
     assert all(len(counts) > 1 for counts in seen.values()), seen
+
+
+def test_a_result_not_written_with_the_indexes_is_not_used(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard's stat index written after the kept result (by another process, or a save cut
+    short) has another token: the result is then computed from scratch, not from indexes it was
+    not computed with."""
+    seeded.validate()
+    scratch: list[int] = []
+    original = crossfile.scratch
+    monkeypatch.setattr(crossfile, "scratch", lambda *args: scratch.append(1) or original(*args))
+    _edit_worktree(seeded)
+    assert seeded.validate() == _uncached(seeded)
+    assert scratch == []
+    stat_index = _shard(seeded, "facts/dup-a.md").with_suffix(".stat.json")
+    raw = json.loads(stat_index.read_bytes())
+    raw["token"] = "another"
+    stat_index.write_text(json.dumps(raw))
+    write_file(seeded.root / "facts/dup-a.md", memory_text("The build uses make.\n", id="dup-b"))
+    assert seeded.validate() == _uncached(seeded)
+    assert scratch == [1]
