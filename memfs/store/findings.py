@@ -6,10 +6,11 @@ it does not parse) and what the cross-file checks need of it (its :class:`Summar
 its path, its exact bytes and the rules. So they are kept per path with the file's git blob id
 (:func:`blob_id`, computed from the bytes read now, as ``git hash-object`` would: a file edited
 in the working tree is keyed by what it holds, never by what was committed), and an entry is used
-only when the id of the bytes read now is the recorded one. The probable conflicts, a function of
-every summary, are kept with a digest of every (path, blob id) they were computed from, and each
-entry keeps its body's :class:`~memfs.policy.conflict_pairs.Reading`, so that after a change only the
-pairs it can have moved are compared again (:mod:`memfs.policy.conflict_delta`).
+only when the id of the bytes read now is the recorded one. The cross-file result (a function of
+every summary: :mod:`memfs.store.crossfile`) is kept by path with a digest of every (path, blob
+id) it was computed from; each entry keeps its body's :class:`~memfs.policy.conflict_pairs.Reading`
+and, in a small index beside its shard, its few cross-file fields (:func:`xref`), so that after a
+change only what it can have moved is computed again.
 
 A file is not even read when its ``lstat`` (size, mtime, ctime, inode, device) is the one recorded
 with its entry, as git's index does. Racy-stat safe: a stat is recorded only when the file's mtime
@@ -21,15 +22,15 @@ The whole cache is tied to a :func:`fingerprint` of everything else a finding ca
 format, the memory root, the size limits, ``.memfs.toml`` (the ``[adopt]`` rules name the fix of a
 plain note), the versions of detect-secrets, PyYAML, libyaml and Python, and the source of the
 rules themselves (every module of :mod:`memfs.format` and :mod:`memfs.policy`, the secret
-scanner's patterns included, and the module that composes them). A cache that is missing,
-corrupt, from another format or fingerprint is ignored and rebuilt; an entry that does not decode
-is a miss. The cache can only save work: what it yields is what computing the findings again
-would yield.
+scanner's patterns included, the modules that compose them, and :mod:`memfs.store.paths`, whose
+spelling rules judge a ``depends_on`` target). A cache that is missing, corrupt, from another
+format or fingerprint is ignored and rebuilt; an entry that does not decode is a miss. The cache
+can only save work: what it yields is what computing the findings again would yield.
 
-Kept in :data:`SHARDS` files by a hash of the path, each replaced whole
-(:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like the catalog's saves) only
-when one of its entries changed, then the pairs' file: one edited memory rewrites 1/256 of the
-entries, not all. Deleting ``.memfs/`` is always safe.
+Kept in :data:`SHARDS` files by a hash of the path, each with its stat index and its cross-file
+index, each replaced whole (:func:`memfs.store.atomic.replace_cache`, under ``findings.lock`` like
+the catalog's saves) only when one of its entries changed, then the kept result (``pairs.json``):
+one edited memory rewrites 1/256 of the entries, not all. Deleting ``.memfs/`` is always safe.
 """
 
 from __future__ import annotations
@@ -54,11 +55,11 @@ from memfs.format.model import Memory, Problem
 from memfs.policy import secrets_library
 from memfs.policy.conflict_delta import Member
 from memfs.policy.conflict_pairs import Reading, reading
-from memfs.policy.conflicts import MAX_CHARS, Pair, eligible
+from memfs.policy.conflicts import MAX_CHARS, eligible
 from memfs.store import atomic, epoch, locking, paths
 
-FORMAT = "findings2"
-#: the folder under ``.memfs/`` holding the shards, the pairs and the stamp
+FORMAT = "findings3"
+#: the folder under ``.memfs/`` holding the shards, their indexes, the kept result and the stamp
 CACHE_DIR = "findings"
 PAIRS_FILE = "pairs.json"
 STAMP_FILE = "stamp"
@@ -92,6 +93,8 @@ def _sources() -> Iterable[Path]:
     yield Path(__file__)
     yield Path(__file__).with_name("reading.py")
     yield Path(__file__).with_name("validating.py")
+    yield Path(__file__).with_name("crossfile.py")
+    yield Path(__file__).with_name("paths.py")
 
 
 def fingerprint(repo: Store) -> str:
@@ -246,6 +249,21 @@ class Entry:
         return cls(tuple(problem_from_json(p) for p in raw[1]), summary, raw[3])
 
 
+def xref(summary: list[Any] | None) -> list[Any] | None:
+    """What the cross-file checks read of a :meth:`Summary.to_json` (``None``: the file does not
+    parse): its id, type, scope, key, version, status and ``depends_on``."""
+    return None if summary is None else [*summary[:6], summary[9]]
+
+
+def _xref_ok(fields: Any) -> bool:
+    """Whether ``fields`` is what :func:`xref` gives."""
+    if fields is None:
+        return True
+    if not isinstance(fields, list) or len(fields) != 7 or not all(f is None or isinstance(f, str) for f in fields[:6]):
+        return False
+    return isinstance(fields[6], list) and all(isinstance(d, str) for d in fields[6])
+
+
 def stat_key(found: os.stat_result) -> list[int]:
     """What a file's ``lstat`` must still say for its entry to be used without reading it."""
     return [found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev]
@@ -273,13 +291,19 @@ class Cache:
     stats: dict[str, Any] = field(default_factory=dict)
     seen: dict[str, list[Any]] = field(default_factory=dict)
     unread: set[str] = field(default_factory=set)
-    pairs: Any = None
+    #: the kept result of the cross-file checks (:mod:`memfs.store.crossfile`), as written
     result: Any = None
     stamp: int | None = None
     #: shards to write: an entry of theirs changed, or they are not of this fingerprint
     dirty: set[int] = field(default_factory=set)
-    pairs_changed: bool = False
+    result_changed: bool = False
     shard_reader: Callable[[int], dict[str, Any] | None] = lambda number: None
+    xref_reader: Callable[[int], tuple[dict[str, Any] | None, Any]] = lambda number: (None, None)
+    #: the token of each shard's stat index as loaded, then as written: its cross-file index and
+    #: the kept result are of that stat index only if they name the same token
+    tokens: dict[int, str] = field(default_factory=dict)
+    #: the tokens the kept result was written with
+    kept_tokens: Any = None
     loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
     epoch: str = ""
@@ -341,62 +365,26 @@ class Cache:
             return None
         return stat_key(found)
 
-    def previous(self, now: dict[str, Member]) -> tuple[dict[str, Member], list[Pair]] | None:
-        """The members the kept pairs were computed from (every stored entry that parsed; those
-        whose content is unchanged taken from ``now``) and those pairs, or ``None`` unless the
-        kept digest is that of the stored entries' (path, blob id) list."""
-        kept = self.pairs
-        if not isinstance(kept, dict) or not isinstance(kept.get("pairs"), list):
-            return None
-        old: dict[str, Member] = {}
-        for rel, kept_stat in self.stats.items():
-            same = now.get(rel)
-            if same is not None and isinstance(kept_stat, list) and kept_stat and kept_stat[0] == same.blob:
-                old[rel] = same
-                continue
-            raw = self._raw(rel)
-            entry = _valid(raw, rel)
-            if entry is None:
-                return None
-            member = entry.member(rel, raw[0])
-            if member is not None:
-                old[rel] = member
-        digest = files_digest((rel, old[rel].blob) for rel in sorted(old, key=paths.sort_key))
-        found = self.kept_pairs(digest)
-        return None if found is None else (old, found)
+    def consistent(self) -> bool:
+        """Whether the kept result was written with the stat indexes loaded (no shard was written
+        since, by this process or another, nor left half-written)."""
+        return bool(self.kept_tokens == {f"{number:02x}": token for number, token in self.tokens.items()})
 
-    def keep_pairs(self, digest: str, found: list[Pair]) -> None:
-        self.pairs = {"digest": digest, "pairs": [[p.older, p.newer, p.why] for p in found]}
-        self.pairs_changed = True
+    def xrefs(self) -> dict[str, list[Any] | None]:
+        """Every kept entry's cross-file fields (:func:`xref`), by path, from the small index beside
+        each shard; a shard's are left out unless written with its stat index, a row that does not
+        decode too."""
+        rows: dict[str, list[Any] | None] = {}
+        for number in range(SHARDS):
+            files, token = self.xref_reader(number)
+            if files is not None and token is not None and token == self.tokens.get(number):
+                rows.update((rel, fields) for rel, fields in files.items() if _xref_ok(fields))
+        return rows
 
-    def kept_result(self, digest: str, dependency: Callable[[str], list[Any]]) -> list[Problem] | None:
-        """The whole finding list kept for the files whose list has ``digest``, if every
-        ``depends_on`` target it asked the file system about still answers as it did."""
-        kept = self.result
-        if not isinstance(kept, dict) or kept.get("digest") != digest:
-            return None
-        deps, problems = kept.get("deps"), kept.get("problems")
-        if not isinstance(deps, dict) or not isinstance(problems, list):
-            return None
-        if any(dependency(dep) != answer for dep, answer in deps.items()):
-            return None
-        try:
-            return [problem_from_json(p) for p in problems]
-        except (ValueError, TypeError):
-            return None
-
-    def keep_result(self, digest: str, deps: dict[str, list[Any]], found: list[Problem]) -> None:
-        self.result = {"digest": digest, "deps": deps, "problems": [p.to_json() for p in found]}
-        self.pairs_changed = True
-
-    def kept_pairs(self, digest: str) -> list[Pair] | None:
-        """The kept pairs if they were computed from exactly the files whose list has ``digest``."""
-        kept = self.pairs
-        if not isinstance(kept, dict) or kept.get("digest") != digest or not isinstance(kept.get("pairs"), list):
-            return None
-        if not all(isinstance(p, list) and len(p) == 3 and all(isinstance(x, str) for x in p) for p in kept["pairs"]):
-            return None
-        return [Pair(*p) for p in kept["pairs"]]
+    def _xrefs(self, files: dict[str, list[Any]]) -> dict[str, list[Any] | None]:
+        """The cross-file index of entries about to be written: of those used or computed in this
+        run or that decode (any other is left out)."""
+        return {rel: xref(raw[2]) for rel, raw in files.items() if rel in self.seen or _valid(raw, rel) is not None}
 
 
 def shard(rel: str) -> int:
@@ -429,6 +417,18 @@ def _read(path: Path, fingerprint: str) -> dict[str, Any] | None:
     return raw
 
 
+def _files(path: Path, fingerprint: str) -> dict[str, Any] | None:
+    """The ``files`` of a shard or index of this ``fingerprint``, ``None`` if it does not read."""
+    return _index(path, fingerprint)[0]
+
+
+def _index(path: Path, fingerprint: str) -> tuple[dict[str, Any] | None, Any]:
+    """:func:`_files` and the token it was written with."""
+    raw = _read(path, fingerprint)
+    files = None if raw is None else raw.get("files")
+    return (files, raw.get("token")) if isinstance(files, dict) and raw is not None else (None, None)
+
+
 def _stamp(repo: Store) -> int | None:
     """Now on the clock of the file system the memories are on (the stamp file's new mtime)."""
     path = _folder(repo) / STAMP_FILE
@@ -445,38 +445,40 @@ def _stat_file(repo: Store, number: int) -> Path:
     return _folder(repo) / f"{number:02x}.stat.json"
 
 
+def _xref_file(repo: Store, number: int) -> Path:
+    return _folder(repo) / f"{number:02x}.xref.json"
+
+
 def load(repo: Store) -> Cache:
     """The stat index of every shard of this :func:`fingerprint` (the others are ignored, and
-    rewritten on save), the pairs and the result, and the stamp of this run; the shards' entries
+    rewritten on save), the kept result, and the stamp of this run; the shards' entries
     are read when asked for."""
     cache = Cache(fingerprint(repo), stamp=_stamp(repo), epoch=epoch.read(repo.cache_dir))
 
-    def entries(number: int) -> dict[str, Any] | None:
-        raw = _read(_shard_file(repo, number), cache.fingerprint)
-        files = None if raw is None else raw.get("files")
-        return files if isinstance(files, dict) else None
-
-    cache.shard_reader = entries
+    cache.shard_reader = lambda number: _files(_shard_file(repo, number), cache.fingerprint)
+    cache.xref_reader = lambda number: _index(_xref_file(repo, number), cache.fingerprint)
     for number in range(SHARDS):
-        raw = _read(_stat_file(repo, number), cache.fingerprint)
-        files = None if raw is None else raw.get("files")
-        if isinstance(files, dict):
+        files, token = _index(_stat_file(repo, number), cache.fingerprint)
+        if isinstance(token, str):
+            cache.tokens[number] = token
+        if files is not None:
             cache.stats.update(files)
         elif _stat_file(repo, number).exists() or _shard_file(repo, number).exists():
             cache.dirty.add(number)
     raw = _read(_folder(repo) / PAIRS_FILE, cache.fingerprint)
     if raw is not None:
-        cache.pairs, cache.result = raw.get("pairs"), raw.get("result")
+        cache.result, cache.kept_tokens = raw.get("result"), raw.get("tokens")
     return cache
 
 
 def save(repo: Store, cache: Cache) -> None:
     """Write the shards whose entries changed (entries of files gone are dropped), each before its
-    stat index, then the pairs; skipped when the cache folder cannot be written, another process
-    holds the lock too long, or a purge ran since the files were read (:mod:`memfs.store.epoch`)."""
+    stat and cross-file indexes (under a new token), then the kept result with every shard's token;
+    skipped when the cache folder cannot be written, another process holds the lock too long, or a
+    purge ran since the files were read (:mod:`memfs.store.epoch`)."""
     present = cache.seen.keys() | cache.unread
     dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
-    if not dirty and not cache.pairs_changed:
+    if not dirty and not cache.result_changed:
         return
     by_shard: dict[int, dict[str, Any]] = {number: {} for number in dirty}
     for rel in present:
@@ -495,10 +497,15 @@ def save(repo: Store, cache: Cache) -> None:
             for number, files in sorted(by_shard.items()):
                 head = {"format": FORMAT, "fingerprint": cache.fingerprint}
                 _write(_shard_file(repo, number), {**head, "files": files})
-                _write(_stat_file(repo, number), {**head, "files": {rel: [raw[0], raw[4]] for rel, raw in files.items()
-                                                                    if isinstance(raw, list) and len(raw) == 5}})
-            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "pairs": cache.pairs,
-                                         "result": cache.result})
+                rows = {rel: raw for rel, raw in files.items() if isinstance(raw, list) and len(raw) == 5}
+                head["token"] = cache.tokens[number] = os.urandom(8).hex()
+                if not rows:
+                    del cache.tokens[number]
+                _write(_stat_file(repo, number), {**head, "files": {rel: [r[0], r[4]] for rel, r in rows.items()}})
+                _write(_xref_file(repo, number), {**head, "files": cache._xrefs(rows)})
+            tokens = {f"{number:02x}": token for number, token in sorted(cache.tokens.items())}
+            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "result": cache.result,
+                                         "tokens": tokens})
             (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)
     except (OSError, LockTimeout):
         return

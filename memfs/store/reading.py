@@ -24,7 +24,7 @@ from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
 from memfs.policy import conflict_pairs, guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import findings, gitcli, paths, progress, validating
+from memfs.store import crossfile, findings, gitcli, paths, progress, validating
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
 
 S = TypeVar("S", bound="Reader")
@@ -341,9 +341,11 @@ class Reader(Repository):
         found.extend(conflict_problems(kept) if pairs is None else pairs)
         return found
 
-    def _dependency_refusal(self, dep: str) -> str | None:
+    def _dependency_refusal(self, dep: str, *, folder: bool = False) -> str | None:
+        """Why ``dep`` is refused as a memory path (:func:`paths.confine`), or as a folder on the
+        way to one with ``folder``; ``None`` if it passes."""
         try:
-            paths.confine(self.root, dep, git_dir=self.git.git_dir, checked=self.checked)
+            paths.confine(self.root, dep, must_be_memory=not folder, git_dir=self.git.git_dir, checked=self.checked)
         except PathError as exc:
             return exc.message.removeprefix(dep + ": ")
         return None
@@ -523,7 +525,7 @@ def _id_value(line: str) -> str | None:
     return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
 
 
-_linked_problems = validating.linked_problems
+_linked_problems = crossfile.linked_problems
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
@@ -533,4 +535,4 @@ def _ordered(found: list[Problem]) -> list[Problem]:
 def conflict_problems(memories: list[Memory]) -> list[Problem]:
     """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
     values for one subject without a key; ``memfs context`` injects only the newer."""
-    return validating.pair_problems(conflict_pairs.pairs(memories))
+    return crossfile.pair_problems(conflict_pairs.pairs(memories))

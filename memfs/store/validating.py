@@ -3,9 +3,10 @@
 file again, at the cost of what changed.
 
 A file whose ``lstat`` is the one recorded with its entry is not read; any other is read, and its
-findings are computed only if its content id is not the recorded one. The probable conflicts are
-taken as they were when no (path, content id) changed, else found again only around what changed
-(:func:`memfs.policy.conflict_delta.pairs_since`).
+findings are computed only if its content id is not the recorded one. The cross-file checks
+(duplicate ids, ``(scope, key, version)`` clashes, ``depends_on`` targets, probable conflicts) are
+taken as they were when no (path, content id) changed, else recomputed only around what changed
+(:mod:`memfs.store.crossfile`).
 """
 
 from __future__ import annotations
@@ -13,28 +14,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from memfs.format.model import Memory, Problem
-from memfs.policy import conflict_pairs, conflicts
-from memfs.policy.conflict_delta import pairs_since
-from memfs.store import findings, paths, progress
+from memfs.format.model import Problem
+from memfs.store import crossfile, findings, paths, progress
 
 
-class Validating(findings.Store, Protocol):
+class Validating(findings.Store, crossfile.Asking, Protocol):
     """What the cached validate needs of :class:`memfs.store.reading.Reader`."""
 
     progress: progress.Progress
 
     def _file_findings(self, rel: str, data: bytes) -> findings.Entry: ...
 
-    def exists(self, rel: str) -> bool: ...
-
-    def _dependency_refusal(self, dep: str) -> str | None: ...
-
-    def repo_problems(self, memories: list[Memory], exists: Callable[[str], bool],
-                      pairs: list[Problem] | None = None,
-                      refusal: Callable[[str], str | None] | None = None) -> list[Problem]: ...
 
 
 @dataclass
@@ -53,7 +45,8 @@ def cached(repo: Validating) -> list[Problem]:
     """Every finding of the repository, unordered within a path (the caller orders them).
 
     When no file's (path, content id) changed and every ``depends_on`` target named is as it
-    was, the kept result is the answer and no entry is decoded."""
+    was, the kept result is the answer and no entry is decoded; otherwise it is recomputed around
+    what changed (:func:`crossfile.update`), or from every entry (:func:`crossfile.scratch`)."""
     cache = findings.load(repo)
     linked: list[str] = []
     rels = list(paths.iter_memory_paths(repo.root, linked))
@@ -61,12 +54,28 @@ def cached(repo: Validating) -> list[Problem]:
              if (f := _identify(repo, cache, rel)) is not None]
     digest = findings.files_digest([*((f.rel, f.blob or str(f.unreadable)) for f in files),
                                     *((rel, "linked") for rel in linked)])
-    found = cache.kept_result(digest, lambda dep: _dependency(repo, dep))
+    kept = crossfile.Result.from_json(cache.result)
+    ask = crossfile.Dependencies(repo, {f.rel for f in files if f.blob}, {} if kept is None else kept.deps)
+    found = _kept(kept, digest, ask)
     if found is None:
-        found, answers = _found(repo, cache, files, linked)
-        cache.keep_result(digest, answers, found)
+        listed = [(f.rel, f.blob, f.unreadable) for f in files]
+        entry_of = _entries(repo, cache, {f.rel: f for f in files})
+        result = None if kept is None else crossfile.update(repo, kept, cache, listed, linked, digest, ask, entry_of)
+        result = result or crossfile.scratch(repo, listed, linked, digest, ask, entry_of)
+        cache.result, cache.result_changed = result.to_json(), True
+        found = result.problems()
     findings.save(repo, cache)
     return found
+
+
+def _kept(kept: crossfile.Result | None, digest: str, ask: crossfile.Dependencies) -> list[Problem] | None:
+    """The kept result's findings if it holds for this run (:meth:`crossfile.Result.holds`) and decodes."""
+    if kept is None or not kept.holds(digest, ask):
+        return None
+    try:
+        return kept.problems()
+    except (ValueError, TypeError):
+        return None
 
 
 def _identify(repo: Validating, cache: findings.Cache, rel: str) -> _File | None:
@@ -96,79 +105,21 @@ def _read(repo: Validating, cache: findings.Cache, rel: str, found: os.stat_resu
     return _File(rel, blob, entry)
 
 
-def _found(repo: Validating, cache: findings.Cache, files: list[_File],
-           linked: list[str]) -> tuple[list[Problem], dict[str, list[Any]]]:
-    """The findings from the files' entries (each decoded, or computed again if it does not), and
-    what the file system answered about each ``depends_on`` target (:func:`_dependency`)."""
-    broken: list[Problem] = []
-    own: list[Problem] = []
-    kept: list[tuple[str, str, findings.Entry]] = []
-    memories: list[Memory] = []
-    for number, file in enumerate(files):
+def _entries(repo: Validating, cache: findings.Cache, files: dict[str, _File]) -> Callable[[str], crossfile.Found]:
+    """A file's entry as used or computed in this run, else decoded, else computed again from the
+    file (which may since have become unreadable, or gone: ``None``)."""
+
+    def entry_of(rel: str) -> crossfile.Found:
+        file = files[rel]
         if file.unreadable is not None:
-            broken.append(file.unreadable)
-            continue
+            return file.unreadable
         if file.entry is None:
-            file.entry = cache.decoded(file.rel, file.blob)
+            file.entry = cache.decoded(rel, file.blob)
         if file.entry is None:
-            again = _read(repo, cache, file.rel, file.stat)
-            if again is None or again.entry is None:
-                broken.extend([] if again is None or again.unreadable is None else [again.unreadable])
-                continue
-            file = files[number] = again
-        entry = file.entry
-        assert entry is not None
-        if entry.summary is None:
-            broken.extend(entry.problems)
-            continue
-        own.extend(entry.problems)
-        kept.append((file.rel, file.blob, entry))
-        memories.append(entry.summary.memory(file.rel))
-    broken.extend(linked_problems(linked))
-    pairs = _pairs(cache, kept)
-    answers = {dep: _dependency(repo, dep) for dep in sorted({d for m in memories for d in m.depends_on})}
-    found = repo.repo_problems(memories, lambda dep: bool(answers[dep][1]), pair_problems(pairs),
-                               lambda dep: answers[dep][0])
-    return [*broken, *own, *found], answers
+            again = _read(repo, cache, rel, file.stat)
+            if again is None or again.unreadable is not None:
+                return None if again is None else again.unreadable
+            file.entry = again.entry
+        return file.entry
 
-
-def _dependency(repo: Validating, dep: str) -> list[Any]:
-    """What the cross-file checks ask the file system about a ``depends_on`` entry: why it is
-    refused as a path, else whether a plain file is there."""
-    refused = repo._dependency_refusal(dep)
-    return [refused, refused is None and repo.exists(dep)]
-
-
-def _pairs(cache: findings.Cache, parsed: list[tuple[str, str, findings.Entry]]) -> list[conflicts.Pair]:
-    """The probable conflicts among the ``parsed`` files (path, blob id, entry): as kept when
-    none changed, else found again around what did (from scratch without a usable kept state)."""
-    digest = findings.files_digest((rel, blob) for rel, blob, _ in parsed)
-    kept = cache.kept_pairs(digest)
-    if kept is not None:
-        return kept
-    members = [m for rel, blob, entry in parsed if (m := entry.member(rel, blob)) is not None]
-    previous = cache.previous({m.memory.path: m for m in members})
-    if previous is None:
-        found = conflict_pairs.pairs((m.memory for m in members), {m.memory.path: m.reading for m in members})
-    else:
-        found = pairs_since(*previous, members)
-    cache.keep_pairs(digest, found)
-    return found
-
-
-def pair_problems(found: list[conflicts.Pair]) -> list[Problem]:
-    """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
-    values for one subject without a key; ``memfs context`` injects only the newer."""
-    problems = []
-    for pair in found:
-        fix = f"keep one value: edit or delete {pair.older}, or give each a key if both hold"
-        problems.append(Problem(pair.older, "body", f"probable conflict: {pair.newer} is a newer value for the "
-                                f"same subject ({pair.why})", fix, "warning"))
-        problems.append(Problem(pair.newer, "body", f"probable conflict: replaces {pair.older} ({pair.why})", fix,
-                                "warning"))
-    return problems
-
-
-def linked_problems(linked: list[str]) -> list[Problem]:
-    return [Problem(rel, None, "is a symlink to a folder, so memfs does not look inside it", paths.LINK_FIX,
-                    "warning") for rel in linked]
+    return entry_of

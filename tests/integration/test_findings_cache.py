@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import pytest
 from memfs import MemoryRepo
 from memfs.format.model import Problem
 from memfs.policy import conflict_pairs, guard
-from memfs.store import findings, paths, validating
+from memfs.store import crossfile, findings, paths, validating
 from memfs.store.reading import Reader
 from tests.helpers import commit_all, git, memory_text, raw_memory, write_file
 
@@ -91,7 +92,7 @@ def _bad_entries(repo: MemoryRepo) -> None:
     _edit_entry(repo, "facts/paris.md", 3, [["kai"], "yes", False, False])
     path = _folder(repo) / findings.PAIRS_FILE
     raw = json.loads(path.read_bytes())
-    raw["pairs"]["pairs"] = [[3, "x"]]
+    raw["result"]["pairs"] = [[3, "x"]]
     path.write_text(json.dumps(raw))
 
 
@@ -304,7 +305,8 @@ def _shards(repo: MemoryRepo) -> dict[str, int]:
 
 
 def test_an_edit_rewrites_one_shard_and_the_pairs(seeded: MemoryRepo) -> None:
-    """An unchanged run writes nothing; an edit, its shard, that shard's stat index and the pairs."""
+    """An unchanged run writes nothing; an edit, its shard, that shard's stat and cross-file
+    indexes and the pairs (the kept result)."""
     legacy = seeded.store.cache_dir / findings.LEGACY_FILE
     seeded.store.cache_dir.mkdir(exist_ok=True)
     legacy.write_bytes(b"{}")
@@ -319,7 +321,8 @@ def test_an_edit_rewrites_one_shard_and_the_pairs(seeded: MemoryRepo) -> None:
     after = _shards(seeded)
     replaced = {name for name in before if after.get(name) != before[name]}
     number = findings.shard("facts/dup-b.md")
-    assert replaced == {f"{number:02x}.json", f"{number:02x}.stat.json", findings.PAIRS_FILE}
+    assert replaced == {f"{number:02x}.json", f"{number:02x}.stat.json", f"{number:02x}.xref.json",
+                        findings.PAIRS_FILE}
 
 
 def test_an_edit_finds_the_conflicts_again_around_it(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -356,7 +359,7 @@ def test_an_unchanged_repository_reuses_the_whole_result(seeded: MemoryRepo,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing changed: no entry is decoded. A ``depends_on`` target outside the memories (a file
     under a folder ``.memfsignore`` leaves out) that appears changes no memory, yet the result is
-    not reused."""
+    not reused: the part of the file naming it is recomputed, still without decoding an entry."""
     write_file(seeded.root / ".memfsignore", "drafts/\n")
     write_file(seeded.root / "facts/plan-dep.md", memory_text("See the plan.\n", id="plan-dep",
                                                               depends_on=["drafts/plan.md"]))
@@ -376,4 +379,193 @@ def test_an_unchanged_repository_reuses_the_whole_result(seeded: MemoryRepo,
     found = seeded.validate()
     assert found == _uncached(seeded) != first
     assert not any(p.path == "facts/plan-dep.md" for p in found)
-    assert decoded
+    assert decoded == []
+
+
+def _hard_link(repo: MemoryRepo) -> None:
+    os.link(repo.root / "notes/kept.md", repo.root / "kept-too.txt")
+
+
+def _linked_folder(repo: MemoryRepo) -> None:
+    (repo.root / "notes").rename(repo.root / "elsewhere")
+    (repo.root / "notes").symlink_to(repo.root / "elsewhere", target_is_directory=True)
+
+
+def _git_dir_inside(repo: MemoryRepo) -> None:
+    """The folder ``facts/`` is the git directory by identity (as a git directory kept inside the
+    root under another name, or a bind mount of it, would be)."""
+    repo.store.git.git_dir = repo.root / "facts"
+
+
+def _target_removed(repo: MemoryRepo) -> None:
+    (repo.root / "facts/berlin.md").unlink()
+
+
+def _target_added(repo: MemoryRepo) -> None:
+    write_file(repo.root / "notes/later.md", memory_text("Later.\n", id="later"))
+
+
+#: changes to the file system around ``depends_on`` targets that the walk found before
+TARGET_CHANGES: dict[str, Callable[[MemoryRepo], None]] = {
+    "clean": lambda repo: None,
+    "hard link": _hard_link,
+    "folder replaced by a symlink": _linked_folder,
+    "folder is the git directory": _git_dir_inside,
+    "target removed": _target_removed,
+    "target added": _target_added,
+}
+
+
+@pytest.mark.parametrize("change", list(TARGET_CHANGES))
+def test_dependency_answers_taken_as_proven_are_the_asked_ones(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                               change: str) -> None:
+    """A ``depends_on`` target the walk found as a plain memory file, answered as a plain file
+    before, is not asked again (:class:`crossfile.Dependencies`); whatever changed on the way to
+    it, each answer is what :func:`paths.confine` and the existence check give."""
+    write_file(seeded.root / "notes/kept.md", memory_text("Kept.\n", id="kept"))
+    targets = ["facts/berlin.md", "notes/kept.md", "./notes/kept.md", "notes/later.md", "facts/../notes/kept.md",
+               "notes/cafe\u0301.md", "drafts/none.md"]
+    write_file(seeded.root / "notes/cafe\u0301.md", memory_text("Accents.\n", id="cafe"))
+    write_file(seeded.root / "facts/user.md", memory_text("Uses them.\n", id="user", depends_on=targets))
+    assert seeded.validate() == _uncached(seeded)
+    answered: list[tuple[str, list[object], bool]] = []
+    original = crossfile.Dependencies.__call__
+
+    def spy(self: crossfile.Dependencies, dep: str) -> list[object]:
+        asked = len(self.asked)
+        found = original(self, dep)
+        answered.append((dep, found, len(self.asked) > asked))
+        return found
+
+    monkeypatch.setattr(crossfile.Dependencies, "__call__", spy)
+    time.sleep(0.01)
+    seeded.validate()
+    proven = {dep for dep, _, asked in answered if not asked}
+    assert proven == {"facts/berlin.md", "notes/kept.md"}
+    answered.clear()
+    TARGET_CHANGES[change](seeded)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert {dep for dep, _, _ in answered} >= {"facts/berlin.md", "notes/kept.md", "notes/later.md", "drafts/none.md"}
+    for dep, given, _ in answered:
+        assert given == crossfile.answer(seeded.store, dep), dep
+    if change != "clean":
+        assert {p.message for p in found if p.path == "facts/user.md"} != {
+            p.message for p in _uncached_before(seeded, change)}
+
+
+def _uncached_before(repo: MemoryRepo, change: str) -> list[Problem]:
+    """The findings of ``facts/user.md`` had nothing changed: the change must move one of them."""
+    if change == "folder replaced by a symlink":
+        (repo.root / "notes").unlink()
+        (repo.root / "elsewhere").rename(repo.root / "notes")
+    elif change == "hard link":
+        (repo.root / "kept-too.txt").unlink()
+    elif change == "folder is the git directory":
+        repo.store.git.git_dir = repo.root / ".git"
+    elif change == "target removed":
+        write_file(repo.root / "facts/berlin.md", FILES["facts/berlin.md"])
+    elif change == "target added":
+        (repo.root / "notes/later.md").unlink()
+    return _uncached(repo)
+
+
+PEOPLE = ["Kai", "Ana", "Lee"]
+PLACES = ["Berlin", "Paris", "York", "Oslo"]
+BODIES = ["{p} works in {c}.", "{p} works in {c} now.", "{p} moved to {c}.", "I live in {c}.", "I moved to {c}.",
+          "{p} likes jazz."]
+POOL = ["facts/a.md", "facts/b.md", "facts/c.md", "notes/d.md", "notes/e.md", "notes/deep/f.md", "system/g.md"]
+TARGETS = [*POOL, "drafts/plan.md", "missing/x.md", "./facts/a.md", "notes/deep"]
+
+
+def _random_memory(rng: random.Random) -> str:
+    fields: dict[str, object] = {
+        "id": rng.choice(["x", "y", "z", None, None]), "type": rng.choice(["fact"] * 5 + ["preference", "episode"]),
+        "scope": rng.choice(["user:U1"] * 4 + ["user:U2"]), "key": rng.choice([None, None, None, "city", "diet"]),
+        "version": rng.choice([None] * 4 + ["2"]), "status": rng.choice(["active"] * 6 + ["superseded"]),
+        "depends_on": rng.sample(TARGETS, rng.choice([0, 0, 1, 2])) or None,
+        "updated": f"2026-01-{rng.randrange(1, 28):02d}T00:00:00Z",
+    }
+    if rng.random() < 0.15:
+        fields["confidence"] = "high"
+    body = rng.choice(BODIES).format(p=rng.choice(PEOPLE), c=rng.choice(PLACES))
+    return memory_text(body, **fields)
+
+
+def _random_step(repo: MemoryRepo, rng: random.Random) -> None:
+    """One change of many kinds: a memory written or edited, deleted, renamed, made unparseable
+    or unreadable (a symlink), or the target outside the memories made or removed."""
+    rel = rng.choice(POOL)
+    path = repo.root / rel
+    kind = rng.choice(["write"] * 6 + ["delete", "rename", "broken", "link", "draft"])
+    if kind == "write" or (kind in ("delete", "rename") and not path.exists()):
+        if path.is_symlink():
+            path.unlink()
+        write_file(path, _random_memory(rng))
+    elif kind == "delete":
+        path.unlink()
+    elif kind == "rename":
+        other = repo.root / rng.choice([r for r in POOL if r != rel])
+        other.unlink(missing_ok=True)
+        other.parent.mkdir(parents=True, exist_ok=True)
+        path.rename(other)
+    elif kind == "broken":
+        path.unlink(missing_ok=True)
+        write_file(path, "---\nid: [unclosed\n---\nbody\n")
+    elif kind == "link":
+        path.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(repo.root / "README.md")
+    else:
+        draft = repo.root / "drafts/plan.md"
+        if draft.exists():
+            draft.unlink()
+        else:
+            write_file(draft, memory_text("The plan.\n", id="plan"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_changes_are_found_incrementally_as_from_scratch(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                seed: int) -> None:
+    """Random sequences of changes: after each, validate from the kept result (never recomputed
+    from scratch once it exists) finds exactly what a fresh validate finds; over the sequence the
+    duplicate ids, ``(scope, key, version)`` clashes, ``depends_on`` findings and probable conflicts
+    each come and go."""
+    rng = random.Random(seed)
+    write_file(repo.root / ".memfsignore", "drafts/\n")
+    for rel in POOL:
+        write_file(repo.root / rel, _random_memory(rng))
+    assert repo.validate() == _uncached(repo)
+    scratch: list[int] = []
+    original = crossfile.scratch
+    monkeypatch.setattr(crossfile, "scratch", lambda *args: scratch.append(1) or original(*args))
+    seen: dict[str, set[int]] = {"is also used by": set(), "active with the same": set(), "depends_on": set(),
+                                 "probable conflict": set()}
+    for step in range(60):
+        _random_step(repo, rng)
+        found = repo.validate()
+        assert found == _uncached(repo), step
+        assert scratch == [], step
+        for marker, counts in seen.items():
+            counts.add(sum(marker in p.message or marker == p.field for p in found))
+    assert all(len(counts) > 1 for counts in seen.values()), seen
+
+
+def test_a_result_not_written_with_the_indexes_is_not_used(seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard's stat index written after the kept result (by another process, or a save cut
+    short) has another token: the result is then computed from scratch, not from indexes it was
+    not computed with."""
+    seeded.validate()
+    scratch: list[int] = []
+    original = crossfile.scratch
+    monkeypatch.setattr(crossfile, "scratch", lambda *args: scratch.append(1) or original(*args))
+    _edit_worktree(seeded)
+    assert seeded.validate() == _uncached(seeded)
+    assert scratch == []
+    stat_index = _shard(seeded, "facts/dup-a.md").with_suffix(".stat.json")
+    raw = json.loads(stat_index.read_bytes())
+    raw["token"] = "another"
+    stat_index.write_text(json.dumps(raw))
+    write_file(seeded.root / "facts/dup-a.md", memory_text("The build uses make.\n", id="dup-b"))
+    assert seeded.validate() == _uncached(seeded)
+    assert scratch == [1]

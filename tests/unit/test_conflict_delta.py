@@ -110,3 +110,46 @@ def test_readings_given_are_the_ones_pairs_computes() -> None:
     memories = [_memory(rng, f"facts/m{i:03d}.md") for i in range(60)]
     read = {m.path: conflict_pairs.reading(m.body) for m in memories}
     assert conflict_pairs.pairs(memories, read) == conflict_pairs.pairs(memories)
+
+
+Grouped = dict[tuple[object, ...], list[conflicts.Pair]]
+
+
+def _by_group(found: list[conflicts.Pair], memories: dict[str, Memory]) -> Grouped:
+    groups: Grouped = {}
+    for pair in found:
+        groups.setdefault(conflict_pairs.group_of(memories[pair.older]), []).append(pair)
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pairs_since_over_the_touched_groups_alone(seed: int) -> None:
+    """What the cached validate relies on (:func:`memfs.store.crossfile.update`): fed only the
+    members of the groups a changed memory was or is in, and their old pairs, :func:`pairs_since`
+    gives those groups' pairs; with the other groups' old pairs kept, every group holds exactly
+    the pairs :func:`pairs` finds, in its order (the order across groups is no path's concern)."""
+    rng = random.Random(seed)
+    memories = {f"facts/m{i:04d}.md": _memory(rng, f"facts/m{i:04d}.md") for i in range(60)}
+    old_pairs = conflict_pairs.pairs(memories[p] for p in sorted(memories))
+    compared = 0
+    for step in range(25):
+        before = dict(memories)
+        for serial in range(rng.choice([1, 1, 2])):
+            _change(rng, memories, 1000 * step + serial)
+        changed = {p for p in before.keys() | memories.keys() if before.get(p) != memories.get(p)}
+        touched = {conflict_pairs.group_of(side[p]) for side in (before, memories) for p in changed
+                   if p in side and conflicts.eligible(side[p])}
+
+        def members(side: dict[str, Memory], touched: set[tuple[object, ...]] = touched) -> list[Member]:
+            return [_member(side[p]) for p in sorted(side)
+                    if conflicts.eligible(side[p]) and conflict_pairs.group_of(side[p]) in touched]
+
+        again = pairs_since({m.memory.path: m for m in members(before)},
+                            [p for p in old_pairs if conflict_pairs.group_of(before[p.older]) in touched],
+                            members(memories))
+        kept = [p for p in old_pairs if conflict_pairs.group_of(before[p.older]) not in touched]
+        expected = conflict_pairs.pairs(memories[p] for p in sorted(memories))
+        assert _by_group([*kept, *again], memories) == _by_group(expected, memories)
+        compared += len(expected)
+        old_pairs = [*kept, *again]
+    assert compared > 0
