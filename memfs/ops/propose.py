@@ -6,13 +6,15 @@ branch moves back, and every fetch through the quarantine.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from memfs.errors import ConflictError, InvalidMemory, NotFound, UsageError
+from memfs.format.model import utcnow
 from memfs.ops import sync
+from memfs.store import gitcli
 from memfs.store.repo import Store
 
 
@@ -45,8 +47,6 @@ class ProposeResult:
         }
 
 
-
-
 def _commit_pending(repo: Store, reason: str | None) -> str | None:
     """Commit uncommitted memory files (validated first) in one commit; other files stay as they are."""
     rels = sync.uncommitted_memories(repo)
@@ -69,8 +69,26 @@ def _commit_pending(repo: Store, reason: str | None) -> str | None:
     return tx.result.commit
 
 
-def default_branch_name(actor: str) -> str:
-    return f"memfs/{sync.actor_slug(actor)}/{dt.datetime.now(dt.UTC).strftime('%Y%m%d-%H%M%S')}"
+def default_branch_name(actor: str, head: str, taken: Callable[[str], bool]) -> str:
+    """``memfs/<actor>/<UTC time>-<head's short id>``, and ``-2``, ``-3``… after it while ``taken``.
+
+    The commit id keeps two proposals of one actor within one second apart (the time alone has
+    one-second resolution); the counter only matters when the same head is proposed twice.
+    """
+    stem = f"memfs/{sync.actor_slug(actor)}/{utcnow().strftime('%Y%m%d-%H%M%S')}-{head[:7]}"
+    name, n = stem, 1
+    while taken(name):
+        n += 1
+        name = f"{stem}-{n}"
+    return name
+
+
+def _check_branch_name(git: gitcli.Git, name: str, local: str) -> None:
+    """Refuse a name the caller chose before anything is committed for it."""
+    if not git.valid_branch_name(name):
+        raise UsageError(f"{name!r} is not a valid branch name", param="branch")
+    if name == local or git.rev(f"refs/heads/{name}") is not None:
+        raise ConflictError(f"branch {name!r} already exists here; pick another name", param="branch")
 
 
 def propose(
@@ -99,17 +117,15 @@ def propose(
                 f"{target.label} does not exist yet, so there is nothing to review against; publish the shared "
                 "history first with 'memfs sync'"
             )
-        name = branch or default_branch_name(repo.actor)
-        if not git.valid_branch_name(name):
-            raise UsageError(f"{name!r} is not a valid branch name", param="branch")
-        if name == target.local or git.rev(f"refs/heads/{name}") is not None:
-            raise ConflictError(f"branch {name!r} already exists here; pick another name", param="branch")
+        if branch is not None:
+            _check_branch_name(git, branch, target.local)
         committed = _commit_pending(repo, reason)
         head = git.head()
         pending = git.log(rev=f"{upstream}..{head}", follow=False) if head else []
-        if not pending:
+        if not pending or head is None:
             raise NotFound(f"nothing to propose: no memory changes beyond {target.label}")
-        git.create_branch(name, head or "HEAD")
+        name = branch or default_branch_name(repo.actor, head, lambda n: git.rev(f"refs/heads/{n}") is not None)
+        git.create_branch(name, head)
         pushed, messages = sync.push_to(git, target.remote, f"refs/heads/{name}", name)
         if not pushed:
             git.delete_branch(name)
@@ -121,7 +137,7 @@ def propose(
         git.config_set(f"branch.{name}.merge", f"refs/heads/{name}")
         backups_made: list[str] = []
         reset = False
-        if not keep_main and head is not None and head != upstream:
+        if not keep_main and head != upstream:
             backups_made.append(sync.make_backup(git, head, f"propose {name}"))
             reset = git.reset_keep(upstream)
         links = tuple(m.group(0) for m in re.finditer(r"https?://\S+", messages))

@@ -11,7 +11,7 @@ from memfs import MemoryRepo
 from memfs.errors import ConflictError, MemfsError, SyncRefused
 from memfs.ops.propose import propose
 from memfs.ops.sync import BACKUP_PREFIX, Waiting, backups, sync
-from tests.helpers import FACT, PERSON, Clone, bare_repo, commit_all, git, race_pushes, remote_head
+from tests.helpers import FACT, PERSON, Clock, Clone, bare_repo, commit_all, git, race_pushes, remote_head
 
 
 def test_sync_pushes_then_the_other_clone_fast_forwards(clone: Clone, remote: Path) -> None:
@@ -243,6 +243,26 @@ def test_propose_keep_main_and_invalid_pending_files(clone: Clone) -> None:
     head = a.store.git.head()
     result = propose(a.store, branch="r1", keep_main=True)
     assert not result.main_reset and a.store.git.head() == head
+
+
+def test_default_branch_names_of_one_second_differ_by_commit(clone: Clone, remote: Path, clock: Clock) -> None:
+    """Two proposals by one actor within one second get two branches; the same head twice, a counter."""
+    a = clone("a")
+    a.write("facts/one.md", fields=FACT, body="one\n")
+    first = propose(a.store)
+    a.write("facts/two.md", fields=FACT, body="two\n")
+    second = propose(a.store)
+    stamp = clock().strftime("%Y%m%d-%H%M%S")
+    assert first.branch == f"memfs/agent-a/{stamp}-{first.commits[0][0][:7]}"
+    assert second.branch == f"memfs/agent-a/{stamp}-{second.commits[0][0][:7]}"
+    assert first.branch != second.branch
+    for result in (first, second):
+        assert git(remote, "rev-parse", result.branch).strip() == result.commits[0][0]
+    a.write("facts/three.md", fields=FACT, body="three\n")
+    kept = propose(a.store, keep_main=True)
+    again = propose(a.store, keep_main=True)
+    assert again.branch == kept.branch + "-2"
+    assert git(remote, "rev-parse", again.branch).strip() == git(remote, "rev-parse", kept.branch).strip()
 
 
 # --- retries with backoff, and backups pruned once the remote holds them (#25) ----------------

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class Propose(Request["ProposeResult"]):
     """Put pending memory changes on a review branch and push it, ready for a pull request."""
 
-    branch: str | None = param(default=None, help="Review branch name (default: memfs/<actor>/<UTC time>).")
+    branch: str | None = param(default=None, help="Review branch name (default: memfs/<actor>/<UTC time>-<commit>).")
     remote: str | None = param(default=None, help="Remote to push to (default: the branch's upstream, else origin).")
     base: str | None = param(default=None, help="Branch the review targets (default: the upstream branch).")
     keep_main: bool = param(default=False,
