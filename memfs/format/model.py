@@ -32,6 +32,7 @@ FIELDS = (
     "expires",
     "trigger",
     "depends_on",
+    "distinct_from",
     "status",
     "invalidated_by",
     "reinstated",
@@ -109,6 +110,7 @@ class Memory:
     updated: dt.datetime | None = None
     expires: dt.datetime | None = None
     depends_on: tuple[str, ...] = ()
+    distinct_from: tuple[str, ...] = ()
     status: str | None = None
     confidence: float = 1.0
     description: str | None = None

@@ -272,20 +272,29 @@ def _lists(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> dict[st
         if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
             bad("trigger", f"must be text or a list of texts, got {_shown(trigger)}",
                 "write trigger: [CI job release-notes-pdf on a freshly imaged runner]")
-    if "depends_on" in meta and meta["depends_on"] is not None:
-        deps = meta["depends_on"]
-        if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
-            bad("depends_on", f"must be a list of paths, got {_shown(deps)}", "write depends_on: [facts/x.md]")
-        else:
-            clean = []
-            for dep in map(wikilinks.dependency_path, deps):
-                why = dependency_problem(path, dep)
-                if why:
-                    bad("depends_on", why, "use a path relative to the memory root, e.g. facts/x.md")
-                else:
-                    clean.append(posixpath.normpath(dep))
-            out["depends_on"] = tuple(clean)
+    for name in ("depends_on", "distinct_from"):
+        if name in meta and meta[name] is not None:
+            paths = _paths(path, name, meta[name], bad)
+            if paths is not None:
+                out[name] = paths
     return out
+
+
+def _paths(path: str, name: str, value: Any, bad: Callable[..., None]) -> tuple[str, ...] | None:
+    """A field that names other memories by path (``depends_on``, ``distinct_from``): the usable
+    entries, normalised (a wikilink names its path), each unusable one reported; ``None`` when the
+    value is not a list of texts at all."""
+    if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+        bad(name, f"must be a list of paths, got {_shown(value)}", f"write {name}: [facts/x.md]")
+        return None
+    clean = []
+    for dep in map(wikilinks.dependency_path, value):
+        why = dependency_problem(path, dep)
+        if why:
+            bad(name, why, "use a path relative to the memory root, e.g. facts/x.md")
+        else:
+            clean.append(posixpath.normpath(dep))
+    return tuple(clean)
 
 
 def _lineage_records(path: str, meta: dict[str, Any], bad: Callable[..., None]) -> None:
@@ -346,7 +355,8 @@ def _record_problem(
 
 
 def dependency_problem(path: str, dep: str) -> str | None:
-    """Why a ``depends_on`` entry is unusable on its own (existence is checked repo-wide)."""
+    """Why a ``depends_on`` or ``distinct_from`` entry is unusable on its own (whether a
+    ``depends_on`` target exists is checked repo-wide; a ``distinct_from`` one may be gone)."""
     if not dep or "\x00" in dep:
         return "has an empty entry"
     if dep.startswith("/") or re.match(r"[A-Za-z]:[\\/]", dep) or "://" in dep:

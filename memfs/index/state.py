@@ -37,7 +37,7 @@ from memfs.store import atomic, paths
 
 #: bumped whenever what a document holds changes, the memory it keeps as parsed included
 #: (:func:`memfs.index.documents.kept_blob`): a change to what parsing returns needs a rebuild
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 INDEX_FORMAT = f"schema{SCHEMA_VERSION}-analyzer{ANALYZER_VERSION}"
 STATE_FILE = "state.json"
 JOURNAL_FILE = "state.journal"

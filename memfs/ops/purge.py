@@ -20,7 +20,7 @@ enough. :func:`purge`:
    like a retraction, flags what was derived from the memory: every memory downstream of it
    along reverse ``depends_on`` becomes ``needs_review`` with an ``invalidated_by`` record whose
    root is ``purged:sha256:<digest>`` (what was purged, without its path or content), and the
-   memories that named it drop it from ``depends_on``, so none points at nothing. Without
+   memories that named it drop it from ``depends_on`` (and ``distinct_from``), so none points at nothing. Without
    derived memories the audit commit is empty.
 
 Other clones and remotes still hold the old history: the report lists the remotes and the
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memfs.errors import ConflictError, InvalidMemory, LockTimeout, MemoryNotFound, UsageError
+from memfs.errors import ConflictError, InvalidMemory, LockTimeout, MemfsError, MemoryNotFound, UsageError
 from memfs.format.document import SplitError, split
 from memfs.format.parse import parse
 from memfs.index.state import LOCK_FILE as INDEX_LOCK
@@ -163,7 +163,7 @@ class PurgeReport:
         else:
             out.append("no remotes configured; other copies of this repository (clones, backups) still hold it")
         if self.unlinked:
-            out.append("depends_on entries removed from: " + ", ".join(self.unlinked))
+            out.append("depends_on or distinct_from entries removed from: " + ", ".join(self.unlinked))
         if self.flagged:
             out.append("flagged for review (derived from it): " + ", ".join(self.flagged))
         if self.audit_commit:
@@ -416,6 +416,18 @@ def root_name(path: str) -> str:
     return "purged:sha256:" + hashlib.sha256(path.encode("utf-8")).hexdigest()
 
 
+def _kept_apart_from(repo: Store, rel: str) -> dict[str, list[str] | None]:
+    """The memories whose ``distinct_from`` names the purged ``rel``, each with that entry cut (a
+    path the audit must not leave behind); files memfs cannot read are left as they are."""
+    out: dict[str, list[str] | None] = {}
+    for other in repo.files_containing("distinct_from"):
+        with contextlib.suppress(MemfsError):
+            apart = repo.read(other).distinct_from
+            if rel in apart and other != rel:
+                out[other] = [d for d in apart if d != rel] or None
+    return out
+
+
 def _audit(repo: Store, the_plan: PurgePlan, reason: str, actor: str, report: PurgeReport) -> str | None:
     """The audit commit: the purge's record, and the flags on what was derived from the memory."""
     digest = hashlib.sha256(the_plan.path.encode("utf-8")).hexdigest()
@@ -425,6 +437,8 @@ def _audit(repo: Store, the_plan: PurgePlan, reason: str, actor: str, report: Pu
         flags, members, graph = derived(repo, rel)
         children = [c for c in graph.children.get(rel, ()) if c in members]
         cut = {c: {"depends_on": [d for d in members[c].depends_on if d != rel] or None} for c in children}
+        for c, kept in _kept_apart_from(repo, rel).items():
+            cut[c] = {**cut.get(c, {}), "distinct_from": kept}
         flag(tx, flags, members, reason, extra=cut, root_names={rel: root_name(rel)})
         report.flagged, report.unlinked = list(flags.downstream), sorted(cut)
         if flags.downstream:

@@ -356,7 +356,7 @@ def _apply(
     kept = sorted(offered) or None
     if op in (Op.INSERT, Op.KEEP_BOTH):
         rel = candidate.path or _new_path(repo, tx, candidate)
-        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept, **(override or {})}
+        fields = {**_new_fields(candidate), evidence.EVIDENCE: kept, **_apart(candidate, decision), **(override or {})}
         memory = tx.write(rel, fields=fields, body=candidate.body, create_only=True)
         return (memory.path,), memory.revision, None
     if op is Op.NOOP:
@@ -369,7 +369,8 @@ def _apply(
     if op is Op.SUPERSEDE:
         memory = tx.write(
             target.path,
-            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept, **(override or {})},
+            fields={**_superseding_fields(candidate, target), evidence.EVIDENCE: kept, **_apart(candidate, decision),
+                    **(override or {})},
             body=candidate.body,
             expected_revision=target.revision,
         )
@@ -403,6 +404,16 @@ def _value_fields(candidate: Candidate) -> dict[str, Any]:
         description=candidate.description or describe(candidate.body) or None,
     )
     return fields
+
+
+def _apart(candidate: Candidate, decision: Decision) -> dict[str, Any]:
+    """``distinct_from``: the memories the decision kept apart, beside any the caller named; none
+    at all removes the field (a superseded value's ``distinct_from`` described the old value)."""
+    given = candidate.extra.get("distinct_from")
+    if given is not None and not (isinstance(given, list) and all(isinstance(p, str) for p in given)):
+        return {}  # the caller's own value, refused by validation with its reason
+    paths = sorted({*decision.apart, *(given or ())})
+    return {"distinct_from": paths or None}
 
 
 def _new_fields(candidate: Candidate) -> dict[str, Any]:

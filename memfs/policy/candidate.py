@@ -58,7 +58,9 @@ class Candidate:
     retract: bool = param(default=False, help="An explicit correction: withdraw the memory at (scope, key).",
                           doors={CLI})
     keep_both: bool = param(default=False, help="Keep it beside an active memory that looks like another value "
-                                                "for the same subject (a probable conflict) instead of replacing it.")
+                                                "for the same subject (a probable conflict) instead of replacing it; "
+                                                "the new file names that memory in distinct_from, so both are "
+                                                "recalled.")
     supersedes: str | None = param(default=None, help="Path of the active memory of the same scope this one "
                                                       "replaces (the decision for a probable conflict, like "
                                                       "keep_both): its file gets the new value.",

@@ -84,10 +84,17 @@ def reading(body: str) -> Reading:
     return Reading(forms, True, sketch.speaker, sketch.changed or sketch.tiny_marked)
 
 
+def kept_apart(one: Any, other: Any) -> bool:
+    """Whether either memory names the other in ``distinct_from`` (a decision that both hold)."""
+    return other.path in getattr(one, "distinct_from", ()) or one.path in getattr(other, "distinct_from", ())
+
+
 def judged(older: Any, newer: Any, seen: dict[str, TextRead] | None = None) -> Pair | None:
     """The conflict of two candidates of :func:`pairs`, ``older`` first by :func:`when`, or ``None``:
-    a function of their bodies and keys (``seen``: the texts this pass read already)."""
-    if older.key and newer.key:
+    a function of their bodies, keys and ``distinct_from`` (``seen``: the texts this pass read
+    already). Two memories either of which names the other in ``distinct_from`` are no conflict:
+    someone (the caller, a judge, a person) decided that both hold."""
+    if (older.key and newer.key) or kept_apart(older, newer):
         return None
     seen = {} if seen is None else seen
     for memory in (older, newer):  # each text read once a pass (the remembered readings hold 4,096)

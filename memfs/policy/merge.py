@@ -8,8 +8,8 @@ merge "cleanly" into an active memory. Here every known field has a rule:
   (:data:`STATUS_PRECEDENCE`), so a retraction is never undone by a concurrent edit;
 * ``revision``: ``max(ours, theirs) + 1``, so both sides' readers see a change;
 * ``updated``: the latest of the two;
-* ``depends_on``, ``tags``, ``invalidated_by``: merged as sets (additions and removals of both
-  sides are kept);
+* ``depends_on``, ``distinct_from``, ``tags``, ``invalidated_by``, ``evidence``: merged as sets
+  (additions and removals of both sides are kept);
 * anything else: a one-sided change wins; the same change on both sides is fine; two different
   changes are a conflict.
 
@@ -35,7 +35,7 @@ from memfs.format.times import parse_time
 #: Most to least withdrawn: when both sides changed ``status``, the first one listed wins.
 STATUS_PRECEDENCE = ("retracted", "superseded", "expired", "needs_review", "active")
 #: List fields merged as sets.
-SET_FIELDS = ("depends_on", "tags", "invalidated_by", "evidence")
+SET_FIELDS = ("depends_on", "distinct_from", "tags", "invalidated_by", "evidence")
 LABELS = ("ours", "base", "theirs")
 
 #: ``(ours, base, theirs) -> (merged bytes, number of conflicts)``, e.g. :func:`memfs.store.gitcli.merge_text`.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from memfs.format.model import Memory
@@ -60,6 +60,10 @@ class Decision:
     reason: str
     target: Memory | None = None
     kept: tuple[str, ...] = ()
+    #: Memories the rules paired with the candidate as another value of its subject that the caller
+    #: or a judge kept apart (``keep_both``, ``keep-both``, ``unrelated``): the written memory's
+    #: ``distinct_from``, so recall, ``validate`` and ``review`` stop pairing them.
+    apart: tuple[str, ...] = ()
 
 
 def normalise(text: str) -> str:
@@ -111,12 +115,13 @@ def _rival(candidate: Candidate, rivals: list[tuple[Memory, conflicts.Verdict]],
     target, verdict = rivals[0]
     named = ", ".join(m.path for m, _ in rivals)
     ruling = rulings.get(target.path)
+    paths = tuple(m.path for m, _ in rivals)
     if candidate.keep_both:
         return Decision(Op.KEEP_BOTH, f"probable conflict with {named} ({verdict.why}); both are kept, as asked",
-                        None, tuple(m.path for m, _ in rivals))
+                        None, paths, paths)
     if ruling is not None and ruling.answer == "keep-both":
         return Decision(Op.KEEP_BOTH, f"probable conflict with {named} ({verdict.why}); {ruling.by} reads both as "
-                                      "true at once, so both are kept", None, tuple(m.path for m, _ in rivals))
+                                      "true at once, so both are kept", None, paths, paths)
     extra = f" ({len(rivals) - 1} more: {', '.join(m.path for m, _ in rivals[1:])})" if rivals[1:] else ""
     why = (f"{ruling.by} reads it as replacing {target.path}" if ruling is not None and ruling.answer == "replace"
            else f"probable conflict: {verdict.why}")
@@ -191,17 +196,21 @@ def reconcile(candidate: Candidate, memories: Iterable[Memory], applied_in: str 
     if not candidate.key:
         rivals, apart = _unrelated(conflicts.against(candidate, active), rulings or {})
         if rivals:
-            return _rival(candidate, rivals, rulings or {})
+            decided = _rival(candidate, rivals, rulings or {})
+            return replace(decided, apart=tuple(sorted({*decided.apart, *(r.path for r in apart)})))
         replaced = _judged_near(candidate, active, rulings or {})
         if replaced is not None:
             target, ruling = replaced
             return Decision(Op.SUPERSEDE, f"{ruling.by} reads it as replacing {target.path}, a similar memory the "
                                           f"rules did not pair; the new value replaces revision {target.revision} "
                                           "(--keep-both keeps both)", target)
+    unrelated = tuple(r.path for r in apart)
     others = tuple(m.path for m in active if _related(candidate, m))
     if others:
-        return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others)
+        return Decision(Op.KEEP_BOTH, _kept_apart(candidate, [m for m in active if m.path in others]), None, others,
+                        tuple(sorted(unrelated)))
     if apart:
-        return Decision(Op.INSERT, f"{apart[0].by} reads it as unrelated to {', '.join(r.path for r in apart)}, "
-                                   "which the rules took for another value of its subject; both are kept")
+        return Decision(Op.INSERT, f"{apart[0].by} reads it as unrelated to {', '.join(unrelated)}, "
+                                   "which the rules took for another value of its subject; both are kept",
+                        apart=tuple(sorted(unrelated)))
     return Decision(Op.INSERT, f"nothing active about {subject} yet")

@@ -58,7 +58,7 @@ from memfs.policy.conflict_pairs import Reading, reading
 from memfs.policy.conflicts import MAX_CHARS, eligible
 from memfs.store import atomic, epoch, locking, paths
 
-FORMAT = "findings3"
+FORMAT = "findings4"
 #: the folder under ``.memfs/`` holding the shards, their indexes, the kept result and the stamp
 CACHE_DIR = "findings"
 PAIRS_FILE = "pairs.json"
@@ -137,38 +137,40 @@ class Summary:
     updated: dt.datetime | None
     depends_on: tuple[str, ...]
     body: str
+    distinct_from: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, memory: Memory) -> Summary:
         return cls(memory.id, memory.type, memory.scope, memory.key, memory.version, memory.status,
                    memory.revision, memory.created, memory.updated, memory.depends_on,
-                   memory.body if len(memory.body) <= MAX_CHARS else "")
+                   memory.body if len(memory.body) <= MAX_CHARS else "", memory.distinct_from)
 
     def memory(self, rel: str) -> Memory:
         """A :class:`Memory` carrying just these fields, for the cross-file checks."""
         return Memory(rel, {}, self.body, id=self.id, type=self.type, scope=self.scope, key=self.key,
                       version=self.version, status=self.status, revision=self.revision,
-                      created=self.created, updated=self.updated, depends_on=self.depends_on)
+                      created=self.created, updated=self.updated, depends_on=self.depends_on,
+                      distinct_from=self.distinct_from)
 
     def to_json(self) -> list[Any]:
         when = [None if t is None else t.isoformat() for t in (self.created, self.updated)]
         return [self.id, self.type, self.scope, self.key, self.version, self.status, self.revision,
-                *when, list(self.depends_on), self.body]
+                *when, list(self.depends_on), self.body, list(self.distinct_from)]
 
     @classmethod
     def from_json(cls, raw: Any) -> Summary:
         """Decoded strictly: :class:`ValueError` for anything not written by :meth:`to_json`."""
-        if not isinstance(raw, list) or len(raw) != 11:
+        if not isinstance(raw, list) or len(raw) != 12:
             raise ValueError("summary")
-        ident, kind, scope, key, version, status, revision, created, updated, deps, body = raw
+        ident, kind, scope, key, version, status, revision, created, updated, deps, body, apart = raw
         if not all(t is None or isinstance(t, str) for t in (ident, kind, scope, key, version, status)):
             raise ValueError("summary")
         if type(revision) is not int or not isinstance(body, str):
             raise ValueError("summary")
-        if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+        if not all(isinstance(p, list) and all(isinstance(d, str) for d in p) for p in (deps, apart)):
             raise ValueError("summary")
         return cls(ident, kind, scope, key, version, status, revision, _time(created), _time(updated),
-                   tuple(deps), body)
+                   tuple(deps), body, tuple(apart))
 
 
 def _time(raw: Any) -> dt.datetime | None:

@@ -164,7 +164,44 @@ def test_keep_both_keeps_a_probable_conflict(repo: MemoryRepo, clock: Clock) -> 
     done = repo.remember(Candidate("user:kai", case.new, type=case.type, source="conversation:C2",
                                    source_kind="user", path="facts/new.md", keep_both=True), actor="user:kai")
     assert done.op.value == "KEEP_BOTH" and "facts/old.md" in done.reason
+    assert "distinct_from: [facts/old.md]" in (repo.root / "facts/new.md").read_text("utf-8")
+    assert repo.conflicts() == []  # the caller decided that both hold: no door pairs them again
+    ctx = assemble(repo.store, case.task, scope="user:kai")
+    assert {b.path for b in ctx.blocks if b.kind == "recalled"} == {"facts/old.md", "facts/new.md"}
+    assert not ctx.conflicts and not ctx.warnings
+
+
+def test_a_supersede_drops_distinct_from_and_the_pair_is_found_again(repo: MemoryRepo, clock: Clock) -> None:
+    """``distinct_from`` spoke of the value it was written with: a SUPERSEDE of that file drops it."""
+    case = CASES[1]
+    _remember(repo, "user:kai", "facts/old.md", case.type, case.old)
+    clock.at(5)
+    repo.remember(Candidate("user:kai", case.new, type=case.type, source="conversation:C2", source_kind="user",
+                            path="facts/new.md", keep_both=True), actor="user:kai")
+    clock.at(10)
+    done = repo.remember(Candidate("user:kai", "Kai works in Rome now.", type=case.type, source="conversation:C3",
+                                   source_kind="user", supersedes="facts/new.md"), actor="user:kai")
+    assert done.op.value == "SUPERSEDE" and done.paths == ("facts/new.md",)
+    assert "distinct_from" not in (repo.root / "facts/new.md").read_text("utf-8")
     assert [(p.older, p.newer) for p in repo.conflicts()] == [("facts/old.md", "facts/new.md")]
+
+
+@pytest.mark.parametrize("where", ["new", "old"])
+def test_distinct_from_written_by_hand_on_either_side_keeps_a_pair_apart(repo: MemoryRepo, clock: Clock,
+                                                                         where: str) -> None:
+    """A person (or a model writing frontmatter) records the decision in either file."""
+    case = CASES[0]
+    _remember(repo, "user:kai", "facts/old.md", case.type, case.old)
+    clock.at(5)
+    _remember(repo, "user:kai", "facts/other.md", "fact", "Kai's team meets on Tuesdays.")
+    (repo.root / "facts/new.md").write_text(
+        f"---\ntype: {case.type}\nscope: user:kai\nsource: conversation:C2\nstatus: active\n---\n{case.new}\n")
+    assert [{p.older, p.newer} for p in repo.conflicts()] == [{"facts/old.md", "facts/new.md"}]
+    side = repo.root / f"facts/{where}.md"
+    other = "facts/old.md" if where == "new" else "facts/new.md"
+    side.write_text(side.read_text("utf-8").replace("status: active\n", f"status: active\ndistinct_from: [{other}]\n"))
+    assert repo.conflicts() == []
+    assert not [p for p in repo.validate() if p.field == "distinct_from" or "conflict" in p.message]
 
 
 def test_context_without_a_scope_refuses_two_people(repo: MemoryRepo) -> None:

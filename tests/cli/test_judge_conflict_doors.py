@@ -24,6 +24,7 @@ import anyio
 import pytest
 
 from memfs import MemoryRepo
+from memfs.agents.context import assemble
 from memfs.errors import WriteRefused
 from memfs.ops import judge
 from memfs.policy.candidate import Candidate
@@ -232,6 +233,7 @@ def test_every_door_uses_the_conflict_judge_or_falls_back_once(repo: MemoryRepo,
         texts = [p.read_text("utf-8") for p in (repo.root / "facts").iterdir() if "kai1" in p.name]
         assert len(texts) == (1 if ruled.op == "SUPERSEDE" else 2), label  # one value left, or both kept
         assert any(NEW in t for t in texts) and any(OLD in t for t in texts) is (ruled.op != "SUPERSEDE"), label
+        _kept_apart_everywhere(repo, old, new, ruled.op != "SUPERSEDE", label)
         return
     assert "Note:" in answer and old in answer and OLD in (repo.root / old).read_text("utf-8"), label  # nothing
     assert NEW in (repo.root / new).read_text("utf-8"), label                                    # written for it
@@ -240,6 +242,17 @@ def test_every_door_uses_the_conflict_judge_or_falls_back_once(repo: MemoryRepo,
     else:
         assert f"The judge {ruled.spec} reads this" in answer and NOTICE[name] in answer, label
     assert "Note:" in again, label
+
+
+def _kept_apart_everywhere(repo: MemoryRepo, old: str, new: str, both: bool, label: str) -> None:
+    """After a ruling that both hold, the new file names the old one in ``distinct_from``, and no
+    reading door pairs them any more: ``validate``/``review`` list no conflict, ``context`` injects both."""
+    if not both:
+        return
+    assert f"distinct_from: [{old}]" in (repo.root / new).read_text("utf-8"), label
+    assert not [p for p in repo.conflicts() if old in (p.older, p.newer)], label
+    ctx = assemble(repo.store, "where does Kai work", scope="user:kai1")
+    assert {old, new} <= {b.path for b in ctx.blocks if b.kind == "recalled"} and not ctx.conflicts, label
 
 
 NEAR_OLD, NEAR_NEW = "Mia keeps her bike in the garage.", "Mia's bike now lives in the hallway."

@@ -69,3 +69,22 @@ def test_purge_without_derived_memories_is_an_empty_audit_commit(repo: MemoryRep
     report = repo.purge("facts/alone.md", reason="privacy request")
     assert report.verified and report.flagged == [] and report.unlinked == []
     assert git(repo.root, "show", "--name-only", "--format=", "HEAD").strip() == ""
+
+
+def test_purge_cuts_the_purged_path_from_distinct_from(repo: MemoryRepo) -> None:
+    """A decision that two memories both hold names the other by path: after a purge no file names
+    the purged one there either (the audit names it only by digest)."""
+    add(repo, "facts/a.md", body=f"{SECRET}.\n")
+    add(repo, "facts/other.md")
+    add(repo, "facts/b.md")
+    for rel, apart in (("facts/b.md", "[facts/a.md]"), ("facts/other.md", "[facts/a.md, facts/b.md]")):
+        path = repo.root / rel
+        path.write_text(path.read_text().replace("status: active\n", f"status: active\ndistinct_from: {apart}\n"))
+    git(repo.root, "commit", "-qam", "both hold")
+    report = repo.purge("facts/a.md", reason="privacy request")
+    assert report.verified and report.flagged == [] and report.unlinked == ["facts/b.md", "facts/other.md"]
+    assert repo.store.read("facts/other.md").distinct_from == ("facts/b.md",)
+    b = repo.store.read("facts/b.md")
+    assert b.distinct_from == () and "distinct_from" not in b.meta
+    assert not [rel for rel in ("facts/b.md", "facts/other.md") if "facts/a.md" in (repo.root / rel).read_text()]
+    assert repo.validate() == []

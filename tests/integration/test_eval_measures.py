@@ -5,7 +5,6 @@ for purge as well as forget."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -78,7 +77,10 @@ def test_duplicate_rate_counts_both_sides_injected_together(repo: MemoryRepo, cl
                     path="facts/old.md")
     repo.remember(old, actor="agent:bot")
     clock.at(5)
-    repo.remember(replace(old, body="Kai works in Paris now.", path="facts/new.md", keep_both=True), actor="agent:bot")
+    written = repo.session("user:kai", actor="agent:bot").tool(  # a file tool writes what the model wrote
+        {"command": "create", "path": "facts/new.md", "file_text": "Kai works in Paris now.",
+         "fields": {"type": "fact", "source": "conversation:C1", "source_kind": "agent"}})
+    assert written.ok and "looks like another value" in written.output, written.output
     cases = load_cases(_cases(tmp_path, {"task": "where does Kai work", "scope": "user:kai",
                                          "expect": ["facts/new.md"]}), repo.store)
     report = evaluate(repo.store, cases, deletion=False)

@@ -300,3 +300,19 @@ def test_list_items_plain_in_a_block_are_quoted_when_a_flow_list_would_misread_t
     property test): a list item is written plain only if it reads back the same inside ``[...]``."""
     text = yamlio.render({"tags": [item, "plain"], "extra": {"k": item}})
     assert yamlio.load(text) == {"tags": [item, "plain"], "extra": {"k": item}}
+
+
+@pytest.mark.parametrize(("written", "read", "problem"), [
+    ("[facts/a.md, '[[facts/b]]']", ("facts/a.md", "facts/b.md"), None),
+    ("[facts/gone.md]", ("facts/gone.md",), None),  # a memory kept apart may be deleted later: no problem
+    ("facts/a.md", (), "must be a list of paths"),
+    ("[/etc/a.md]", (), "is absolute"),
+    ("[../a.md]", (), "points outside the memory repository"),
+    ("[facts/x.md]", (), "is this memory itself"),
+])
+def test_distinct_from_is_read_as_depends_on_is(written: str, read: tuple[str, ...], problem: str | None) -> None:
+    memory = parse("facts/x.md", f"---\nscope: user:a\nsource: s\ndistinct_from: {written}\n---\nbody\n".encode())
+    assert memory.distinct_from == read
+    found = [p for p in memory.problems if p.field == "distinct_from"]
+    assert [problem in p.message for p in found] == ([] if problem is None else [True])
+    assert all(p.line == 4 for p in found)

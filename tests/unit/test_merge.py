@@ -63,12 +63,13 @@ def test_revision_is_max_plus_one_and_updated_is_latest() -> None:
 
 def test_sets_keep_both_sides_additions_and_removals() -> None:
     result = merge.merge_fields(
-        {"tags": ["a", "b", "c"], "depends_on": ["x.md"]},
-        {"tags": ["a", "c", "d"], "depends_on": ["x.md", "y.md"]},
-        {"tags": ["b", "c", "e"], "depends_on": ["z.md"]},
+        {"tags": ["a", "b", "c"], "depends_on": ["x.md"], "distinct_from": ["p.md"]},
+        {"tags": ["a", "c", "d"], "depends_on": ["x.md", "y.md"], "distinct_from": ["p.md", "q.md"]},
+        {"tags": ["b", "c", "e"], "depends_on": ["z.md"], "distinct_from": ["p.md", "r.md"]},
     )
     assert result.meta["tags"] == ["c", "d", "e"]
     assert result.meta["depends_on"] == ["y.md", "z.md"]
+    assert result.meta["distinct_from"] == ["p.md", "q.md", "r.md"]  # two clones' decisions, both kept
     assert result.conflicts == ()
 
 
