@@ -42,10 +42,11 @@ def around(repo: Store, memory: Memory) -> tuple[list[tuple[Memory, conflicts.Ve
     """What a door with a model in the loop tells it about ``memory``, its scope read once: the
     memories it probably replaces (:func:`similar`) and its near misses, the few most like it
     that the rules did not pair (:mod:`memfs.policy.conflict_net`), most similar first, each with
-    a verdict that says so (never superseded on this alone)."""
+    a verdict that says so (never superseded on this alone). A memory :func:`~memfs.policy.conflicts.kept_apart`
+    from it is neither: someone decided that both hold."""
     if memory.scope is None or not conflicts.eligible(memory):
         return [], []
-    scope = in_scope(repo, memory.scope)
+    scope = [m for m in in_scope(repo, memory.scope) if not conflicts.kept_apart(memory, m)]
     found = conflicts.against(memory, scope)
     return found, near_misses(repo, memory, scope, [m.path for m, _ in found])
 

@@ -19,6 +19,7 @@ from memfs.policy.conflicts import (
     Pair,
     TextRead,
     eligible,
+    kept_apart,
     sketch_from_tokens,
     sketch_of_text,
     tokens,
@@ -82,11 +83,6 @@ def reading(body: str) -> Reading:
     sketch = sketch_of_text(body)
     forms = frozenset(t.form for t in read) | conflict_slots.keys(body)
     return Reading(forms, True, sketch.speaker, sketch.changed or sketch.tiny_marked)
-
-
-def kept_apart(one: Any, other: Any) -> bool:
-    """Whether either memory names the other in ``distinct_from`` (a decision that both hold)."""
-    return other.path in getattr(one, "distinct_from", ()) or one.path in getattr(other, "distinct_from", ())
 
 
 def judged(older: Any, newer: Any, seen: dict[str, TextRead] | None = None) -> Pair | None:

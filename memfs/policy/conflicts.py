@@ -523,9 +523,16 @@ def forget_readings() -> None:
     conflict_slots.forget()
 
 
+def kept_apart(one: Any, other: Any) -> bool:
+    """Whether either memory names the other in ``distinct_from``: someone decided that both hold,
+    so they are no probable conflict (a candidate not yet written has no such field)."""
+    return other.path in getattr(one, "distinct_from", ()) or one.path in getattr(other, "distinct_from", ())
+
+
 def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     """The memories ``new`` (a memory or a candidate: ``path``, ``scope``, ``type``, ``version``,
-    ``key``, ``body``) probably conflicts with, newest first: those it would replace."""
+    ``key``, ``body``) probably conflicts with, newest first: those it would replace; never one
+    :func:`kept_apart` from it."""
     read = tokens(new.body) if len(new.body) <= MAX_CHARS else ()
     if not read or len(read) > MAX_TOKENS:
         return []
@@ -535,7 +542,7 @@ def against(new: Any, memories: Iterable[Any]) -> list[tuple[Any, Verdict]]:
     found = []
     sketch = sketch_of_text(new.body)
     for memory in memories:
-        if not comparable(probe, memory) or len(memory.body) > MAX_CHARS:
+        if not comparable(probe, memory) or len(memory.body) > MAX_CHARS or kept_apart(new, memory):
             continue
         if not (sketch_of_text(memory.body).may_conflict(sketch) or conflict_slots.may_pair(memory.body, new.body)):
             continue

@@ -139,6 +139,7 @@ def test_every_door_handles_every_case(repo: MemoryRepo, clock: Clock, door: str
                 assert not (repo.root / new).exists() and case.new in (repo.root / old).read_text("utf-8")
             continue
         assert ("looks like another value" in answer and old in answer) is case.conflict, label
+        assert (f"add distinct_from: [{old}]" in answer) is (case.conflict and door != "anthropic"), label
         named = f"/memories/{old}" if door == "anthropic" else old
         assert (f"similar memory {named}: if this one replaces it, edit or delete it" in answer) is case.near, label
         assert ("Note:" in answer) is (case.conflict or case.near), label
@@ -169,6 +170,23 @@ def test_keep_both_keeps_a_probable_conflict(repo: MemoryRepo, clock: Clock) -> 
     ctx = assemble(repo.store, case.task, scope="user:kai")
     assert {b.path for b in ctx.blocks if b.kind == "recalled"} == {"facts/old.md", "facts/new.md"}
     assert not ctx.conflicts and not ctx.warnings
+
+
+@pytest.mark.parametrize("door", ["tool", "mcp"])
+def test_a_model_that_follows_the_notice_keeps_both(repo: MemoryRepo, clock: Clock, door: str) -> None:
+    """At the doors whose model writes frontmatter the notice says how to record that both hold;
+    written so, the pair is no probable conflict: no notice, and context injects both."""
+    case = CASES[1]
+    write = FILE_TOOLS[door]
+    write(repo, "user:kai", "facts/old.md", case.type, case.old)
+    clock.at(5)
+    session = repo.session("user:kai", actor="agent:tool", grants=VOUCHED)
+    done = session.tool({"command": "create", "path": "facts/new.md", "file_text": case.new,
+                         "fields": FIELDS | {"type": case.type, "distinct_from": ["facts/old.md"]}})
+    assert done.ok and "Note:" not in done.output, done.output
+    assert repo.conflicts() == []
+    ctx = assemble(repo.store, case.task, scope="user:kai")
+    assert {b.path for b in ctx.blocks if b.kind == "recalled"} == {"facts/old.md", "facts/new.md"}
 
 
 def test_a_supersede_drops_distinct_from_and_the_pair_is_found_again(repo: MemoryRepo, clock: Clock) -> None:

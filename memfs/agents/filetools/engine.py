@@ -410,16 +410,22 @@ class Run:
         ruling = next((r for r in ruled.values() if r.answer != "unrelated"), None) or next(iter(ruled.values()), None)
         text = (f"\nNote: {', '.join(names.values())} {'looks' if one else 'look'} like another value for the same "
                 f"subject ({found[0][1].why}).")
+        apart = self._apart_hint([m.path for m, _ in found])
         if ruling is None:
             text += (f" If this replaces {it}, delete or edit {it} so that one value stays; if both hold, say how "
-                     "they differ.")
+                     f"they differ{apart}.")
         else:
             by, named = ruling.by[:1].upper() + ruling.by[1:], names[ruling.path]
             text += {"replace": f" {by} reads this as replacing {named}: delete or edit it so that one value stays.",
-                     "keep-both": f" {by} reads this and {named} as true at once: say in one of them how they differ.",
+                     "keep-both": f" {by} reads this and {named} as true at once: say in one of them how they "
+                                  f"differ{apart}.",
                      "unrelated": f" {by} reads this and {named} as unrelated: say in one of them what sets them "
-                                  "apart, since memfs's rules still pair them."}[ruling.answer]
+                                  f"apart{apart}, since memfs's rules still pair them."}[ruling.answer]
         return text + " Until then only the newer is recalled."
+
+    def _apart_hint(self, paths: list[str]) -> str:
+        """At a door whose model writes frontmatter: how to record that both hold."""
+        return f", or add distinct_from: [{', '.join(paths)}] to this memory's frontmatter" if self.door.strict else ""
 
     def _near_notice(self, new: judge.Side, nearby: list[tuple[Memory, Verdict]]) -> str:
         """The near misses, named for the model; a judge's ``replace`` or ``keep-both`` said
