@@ -385,3 +385,18 @@ def test_a_stdout_that_fails_ends_as_click_ends_it(served: MemoryRepo, monkeypat
         err.flush()
         outputs.append((code, err.buffer.getvalue()))  # type: ignore[attr-defined]
     assert outputs[0] == outputs[1] and outputs[1][0] == 3 and b"No space left" in outputs[1][1]
+
+
+def test_a_candidate_file_is_closed_once_read(tmp_path: Path) -> None:
+    """``memfs remember CANDIDATE.json`` (the fast path and click read it alike) closes the file
+    it read: no handle is left for the collector, which warns about it."""
+    import gc
+    import warnings
+
+    path = tmp_path / "candidate.json"
+    path.write_text('{"scope": "user:U5", "body": "x"}')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fast.record_mapping(str(path), "candidate_file", lambda: []) == {"scope": "user:U5", "body": "x"}
+        gc.collect()
+    assert [w.message for w in caught if issubclass(w.category, ResourceWarning)] == []
