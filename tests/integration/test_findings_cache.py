@@ -569,3 +569,37 @@ def test_a_result_not_written_with_the_indexes_is_not_used(seeded: MemoryRepo, m
     write_file(seeded.root / "facts/dup-a.md", memory_text("The build uses make.\n", id="dup-b"))
     assert seeded.validate() == _uncached(seeded)
     assert scratch == [1]
+
+
+def test_a_save_after_another_process_saved_keeps_no_result_it_was_not_computed_with(
+        seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two validates at once. This one takes ``facts/berlin.md`` as unchanged by its stat; the
+    file is then edited (a secret added) and another process validates and saves, its new entry
+    in their shared shard. This one then saves that shard (a file of it was deleted) with the
+    entries it reads from the disk now: the other's entry for the edited file, with its new
+    content id, must not be kept beside a result computed from the old content, or every later
+    run takes the stale result for the file as it is."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: time.time_ns() + 3600 * 10**9)
+    sibling = "facts/other-277.md"
+    assert findings.shard(sibling) == findings.shard("facts/berlin.md")
+    write_file(seeded.root / sibling, memory_text("Ana likes tea.\n", id="other", type="episode"))
+    seeded.validate()
+    (seeded.root / sibling).unlink()
+    real_save = findings.save
+    saves: list[int] = []
+
+    def another_process_first(repo: findings.Store, cache: findings.Cache) -> None:
+        saves.append(1)
+        if len(saves) == 1:
+            assert "facts/berlin.md" in cache.unread
+            write_file(seeded.root / "facts/berlin.md", memory_text(f"Kai works in Berlin. {SECRET}\n", id="berlin",
+                                                                    updated="2026-01-01T00:00:00Z"))
+            validating.cached(seeded.store)
+        real_save(repo, cache)
+
+    monkeypatch.setattr(findings, "save", another_process_first)
+    seeded.validate()
+    monkeypatch.setattr(findings, "save", real_save)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert any(p.path == "facts/berlin.md" and "secret" in p.message.lower() for p in found)
