@@ -603,3 +603,18 @@ def test_a_save_after_another_process_saved_keeps_no_result_it_was_not_computed_
     found = seeded.validate()
     assert found == _uncached(seeded)
     assert any(p.path == "facts/berlin.md" and "secret" in p.message.lower() for p in found)
+
+
+@pytest.mark.parametrize("edit", [False, True])
+def test_a_kept_finding_that_does_not_decode_is_computed_again(seeded: MemoryRepo, edit: bool) -> None:
+    """A kept result whose parts are laid out as written but hold a finding that does not decode
+    (a corrupt cache) is not used, also where it is recomputed around a change: the findings of
+    the files that did not change are computed again, never a traceback."""
+    seeded.validate()
+    path = _folder(seeded) / findings.PAIRS_FILE
+    raw = json.loads(path.read_bytes())
+    raw["result"]["parts"]["facts/field.md"][0] = [{"path": "facts/field.md"}]
+    path.write_text(json.dumps(raw))
+    if edit:
+        _edit_worktree(seeded)
+    assert seeded.validate() == _uncached(seeded)
