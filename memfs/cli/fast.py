@@ -116,7 +116,7 @@ def _run(argv: list[str]) -> int | None:
         _handed.append((spec["op"], args, reply))
         _replay(stdin)
         return None
-    return _write_out(printed, bool(args["json"]))
+    return _write_out(printed, bool(args["json"]), "--debug" in argv[:at])
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -393,16 +393,19 @@ def _encodable(text: str, err: bool) -> bool:
     return True
 
 
-def _write_out(printed: list[tuple[str, bool, bool]], as_json: bool) -> int:
+def _write_out(printed: list[tuple[str, bool, bool]], as_json: bool, debug: bool) -> int:
     """Print the answer; a stream that fails otherwise than by a closed pipe (a full disk) ends
     the command as the click application ends a verb that failed so: its error line (JSON too
-    with ``--json``; when that cannot be written either, the line of the second error) and 3."""
+    with ``--json``; when that cannot be written either, the line of the second error) and 3,
+    or with ``--debug`` the traceback."""
     try:
         for text, err, nl in printed:
             printing.echo(text, err=err, nl=nl)
     except BrokenPipeError:
         printing.silence_stdout()
     except Exception as exc:
+        if debug:
+            raise
         from memfs.errors import one_line
 
         try:

@@ -359,12 +359,12 @@ class _Full(io.RawIOBase):
         raise OSError(errno.ENOSPC, "No space left on device")
 
 
-@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+@pytest.mark.parametrize(("debug", "json_flag"), [([], []), ([], ["--json"]), (["--debug"], [])])
 def test_a_stdout_that_fails_ends_as_click_ends_it(served: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
-                                                    json_flag: list[str]) -> None:
+                                                    debug: list[str], json_flag: list[str]) -> None:
     """A write to stdout that fails (a full disk; not a closed pipe) ends the click application's
-    verb with its one error line and exit code 3; the fast path, which already has the answer,
-    must end the same way, not in a traceback."""
+    verb with its one error line and exit code 3 (with ``--debug``, its traceback); the fast path,
+    which already has the answer, must end the same way, not in a traceback."""
     from memfs import cli
 
     outputs = []
@@ -376,7 +376,7 @@ def test_a_stdout_that_fails_ends_as_click_ends_it(served: MemoryRepo, monkeypat
             m.setattr(sys, "stdout", out)
             m.setattr(sys, "stderr", err)
             try:
-                cli.main(["-C", str(served.root), "search", *json_flag, "--at", AT, "rocket"])
+                cli.main([*debug, "-C", str(served.root), "search", *json_flag, "--at", AT, "rocket"])
                 code: Any = 0
             except SystemExit as ended:
                 code = ended.code
@@ -384,7 +384,8 @@ def test_a_stdout_that_fails_ends_as_click_ends_it(served: MemoryRepo, monkeypat
                 code = type(exc).__name__
         err.flush()
         outputs.append((code, err.buffer.getvalue()))  # type: ignore[attr-defined]
-    assert outputs[0] == outputs[1] and outputs[1][0] == 3 and b"No space left" in outputs[1][1]
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] == ("OSError" if debug else 3) and (b"No space left" in outputs[1][1]) is not bool(debug)
 
 
 def test_a_candidate_file_is_closed_once_read(tmp_path: Path) -> None:
