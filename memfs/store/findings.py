@@ -307,6 +307,9 @@ class Cache:
     loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
     epoch: str = ""
+    #: a file read again in this run held another content than the one its digest names: the
+    #: result of this run is not kept
+    result_stale: bool = False
 
     def shard_files(self, number: int) -> dict[str, Any]:
         """The kept entries of shard ``number`` (read once; a shard that does not read or is of
@@ -478,7 +481,8 @@ def save(repo: Store, cache: Cache) -> None:
     purge ran since the files were read (:mod:`memfs.store.epoch`). The kept result is not written
     when a file this run took as unchanged by its stat has no entry of that content in its shard as
     read now (another process saved it since, for an edit made after this run's ``lstat``): the
-    indexes written would not be what the result was computed from."""
+    indexes written would not be what the result was computed from; nor when it is
+    :attr:`Cache.result_stale`."""
     present = cache.seen.keys() | cache.unread
     dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
     if not dirty and not cache.result_changed:
@@ -512,7 +516,7 @@ def save(repo: Store, cache: Cache) -> None:
                 _write(_stat_file(repo, number), {**head, "files": {rel: [r[0], r[4]] for rel, r in rows.items()}})
                 _write(_xref_file(repo, number), {**head, "files": cache._xrefs(rows)})
             tokens = {f"{number:02x}": token for number, token in sorted(cache.tokens.items())}
-            if whole:
+            if whole and not cache.result_stale:
                 _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint,
                                              "result": cache.result, "tokens": tokens})
             (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)

@@ -117,7 +117,8 @@ def _read(repo: Validating, cache: findings.Cache, rel: str, found: os.stat_resu
 
 def _entries(repo: Validating, cache: findings.Cache, files: dict[str, _File]) -> Callable[[str], crossfile.Found]:
     """A file's entry as used or computed in this run, else decoded, else computed again from the
-    file (which may since have become unreadable, or gone: ``None``)."""
+    file (which may since have become unreadable, or gone: ``None``; or hold another content, then
+    the result is not kept under the digest of the content listed: :attr:`findings.Cache.result_stale`)."""
 
     def entry_of(rel: str) -> crossfile.Found:
         file = files[rel]
@@ -127,6 +128,8 @@ def _entries(repo: Validating, cache: findings.Cache, files: dict[str, _File]) -
             file.entry = cache.decoded(rel, file.blob)
         if file.entry is None:
             again = _read(repo, cache, rel, file.stat)
+            if again is None or again.blob != file.blob:
+                cache.result_stale = True
             if again is None or again.unreadable is not None:
                 return None if again is None else again.unreadable
             file.entry = again.entry

@@ -618,3 +618,31 @@ def test_a_kept_finding_that_does_not_decode_is_computed_again(seeded: MemoryRep
     if edit:
         _edit_worktree(seeded)
     assert seeded.validate() == _uncached(seeded)
+
+
+def test_a_file_edited_while_its_entry_is_read_again_keeps_no_result_under_the_old_content(
+        seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run takes ``facts/berlin.md`` as unchanged by its stat (its content id is in the run's
+    digest); its kept entry does not decode, so the file is read again when the cross-file checks
+    need it, and by then it was edited (a secret added). The result computed from the edit must
+    not be kept under the digest of the old content: once the edit is undone, a run with exactly
+    the old files would take it and report the secret that is no longer there."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: time.time_ns() + 3600 * 10**9)
+    seeded.validate()
+    original = (seeded.root / "facts/berlin.md").read_bytes()
+    _edit_entry(seeded, "facts/berlin.md", 2, ["not", "a", "summary"])
+    (_folder(seeded) / findings.PAIRS_FILE).unlink()
+    real_scratch = crossfile.scratch
+
+    def edited_meanwhile(*args: object) -> crossfile.Result:
+        write_file(seeded.root / "facts/berlin.md", memory_text(f"Kai works in Berlin. {SECRET}\n", id="berlin",
+                                                                updated="2026-01-01T00:00:00Z"))
+        return real_scratch(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossfile, "scratch", edited_meanwhile)
+    seeded.validate()
+    monkeypatch.setattr(crossfile, "scratch", real_scratch)
+    (seeded.root / "facts/berlin.md").write_bytes(original)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert not any(p.path == "facts/berlin.md" and "secret" in p.message.lower() for p in found)
