@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 #: they apply, never by a live index started with another environment.
 COMMIT_VARIABLES = ("GIT_AUTHOR_", "GIT_COMMITTER_", "MEMFS_CRASH_")
 INTERRUPTED = 130
+FAILED = 3
 
 #: The request this process already sent, and its reply, until the click application takes it.
 _handed: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
@@ -115,7 +116,7 @@ def _run(argv: list[str]) -> int | None:
         _handed.append((spec["op"], args, reply))
         _replay(stdin)
         return None
-    return _write_out(printed)
+    return _write_out(printed, bool(args["json"]), "--debug" in argv[:at])
 
 
 def _wants_json(argv: list[str]) -> bool:
@@ -392,10 +393,24 @@ def _encodable(text: str, err: bool) -> bool:
     return True
 
 
-def _write_out(printed: list[tuple[str, bool, bool]]) -> int:
+def _write_out(printed: list[tuple[str, bool, bool]], as_json: bool, debug: bool) -> int:
+    """Print the answer; a stream that fails otherwise than by a closed pipe (a full disk) ends
+    the command as the click application ends a verb that failed so: its error line (JSON too
+    with ``--json``; when that cannot be written either, the line of the second error) and 3,
+    or with ``--debug`` the traceback."""
     try:
         for text, err, nl in printed:
             printing.echo(text, err=err, nl=nl)
     except BrokenPipeError:
         printing.silence_stdout()
+    except Exception as exc:
+        if debug:
+            raise
+        from memfs.errors import one_line
+
+        try:
+            printing.failure(printing.echo, one_line(exc), FAILED, type(exc).__name__, as_json)
+        except Exception as again:
+            printing.echo(f"memfs: error: {one_line(again)}", err=True)
+        return FAILED
     return 0

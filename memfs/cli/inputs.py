@@ -15,7 +15,11 @@ def read_json_object(where: str, param: str, what: str = "the candidate") -> dic
     from memfs.format.limits import load_json
 
     try:
-        raw = sys.stdin.buffer.read() if where == "-" else open(where, "rb").read()  # noqa: SIM115
+        if where == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(where, "rb") as handle:
+                raw = handle.read()
     except OSError as exc:
         raise UsageError(f"{where}: {exc.strerror}", param=param) from None
     try:

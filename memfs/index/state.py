@@ -271,7 +271,7 @@ class State:
             serial, snapshot, probe = int(raw["serial"]), int(raw["snapshot_ns"]), raw["probe"]
             if probe is not None and not isinstance(probe, list):
                 return False
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
             return False
         for rel, entry in files.items():
             if entry is None:
@@ -319,7 +319,7 @@ def read(cache: Path) -> State:
         raise BadState("there is none yet") from None
     except BadState:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
         raise BadState(f"its state file is unreadable ({type(exc).__name__})") from None
     for line in journal.splitlines(keepends=True):
         if not line.endswith(b"\n") or not state.replay(line):

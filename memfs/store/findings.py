@@ -309,6 +309,9 @@ class Cache:
     loaded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: the purge epoch (:mod:`memfs.store.epoch`) when the files were read: a save after a purge is skipped
     epoch: str = ""
+    #: a file read again in this run held another content than the one its digest names: the
+    #: result of this run is not kept
+    result_stale: bool = False
 
     def shard_files(self, number: int) -> dict[str, Any]:
         """The kept entries of shard ``number`` (read once; a shard that does not read or is of
@@ -477,16 +480,25 @@ def save(repo: Store, cache: Cache) -> None:
     """Write the shards whose entries changed (entries of files gone are dropped), each before its
     stat and cross-file indexes (under a new token), then the kept result with every shard's token;
     skipped when the cache folder cannot be written, another process holds the lock too long, or a
-    purge ran since the files were read (:mod:`memfs.store.epoch`)."""
+    purge ran since the files were read (:mod:`memfs.store.epoch`). The kept result is not written
+    when a file this run took as unchanged by its stat has no entry of that content in its shard as
+    read now (another process saved it since, for an edit made after this run's ``lstat``): the
+    indexes written would not be what the result was computed from; nor when it is
+    :attr:`Cache.result_stale`."""
     present = cache.seen.keys() | cache.unread
     dirty = cache.dirty | {shard(rel) for rel in cache.stats.keys() - present}
     if not dirty and not cache.result_changed:
         return
     by_shard: dict[int, dict[str, Any]] = {number: {} for number in dirty}
+    whole = True
     for rel in present:
         number = shard(rel)
         if number in by_shard:
-            raw = cache.seen.get(rel) or cache.shard_files(number).get(rel)
+            raw = cache.seen.get(rel)
+            if raw is None:
+                raw, used = cache.shard_files(number).get(rel), cache.stats.get(rel)
+                whole = (whole and isinstance(raw, list) and len(raw) == 5 and isinstance(used, list)
+                         and raw[0] == used[0])
             if raw is not None:
                 by_shard[number][rel] = raw
     folder = _folder(repo)
@@ -506,8 +518,9 @@ def save(repo: Store, cache: Cache) -> None:
                 _write(_stat_file(repo, number), {**head, "files": {rel: [r[0], r[4]] for rel, r in rows.items()}})
                 _write(_xref_file(repo, number), {**head, "files": cache._xrefs(rows)})
             tokens = {f"{number:02x}": token for number, token in sorted(cache.tokens.items())}
-            _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint, "result": cache.result,
-                                         "tokens": tokens})
+            if whole and not cache.result_stale:
+                _write(folder / PAIRS_FILE, {"format": FORMAT, "fingerprint": cache.fingerprint,
+                                             "result": cache.result, "tokens": tokens})
             (repo.cache_dir / LEGACY_FILE).unlink(missing_ok=True)
     except (OSError, LockTimeout):
         return

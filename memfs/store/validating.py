@@ -61,9 +61,11 @@ def cached(repo: Validating) -> list[Problem]:
         listed = [(f.rel, f.blob, f.unreadable) for f in files]
         entry_of = _entries(repo, cache, {f.rel: f for f in files})
         result = None if kept is None else crossfile.update(repo, kept, cache, listed, linked, digest, ask, entry_of)
-        result = result or crossfile.scratch(repo, listed, linked, digest, ask, entry_of)
+        found = None if result is None else _decoded(result)
+        if result is None or found is None:  # a kept part that does not decode is not used either
+            result = crossfile.scratch(repo, listed, linked, digest, ask, entry_of)
+            found = result.problems()
         cache.result, cache.result_changed = result.to_json(), True
-        found = result.problems()
     findings.save(repo, cache)
     return found
 
@@ -74,6 +76,14 @@ def _kept(kept: crossfile.Result | None, digest: str, ask: crossfile.Dependencie
         return None
     try:
         return kept.problems()
+    except (ValueError, TypeError):
+        return None
+
+
+def _decoded(result: crossfile.Result) -> list[Problem] | None:
+    """``result``'s findings, ``None`` if one it took from the kept result does not decode."""
+    try:
+        return result.problems()
     except (ValueError, TypeError):
         return None
 
@@ -107,7 +117,8 @@ def _read(repo: Validating, cache: findings.Cache, rel: str, found: os.stat_resu
 
 def _entries(repo: Validating, cache: findings.Cache, files: dict[str, _File]) -> Callable[[str], crossfile.Found]:
     """A file's entry as used or computed in this run, else decoded, else computed again from the
-    file (which may since have become unreadable, or gone: ``None``)."""
+    file (which may since have become unreadable, or gone: ``None``; or hold another content, then
+    the result is not kept under the digest of the content listed: :attr:`findings.Cache.result_stale`)."""
 
     def entry_of(rel: str) -> crossfile.Found:
         file = files[rel]
@@ -117,6 +128,8 @@ def _entries(repo: Validating, cache: findings.Cache, files: dict[str, _File]) -
             file.entry = cache.decoded(rel, file.blob)
         if file.entry is None:
             again = _read(repo, cache, rel, file.stat)
+            if again is None or again.blob != file.blob:
+                cache.result_stale = True
             if again is None or again.unreadable is not None:
                 return None if again is None else again.unreadable
             file.entry = again.entry

@@ -345,3 +345,59 @@ def test_ctrl_c_while_asking_ends_as_click_ends_it(served: MemoryRepo, monkeypat
     assert (through.returncode, through.stdout, through.stderr) == (alone.returncode, alone.stdout, alone.stderr)
     assert through.returncode == 130 and "interrupted" in through.stderr and answered
     assert ('"Interrupted"' in through.stdout) == as_json
+
+
+class _Full(io.RawIOBase):
+    """A stdout on a full disk: every write fails as ``/dev/full`` fails it."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        import errno
+
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize(("debug", "json_flag"), [([], []), ([], ["--json"]), (["--debug"], [])])
+def test_a_stdout_that_fails_ends_as_click_ends_it(served: MemoryRepo, monkeypatch: pytest.MonkeyPatch,
+                                                    debug: list[str], json_flag: list[str]) -> None:
+    """A write to stdout that fails (a full disk; not a closed pipe) ends the click application's
+    verb with its one error line and exit code 3 (with ``--debug``, its traceback); the fast path,
+    which already has the answer, must end the same way, not in a traceback."""
+    from memfs import cli
+
+    outputs = []
+    for fast_run in (fast.run, lambda argv: None):
+        out = io.TextIOWrapper(io.BufferedWriter(_Full()), encoding="utf-8")
+        err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        with monkeypatch.context() as m:
+            m.setattr(fast, "run", fast_run)
+            m.setattr(sys, "stdout", out)
+            m.setattr(sys, "stderr", err)
+            try:
+                cli.main([*debug, "-C", str(served.root), "search", *json_flag, "--at", AT, "rocket"])
+                code: Any = 0
+            except SystemExit as ended:
+                code = ended.code
+            except Exception as exc:  # what the interpreter would print: a traceback
+                code = type(exc).__name__
+        err.flush()
+        outputs.append((code, err.buffer.getvalue()))  # type: ignore[attr-defined]
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] == ("OSError" if debug else 3) and (b"No space left" in outputs[1][1]) is not bool(debug)
+
+
+def test_a_candidate_file_is_closed_once_read(tmp_path: Path) -> None:
+    """``memfs remember CANDIDATE.json`` (the fast path and click read it alike) closes the file
+    it read: no handle is left for the collector, which warns about it."""
+    import gc
+    import warnings
+
+    path = tmp_path / "candidate.json"
+    path.write_text('{"scope": "user:U5", "body": "x"}')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fast.record_mapping(str(path), "candidate_file", lambda: []) == {"scope": "user:U5", "body": "x"}
+        gc.collect()
+    assert [w.message for w in caught if issubclass(w.category, ResourceWarning)] == []

@@ -569,3 +569,80 @@ def test_a_result_not_written_with_the_indexes_is_not_used(seeded: MemoryRepo, m
     write_file(seeded.root / "facts/dup-a.md", memory_text("The build uses make.\n", id="dup-b"))
     assert seeded.validate() == _uncached(seeded)
     assert scratch == [1]
+
+
+def test_a_save_after_another_process_saved_keeps_no_result_it_was_not_computed_with(
+        seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two validates at once. This one takes ``facts/berlin.md`` as unchanged by its stat; the
+    file is then edited (a secret added) and another process validates and saves, its new entry
+    in their shared shard. This one then saves that shard (a file of it was deleted) with the
+    entries it reads from the disk now: the other's entry for the edited file, with its new
+    content id, must not be kept beside a result computed from the old content, or every later
+    run takes the stale result for the file as it is."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: time.time_ns() + 3600 * 10**9)
+    sibling = "facts/other-277.md"
+    assert findings.shard(sibling) == findings.shard("facts/berlin.md")
+    write_file(seeded.root / sibling, memory_text("Ana likes tea.\n", id="other", type="episode"))
+    seeded.validate()
+    (seeded.root / sibling).unlink()
+    real_save = findings.save
+    saves: list[int] = []
+
+    def another_process_first(repo: findings.Store, cache: findings.Cache) -> None:
+        saves.append(1)
+        if len(saves) == 1:
+            assert "facts/berlin.md" in cache.unread
+            write_file(seeded.root / "facts/berlin.md", memory_text(f"Kai works in Berlin. {SECRET}\n", id="berlin",
+                                                                    updated="2026-01-01T00:00:00Z"))
+            validating.cached(seeded.store)
+        real_save(repo, cache)
+
+    monkeypatch.setattr(findings, "save", another_process_first)
+    seeded.validate()
+    monkeypatch.setattr(findings, "save", real_save)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert any(p.path == "facts/berlin.md" and "secret" in p.message.lower() for p in found)
+
+
+@pytest.mark.parametrize("edit", [False, True])
+def test_a_kept_finding_that_does_not_decode_is_computed_again(seeded: MemoryRepo, edit: bool) -> None:
+    """A kept result whose parts are laid out as written but hold a finding that does not decode
+    (a corrupt cache) is not used, also where it is recomputed around a change: the findings of
+    the files that did not change are computed again, never a traceback."""
+    seeded.validate()
+    path = _folder(seeded) / findings.PAIRS_FILE
+    raw = json.loads(path.read_bytes())
+    raw["result"]["parts"]["facts/field.md"][0] = [{"path": "facts/field.md"}]
+    path.write_text(json.dumps(raw))
+    if edit:
+        _edit_worktree(seeded)
+    assert seeded.validate() == _uncached(seeded)
+
+
+def test_a_file_edited_while_its_entry_is_read_again_keeps_no_result_under_the_old_content(
+        seeded: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run takes ``facts/berlin.md`` as unchanged by its stat (its content id is in the run's
+    digest); its kept entry does not decode, so the file is read again when the cross-file checks
+    need it, and by then it was edited (a secret added). The result computed from the edit must
+    not be kept under the digest of the old content: once the edit is undone, a run with exactly
+    the old files would take it and report the secret that is no longer there."""
+    monkeypatch.setattr(findings, "_stamp", lambda repo: time.time_ns() + 3600 * 10**9)
+    seeded.validate()
+    original = (seeded.root / "facts/berlin.md").read_bytes()
+    _edit_entry(seeded, "facts/berlin.md", 2, ["not", "a", "summary"])
+    (_folder(seeded) / findings.PAIRS_FILE).unlink()
+    real_scratch = crossfile.scratch
+
+    def edited_meanwhile(*args: object) -> crossfile.Result:
+        write_file(seeded.root / "facts/berlin.md", memory_text(f"Kai works in Berlin. {SECRET}\n", id="berlin",
+                                                                updated="2026-01-01T00:00:00Z"))
+        return real_scratch(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossfile, "scratch", edited_meanwhile)
+    seeded.validate()
+    monkeypatch.setattr(crossfile, "scratch", real_scratch)
+    (seeded.root / "facts/berlin.md").write_bytes(original)
+    found = seeded.validate()
+    assert found == _uncached(seeded)
+    assert not any(p.path == "facts/berlin.md" and "secret" in p.message.lower() for p in found)

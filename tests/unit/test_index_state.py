@@ -316,3 +316,24 @@ def test_a_reader_racing_a_whole_write_keeps_no_key_its_parse_is_not(tmp_path: P
         handle.write(line)
     assert set(index_state.cached(tmp_path).files) == {"notes/x.md", "notes/y.md", "notes/z.md"}
     assert set(index_state.private(tmp_path).files) == {"notes/x.md", "notes/y.md", "notes/z.md"}
+
+
+def test_a_number_no_integer_holds_is_a_bad_state_or_a_line_not_replayed(tmp_path: Path) -> None:
+    """JSON reads ``1e400`` as infinity, which no serial or time converts to: the whole file is
+    then a bad state (the caller rebuilds) and a journal line one that does not replay (an older
+    copy, written whole next), never an error of another kind."""
+    state = State("ix-1", serial=3, snapshot_ns=5)
+    state.put("notes/a.md", Entry(1, 2, "d" * 24, (3,) * len(TEXT_FIELDS)))
+    index_state.write(tmp_path, state)
+    written = (tmp_path / STATE_FILE).read_bytes()
+    for field in (b'"serial":3', b'"snapshot_ns":5'):
+        (tmp_path / STATE_FILE).write_bytes(written.replace(field, field.split(b":")[0] + b":1e400"))
+        with pytest.raises(index_state.BadState):
+            index_state.read(tmp_path)
+    (tmp_path / STATE_FILE).write_bytes(written)
+    state = index_state.read(tmp_path)
+    state.put("notes/b.md", Entry(4, 5, "e" * 24, None))
+    state.serial = 4
+    (tmp_path / JOURNAL_FILE).write_bytes(state.journal_line().replace(b'"serial":4', b'"serial":1e400'))
+    got = index_state.read(tmp_path)
+    assert set(got.files) == {"notes/a.md"} and got.serial == 3 and got.disk.token == ""
