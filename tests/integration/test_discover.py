@@ -92,6 +92,12 @@ def _loose(repo: MemoryRepo, ref: str, text: str) -> Path:
     return _head_names(repo, f"ref: {ref}\n")
 
 
+def _symlinked_head(repo: MemoryRepo) -> Path:
+    (repo.root / ".git/HEAD").unlink()
+    os.symlink("refs/heads/main", repo.root / ".git/HEAD")
+    return repo.root / ".git"
+
+
 def _packed(repo: MemoryRepo) -> Path:
     process.run(repo.root, "pack-refs", "--all")
     return repo.root / ".git"
@@ -107,6 +113,7 @@ HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "a broken branch": (lambda r: _loose(r, "refs/heads/broken", "not a commit\n"), False),
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
     "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
+    "a branch name with a trailing space": (lambda r: _head_names(r, "ref: refs/heads/main \n"), False),
 }
 
 
@@ -153,6 +160,8 @@ BRANCHES: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "a file of the same name in the git directory": (_file_named_like_branch, False),
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
     "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
+    "a branch name with a trailing space": (lambda r: _head_names(r, "ref: refs/heads/main \n"), False),
+    "a symlinked HEAD": (_symlinked_head, False),
 }
 
 
@@ -212,3 +221,4 @@ def test_the_refs_under_a_prefix_are_at_least_those_git_lists(repo: MemoryRepo, 
     assert repo.store.git.no_refs_under("refs/memfs/backup/") == (how == "none")
     assert repo.store.git.no_refs_under("refs/memfs/backup/", but=sorted(found))
     assert ref_names_from_files(repo.root / ".git", "refs/memfs/../x/") is None
+
