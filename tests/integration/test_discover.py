@@ -222,3 +222,16 @@ def test_the_refs_under_a_prefix_are_at_least_those_git_lists(repo: MemoryRepo, 
     assert repo.store.git.no_refs_under("refs/memfs/backup/", but=sorted(found))
     assert ref_names_from_files(repo.root / ".git", "refs/memfs/../x/") is None
 
+
+def test_a_ref_below_a_symlinked_folder_is_not_missed(repo: MemoryRepo) -> None:
+    """Git lists the loose refs below a symlink to a folder; os.walk does not follow it, so the
+    files must step aside rather than say there is no ref there."""
+    (repo.root.parent / "elsewhere").mkdir()
+    (repo.root.parent / "elsewhere/one").write_text((repo.store.git.head() or "") + "\n")
+    (repo.root / ".git/refs/memfs/backup").mkdir(parents=True)
+    os.symlink(repo.root.parent / "elsewhere", repo.root / ".git/refs/memfs/backup/sub")
+    listed = process.run(repo.root, "for-each-ref", "--format=%(refname)", "refs/memfs/backup/").stdout.decode()
+    assert listed.split() == ["refs/memfs/backup/sub/one"]
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found is None or set(listed.split()) <= found
+    assert not repo.store.git.no_refs_under("refs/memfs/backup/")

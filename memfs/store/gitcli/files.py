@@ -126,7 +126,9 @@ def ref_names_from_files(git_dir: Path, prefix: str) -> set[str] | None:
         common = _plain_common(git_dir)
         if common is None:
             return None
-        for folder, _, files in os.walk(common / prefix, onerror=_raise):
+        for folder, folders, files in os.walk(common / prefix, onerror=_raise):
+            if any(os.path.islink(os.path.join(folder, name)) for name in folders):
+                return None  # git lists the refs below it; os.walk would not enter it
             found.update(Path(folder, name).relative_to(common).as_posix() for name in files)
         packed = common / "packed-refs"
         lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
