@@ -357,15 +357,19 @@ def _signature(st: os.stat_result) -> Signature | None:
 def signed_unchanged(root: Path, rel: str, signature: Signature) -> bool:
     """Whether the file at root-relative ``rel`` is still the one :func:`read_signed` read with
     ``signature``, by ``lstat`` alone (no byte read): every folder on the way is a folder (no
-    symlink), the file a regular file with one link, within :data:`MAX_READ_BYTES`, whose
-    device, inode, mode, size, mtime and ctime are the signed ones. So :func:`read_file` would read
-    those same bytes now: a reader may use what it derived from them instead."""
+    symlink) that this process may open and enter as :func:`read_file` does (a ``chmod`` of a
+    folder moves its ctime, not the file's), the file a regular file with one link, within
+    :data:`MAX_READ_BYTES`, whose device, inode, mode, size, mtime and ctime are the signed ones.
+    So :func:`read_file` would read those same bytes now: a reader may use what it derived from
+    them instead."""
     here = str(root)
     parts = rel.split("/")
     try:
+        if not os.access(here, os.R_OK | os.X_OK):
+            return False
         for part in parts[:-1]:
             here = os.path.join(here, part)
-            if not stat.S_ISDIR(os.lstat(here).st_mode):
+            if not stat.S_ISDIR(os.lstat(here).st_mode) or not os.access(here, os.R_OK | os.X_OK):
                 return False
         st = os.lstat(os.path.join(here, parts[-1]))
     except OSError:
