@@ -235,3 +235,14 @@ def test_a_ref_below_a_symlinked_folder_is_not_missed(repo: MemoryRepo) -> None:
     found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
     assert found is None or set(listed.split()) <= found
     assert not repo.store.git.no_refs_under("refs/memfs/backup/")
+
+
+def test_a_packed_ref_name_that_is_not_utf8_does_not_stop_the_listing(repo: MemoryRepo) -> None:
+    """Git takes any byte above 0x7f in a ref name; one packed under the prefix is a name there
+    like any other (decoded as the loose names are), not a UnicodeDecodeError out of sync."""
+    name = b"refs/memfs/backup/caf\xe9"
+    process.run(repo.root, "update-ref", os.fsdecode(name), repo.store.git.head() or "")
+    process.run(repo.root, "pack-refs", "--all")
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found == {os.fsdecode(name)}
+    assert not repo.store.git.no_refs_under("refs/memfs/backup/")

@@ -134,7 +134,7 @@ def ref_names_from_files(git_dir: Path, prefix: str) -> set[str] | None:
         lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    found.update(name.decode() for _, _, name in (line.partition(b" ") for line in lines)
+    found.update(os.fsdecode(name) for _, _, name in (line.partition(b" ") for line in lines)
                  if name.startswith(prefix.encode()))
     return found
 
