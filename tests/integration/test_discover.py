@@ -98,6 +98,12 @@ def _symlinked_head(repo: MemoryRepo) -> Path:
     return repo.root / ".git"
 
 
+def _not_utf8_branch(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "update-ref", os.fsdecode(b"refs/heads/caf\xe9"), repo.store.git.head() or "")
+    (repo.root / ".git/HEAD").write_bytes(b"ref: refs/heads/caf\xe9\n")
+    return repo.root / ".git"
+
+
 def _packed(repo: MemoryRepo) -> Path:
     process.run(repo.root, "pack-refs", "--all")
     return repo.root / ".git"
@@ -114,6 +120,7 @@ HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
     "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
     "a branch name with a trailing space": (lambda r: _head_names(r, "ref: refs/heads/main \n"), False),
+    "a branch name that is not UTF-8": (_not_utf8_branch, False),
 }
 
 

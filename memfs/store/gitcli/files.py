@@ -97,7 +97,11 @@ def head_from_files(git_dir: Path) -> str | None:
         return head.decode()
     if not _BRANCH_HEAD.fullmatch(head):
         return None
-    return _read_ref(common, head.removeprefix(b"ref: ").decode())
+    try:
+        ref = head.removeprefix(b"ref: ").decode()
+    except UnicodeDecodeError:
+        return None
+    return _read_ref(common, ref)
 
 
 def ref_from_files(git_dir: Path, ref: str) -> str | None:
