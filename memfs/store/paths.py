@@ -340,16 +340,17 @@ def read_signed(root: Path, rel: str) -> tuple[bytes | Unreadable | None, Signat
     """:func:`read_file`, and the :data:`Signature` of the bytes read when it can tell a later
     change (:func:`signed_unchanged`): taken by the ``fstat`` before the first byte is read, so a
     write while reading changes the ctime after it and shows; ``None`` for a file whose mtime or
-    ctime is within :data:`RACY_SIGNATURE_NS` of the clock at that ``fstat``, and for anything
-    that is not read."""
+    ctime is within :data:`RACY_SIGNATURE_NS` of the clock read before that ``fstat`` (after
+    the read, a slow one would widen the margin by its length), and for anything that is not read."""
+    before = time.time_ns()
     found, st = _read(root, rel, MAX_READ_BYTES)
     if not isinstance(found, bytes) or st is None:
         return found, None
-    return found, _signature(st)
+    return found, _signature(st, before)
 
 
-def _signature(st: os.stat_result) -> Signature | None:
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_SIGNATURE_NS:
+def _signature(st: os.stat_result, before: int) -> Signature | None:
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= before - RACY_SIGNATURE_NS:
         return None
     return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -357,15 +358,19 @@ def _signature(st: os.stat_result) -> Signature | None:
 def signed_unchanged(root: Path, rel: str, signature: Signature) -> bool:
     """Whether the file at root-relative ``rel`` is still the one :func:`read_signed` read with
     ``signature``, by ``lstat`` alone (no byte read): every folder on the way is a folder (no
-    symlink), the file a regular file with one link, within :data:`MAX_READ_BYTES`, whose
-    device, inode, mode, size, mtime and ctime are the signed ones. So :func:`read_file` would read
-    those same bytes now: a reader may use what it derived from them instead."""
+    symlink) that this process may open and enter as :func:`read_file` does (a ``chmod`` of a
+    folder moves its ctime, not the file's), the file a regular file with one link, within
+    :data:`MAX_READ_BYTES`, whose device, inode, mode, size, mtime and ctime are the signed ones.
+    So :func:`read_file` would read those same bytes now: a reader may use what it derived from
+    them instead."""
     here = str(root)
     parts = rel.split("/")
     try:
+        if not os.access(here, os.R_OK | os.X_OK):
+            return False
         for part in parts[:-1]:
             here = os.path.join(here, part)
-            if not stat.S_ISDIR(os.lstat(here).st_mode):
+            if not stat.S_ISDIR(os.lstat(here).st_mode) or not os.access(here, os.R_OK | os.X_OK):
                 return False
         st = os.lstat(os.path.join(here, parts[-1]))
     except OSError:

@@ -92,6 +92,18 @@ def _loose(repo: MemoryRepo, ref: str, text: str) -> Path:
     return _head_names(repo, f"ref: {ref}\n")
 
 
+def _symlinked_head(repo: MemoryRepo) -> Path:
+    (repo.root / ".git/HEAD").unlink()
+    os.symlink("refs/heads/main", repo.root / ".git/HEAD")
+    return repo.root / ".git"
+
+
+def _not_utf8_branch(repo: MemoryRepo) -> Path:
+    process.run(repo.root, "update-ref", os.fsdecode(b"refs/heads/caf\xe9"), repo.store.git.head() or "")
+    (repo.root / ".git/HEAD").write_bytes(b"ref: refs/heads/caf\xe9\n")
+    return repo.root / ".git"
+
+
 def _packed(repo: MemoryRepo) -> Path:
     process.run(repo.root, "pack-refs", "--all")
     return repo.root / ".git"
@@ -107,6 +119,8 @@ HEADS: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "a broken branch": (lambda r: _loose(r, "refs/heads/broken", "not a commit\n"), False),
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
     "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
+    "a branch name with a trailing space": (lambda r: _head_names(r, "ref: refs/heads/main \n"), False),
+    "a branch name that is not UTF-8": (_not_utf8_branch, False),
 }
 
 
@@ -153,6 +167,8 @@ BRANCHES: dict[str, tuple[Callable[[MemoryRepo], Path], bool]] = {
     "a file of the same name in the git directory": (_file_named_like_branch, False),
     "an extension": (lambda r: _config(r, "[extensions]\n\tnoop = true\n") / ".git", False),
     "a linked worktree": (lambda r: _linked(r).parent / "mem/.git/worktrees/linked", True),
+    "a branch name with a trailing space": (lambda r: _head_names(r, "ref: refs/heads/main \n"), False),
+    "a symlinked HEAD": (_symlinked_head, False),
 }
 
 
@@ -212,3 +228,28 @@ def test_the_refs_under_a_prefix_are_at_least_those_git_lists(repo: MemoryRepo, 
     assert repo.store.git.no_refs_under("refs/memfs/backup/") == (how == "none")
     assert repo.store.git.no_refs_under("refs/memfs/backup/", but=sorted(found))
     assert ref_names_from_files(repo.root / ".git", "refs/memfs/../x/") is None
+
+
+def test_a_ref_below_a_symlinked_folder_is_not_missed(repo: MemoryRepo) -> None:
+    """Git lists the loose refs below a symlink to a folder; os.walk does not follow it, so the
+    files must step aside rather than say there is no ref there."""
+    (repo.root.parent / "elsewhere").mkdir()
+    (repo.root.parent / "elsewhere/one").write_text((repo.store.git.head() or "") + "\n")
+    (repo.root / ".git/refs/memfs/backup").mkdir(parents=True)
+    os.symlink(repo.root.parent / "elsewhere", repo.root / ".git/refs/memfs/backup/sub")
+    listed = process.run(repo.root, "for-each-ref", "--format=%(refname)", "refs/memfs/backup/").stdout.decode()
+    assert listed.split() == ["refs/memfs/backup/sub/one"]
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found is None or set(listed.split()) <= found
+    assert not repo.store.git.no_refs_under("refs/memfs/backup/")
+
+
+def test_a_packed_ref_name_that_is_not_utf8_does_not_stop_the_listing(repo: MemoryRepo) -> None:
+    """Git takes any byte above 0x7f in a ref name; one packed under the prefix is a name there
+    like any other (decoded as the loose names are), not a UnicodeDecodeError out of sync."""
+    name = b"refs/memfs/backup/caf\xe9"
+    process.run(repo.root, "update-ref", os.fsdecode(name), repo.store.git.head() or "")
+    process.run(repo.root, "pack-refs", "--all")
+    found = ref_names_from_files(repo.root / ".git", "refs/memfs/backup/")
+    assert found == {os.fsdecode(name)}
+    assert not repo.store.git.no_refs_under("refs/memfs/backup/")

@@ -202,3 +202,17 @@ def test_answers_equal_those_without_anything_kept(mem: MemoryRepo, monkeypatch:
     text = " ".join(words)
     for kw in ({}, {"scope": "user:U5"}, {"at": NOW + dt.timedelta(days=60), "explain": True}):
         assert _answer(_search(mem, text, **kw)) == _as_before(mem, monkeypatch, text, **kw)
+
+
+def test_a_folder_made_unlistable_is_read(mem: MemoryRepo, reads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder one may enter but not list (``chmod 311``): ``read_file`` cannot open it, and the
+    ``lstat`` of the file inside still succeeds with the file's signature unchanged (only the
+    folder's own ctime moved). The kept parse must not answer for a file a read would refuse.
+    (Root may open any folder, so there both answers are equal.)"""
+    folder = mem.root / "notes"
+    folder.chmod(0o311)
+    try:
+        found = _search(mem, "marmalade")
+        assert _answer(found) == _as_before(mem, monkeypatch, "marmalade")
+    finally:
+        folder.chmod(0o755)

@@ -288,6 +288,18 @@ def test_a_server_starting_holds_its_root_before_its_socket_answers(repo: Memory
     os.close(fd)
 
 
+def test_a_start_that_fails_claiming_a_later_root_releases_the_earlier_ones(repo: MemoryRepo, tmp_path: Path) -> None:
+    """A server of two roots that claimed the first and then failed on the second (its lock
+    cannot be opened) must let the first go: a claim left open blocks every later server of it."""
+    other = MemoryRepo.open(copy_repo(repo.root, tmp_path / "other"), ACTOR)
+    (other.store.cache_dir / listener.LOCK).mkdir(parents=True)  # opening it fails
+    with pytest.raises(OSError):
+        repo.live_server(also=[other]).start()
+    fd = locking.try_hold(repo.store.cache_dir / listener.LOCK)
+    assert fd is not None
+    os.close(fd)
+
+
 def test_a_server_is_found_and_not_doubled_from_another_run_dir(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
     other = Path(tempfile.mkdtemp(prefix="mfs", dir="/tmp"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(other))  # a shell whose environment differs from the server's

@@ -99,3 +99,23 @@ def test_what_is_not_read_is_not_signed(tmp_path: Path) -> None:
     found, signature = paths.read_signed(tmp_path, "a.md")
     assert isinstance(found, paths.Unreadable) and signature is None
     assert paths.read_signed(tmp_path, "missing.md") == (None, None)
+
+
+def test_the_racy_margin_counts_from_before_the_fstat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed just before its ``fstat`` is racy however long its read then takes (a
+    process descheduled mid-read on a loaded machine): a write right after that ``fstat``, in the
+    same timestamp tick, would leave the times it read unchanged. So the clock compared with its
+    times is the one read before the ``fstat``, not after the bytes."""
+    _write(tmp_path, "a.md", "one\n", mtime_ns=paths.time.time_ns())
+    real_time_ns = paths.time.time_ns
+    late = [0]
+    real_read = paths._read_regular
+
+    def slow_read(*args: object, **kw: object) -> object:
+        late[0] = 10 * 10**9  # the clock once the bytes are in: 10 s on
+        return real_read(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(paths, "_read_regular", slow_read)
+    monkeypatch.setattr(paths.time, "time_ns", lambda: real_time_ns() + late[0])
+    data, signature = paths.read_signed(tmp_path, "a.md")
+    assert data == b"one\n" and signature is None

@@ -103,14 +103,17 @@ class SocketServer:
         """Hold each root's ``.memfs/live.lock`` for as long as this server runs: two servers
         started at once for one root (two commands that each found none and started one in the
         background) would both find no socket answering yet; the second finds the lock held."""
-        for root, live in self.lives.items():
-            ensure_cache(live.repo.cache_dir)
-            fd = locking.try_hold(live.repo.cache_dir / LOCK)
-            if fd is None:
-                self._release()
-                raise AlreadyRunning(f"a live index is starting or already serves {Path(root).name} "
-                                     "(memfs serve --status; --stop)")
-            self._claims.append(fd)
+        try:
+            for root, live in self.lives.items():
+                ensure_cache(live.repo.cache_dir)
+                fd = locking.try_hold(live.repo.cache_dir / LOCK)
+                if fd is None:
+                    raise AlreadyRunning(f"a live index is starting or already serves {Path(root).name} "
+                                         "(memfs serve --status; --stop)")
+                self._claims.append(fd)
+        except BaseException:
+            self._release()
+            raise
 
     def _release(self) -> None:
         for fd in self._claims:

@@ -90,14 +90,18 @@ def head_from_files(git_dir: Path) -> str | None:
         common = _plain_common(git_dir)
         if common is None:
             return None
-        head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
+        head = _head_file(git_dir)
     except (OSError, UnicodeDecodeError):
         return None
     if _HEX.fullmatch(head):
         return head.decode()
-    if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
+    if not _BRANCH_HEAD.fullmatch(head):
         return None
-    return _read_ref(common, head.removeprefix(b"ref: ").decode())
+    try:
+        ref = head.removeprefix(b"ref: ").decode()
+    except UnicodeDecodeError:
+        return None
+    return _read_ref(common, ref)
 
 
 def ref_from_files(git_dir: Path, ref: str) -> str | None:
@@ -126,13 +130,15 @@ def ref_names_from_files(git_dir: Path, prefix: str) -> set[str] | None:
         common = _plain_common(git_dir)
         if common is None:
             return None
-        for folder, _, files in os.walk(common / prefix, onerror=_raise):
+        for folder, folders, files in os.walk(common / prefix, onerror=_raise):
+            if any(os.path.islink(os.path.join(folder, name)) for name in folders):
+                return None  # git lists the refs below it; os.walk would not enter it
             found.update(Path(folder, name).relative_to(common).as_posix() for name in files)
         packed = common / "packed-refs"
         lines = packed.read_bytes().splitlines() if os.path.lexists(packed) else []
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    found.update(name.decode() for _, _, name in (line.partition(b" ") for line in lines)
+    found.update(os.fsdecode(name) for _, _, name in (line.partition(b" ") for line in lines)
                  if name.startswith(prefix.encode()))
     return found
 
@@ -159,10 +165,10 @@ def branch_from_files(git_dir: Path) -> str | None:
         common = _plain_common(git_dir)
         if common is None:
             return None
-        head = (git_dir / "HEAD").read_bytes().rstrip(b"\n")
+        head = _head_file(git_dir)
         if _HEX.fullmatch(head):
             return ""
-        if not head.startswith(b"ref: refs/heads/") or b"\\" in head or b".." in head:
+        if not _BRANCH_HEAD.fullmatch(head):
             return None
         name = head.removeprefix(b"ref: refs/heads/").decode()
         others = [form.format(name) for form in _AMBIGUOUS]
@@ -176,6 +182,20 @@ def branch_from_files(git_dir: Path) -> str | None:
     if any(line.partition(b" ")[2] in wanted for line in listed):
         return None
     return name
+
+
+#: A HEAD naming a branch as the files may answer for it: no whitespace (git trims it from the
+#: end, so ``main `` would be read as ``main``), no backslash, no ``..``.
+_BRANCH_HEAD = re.compile(rb"ref: refs/heads/(?!.*\.\.)[^\s\\]+")
+
+
+def _head_file(git_dir: Path) -> bytes:
+    """HEAD's content without its final newlines. Raises :class:`OSError` when HEAD is not a regular
+    file: a symlink ``HEAD -> refs/heads/main`` is a symbolic ref to git, not the id it leads to."""
+    head = git_dir / "HEAD"
+    if not stat.S_ISREG(os.lstat(head).st_mode):
+        raise OSError(f"{head} is not a regular file")
+    return head.read_bytes().rstrip(b"\n")
 
 
 def _plain_common(git_dir: Path) -> Path | None:
