@@ -110,3 +110,19 @@ def test_context_output_is_the_same_with_and_without_the_live_index(repo: Memory
             alone = cli(repo, *args, env={"MEMFS_NO_LIVE": "1"})
             assert (live.returncode, unfenced(live.stdout), live.stderr) == (
                 alone.returncode, unfenced(alone.stdout), alone.stderr), args
+
+
+def test_a_stop_ends_the_socket_thread_without_waiting_for_its_tick(repo: MemoryRepo,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stop`` wakes the thread waiting for a connection (``shutdown`` does not wake a thread in
+    ``accept`` on a Unix socket): with a tick of an hour the thread still ends, instead of being
+    left running when the stop gives up joining it."""
+    from memfs.agents.live import listener
+
+    monkeypatch.setattr(listener, "TICK_SECONDS", 3600.0)
+    server = repo.live_server()
+    server.start()
+    thread = server._thread
+    server.stop()
+    assert thread is not None and not thread.is_alive()
+    assert not server.path.exists() and server._wake is None

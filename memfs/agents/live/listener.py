@@ -9,6 +9,7 @@ import functools
 import json
 import logging
 import os
+import select
 import socket
 import struct
 import threading
@@ -56,6 +57,9 @@ class SocketServer:
         self.sock: socket.socket | None = None
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        #: (read end, write end) of a pipe :meth:`stop` writes to, so the socket's thread sees
+        #: :attr:`stopped` at once instead of at its next tick (:meth:`_accept`)
+        self._wake: tuple[int, int] | None = None
         self._claims: list[int] = []
         for live in self.lives.values():
             live._publish = functools.partial(self.publish, live)  # type: ignore[method-assign]
@@ -74,16 +78,23 @@ class SocketServer:
                 live.stop()
             self._cleanup()
             raise
+        self._wake = os.pipe()
         self._thread = threading.Thread(target=self._serve, name="memfs-live-socket", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self.stopped.set()
+        if self._wake is not None:
+            os.write(self._wake[1], b"x")
         if self.sock is not None:
             with contextlib.suppress(OSError):
                 self.sock.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=30)
+            if self._wake is not None and not self._thread.is_alive():
+                for fd in self._wake:
+                    os.close(fd)
+                self._wake = None
         for live in self.lives.values():
             live.stop()
         self._cleanup()
@@ -186,14 +197,31 @@ class SocketServer:
         assert sock is not None
         while not self.stopped.is_set():
             try:
-                conn, _ = sock.accept()
+                conn = self._accept(sock)
             except TimeoutError:
                 continue
             except OSError:
                 break
+            if conn is None:
+                break
             with conn:
                 self._answer(conn)
         self._cleanup()
+
+    def _accept(self, sock: socket.socket) -> socket.socket | None:
+        """The next connection, waiting at most a tick (:class:`TimeoutError`); ``None`` once
+        :meth:`stop` wrote to the wake pipe. Without the pipe, a stop would wait out the rest of
+        the tick: ``shutdown`` does not wake a thread waiting in ``accept`` on a Unix socket."""
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        if self._wake is not None:
+            poller.register(self._wake[0], select.POLLIN)
+        ready = {fd for fd, _ in poller.poll(TICK_SECONDS * 1000)}
+        if self._wake is not None and self._wake[0] in ready:
+            return None
+        if not ready:
+            raise TimeoutError
+        return sock.accept()[0]
 
     def _answer(self, conn: socket.socket) -> None:
         conn.settimeout(REQUEST_TIMEOUT)
