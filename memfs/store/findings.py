@@ -376,6 +376,8 @@ class Cache:
         decode too."""
         rows: dict[str, list[Any] | None] = {}
         for number in range(SHARDS):
+            if number not in self.tokens:  # no stat index loaded or written: its rows could not be used
+                continue
             files, token = self.xref_reader(number)
             if files is not None and token is not None and token == self.tokens.get(number):
                 rows.update((rel, fields) for rel, fields in files.items() if _xref_ok(fields))
@@ -457,7 +459,10 @@ def load(repo: Store) -> Cache:
 
     cache.shard_reader = lambda number: _files(_shard_file(repo, number), cache.fingerprint)
     cache.xref_reader = lambda number: _index(_xref_file(repo, number), cache.fingerprint)
+    names = _names(_folder(repo))
     for number in range(SHARDS):
+        if names is not None and f"{number:02x}.stat.json" not in names and f"{number:02x}.json" not in names:
+            continue
         files, token = _index(_stat_file(repo, number), cache.fingerprint)
         if isinstance(token, str):
             cache.tokens[number] = token
@@ -469,6 +474,18 @@ def load(repo: Store) -> Cache:
     if raw is not None:
         cache.result, cache.kept_tokens = raw.get("result"), raw.get("tokens")
     return cache
+
+
+def _names(folder: Path) -> set[str] | None:
+    """The names in the cache folder, listed once so that :func:`load` tries only the shards that
+    are there instead of opening each of the :data:`SHARDS` (most are absent in a small
+    repository); ``None`` when it cannot be listed (then every shard is tried, as it may still read)."""
+    try:
+        return set(os.listdir(folder))
+    except FileNotFoundError:
+        return set()
+    except OSError:
+        return None
 
 
 def save(repo: Store, cache: Cache) -> None:
