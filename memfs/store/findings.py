@@ -36,6 +36,7 @@ one edited memory rewrites 1/256 of the entries, not all. Deleting ``.memfs/`` i
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -114,9 +115,20 @@ def fingerprint(repo: Store) -> str:
         digest.update((repo.root / CONFIG_FILE).read_bytes())
     except OSError:
         digest.update(b"\0no config")
+    digest.update(_rules_digest())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _rules_digest() -> bytes:
+    """A digest of the rules' sources (:func:`_sources`), read once per process: the rules this
+    process runs are the ones it imported, so a source edited on disk after that does not change
+    what its findings were computed by (and ~60 files read and hashed per validate were most of
+    the cost of a cached one)."""
+    digest = hashlib.blake2b(digest_size=16)
     for source in _sources():
         digest.update(source.read_bytes())
-    return digest.hexdigest()
+    return digest.digest()
 
 
 @dataclass(frozen=True)
@@ -381,6 +393,8 @@ class Cache:
         decode too."""
         rows: dict[str, list[Any] | None] = {}
         for number in range(SHARDS):
+            if number not in self.tokens:  # no stat index loaded or written: its rows could not be used
+                continue
             files, token = self.xref_reader(number)
             if files is not None and token is not None and token == self.tokens.get(number):
                 rows.update((rel, fields) for rel, fields in files.items() if _xref_ok(fields))
@@ -462,7 +476,10 @@ def load(repo: Store) -> Cache:
 
     cache.shard_reader = lambda number: _files(_shard_file(repo, number), cache.fingerprint)
     cache.xref_reader = lambda number: _index(_xref_file(repo, number), cache.fingerprint)
+    names = _names(_folder(repo))
     for number in range(SHARDS):
+        if names is not None and f"{number:02x}.stat.json" not in names and f"{number:02x}.json" not in names:
+            continue
         files, token = _index(_stat_file(repo, number), cache.fingerprint)
         if isinstance(token, str):
             cache.tokens[number] = token
@@ -474,6 +491,18 @@ def load(repo: Store) -> Cache:
     if raw is not None:
         cache.result, cache.kept_tokens = raw.get("result"), raw.get("tokens")
     return cache
+
+
+def _names(folder: Path) -> set[str] | None:
+    """The names in the cache folder, listed once so that :func:`load` tries only the shards that
+    are there instead of opening each of the :data:`SHARDS` (most are absent in a small
+    repository); ``None`` when it cannot be listed (then every shard is tried, as it may still read)."""
+    try:
+        return set(os.listdir(folder))
+    except FileNotFoundError:
+        return set()
+    except OSError:
+        return None
 
 
 def save(repo: Store, cache: Cache) -> None:

@@ -53,10 +53,14 @@ _PRIVATE_STEPS = ("index-copied:", "index-ready:")
 
 
 def _prepare(repo: MemoryRepo, op: str) -> None:
+    """The operation's starting repository, its objects in one pack (as the template's are): each
+    step's run copies it twice, and ten commits' loose objects are some thirty files and folders."""
     if op == "retract":
         add(repo, "base.md")
         for i in range(9):
             add(repo, f"derived/d{i}.md", "base.md")
+        git(repo.root, "repack", "-a", "-d", "-q")
+        git(repo.root, "prune-packed")
 
 
 @pytest.fixture
