@@ -39,6 +39,9 @@ Ids = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
 #: a query term's clauses: per text field, the indexed words it stands for there
 Parts = tuple[tuple[str, tuple[str, ...]], ...]
+#: ``(segment reader, field, word as bytes)`` -> that segment's local ids and weights, as
+#: :func:`read_postings` gives them
+Read = Callable[[Any, str, bytes], tuple[npt.NDArray[np.int64], Floats]]
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,13 @@ class TermScores:
     """Per-term scores of one open index: ``of(field, word)`` is each live document holding
     ``word`` in ``field`` and its BM25 score times the field's boost, as Whoosh's boosted term
     scores it (global document numbers, deleted documents left out); ``term`` sums a query term's
-    fields and keeps the result for the life of the open index, up to ``budget`` postings."""
+    fields and keeps the result for the life of the open index, up to ``budget`` postings.
+    ``read`` gives a segment's postings of a word (default: decoded from whoosh's blocks)."""
 
     def __init__(self, reader: Any, idf: Callable[[str, str], float], avgfl: Mapping[str, float],
-                 boosts: Mapping[str, float], budget: int = KEPT_POSTINGS) -> None:
+                 boosts: Mapping[str, float], budget: int = KEPT_POSTINGS, read: Read | None = None) -> None:
         self.reader = reader
+        self.read: Read = read or read_postings
         self.idf = idf
         self.avgfl = avgfl
         self.boosts = boosts
@@ -150,7 +155,7 @@ class TermScores:
         ids: list[Ids] = []
         scores: list[Floats] = []
         for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
-            local, weights = read_postings(leaf, field, leaf.schema[field].to_bytes(word))
+            local, weights = self.read(leaf, field, leaf.schema[field].to_bytes(word))
             if not len(local):
                 continue
             live = self.live()[local + offset]

@@ -21,9 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memfs.format.model import Memory, Problem
+from memfs.index import packed
 from memfs.index import state as index_state
 from memfs.index.documents import FIELD_BOOSTS, Stored, from_kept
-from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders, holders_in
+from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders, holders_in, read_postings
 from memfs.index.state import State
 from memfs.store.paths import Signature
 from memfs.store.repo import Store
@@ -177,8 +178,9 @@ class Handle:
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
-        self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
+        self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS, read=self._postings)
         self.size = self.terms.size
+        self._dir = cache / state.index_dir
         self._allowed: dict[Hashable, Mask] = {}
         self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
@@ -279,6 +281,15 @@ class Handle:
             return holders_in(leaf, field, word)
         return self.segments.holders(name, field, word, lambda: holders_in(leaf, field, word))
 
+    def _postings(self, leaf: Any, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """A segment's postings of a word from its packed file (:mod:`memfs.index.packed`), or
+        decoded from whoosh's blocks when it has none or does not pack ``field``."""
+        name = _segment_id(leaf)
+        found = None if name is None else self.segments.postings_of(self._dir, name, leaf.doc_count_all())
+        if found is None or field not in found.fields:
+            return read_postings(leaf, field, btext)
+        return found.postings(field, btext)
+
     def prefixed(self, field: str, prefix: str) -> tuple[str, ...]:
         """The indexed words of ``field`` that start with ``prefix``."""
         return tuple(w.decode() if isinstance(w, bytes) else w for w in self.stats.reader.expand_prefix(field, prefix))
@@ -327,6 +338,7 @@ class Segments:
 
     def __init__(self) -> None:
         self.expiries: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+        self._packed: dict[str, packed.Packed | None] = {}
         self._holders: dict[tuple[str, str, str], npt.NDArray[np.int64]] = {}
         self._lock = threading.Lock()
 
@@ -336,7 +348,19 @@ class Segments:
         with self._lock:
             kept.expiries = {name: found for name, found in self.expiries.items() if name in names}
             kept._holders = {k: ids for k, ids in self._holders.items() if k[0] in names}
+            kept._packed = {name: found for name, found in self._packed.items() if name in names and found}
         return kept
+
+    def postings_of(self, index_dir: Path, name: str, docs: int) -> packed.Packed | None:
+        """Segment ``name``'s packed postings, mapped once (``None``, not looked for again by this
+        open index, if it has none: a segment is packed right after the commit that wrote it)."""
+        with self._lock:
+            if name in self._packed:
+                return self._packed[name]
+        found = packed.load(packed.path_for(index_dir, name), docs)
+        with self._lock:
+            self._packed[name] = found
+        return found
 
     def holders(self, name: str, field: str, word: str,
                 read: Callable[[], npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:

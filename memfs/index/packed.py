@@ -1,0 +1,162 @@
+"""Each segment's scored posting lists in a file numpy reads in place, written once per segment.
+
+Why: whoosh3 stores a posting list as blocks of zlib-compressed pickles, read through a matcher
+object a term lookup and a block at a time; a query new to the server spent ~half its CPU there
+(#28). A segment never changes once written (a deletion only marks documents), so its posting
+lists are decoded once, by the process that committed it, into ``<segment id>.postings`` beside
+the segment: per (text field, word), its local document numbers (int32) and weights (float32,
+or float64 if any weight does not survive the round trip) in two flat arrays, and the words in
+one pickled list. A reader maps the file; one term is a dict lookup and two array slices.
+
+The contract: :meth:`Packed.postings` gives exactly what :func:`memfs.index.postings.read_postings`
+decodes from the segment itself (the file is made by calling it for every word of every packed
+field), so scores and ranking are unchanged. A segment without its file (an index written before
+this, or a writer that stopped between its commit and :func:`prepare`), one whose file does not
+match it, or a field not packed, is read from whoosh's own blocks as before. Files of segments
+no longer in the index are removed by whoosh with the segment's own (see :func:`prepare`).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pickle
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memfs.index.postings import read_postings
+
+#: the first bytes of a packed postings file (the format's version is its last byte)
+MAGIC = b"memfs-postings\x00\x01"
+SUFFIX = ".postings"
+_HEAD = 6  # int64s after the magic: documents, words, postings, weight bytes, keys' length, fields' length
+_NONE_I = np.zeros(0, np.int64)
+_NONE_F = np.zeros(0, np.float64)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """One segment's packed posting lists (see the module docstring)."""
+
+    docs: int
+    fields: frozenset[str]
+    slots: dict[bytes, int]
+    starts: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.int32]
+    weights: npt.NDArray[np.floating[Any]]
+
+    def postings(self, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The local document numbers (deleted ones included) and weights of ``btext`` in
+        ``field``, as :func:`read_postings` gives them; ``field`` must be one of :attr:`fields`."""
+        slot = self.slots.get(_key(field, btext))
+        if slot is None:
+            return _NONE_I, _NONE_F
+        start, end = int(self.starts[slot]), int(self.starts[slot + 1])
+        return self.ids[start:end].astype(np.int64), self.weights[start:end].astype(np.float64)
+
+
+def _key(field: str, btext: bytes) -> bytes:
+    return field.encode() + b"\x00" + btext
+
+
+def path_for(index_dir: Path, segment_id: str) -> Path:
+    return index_dir / f"{segment_id}{SUFFIX}"
+
+
+def pack(leaf: Any, fields: Iterable[str]) -> bytes:
+    """The packed file of one segment's ``fields`` (those in its schema)."""
+    packed = sorted(f for f in fields if f in leaf.schema)
+    keys: list[bytes] = []
+    counts: list[int] = []
+    ids: list[npt.NDArray[np.int64]] = []
+    weights: list[npt.NDArray[np.float64]] = []
+    for field in packed:
+        for btext in leaf.lexicon(field):
+            local, found = read_postings(leaf, field, btext)
+            keys.append(_key(field, btext))
+            counts.append(len(local))
+            ids.append(local)
+            weights.append(found)
+    every_id = np.concatenate(ids).astype(np.int32) if ids else np.zeros(0, np.int32)
+    every_weight = np.concatenate(weights) if weights else np.zeros(0, np.float64)
+    narrow = every_weight.astype(np.float32)
+    if np.array_equal(narrow.astype(np.float64), every_weight):
+        every_weight = narrow  # type: ignore[assignment]
+    starts = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=starts[1:])
+    key_blob = pickle.dumps(keys, protocol=5)
+    field_blob = "\x00".join(packed).encode()
+    head = np.array([leaf.doc_count_all(), len(keys), len(every_id), every_weight.itemsize, len(key_blob),
+                     len(field_blob)], np.int64)
+    parts = [MAGIC, head.tobytes(), starts.tobytes(), _padded(every_id.tobytes()), every_weight.tobytes(),
+             key_blob, field_blob]
+    return b"".join(parts)
+
+
+def _aligned(size: int) -> int:
+    return size + (-size % 8)
+
+
+def _padded(data: bytes) -> bytes:
+    return data + bytes(_aligned(len(data)) - len(data))
+
+
+def load(path: Path, docs: int) -> Packed | None:
+    """The packed file at ``path`` mapped in place, or ``None`` if there is none, it is not one,
+    or it was made for a segment of another size than ``docs`` documents."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size < len(MAGIC) + 8 * _HEAD:
+                return None
+            view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError:
+        return None
+    if view[:len(MAGIC)] != MAGIC:
+        return None
+    at = len(MAGIC)
+    count, words, total, width, keys_len, fields_len = (int(x) for x in np.frombuffer(view, np.int64, _HEAD, at))
+    at += 8 * _HEAD
+    need = at + 8 * (words + 1) + _aligned(4 * total) + width * total + keys_len + fields_len
+    if count != docs or width not in (4, 8) or len(view) != need:
+        return None
+    starts = np.frombuffer(view, np.int64, words + 1, at)
+    at += 8 * (words + 1)
+    ids = np.frombuffer(view, np.int32, total, at)
+    at += _aligned(4 * total)
+    weights: npt.NDArray[np.floating[Any]] = np.frombuffer(view, np.float32 if width == 4 else np.float64, total, at)
+    at += width * total
+    keys: list[bytes] = pickle.loads(view[at:at + keys_len])
+    fields = view[at + keys_len:at + keys_len + fields_len].decode()
+    slots = {key: slot for slot, key in enumerate(keys)}
+    return Packed(docs, frozenset(fields.split("\x00")) if fields else frozenset(), slots, starts, ids, weights)
+
+
+def prepare(ix: Any, fields: Iterable[str]) -> None:
+    """Write the packed file of every segment of the whoosh index ``ix`` that has none (called
+    after each commit). Written whole to a temporary name (a leading dot: whoosh leaves it
+    alone), then renamed: a reader sees a complete file or none. The name is the segment's name
+    and a suffix, which whoosh's clean-up of a new generation takes for one of that segment's
+    files: it is removed with its segment (a reader still holding its map keeps it)."""
+    wanted = tuple(fields)
+    index_dir = Path(ix.storage.folder)
+    reader = ix.reader()
+    try:
+        for leaf, _offset in reader.leaf_readers():
+            segment = leaf.segment()
+            if segment is None:
+                continue
+            name = str(segment.segment_id())
+            target = path_for(index_dir, name)
+            if target.exists():
+                continue
+            temporary = index_dir / f".{name}.{secrets.token_hex(4)}.tmp"
+            temporary.write_bytes(pack(leaf, wanted))
+            os.replace(temporary, target)
+    finally:
+        reader.close()
