@@ -61,6 +61,16 @@ class Packed:
         return self.ids[start:end].astype(np.int64), self.weights[start:end].astype(np.float64)
 
 
+    def count(self, field: str, btext: bytes, live: npt.NDArray[np.bool_] | None) -> int:
+        """How many documents hold ``btext`` in ``field``; with ``live`` (a flag per local
+        document), only those flagged."""
+        slot = self.slots.get(_key(field, btext))
+        if slot is None:
+            return 0
+        start, end = int(self.starts[slot]), int(self.starts[slot + 1])
+        return end - start if live is None else int(np.count_nonzero(live[self.ids[start:end]]))
+
+
 def _key(field: str, btext: bytes) -> bytes:
     return field.encode() + b"\x00" + btext
 

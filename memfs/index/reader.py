@@ -99,12 +99,18 @@ class Stats:
             if leaf.has_deletions():
                 self.deleted.append((leaf, sorted(leaf.deleted_docs_set)))
         self._df: dict[tuple[str, Any], int] = {}
+        #: the live documents holding a word in a field counted another way (from the packed
+        #: postings, :meth:`Handle.counted`), or ``None`` where it cannot; whoosh's term table
+        #: and a walk of the deleted documents' postings otherwise
+        self.counted: Callable[[str, Any], int | None] = lambda _field, _text: None
 
     def df(self, fieldname: str, text: Any) -> int:
         key = (fieldname, text)
         found = self._df.get(key)
         if found is None:
-            found = self.reader.doc_frequency(fieldname, text) - self._deleted_with(fieldname, text)
+            found = self.counted(fieldname, text)
+            if found is None:
+                found = self.reader.doc_frequency(fieldname, text) - self._deleted_with(fieldname, text)
             self._df[key] = found
         return found
 
@@ -181,6 +187,7 @@ class Handle:
         self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS, read=self._postings)
         self.size = self.terms.size
         self._dir = cache / state.index_dir
+        self.stats.counted = self.counted
         self._allowed: dict[Hashable, Mask] = {}
         self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
@@ -289,6 +296,20 @@ class Handle:
         if found is None or field not in found.fields:
             return read_postings(leaf, field, btext)
         return found.postings(field, btext)
+
+    def counted(self, field: str, text: Any) -> int | None:
+        """How many live documents hold ``text`` in ``field``, from every segment's packed
+        postings (``None`` if a segment has none for ``field``): what whoosh's document frequency
+        less the deleted holders gives, without a term-table lookup or a postings walk."""
+        live = self.live()
+        total = 0
+        for leaf, offset, name in self._leaves:
+            found = None if name is None else self.segments.postings_of(self._dir, name, leaf.doc_count_all())
+            if found is None or field not in found.fields:
+                return None
+            btext = text if isinstance(text, bytes) else leaf.schema[field].to_bytes(text)
+            total += found.count(field, btext, live[offset:offset + found.docs] if leaf.has_deletions() else None)
+        return total
 
     def prefixed(self, field: str, prefix: str) -> tuple[str, ...]:
         """The indexed words of ``field`` that start with ``prefix``."""

@@ -149,3 +149,17 @@ def test_an_index_without_packed_files_searches_the_same(repo: MemoryRepo, opene
         for p, data in kept.items():
             p.write_bytes(data)
         index.close(repo.store)
+
+
+def test_document_frequencies_from_the_packed_files_are_whooshs(opened: Handle) -> None:
+    stats = opened.stats
+    words = {w.decode() if isinstance(w, bytes) else w for field in TEXT_FIELDS
+             for w in stats.reader.lexicon(field)} | {"absent"}
+    compared = 0
+    for field in TEXT_FIELDS:
+        for word in sorted(words):
+            whooshs = stats.reader.doc_frequency(field, word) - stats._deleted_with(field, word)
+            assert opened.counted(field, word) == whooshs, (field, word)
+            compared += whooshs
+    assert compared > 5_000
+    assert opened.counted("path", "notes/n001.md") is None
