@@ -5,8 +5,8 @@ object a term lookup and a block at a time; a query new to the server spent ~hal
 (#28). A segment never changes once written (a deletion only marks documents), so its posting
 lists are decoded once, by the process that committed it, into ``<segment id>.postings`` beside
 the segment: per (text field, word), its local document numbers (int32) and weights (float32,
-or float64 if any weight does not survive the round trip) in two flat arrays, and the words in
-one pickled list. A reader maps the file; one term is a dict lookup and two array slices.
+or float64 if any weight does not survive the round trip) in two flat arrays, and the words in a
+hash table. A reader maps the file; one term is a hash, a probe or two and two array slices.
 
 The contract: :meth:`Packed.postings` gives exactly what :func:`memfs.index.postings.read_postings`
 decodes from the segment itself (the file is made by calling it for every word of every packed
@@ -18,9 +18,9 @@ no longer in the index are removed by whoosh with the segment's own (see :func:`
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import os
-import pickle
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,38 +33,54 @@ import numpy.typing as npt
 from memfs.index.postings import read_postings
 
 #: the first bytes of a packed postings file (the format's version is its last byte)
-MAGIC = b"memfs-postings\x00\x01"
+MAGIC = b"memfs-postings\x00\x02"
 SUFFIX = ".postings"
-_HEAD = 6  # int64s after the magic: documents, words, postings, weight bytes, keys' length, fields' length
+_HEAD = 7  # int64s after the magic: documents, words, postings, weight bytes, table places, keys' and fields' length
 _NONE_I = np.zeros(0, np.int64)
 _NONE_F = np.zeros(0, np.float64)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Packed:
-    """One segment's packed posting lists (see the module docstring)."""
+    """One segment's packed posting lists (see the module docstring). Words are found through an
+    open-addressing table in the file (a word's slot at the first free place from its hash), so
+    nothing is unpickled or held per word in the process: the file's pages are the page cache's."""
 
     docs: int
     fields: frozenset[str]
-    slots: dict[bytes, int]
+    table: memoryview
+    key_starts: memoryview
+    keys: memoryview
     starts: npt.NDArray[np.int64]
     ids: npt.NDArray[np.int32]
     weights: npt.NDArray[np.floating[Any]]
 
+    def _slot(self, field: str, btext: bytes) -> int | None:
+        key = _key(field, btext)
+        table, key_starts = self.table, self.key_starts
+        mask = len(table) - 1
+        at = _hash(key) & mask
+        while True:
+            slot = table[at] - 1
+            if slot < 0:
+                return None
+            if self.keys[key_starts[slot]:key_starts[slot + 1]] == key:
+                return slot
+            at = (at + 1) & mask
+
     def postings(self, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The local document numbers (deleted ones included) and weights of ``btext`` in
         ``field``, as :func:`read_postings` gives them; ``field`` must be one of :attr:`fields`."""
-        slot = self.slots.get(_key(field, btext))
+        slot = self._slot(field, btext)
         if slot is None:
             return _NONE_I, _NONE_F
         start, end = int(self.starts[slot]), int(self.starts[slot + 1])
         return self.ids[start:end].astype(np.int64), self.weights[start:end].astype(np.float64)
 
-
     def count(self, field: str, btext: bytes, live: npt.NDArray[np.bool_] | None) -> int:
         """How many documents hold ``btext`` in ``field``; with ``live`` (a flag per local
         document), only those flagged."""
-        slot = self.slots.get(_key(field, btext))
+        slot = self._slot(field, btext)
         if slot is None:
             return 0
         start, end = int(self.starts[slot]), int(self.starts[slot + 1])
@@ -73,6 +89,24 @@ class Packed:
 
 def _key(field: str, btext: bytes) -> bytes:
     return field.encode() + b"\x00" + btext
+
+
+def _hash(key: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+
+
+def _table(keys: list[bytes]) -> npt.NDArray[np.int64]:
+    """The open-addressing table of ``keys``: a power of two of at least twice their number of
+    places, each 0 (free) or a word's slot + 1."""
+    size = 1 << max(3, (2 * len(keys)).bit_length())
+    mask = size - 1
+    table = [0] * size
+    for slot, key in enumerate(keys):
+        at = _hash(key) & mask
+        while table[at]:
+            at = (at + 1) & mask
+        table[at] = slot + 1
+    return np.array(table, np.int64)
 
 
 def path_for(index_dir: Path, segment_id: str) -> Path:
@@ -100,12 +134,15 @@ def pack(leaf: Any, fields: Iterable[str]) -> bytes:
         every_weight = narrow  # type: ignore[assignment]
     starts = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=starts[1:])
-    key_blob = pickle.dumps(keys, protocol=5)
+    key_starts = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum([len(k) for k in keys], out=key_starts[1:])
+    table = _table(keys)
+    key_blob = b"".join(keys)
     field_blob = "\x00".join(packed).encode()
-    head = np.array([leaf.doc_count_all(), len(keys), len(every_id), every_weight.itemsize, len(key_blob),
-                     len(field_blob)], np.int64)
-    parts = [MAGIC, head.tobytes(), starts.tobytes(), _padded(every_id.tobytes()), every_weight.tobytes(),
-             key_blob, field_blob]
+    head = np.array([leaf.doc_count_all(), len(keys), len(every_id), every_weight.itemsize, len(table),
+                     len(key_blob), len(field_blob)], np.int64)
+    parts = [MAGIC, head.tobytes(), table.tobytes(), key_starts.tobytes(), starts.tobytes(),
+             _padded(every_id.tobytes()), every_weight.tobytes(), key_blob, field_blob]
     return b"".join(parts)
 
 
@@ -130,21 +167,27 @@ def load(path: Path, docs: int) -> Packed | None:
     if view[:len(MAGIC)] != MAGIC:
         return None
     at = len(MAGIC)
-    count, words, total, width, keys_len, fields_len = (int(x) for x in np.frombuffer(view, np.int64, _HEAD, at))
+    count, words, total, width, places, keys_len, fields_len = (
+        int(x) for x in np.frombuffer(view, np.int64, _HEAD, at))
     at += 8 * _HEAD
-    need = at + 8 * (words + 1) + _aligned(4 * total) + width * total + keys_len + fields_len
-    if count != docs or width not in (4, 8) or len(view) != need:
+    need = at + 8 * (places + 2 * (words + 1)) + _aligned(4 * total) + width * total + keys_len + fields_len
+    if count != docs or width not in (4, 8) or places < 1 or places & (places - 1) or len(view) != need:
         return None
+    whole = memoryview(view)
+    table = whole[at:at + 8 * places].cast("q")
+    at += 8 * places
+    key_starts = whole[at:at + 8 * (words + 1)].cast("q")
+    at += 8 * (words + 1)
     starts = np.frombuffer(view, np.int64, words + 1, at)
     at += 8 * (words + 1)
     ids = np.frombuffer(view, np.int32, total, at)
     at += _aligned(4 * total)
     weights: npt.NDArray[np.floating[Any]] = np.frombuffer(view, np.float32 if width == 4 else np.float64, total, at)
     at += width * total
-    keys: list[bytes] = pickle.loads(view[at:at + keys_len])
-    fields = view[at + keys_len:at + keys_len + fields_len].decode()
-    slots = {key: slot for slot, key in enumerate(keys)}
-    return Packed(docs, frozenset(fields.split("\x00")) if fields else frozenset(), slots, starts, ids, weights)
+    keys = whole[at:at + keys_len]
+    fields = bytes(whole[at + keys_len:at + keys_len + fields_len]).decode()
+    return Packed(docs, frozenset(fields.split("\x00")) if fields else frozenset(), table, key_starts, keys,
+                  starts, ids, weights)
 
 
 def prepare(ix: Any, fields: Iterable[str]) -> None:

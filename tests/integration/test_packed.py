@@ -79,7 +79,7 @@ def test_packed_postings_are_the_blocks_decoded(repo: MemoryRepo, opened: Handle
     for leaf, _offset in opened.stats.reader.leaf_readers():
         found = packed.load(packed.path_for(_index_dir(repo, opened), str(_segment_id(leaf))), leaf.doc_count_all())
         assert found is not None and found.fields == set(TEXT_FIELDS)
-        assert len(found.slots) == sum(1 for field in TEXT_FIELDS for _w in leaf.lexicon(field))
+        assert len(found.key_starts) - 1 == sum(1 for field in TEXT_FIELDS for _w in leaf.lexicon(field))
         for field in TEXT_FIELDS:
             for btext in leaf.lexicon(field):
                 ids, weights = found.postings(field, btext)
@@ -163,3 +163,23 @@ def test_document_frequencies_from_the_packed_files_are_whooshs(opened: Handle) 
             compared += whooshs
     assert compared > 5_000
     assert opened.counted("path", "notes/n001.md") is None
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_words_whose_hashes_collide_are_each_found(repo: MemoryRepo, opened: Handle, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path, spread: bool) -> None:
+    real = packed._hash
+    monkeypatch.setattr(packed, "_hash", (lambda key: real(key) % 5) if spread else (lambda key: 12345))
+    leaf, _offset = opened.stats.reader.leaf_readers()[-1]
+    (tmp_path / "p").write_bytes(packed.pack(leaf, ["tags", "description"]))
+    found = packed.load(tmp_path / "p", leaf.doc_count_all())
+    assert found is not None
+    words = 0
+    for field in ("tags", "description"):
+        for btext in leaf.lexicon(field):
+            ids, weights = found.postings(field, btext)
+            want_ids, want_weights = read_postings(leaf, field, btext)
+            assert np.array_equal(ids, want_ids) and np.array_equal(weights, want_weights)
+            words += 1
+        assert len(found.postings(field, b"zz-absent")[0]) == 0
+    assert words > 20
