@@ -113,22 +113,22 @@ def path_for(index_dir: Path, segment_id: str) -> Path:
     return index_dir / f"{segment_id}{SUFFIX}"
 
 
-def pack(leaf: Any, fields: Iterable[str]) -> bytes:
-    """The packed file of one segment's ``fields`` (those in its schema)."""
+def pack(leaf: Any, fields: Iterable[str]) -> list[bytes | memoryview]:
+    """The packed file of one segment's ``fields`` (those in its schema), in pieces to write one
+    after the other (the arrays' own memory, not copies)."""
     packed = sorted(f for f in fields if f in leaf.schema)
     keys: list[bytes] = []
     counts: list[int] = []
-    ids: list[npt.NDArray[np.int64]] = []
-    weights: list[npt.NDArray[np.float64]] = []
+    ids, weights = bytearray(), bytearray()
     for field in packed:
         for btext in leaf.lexicon(field):
             local, found = read_postings(leaf, field, btext)
             keys.append(_key(field, btext))
             counts.append(len(local))
-            ids.append(local)
-            weights.append(found)
-    every_id = np.concatenate(ids).astype(np.int32) if ids else np.zeros(0, np.int32)
-    every_weight = np.concatenate(weights) if weights else np.zeros(0, np.float64)
+            ids += local.astype(np.int32).tobytes()
+            weights += found.tobytes()
+    every_id = np.frombuffer(ids, np.int32)
+    every_weight = np.frombuffer(weights, np.float64)
     narrow = every_weight.astype(np.float32)
     if np.array_equal(narrow.astype(np.float64), every_weight):
         every_weight = narrow  # type: ignore[assignment]
@@ -141,17 +141,12 @@ def pack(leaf: Any, fields: Iterable[str]) -> bytes:
     field_blob = "\x00".join(packed).encode()
     head = np.array([leaf.doc_count_all(), len(keys), len(every_id), every_weight.itemsize, len(table),
                      len(key_blob), len(field_blob)], np.int64)
-    parts = [MAGIC, head.tobytes(), table.tobytes(), key_starts.tobytes(), starts.tobytes(),
-             _padded(every_id.tobytes()), every_weight.tobytes(), key_blob, field_blob]
-    return b"".join(parts)
+    return [MAGIC, head.data, table.data, key_starts.data, starts.data, every_id.data,
+            bytes(_aligned(every_id.nbytes) - every_id.nbytes), every_weight.data, key_blob, field_blob]
 
 
 def _aligned(size: int) -> int:
     return size + (-size % 8)
-
-
-def _padded(data: bytes) -> bytes:
-    return data + bytes(_aligned(len(data)) - len(data))
 
 
 def load(path: Path, docs: int) -> Packed | None:
@@ -195,7 +190,9 @@ def prepare(ix: Any, fields: Iterable[str]) -> None:
     after each commit). Written whole to a temporary name (a leading dot: whoosh leaves it
     alone), then renamed: a reader sees a complete file or none. The name is the segment's name
     and a suffix, which whoosh's clean-up of a new generation takes for one of that segment's
-    files: it is removed with its segment (a reader still holding its map keeps it)."""
+    files: it is removed with its segment (a reader still holding its map keeps it). A file that
+    cannot be written (a full disk) leaves its segment unpacked: the commit stands, and readers
+    decode that segment's blocks as before."""
     wanted = tuple(fields)
     index_dir = Path(ix.storage.folder)
     reader = ix.reader()
@@ -209,7 +206,11 @@ def prepare(ix: Any, fields: Iterable[str]) -> None:
             if target.exists():
                 continue
             temporary = index_dir / f".{name}.{secrets.token_hex(4)}.tmp"
-            temporary.write_bytes(pack(leaf, wanted))
-            os.replace(temporary, target)
+            try:
+                with open(temporary, "wb") as out:
+                    out.writelines(pack(leaf, wanted))
+                os.replace(temporary, target)
+            except OSError:
+                temporary.unlink(missing_ok=True)
     finally:
         reader.close()

@@ -128,7 +128,7 @@ def test_weights_that_a_float32_would_round_are_kept_whole(repo: MemoryRepo, ope
 
     leaf, _offset = opened.stats.reader.leaf_readers()[0]
     monkeypatch.setattr(packed, "read_postings", thirds)
-    (tmp_path / "p").write_bytes(packed.pack(leaf, ["body"]))
+    (tmp_path / "p").write_bytes(b"".join(packed.pack(leaf, ["body"])))
     found = packed.load(tmp_path / "p", leaf.doc_count_all())
     assert found is not None and found.weights.dtype == np.float64 and found.fields == {"body"}
     btext = next(iter(leaf.lexicon("body")))
@@ -171,7 +171,7 @@ def test_words_whose_hashes_collide_are_each_found(repo: MemoryRepo, opened: Han
     real = packed._hash
     monkeypatch.setattr(packed, "_hash", (lambda key: real(key) % 5) if spread else (lambda key: 12345))
     leaf, _offset = opened.stats.reader.leaf_readers()[-1]
-    (tmp_path / "p").write_bytes(packed.pack(leaf, ["tags", "description"]))
+    (tmp_path / "p").write_bytes(b"".join(packed.pack(leaf, ["tags", "description"])))
     found = packed.load(tmp_path / "p", leaf.doc_count_all())
     assert found is not None
     words = 0
@@ -183,3 +183,35 @@ def test_words_whose_hashes_collide_are_each_found(repo: MemoryRepo, opened: Han
             words += 1
         assert len(found.postings(field, b"zz-absent")[0]) == 0
     assert words > 20
+
+
+def test_a_packed_file_that_cannot_be_written_leaves_the_commit_and_the_search_as_they_were(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    mem = new_repo(tmp_path / "m")
+    for i in range(40):
+        _put(mem, rng, i)
+    commit_all(mem.root, "memories")
+    index.rebuild(mem.store)
+    queries = ["w00 w02", "w05", "東京 release"]
+    expected = _answers(mem, queries)
+
+    def full(*_args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(packed.os, "replace", full)
+    put(mem, "notes/n040.md", "zebra w00 w05\n")
+    commit_all(mem.root, "one more")
+    index.sync(mem.store)
+    monkeypatch.undo()
+    opened = handle(mem.store)
+    folder = _index_dir(mem, opened)
+    names = {_segment_id(leaf) for leaf, _offset in opened.stats.reader.leaf_readers()}
+    assert len(names) == 2 and len(list(folder.glob(f"*{packed.SUFFIX}"))) == 1
+    assert not list(folder.glob(".*.tmp"))
+    assert [p for p, *_rest in _answers(mem, ["zebra"])[0]] == ["notes/n040.md"]
+    assert len(expected[0]) > 3
+    fresh = TermScores(opened.stats.reader, opened.stats.idf, opened.stats.avgfl, FIELD_BOOSTS)
+    with_mixed = _answers(mem, queries)
+    monkeypatch.setattr(opened, "terms", fresh)
+    assert _answers(mem, queries) == with_mixed
