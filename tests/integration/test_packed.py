@@ -21,7 +21,7 @@ from memfs.index import packed
 from memfs.index.documents import FIELD_BOOSTS, TEXT_FIELDS
 from memfs.index.postings import TermScores, read_postings
 from memfs.index.reader import Handle, _segment_id, handle
-from tests.helpers import commit_all, new_repo, put
+from tests.helpers import commit_all, new_repo, put, segmented
 
 WORDS = (*(f"w{i:02d}" for i in range(50)), "東京", "京都", "大阪", "release", "notes")
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -58,10 +58,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
 
 @pytest.fixture
 def opened(repo: MemoryRepo) -> Handle:
-    found = handle(repo.store)
-    leaves = found.stats.reader.leaf_readers()
-    assert len(leaves) > 1 and any(leaf.has_deletions() for leaf, _offset in leaves)
-    return found
+    return segmented(repo)
 
 
 def _index_dir(repo: MemoryRepo, opened: Handle) -> Path:
