@@ -24,6 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from memfs import MemoryRepo
+from memfs.index.reader import Handle, handle
 from memfs.index.results import SearchResult
 from memfs.policy.candidate import Candidate, from_mapping
 from memfs.policy.transcript import SummaryRecord
@@ -285,6 +286,15 @@ def candidate(
 def user_memories(repo: MemoryRepo) -> list[str]:
     """Memory files other than the ones ``memfs init`` creates under system/."""
     return [p for p in repo.store.memory_paths() if not p.startswith("system/")]
+
+
+def segmented(repo: MemoryRepo) -> Handle:
+    """The open index of ``repo``, checked to have several segments and deleted documents (what
+    the posting readers' tests need to exercise offsets and deletions)."""
+    found = handle(repo.store)
+    leaves = found.stats.reader.leaf_readers()
+    assert len(leaves) > 1 and any(leaf.has_deletions() for leaf, _offset in leaves)
+    return found
 
 
 def hit_paths(result: SearchResult) -> list[str]:

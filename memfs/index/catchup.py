@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from memfs.errors import LockTimeout
+from memfs.index import packed
 from memfs.index import state as index_state
 from memfs.index.documents import TEXT_FIELDS, document, kept_blob, make_schema
 from memfs.index.reader import close, open_dir
@@ -184,7 +185,11 @@ class _LazyWriter:
     def finish(self, commit: bool) -> None:
         if self.writer is not None:
             writer, self.writer = self.writer, None
-            writer.commit() if commit else writer.cancel()
+            if not commit:
+                writer.cancel()
+                return
+            writer.commit()
+            packed.prepare(self.ix, TEXT_FIELDS)
 
 
 def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: tuple[int, int], *,

@@ -39,6 +39,9 @@ Ids = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
 #: a query term's clauses: per text field, the indexed words it stands for there
 Parts = tuple[tuple[str, tuple[str, ...]], ...]
+#: ``(segment reader, field, word as bytes)`` -> that segment's local ids and weights, as
+#: :func:`read_postings` gives them
+Read = Callable[[Any, str, bytes], tuple[npt.NDArray[np.int64], Floats]]
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,13 @@ class TermScores:
     """Per-term scores of one open index: ``of(field, word)`` is each live document holding
     ``word`` in ``field`` and its BM25 score times the field's boost, as Whoosh's boosted term
     scores it (global document numbers, deleted documents left out); ``term`` sums a query term's
-    fields and keeps the result for the life of the open index, up to ``budget`` postings."""
+    fields and keeps the result for the life of the open index, up to ``budget`` postings.
+    ``read`` gives a segment's postings of a word (default: decoded from whoosh's blocks)."""
 
     def __init__(self, reader: Any, idf: Callable[[str, str], float], avgfl: Mapping[str, float],
-                 boosts: Mapping[str, float], budget: int = KEPT_POSTINGS) -> None:
+                 boosts: Mapping[str, float], budget: int = KEPT_POSTINGS, read: Read | None = None) -> None:
         self.reader = reader
+        self.read: Read = read or read_postings
         self.idf = idf
         self.avgfl = avgfl
         self.boosts = boosts
@@ -105,6 +110,8 @@ class TermScores:
         self._cache: OrderedDict[Parts, Postings] = OrderedDict()
         self._lengths: dict[tuple[int, str], npt.NDArray[np.uint8]] = {}
         self._live: npt.NDArray[np.bool_] | None = None
+        self._norms: dict[str, Floats] = {}
+        self._leaf_list: list[tuple[Any, int]] | None = None
 
     def term(self, parts: Parts) -> Postings:
         """Each live document a query term matches and its score: the sum over ``parts``, one
@@ -143,23 +150,37 @@ class TermScores:
     def of(self, field: str, word: str) -> Postings:
         """Each live document holding ``word`` in ``field`` and its boosted BM25 score (not kept)."""
         idf = self.idf(field, word)
-        avgfl = self.avgfl.get(field, 1.0) or 1.0
         boost = self.boosts.get(field, 1.0)
-        k1p, b = BM25_K1 + 1, BM25_B
-        norm = BM25_K1 * ((1 - b) + b * _length_table() / avgfl)
+        k1p = BM25_K1 + 1
+        norm = self._norm(field)
         ids: list[Ids] = []
         scores: list[Floats] = []
-        for number, (leaf, offset) in enumerate(self.reader.leaf_readers()):
-            local, weights = read_postings(leaf, field, leaf.schema[field].to_bytes(word))
+        for number, (leaf, offset) in enumerate(self._leaves()):
+            local, tf = self.read(leaf, field, leaf.schema[field].to_bytes(word))
             if not len(local):
                 continue
-            live = self.live()[local + offset]
-            local, tf = local[live], weights[live]
+            if leaf.has_deletions():
+                live = self.live()[local + offset]
+                local, tf = local[live], tf[live]
             scores.append(idf * ((tf * k1p) / (tf + norm[self._field_lengths(number, leaf, field)[local]])) * boost)
             ids.append((local + offset).astype(np.int32))
         if not ids:
             return EMPTY
         return Postings(np.concatenate(ids), np.concatenate(scores))
+
+    def _leaves(self) -> list[tuple[Any, int]]:
+        if self._leaf_list is None:
+            self._leaf_list = list(self.reader.leaf_readers())
+        return self._leaf_list
+
+    def _norm(self, field: str) -> Floats:
+        """BM25's length normalisation of ``field`` per stored length byte (``K1 * ((1 - B) + B
+        * length / average length)``), once per open index: its average length is fixed."""
+        found = self._norms.get(field)
+        if found is None:
+            avgfl = self.avgfl.get(field, 1.0) or 1.0
+            found = self._norms[field] = BM25_K1 * ((1 - BM25_B) + BM25_B * _length_table() / avgfl)
+        return found
 
     def _field_lengths(self, number: int, leaf: Any, field: str) -> npt.NDArray[np.uint8]:
         found = self._lengths.get((number, field))

@@ -21,9 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memfs.format.model import Memory, Problem
+from memfs.index import packed
 from memfs.index import state as index_state
 from memfs.index.documents import FIELD_BOOSTS, Stored, from_kept
-from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders, holders_in
+from memfs.index.postings import BM25_B, BM25_K1, TermScores, holders, holders_in, read_postings
 from memfs.index.state import State
 from memfs.store.paths import Signature
 from memfs.store.repo import Store
@@ -98,12 +99,18 @@ class Stats:
             if leaf.has_deletions():
                 self.deleted.append((leaf, sorted(leaf.deleted_docs_set)))
         self._df: dict[tuple[str, Any], int] = {}
+        #: the live documents holding a word in a field counted another way (from the packed
+        #: postings, :meth:`Handle.counted`), or ``None`` where it cannot; whoosh's term table
+        #: and a walk of the deleted documents' postings otherwise
+        self.counted: Callable[[str, Any], int | None] = lambda _field, _text: None
 
     def df(self, fieldname: str, text: Any) -> int:
         key = (fieldname, text)
         found = self._df.get(key)
         if found is None:
-            found = self.reader.doc_frequency(fieldname, text) - self._deleted_with(fieldname, text)
+            found = self.counted(fieldname, text)
+            if found is None:
+                found = self.reader.doc_frequency(fieldname, text) - self._deleted_with(fieldname, text)
             self._df[key] = found
         return found
 
@@ -177,8 +184,10 @@ class Handle:
         reader = self.ix.reader()
         self.stats = Stats(reader, state)
         self.searcher: SearcherView = Searcher(reader, weighting=_weighting(self.stats))
-        self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS)
+        self.terms = TermScores(reader, self.stats.idf, self.stats.avgfl, FIELD_BOOSTS, read=self._postings)
         self.size = self.terms.size
+        self._dir = cache / state.index_dir
+        self.stats.counted = self.counted
         self._allowed: dict[Hashable, Mask] = {}
         self._broken: list[Problem] | None = None
         self._expiries: tuple[list[int], list[int]] | None = None
@@ -279,6 +288,29 @@ class Handle:
             return holders_in(leaf, field, word)
         return self.segments.holders(name, field, word, lambda: holders_in(leaf, field, word))
 
+    def _postings(self, leaf: Any, field: str, btext: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """A segment's postings of a word from its packed file (:mod:`memfs.index.packed`), or
+        decoded from whoosh's blocks when it has none or does not pack ``field``."""
+        name = _segment_id(leaf)
+        found = None if name is None else self.segments.postings_of(self._dir, name, leaf.doc_count_all())
+        if found is None or field not in found.fields:
+            return read_postings(leaf, field, btext)
+        return found.postings(field, btext)
+
+    def counted(self, field: str, text: Any) -> int | None:
+        """How many live documents hold ``text`` in ``field``, from every segment's packed
+        postings (``None`` if a segment has none for ``field``): what whoosh's document frequency
+        less the deleted holders gives, without a term-table lookup or a postings walk."""
+        live = self.live()
+        total = 0
+        for leaf, offset, name in self._leaves:
+            found = None if name is None else self.segments.postings_of(self._dir, name, leaf.doc_count_all())
+            if found is None or field not in found.fields:
+                return None
+            btext = text if isinstance(text, bytes) else leaf.schema[field].to_bytes(text)
+            total += found.count(field, btext, live[offset:offset + found.docs] if leaf.has_deletions() else None)
+        return total
+
     def prefixed(self, field: str, prefix: str) -> tuple[str, ...]:
         """The indexed words of ``field`` that start with ``prefix``."""
         return tuple(w.decode() if isinstance(w, bytes) else w for w in self.stats.reader.expand_prefix(field, prefix))
@@ -327,6 +359,7 @@ class Segments:
 
     def __init__(self) -> None:
         self.expiries: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+        self._packed: dict[str, packed.Packed | None] = {}
         self._holders: dict[tuple[str, str, str], npt.NDArray[np.int64]] = {}
         self._lock = threading.Lock()
 
@@ -336,7 +369,19 @@ class Segments:
         with self._lock:
             kept.expiries = {name: found for name, found in self.expiries.items() if name in names}
             kept._holders = {k: ids for k, ids in self._holders.items() if k[0] in names}
+            kept._packed = {name: found for name, found in self._packed.items() if name in names and found}
         return kept
+
+    def postings_of(self, index_dir: Path, name: str, docs: int) -> packed.Packed | None:
+        """Segment ``name``'s packed postings, mapped once (``None``, not looked for again by this
+        open index, if it has none: a segment is packed right after the commit that wrote it)."""
+        with self._lock:
+            if name in self._packed:
+                return self._packed[name]
+        found = packed.load(packed.path_for(index_dir, name), docs)
+        with self._lock:
+            self._packed[name] = found
+        return found
 
     def holders(self, name: str, field: str, word: str,
                 read: Callable[[], npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:

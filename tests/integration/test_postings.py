@@ -20,7 +20,7 @@ from memfs import MemoryRepo, index
 from memfs.index.documents import FIELD_BOOSTS
 from memfs.index.postings import TermScores, read_postings
 from memfs.index.reader import Handle, handle
-from tests.helpers import commit_all, new_repo, put
+from tests.helpers import commit_all, new_repo, put, segmented
 
 WORDS = tuple(f"w{i:02d}" for i in range(40))
 COUNT = 320
@@ -52,10 +52,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
 
 @pytest.fixture
 def opened(repo: MemoryRepo) -> Handle:
-    found = handle(repo.store)
-    leaves = found.stats.reader.leaf_readers()
-    assert len(leaves) > 1 and any(leaf.has_deletions() for leaf, _offset in leaves)
-    return found
+    return segmented(repo)
 
 
 def _whoosh(opened: Handle, field: str, word: str) -> dict[int, float]:

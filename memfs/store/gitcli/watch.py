@@ -218,14 +218,9 @@ def git_identity(git_dir: Path) -> tuple[object, ...] | None:
         head = (git_dir / "HEAD").read_bytes()
     except OSError:
         return None
-    home = Path(os.environ.get("HOME", "/nonexistent"))
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    names = [git_dir / "index", git_dir / "packed-refs", git_dir / "info" / "exclude", git_dir / "info" / "attributes",
-             git_dir / "config", home / ".gitconfig", xdg / "git" / "config", xdg / "git" / "ignore",
-             xdg / "git" / "attributes", Path("/etc/gitconfig")]
-    assert len(names) == _NAMES
+    names = [*_identity_files(str(git_dir), os.environ.get("HOME"), os.environ.get("XDG_CONFIG_HOME"))]
     if head.startswith(b"ref: "):
-        names.append(git_dir / os.fsdecode(head[5:].strip()))
+        names.append(os.path.join(git_dir, os.fsdecode(head[5:].strip())))
     env = [os.environ.get(name) for name in _CONFIG_VARIABLES]
     if env[-1]:
         count = int(env[-1]) if env[-1].isdigit() else 0
@@ -235,6 +230,20 @@ def git_identity(git_dir: Path) -> tuple[object, ...] | None:
 
 #: files :func:`git_identity` compares besides the branch's ref (the index first)
 _NAMES = 10
+
+
+@functools.lru_cache(maxsize=64)
+def _identity_files(git_dir: str, home_var: str | None, xdg_var: str | None) -> tuple[str, ...]:
+    """The files of :func:`git_identity` besides the branch's ref, for a git directory and the
+    ``HOME`` and ``XDG_CONFIG_HOME`` in force (joined once, not at every probe)."""
+    home = home_var if home_var is not None else "/nonexistent"
+    xdg = xdg_var or os.path.join(home, ".config")
+    join = os.path.join
+    names = (join(git_dir, "index"), join(git_dir, "packed-refs"), join(git_dir, "info", "exclude"),
+             join(git_dir, "info", "attributes"), join(git_dir, "config"), join(home, ".gitconfig"),
+             join(xdg, "git", "config"), join(xdg, "git", "ignore"), join(xdg, "git", "attributes"), "/etc/gitconfig")
+    assert len(names) == _NAMES
+    return names
 
 
 def committed_over(before: tuple[object, ...], after: tuple[object, ...], index: tuple[int, int, int, int]) -> bool:
@@ -251,7 +260,7 @@ def committed_over(before: tuple[object, ...], after: tuple[object, ...], index:
     return before[:at] == after[:at] and before[at + 1 : -1] == after[at + 1 : -1]
 
 
-def _identity(path: Path) -> tuple[int, ...] | None:
+def _identity(path: str) -> tuple[int, ...] | None:
     try:
         st = os.stat(path)
     except OSError:
