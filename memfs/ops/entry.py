@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memfs.policy import guard
-from memfs.policy.gate import Refusal
+from memfs.policy.refusal import Refusal
 from memfs.store import gitcli, hooks, paths
 from memfs.store.hooks import HooksInstalled
 from memfs.store.repo import Store

@@ -34,8 +34,8 @@ from typing import Any
 from memfs.errors import InvalidMemory, MemfsError, NotFound, Refused, UsageError, WriteRefused
 from memfs.format import yamlio
 from memfs.format.document import split
-from memfs.format.interop import basic_memory, letta, markdown, obsidian
-from memfs.format.interop.common import FORMATS, NO_SCOPE, Converted, Defaults, SourceFile, Step, digest
+from memfs.format.interop import FORMATS, basic_memory, letta, markdown, obsidian
+from memfs.format.interop.common import NO_SCOPE, Converted, Defaults, SourceFile, Step, digest
 from memfs.format.model import SOURCE_KINDS, TYPES, Memory, utcnow
 from memfs.policy.recall import ScopeRule, check_scope, eligibility
 from memfs.store import atomic, paths

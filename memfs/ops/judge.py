@@ -57,7 +57,6 @@ from typing import Any, Literal
 from memfs.format.model import Memory
 from memfs.ops import semantic
 from memfs.ops.callables import load_callable
-from memfs.ops.conflicts import in_scope, near_misses
 from memfs.policy import conflicts, gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.conflicts import RULINGS, Ruling
@@ -344,6 +343,8 @@ def rulings(repo: Store, candidate: Candidate) -> dict[str, Ruling]:
         return {}
     if candidate.retract or gate.secrets(candidate):
         return {}
+    from memfs.ops.conflicts import in_scope, near_misses
+
     scope = in_scope(repo, candidate.scope)
     rivals = conflicts.against(candidate, scope)
     new = Side(candidate.body.strip(), candidate.type, candidate.scope, candidate.source_kind)

@@ -13,6 +13,10 @@ After any integration, :func:`keep_lineage` flags active memories one side deriv
 other side retracted, in one ``sync`` commit, so ``invalidated_by`` and ``depends_on`` agree; and
 where the two sides made one subject active in two files, it leaves the newest active and the
 others ``superseded`` (:func:`memfs.policy.concurrent.duplicates`), in one ``sync`` commit.
+
+The rules (:mod:`memfs.policy.concurrent`, and with them the gate and the conflict tables) are
+imported by the function that settles: :mod:`memfs.ops.sync` imports this module, and a sync that
+integrates nothing, or only fast-forwards, judges no memory.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from typing import Any
 from memfs.errors import InvalidMemory
 from memfs.format.model import Memory, utcnow
 from memfs.format.parse import parse
-from memfs.policy import concurrent
 from memfs.policy.lineage import INVALIDATED_BY, Invalidation
 from memfs.store import atomic, gitcli, paths
 from memfs.store.commits import Message
@@ -128,6 +131,8 @@ def merge_settled(repo: Store, div: Divergence, head: str, upstream: str, subjec
 
 def _settle_all(repo: Store, div: Divergence, head: str, upstream: str) -> list[Settlement]:
     """Settle each memory both sides changed, in the work tree, and stage it."""
+    from memfs.policy import concurrent
+
     rels = div.both
     base = repo.files_at(div.base, rels) if div.base else dict.fromkeys(rels)
     mine, theirs = repo.files_at(head, rels), repo.files_at(upstream, rels)
@@ -206,6 +211,7 @@ def _one_per_subject(repo: Store, changed: dict[str, Memory]) -> list[Settlement
     if not keys:
         return []
     from memfs.ops.remember import key_pattern
+    from memfs.policy import concurrent
 
     known = repo.catalog()
     rels = {r for key in keys
@@ -225,6 +231,8 @@ def _flag_orphans(repo: Store, changed: dict[str, Memory]) -> list[Settlement]:
     parents = {d for m in changed.values() for d in m.depends_on}
     if not parents:
         return []
+    from memfs.policy import concurrent
+
     known = {**_memories_at_head(repo, sorted(parents - set(changed))), **changed}
     flagged = concurrent.orphans(changed, known)
     if not flagged:

@@ -27,7 +27,6 @@ from memfs.format.names import default_id
 from memfs.format.parse import load_document
 from memfs.ops import idempotency
 from memfs.ops.judge import configured, rulings
-from memfs.ops.retract import retract
 from memfs.policy import evidence, gate
 from memfs.policy.candidate import Candidate
 from memfs.policy.conflicts import Ruling
@@ -375,6 +374,8 @@ def _apply(
             expected_revision=target.revision,
         )
         return (memory.path,), memory.revision, None
+    from memfs.ops.retract import retract
+
     # Same thread, so the write lock is re-entered: the retraction commits inside our lock.
     result = retract(repo, [target.path], reason=candidate.reason or decision.reason, actor=tx.actor)
     return (target.path, *result.plan.downstream), None, result.commit

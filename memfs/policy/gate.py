@@ -42,12 +42,12 @@ how to override it: a person (a ``user:`` actor) with ``--force``; agents never 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memfs.format.model import Memory
 from memfs.policy import meaning
 from memfs.policy.candidate import Candidate
 from memfs.policy.meaning import CHOICES, Question, Reading
+from memfs.policy.refusal import Refusal as Refusal
 from memfs.policy.secrets_scan import scan
 
 TRUSTED_FOR_PREFERENCES = ("user", "system")
@@ -64,37 +64,6 @@ OVERRIDE = "a person (not an agent) may store it as asked with --force"
 _TRIGGER = re.compile(
     r"(?im)^\s*(?:#{1,6}\s*)?(?:triggers?|triggered\s+by|conditions?|when|触发条件|触发|条件)\s*(?:[:：]|$)"
 )
-
-
-@dataclass(frozen=True)
-class Refusal:
-    rule: str
-    message: str
-    fix: str
-    field: str | None = None
-    start: int | None = None
-    end: int | None = None
-    line: int | None = None
-    column: int | None = None
-    forceable: bool = False
-
-    def __str__(self) -> str:
-        parts = [p for p in (self.field, self.line and f"line {self.line}, column {self.column}") if p]
-        where = f" ({', '.join(parts)})" if parts else ""
-        return f"refused by rule {self.rule}{where}: {self.message}; {self.fix}"
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "rule": self.rule,
-            "message": self.message,
-            "fix": self.fix,
-            "field": self.field,
-            "start": self.start,
-            "end": self.end,
-            "line": self.line,
-            "column": self.column,
-            "forceable": self.forceable,
-        }
 
 
 def question(candidate: Candidate, existing: Memory | None = None) -> Question | None:

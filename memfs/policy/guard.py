@@ -60,14 +60,16 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memfs.format import yamlio
 from memfs.format.model import SYSTEM_DIR, Problem
 from memfs.format.times import parse_time
-from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
-from memfs.policy.secrets_scan import Finding, scan, scan_values
+from memfs.policy.refusal import Refusal
+
+if TYPE_CHECKING:
+    from memfs.policy.secrets_scan import Finding
 
 PERSON = "user"
 
@@ -235,12 +237,19 @@ def check(change: FileChange, access: Access) -> list[Refusal]:
 
 def check_message(message: str) -> list[Refusal]:
     """Secrets in a commit message (subject, reason, trailers): never allowed, like in a file."""
+    from memfs.policy.secrets_scan import scan
+
     return [_secret_refusal(f, "commit message", "reword the reason without it") for f in scan(message)]
 
 
 def secrets(change: FileChange) -> list[Refusal]:
     """Secrets in what the change adds: its new lines, the decoded values of its changed fields
-    (YAML escapes like ``\\x41`` hide nothing) and its path."""
+    (YAML escapes like ``\\x41`` hide nothing) and its path.
+
+    The scanner is imported here, by the first call that scans: a command that judges no text (a
+    ``sync`` that fetched nothing) does not load its tables."""
+    from memfs.policy.secrets_scan import scan, scan_values
+
     fix = "remove it (refer to where it is kept instead, e.g. 'in the team vault'); nothing was written"
     found = [_secret_refusal(f, change.path, fix) for f in scan(change.added)]
     seen = {r.rule for r in found}

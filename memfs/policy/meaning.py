@@ -442,8 +442,8 @@ class _Patterns:
 
 @functools.cache
 def _patterns() -> _Patterns:
-    """The wording rules compiled on first use, not at import: ~35 ms that every memfs command
-    would pay (the guard imports the gate) and only a gate decision needs."""
+    """The wording rules compiled on first use, not at import: ~35 ms that every command
+    importing the gate would pay, and only a gate decision needs."""
     return _Patterns(
         re.compile("(?i)" + "|".join(f"\\b(?:{p})" for p in PHRASES_EN) + "|" + "|".join(PHRASES_ZH)),
         re.compile("(?i)" + "|".join(_ONE_OFF_EN) + "|" + "|".join(_ONE_OFF_ZH)),

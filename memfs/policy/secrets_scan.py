@@ -442,24 +442,32 @@ def scan_values(value: object, scanned: str = "") -> list[Finding]:
 
 
 @functools.cache
-def _prefilters() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
-    """Each rule with its pattern in multi-line mode: one search of a whole text says whether the
-    rule can match any of its lines (``^``/``$`` match at every line, and lines keep their line
-    ends, so the whole-text search finds at least what the line-by-line one would)."""
-    rules = _PROVIDER_RULES + _library_rules() + _GENERIC_RULES
-    return tuple((rule, re.compile(rule.pattern.pattern, rule.pattern.flags | re.MULTILINE)) for rule in rules)
+def _rules() -> tuple[_Rule, ...]:
+    """Every rule a text is searched by, in the order findings are reported."""
+    return _PROVIDER_RULES + _library_rules() + _GENERIC_RULES
 
 
 @functools.cache
-def _literal_prefilters() -> tuple[tuple[frozenset[str] | None, _Rule, re.Pattern[str]], ...]:
-    """:func:`_prefilters` with, for each rule, the strings one of which any match contains
-    (``None``: always searched), lower-cased unless the rule is :func:`_cased`, so an ASCII text
-    need only be searched by the rules whose strings it holds."""
+def _anywhere(i: int) -> re.Pattern[str]:
+    """Rule ``i``'s pattern in multi-line mode: one search of a whole text says whether the rule
+    can match any of its lines (``^``/``$`` match at every line, and lines keep their line ends,
+    so the whole-text search finds at least what the line-by-line one would). Compiled when a text
+    first needs it: an ASCII text is searched only by the rules whose strings it holds, and
+    compiling all ~60 took ~25 ms of every process that scanned once (a CLI ``remember``)."""
+    pattern = _rules()[i].pattern
+    return re.compile(pattern.pattern, pattern.flags | re.MULTILINE)
+
+
+@functools.cache
+def _required() -> tuple[tuple[frozenset[str] | None, _Rule], ...]:
+    """For each rule of :func:`_rules`, the strings one of which any match contains (``None``:
+    always searched), lower-cased unless the rule is :func:`_cased`, so an ASCII text need only be
+    searched by the rules whose strings it holds."""
     out = []
-    for rule, anywhere in _prefilters():
+    for rule in _rules():
         needed = regex_literals.required(rule.pattern)
         cased = _cased(rule.pattern)
-        out.append((None if needed is None else frozenset(n if cased else n.lower() for n in needed), rule, anywhere))
+        out.append((None if needed is None else frozenset(n if cased else n.lower() for n in needed), rule))
     return tuple(out)
 
 
@@ -475,27 +483,27 @@ def _candidates(text: str) -> list[_Rule]:
     rule whose required strings do not occur (case-folded, unless the rule is :func:`_cased`) is
     skipped first: ASCII case folding is exact, so this never drops a rule that could match, and
     most texts hold none of the strings."""
+    rules = _rules()
     if not text.isascii():
-        return [rule for rule, anywhere in _prefilters() if anywhere.search(text)]
+        return [rule for i, rule in enumerate(rules) if _anywhere(i).search(text)]
     lowered = text.lower()
     always, folded, cased = _needles()
     chosen = set(always)
     for needles, seen in ((folded, lowered), (cased, text)):
-        for needle, rules in needles.items():
+        for needle, admitted in needles.items():
             if needle in seen:
-                chosen.update(rules)
-    prefilters = _literal_prefilters()
-    return [prefilters[i][1] for i in sorted(chosen) if prefilters[i][2].search(text)]
+                chosen.update(admitted)
+    return [rules[i] for i in sorted(chosen) if _anywhere(i).search(text)]
 
 
 @functools.cache
 def _needles() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]]]:
-    """The rules (by position in :func:`_literal_prefilters`) searched in every text, and for each
-    required string the rules it admits, case-folded and (for :func:`_cased` rules) as written:
-    each string is looked for once per text."""
+    """The rules (by position in :func:`_rules`) searched in every text, and for each required
+    string the rules it admits, case-folded and (for :func:`_cased` rules) as written: each string
+    is looked for once per text."""
     always: list[int] = []
     by_needle: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
-    for i, (needed, rule, _) in enumerate(_literal_prefilters()):
+    for i, (needed, rule) in enumerate(_required()):
         if needed is None:
             always.append(i)
         for needle in needed or ():

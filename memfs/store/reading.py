@@ -13,19 +13,21 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memfs.errors import InvalidConfig, InvalidMemory, MemoryNotFound, PathError, UsageError
 from memfs.format import names, validate, yamlio
-from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
 from memfs.format.limits import DEFAULT as DEFAULT_LIMITS
 from memfs.format.limits import Limits
 from memfs.format.model import SYSTEM_DIR, Memory, Problem
 from memfs.format.parse import load_document, parse
-from memfs.policy import conflict_pairs, guard
+from memfs.policy import guard
 from memfs.policy.recall import ScopeRule, check_scope
-from memfs.store import crossfile, findings, gitcli, paths, progress, validating
+from memfs.store import gitcli, paths, progress
 from memfs.store.upkeep import COMMIT_MEMO_ENTRIES, AtCommit, Repository
+
+if TYPE_CHECKING:
+    from memfs.store import findings
 
 S = TypeVar("S", bound="Reader")
 
@@ -280,6 +282,8 @@ class Reader(Repository):
         if only is not None:
             return self._validate_only(only)
         if scan is None and self.binding is None:
+            from memfs.store import validating
+
             return _ordered(validating.cached(self))
         scan = scan or self.scan()
         found = list(scan.broken)
@@ -291,6 +295,8 @@ class Reader(Repository):
 
     def _file_findings(self, rel: str, data: bytes) -> findings.Entry:
         """One file's own findings as :meth:`validate` reports them, and its summary."""
+        from memfs.store import findings
+
         try:
             memory = parse(rel, data, self.limits())
         except InvalidMemory as exc:
@@ -300,6 +306,8 @@ class Reader(Repository):
     def _unparsed(self, rel: str, data: bytes, problems: list[Problem]) -> list[Problem]:
         """A file's fatal ``problems``; for a plain note (no frontmatter), the fix says how it is
         adopted (:mod:`memfs.format.interop.adopt`) instead of asking for frontmatter by hand."""
+        from memfs.format.interop.adopt import NO_SCOPE_FIX, is_plain
+
         if not is_plain(data) or len(problems) != 1:
             return problems
         try:
@@ -525,7 +533,13 @@ def _id_value(line: str) -> str | None:
     return value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
 
 
-_linked_problems = crossfile.linked_problems
+def _linked_problems(linked: list[str]) -> list[Problem]:
+    """:func:`memfs.store.crossfile.linked_problems`, imported by the scan that needs it: the
+    cross-file checks bring the conflict tables with them, which a command that reads no memory
+    (a ``sync`` that fetched nothing) never uses."""
+    from memfs.store import crossfile
+
+    return crossfile.linked_problems(linked)
 
 
 def _ordered(found: list[Problem]) -> list[Problem]:
@@ -535,4 +549,7 @@ def _ordered(found: list[Problem]) -> list[Problem]:
 def conflict_problems(memories: list[Memory]) -> list[Problem]:
     """A warning on both memories of each probable conflict (:mod:`memfs.policy.conflicts`): two
     values for one subject without a key; ``memfs context`` injects only the newer."""
+    from memfs.policy import conflict_pairs
+    from memfs.store import crossfile
+
     return crossfile.pair_problems(conflict_pairs.pairs(memories))

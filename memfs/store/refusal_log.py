@@ -25,7 +25,7 @@ from pathlib import Path
 
 from memfs.format.model import FIELDS, utcnow
 from memfs.policy import guard
-from memfs.policy.gate import Refusal
+from memfs.policy.refusal import Refusal
 from memfs.store import atomic
 
 LOG_FILE = "refusals.jsonl"

@@ -26,8 +26,8 @@ from memfs.format.limits import Limits
 from memfs.format.model import Memory, Problem, utcnow
 from memfs.format.parse import build, check_bytes, load_document, parse
 from memfs.policy import guard
-from memfs.policy.gate import Refusal
 from memfs.policy.recall import ScopeRule
+from memfs.policy.refusal import Refusal
 from memfs.store import gitcli, paths, progress, revisions
 from memfs.store.catalog import Catalog
 from memfs.store.commits import Action, Change, CommitResult

@@ -9,3 +9,7 @@ and what was mapped and kept on the way. Files are never re-rendered: memfs's fi
 write uses, so every byte the user wrote stays as it was. Reading the source folder and
 committing the result is :mod:`memfs.ops.interop`'s job.
 """
+
+#: The systems ``memfs import`` reads. Here, not in :mod:`.common`, so that the verbs' declarations
+#: (which offer them as choices) load neither YAML nor the converters.
+FORMATS = ("letta", "basic-memory", "obsidian", "markdown")

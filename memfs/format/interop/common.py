@@ -18,7 +18,6 @@ from memfs.format import yamlio
 from memfs.format.document import BOM, Document, SplitError, split
 from memfs.format.model import FIELDS, SOURCE_KINDS, STATUSES, SYSTEM_DIR, TYPES
 
-FORMATS = ("letta", "basic-memory", "obsidian", "markdown")
 #: Why a note outside ``system/`` that names no scope cannot be imported without ``--scope``.
 NO_SCOPE = "has no scope, and none was given (--scope)"
 

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memfs.format.declare import param
-from memfs.format.interop.common import FORMATS as IMPORT_FORMATS
+from memfs.format.interop import FORMATS as IMPORT_FORMATS
 from memfs.format.model import SOURCE_KINDS, TYPES
 from memfs.ops.verbs.declare import Request, request
 

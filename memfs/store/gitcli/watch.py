@@ -22,8 +22,6 @@ there is no watch and every probe is whole.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import functools
 import os
@@ -32,6 +30,10 @@ import sys
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
@@ -69,9 +71,13 @@ _opened: weakref.WeakSet[TreeWatch] = weakref.WeakSet()
 def _libc() -> ctypes.CDLL | None:
     """The C library with inotify, loaded when a watch is first opened. ``libc.so.6`` (glibc) is
     tried first: :func:`ctypes.util.find_library` runs ``ldconfig -p``, a process of its own, which
-    every memfs command paid at import when it was asked first."""
+    every memfs command paid at import when it was asked first; :mod:`ctypes` itself is imported
+    here too, so a command that opens no watch (a CLI ``sync``) does not load it."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+    import ctypes.util
+
     for name in ("libc.so.6", None):
         try:
             libc = ctypes.CDLL(name or ctypes.util.find_library("c"), use_errno=True)
@@ -86,6 +92,8 @@ def _local(path: Path) -> bool:
     """Whether ``path`` lies on a file system in :data:`LOCAL_FILE_SYSTEMS`."""
     libc = _libc()
     assert libc is not None
+    import ctypes
+
     buf = ctypes.create_string_buffer(256)
     if libc.statfs(os.fsencode(path), buf) != 0:
         return False
