@@ -40,7 +40,6 @@ from memfs.index.state import LOCK_FILE, BadState, Entry, State
 from memfs.store import locking, paths
 from memfs.store.repo import Store
 
-RACY_NS = 2_000_000_000
 SYNC_WAIT = 5.0
 REBUILD_WAIT = 600.0
 Progress = Callable[[int, int], None]
@@ -92,7 +91,7 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
     HEAD, same set of changed/untracked/ignored memory files, and those files' stats as recorded."""
     if probe is None or state.probe is None or probe != state.probe:
         return False
-    racy_before = state.snapshot_ns - RACY_NS
+    racy_before = state.snapshot_ns - paths.RACY_NS
     for rel in probe[1]:
         if rel == "" or rel.endswith("/"):
             return False
@@ -112,7 +111,7 @@ def _unchanged_since(root: Path, state: State, probe: list[Any] | None) -> bool:
 
 def _pending(state: State, current: Stats) -> tuple[list[str], list[str]]:
     """(changed or new or racy paths, removed paths) of the working tree against ``state``."""
-    racy_before = state.snapshot_ns - RACY_NS
+    racy_before = state.snapshot_ns - paths.RACY_NS
     recorded = state.stat
     changed = [
         rel

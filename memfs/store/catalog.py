@@ -22,8 +22,8 @@ It is trusted only after validation, every time it is used, against one ``git st
 the changed, untracked and ignored paths): a file git calls clean at both the recorded and the
 current HEAD, and that the two HEADs do not differ in, has the content the cache read. Everything
 else (paths listed by either status, paths changed between the two HEADs, and files read within
-:data:`RACY_NS` of their mtime) is stat-compared and re-read if its stat moved. The cache is
-rebuilt from every file when it is missing, corrupt, from another format, written for another
+:data:`~memfs.store.paths.RACY_NS` of their mtime) is stat-compared and re-read if its stat
+moved. The cache is rebuilt from every file when it is missing, corrupt, from another format, written for another
 ``.memfsignore`` or size limits, or when either HEAD is unknown to git (a reset or purge). When
 git cannot answer at all, :func:`current` returns ``None`` and callers fall back to ``git grep``.
 
@@ -74,7 +74,6 @@ LOCK_WAIT = 2.0
 #: the journal is folded into a new whole file once it is larger than this share of it (or 1 MB)
 COMPACT_SHARE = 0.25
 COMPACT_MIN = 1 << 20
-RACY_NS = 2_000_000_000
 SAVE_EVERY = 16
 #: a refresh that re-checks at least this many files is saved at once: the next process would
 #: re-check (and re-parse) them all again from the older copy on disk
@@ -421,7 +420,7 @@ def _refreshed(repo: Store, catalog: Catalog, probe: Any, snapshot: int) -> Cata
         except GitError:
             return None
     rels = _memory_rels(repo, recheck)
-    racy_before = catalog.snapshot_ns - RACY_NS
+    racy_before = catalog.snapshot_ns - paths.RACY_NS
     rels.update(catalog.racy(racy_before))
     ignored = _ignored(repo, probe)
     changed = 0

@@ -331,16 +331,18 @@ def read_file(root: Path, rel: str, *, limit: int | None = MAX_READ_BYTES) -> by
 #: (which no program can set back), a replacement file has another inode: an equal signature
 #: means the same bytes, provided the times were not too recent to tell (:func:`read_signed`).
 Signature = tuple[int, int, int, int, int, int]
-#: a file changed less than this before its ``fstat`` is not given a signature: a write in the
-#: same timestamp tick would not show in its times (git's "racy" entries)
-RACY_SIGNATURE_NS = 2_000_000_000
+#: a file changed less than this before a look at its stat is not known by that stat: a write in
+#: the same timestamp tick would not show in its times (git's "racy" entries). One margin for every
+#: stat-keyed cache: signatures here, the catalog (:mod:`memfs.store.catalog`) and the index's
+#: catch-up (:mod:`memfs.index.catchup`).
+RACY_NS = 2_000_000_000
 
 
 def read_signed(root: Path, rel: str) -> tuple[bytes | Unreadable | None, Signature | None]:
     """:func:`read_file`, and the :data:`Signature` of the bytes read when it can tell a later
     change (:func:`signed_unchanged`): taken by the ``fstat`` before the first byte is read, so a
     write while reading changes the ctime after it and shows; ``None`` for a file whose mtime or
-    ctime is within :data:`RACY_SIGNATURE_NS` of the clock read before that ``fstat`` (after
+    ctime is within :data:`RACY_NS` of the clock read before that ``fstat`` (after
     the read, a slow one would widen the margin by its length), and for anything that is not read."""
     before = time.time_ns()
     found, st = _read(root, rel, MAX_READ_BYTES)
@@ -350,7 +352,7 @@ def read_signed(root: Path, rel: str) -> tuple[bytes | Unreadable | None, Signat
 
 
 def _signature(st: os.stat_result, before: int) -> Signature | None:
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= before - RACY_SIGNATURE_NS:
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= before - RACY_NS:
         return None
     return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 

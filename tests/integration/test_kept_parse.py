@@ -4,7 +4,7 @@ and eligibility is decided from the memory as it is now. Each case is asked with
 stale on purpose (no catch-up: what the live server does between an edit and its event) and
 compared with the same search when nothing kept is used (every hit's file read, as before).
 
-The files a test writes were changed "now", too recently to be signed (``paths.RACY_SIGNATURE_NS``);
+The files a test writes were changed "now", too recently to be signed (``paths.RACY_NS``);
 the ``settled`` fixture shifts that margin so they count as old, and each edit gives the file a
 new mtime of its own, so a rewrite within the same timestamp tick still shows."""
 
@@ -34,7 +34,7 @@ _mtimes = iter(range(1_600_000_000 * 10**9, 1_700_000_000 * 10**9, 10**9))
 
 @pytest.fixture
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(paths, "RACY_SIGNATURE_NS", -3_600 * 10**9)
+    monkeypatch.setattr(paths, "RACY_NS", -3_600 * 10**9)
 
 
 @pytest.fixture

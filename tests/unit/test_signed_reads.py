@@ -19,7 +19,7 @@ OLD_NS = 1_600_000_000 * 10**9
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file counts as changed long ago: the ctime of a file a test just wrote is "now", and
     a test cannot move it back (the shifted margin stands in for waiting)."""
-    monkeypatch.setattr(paths, "RACY_SIGNATURE_NS", -3_600 * 10**9)
+    monkeypatch.setattr(paths, "RACY_NS", -3_600 * 10**9)
 
 
 def _write(root: Path, rel: str, text: str, mtime_ns: int = OLD_NS) -> Path:
