@@ -41,6 +41,11 @@ from memfs.store import locking, paths
 from memfs.store.repo import Store
 
 SYNC_WAIT = 5.0
+#: the most unsigned memories a catch-up that writes anyway also indexes again to sign them
+#: (:meth:`State.signable`, ~1 ms each): a bound on what one search pays for a cache, when a
+#: rebuild over files just checked out left many. A catch-up with nothing else to write signs
+#: none: the index writer's commit alone is ~10 ms, more than a search saves
+SIGN_EACH = 8
 REBUILD_WAIT = 600.0
 Progress = Callable[[int, int], None]
 Stats = dict[str, tuple[int, int]]
@@ -192,8 +197,12 @@ class _LazyWriter:
 
 
 def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: tuple[int, int], *,
-               fresh: bool) -> str:
-    """(Re)index one file into ``writer`` and ``state``; returns what happened."""
+               fresh: bool, unsigned: list[str] | None = None) -> str:
+    """(Re)index one file into ``writer`` and ``state``; returns what happened. A memory read too
+    soon after its last change to be signed (:func:`memfs.store.paths.read_signed`) is indexed
+    without a kept parse, recorded so (:attr:`Entry.unsigned`) and appended to ``unsigned``: every
+    search reads its file until it is indexed again. Indexed again with the same bytes, now old
+    enough to sign, its document is written again with the kept parse (``"signed"``)."""
     old = state.files.get(rel)
     limits = repo.limits()
     data, memory, broken, signature = repo.load_signed(rel, limits)
@@ -210,7 +219,9 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             return "removed"
         return "none"
     digest = _digest(data)
-    if old is not None and old.digest == digest:
+    if memory is not None and signature is None and unsigned is not None:
+        unsigned.append(rel)
+    if old is not None and old.digest == digest and not (old.unsigned and signature is not None):
         state.put(rel, dataclasses.replace(old, mtime_ns=stat[0], size=stat[1]))
         return "same"
     if memory is None:
@@ -219,8 +230,45 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
         state.put(rel, Entry(stat[0], stat[1], digest, None, broken))
         return "updated" if old is not None else "added"
     lengths = add_document(writer.get(), document(memory, kept_blob(memory, signature, limits)), fresh=fresh)
-    state.put(rel, Entry(stat[0], stat[1], digest, tuple(lengths), None))
+    state.put(rel, Entry(stat[0], stat[1], digest, tuple(lengths), None, signature is None))
+    if old is not None and old.digest == digest:
+        return "signed"
     return "updated" if old is not None else "added"
+
+
+def index_paths(repo: Store, state: State, ix: Any, rels: list[str], report: SyncReport, wait: float) -> None:
+    """Index the current state of exactly ``rels`` (changed, new or gone files) into the open index
+    ``ix`` and ``state``, committing once: the path-by-path update of a caller that knows what
+    changed (the live index)."""
+    writer = _LazyWriter(ix, wait)
+    try:
+        for rel in rels:
+            stat = _stat(repo.root, rel)
+            if stat is None:
+                entry = state.drop(rel)
+                if entry is not None:
+                    if entry.lengths is not None:
+                        writer.get().delete_by_term("path", rel)
+                    report.removed += 1
+                continue
+            what = _index_one(repo, writer, state, rel, stat, fresh=False, unsigned=report.unsigned)
+            if what in ("added", "updated", "removed", "signed"):
+                setattr(report, what, getattr(report, what) + 1)
+        writer.finish(commit=True)
+    finally:
+        writer.finish(commit=False)
+
+
+def _stat(root: Any, rel: str) -> tuple[int, int] | None:
+    """The ``(mtime_ns, size)`` :func:`paths.stat_memory_files` would list for ``rel``, or ``None``
+    if it would not list it (gone, ignored, or not a memory name)."""
+    if not paths.is_memory_name(rel) or paths.is_ignored(root, rel):
+        return None
+    try:
+        st = os.lstat(root / rel)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def add_document(writer: Any, doc: dict[str, Any], *, fresh: bool) -> list[int]:
@@ -345,6 +393,10 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
     changed, removed = _pending(state, current)
     if not changed and not removed and probe == state.probe:
         return
+    if changed or removed:
+        listed = set(changed)
+        signable = state.signable(snapshot - paths.RACY_NS, SIGN_EACH)
+        changed += [rel for rel in signable if rel in current and rel not in listed]
     try:
         ix = open_dir(cache / state.index_dir)
     except Exception as exc:
@@ -360,8 +412,8 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
             state.drop(rel)
             report.removed += 1
         for done, rel in enumerate(changed, start=1):
-            what = _index_one(repo, writer, state, rel, current[rel], fresh=False)
-            if what in ("added", "updated", "removed"):
+            what = _index_one(repo, writer, state, rel, current[rel], fresh=False, unsigned=report.unsigned)
+            if what in ("added", "updated", "removed", "signed"):
                 setattr(report, what, getattr(report, what) + 1)
             repo.progress("catching up the index", done, len(changed))
         if writer.writer is not None:

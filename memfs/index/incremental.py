@@ -10,12 +10,12 @@ that nothing else changed: a caller that may have missed events runs ``sync``.
 
 from __future__ import annotations
 
-import os
+import time
 from collections.abc import Iterable
 from typing import Any
 
 from memfs.index import state as index_state
-from memfs.index.catchup import SYNC_WAIT, _index_one, _LazyWriter, _probe
+from memfs.index.catchup import SIGN_EACH, SYNC_WAIT, _probe, index_paths
 from memfs.index.reader import open_dir
 from memfs.index.results import SyncReport, Uncommitted
 from memfs.index.state import LOCK_FILE, BadState, State
@@ -26,18 +26,6 @@ from memfs.store.repo import Store
 class NeedsSync(Exception):
     """The index cannot be updated path by path (none yet, another format, unopenable); the caller
     runs :func:`memfs.index.catchup.sync`, which rebuilds."""
-
-
-def _stat(root: Any, rel: str) -> tuple[int, int] | None:
-    """The ``(mtime_ns, size)`` :func:`paths.stat_memory_files` would list for ``rel``, or ``None``
-    if it would not list it (gone, ignored, or not a memory name)."""
-    if not paths.is_memory_name(rel) or paths.is_ignored(root, rel):
-        return None
-    try:
-        st = os.lstat(root / rel)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 class Kept:
@@ -59,8 +47,9 @@ class Kept:
 
 
 def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, kept: Kept | None = None) -> SyncReport:
-    """Index the current state of ``rels`` (changed, new or gone files) and record the current
-    ``git status`` probe. Raises :class:`NeedsSync` when only a full catch-up can help and
+    """Index the current state of ``rels`` (changed, new or gone files), with a few memories
+    indexed earlier too soon to be signed that can be now (as a catch-up does), and record the
+    current ``git status`` probe. Raises :class:`NeedsSync` when only a full catch-up can help and
     :class:`~memfs.errors.LockTimeout` when another process holds the index lock too long."""
     cache = repo.cache_dir
     report = SyncReport()
@@ -74,8 +63,9 @@ def apply_paths(repo: Store, rels: Iterable[str], *, wait: float = SYNC_WAIT, ke
             raise NeedsSync(str(why)) from None
         if not (cache / state.index_dir).is_dir():
             raise NeedsSync("its directory is missing")
+        signable = state.signable(time.time_ns() - paths.RACY_NS, SIGN_EACH)
         try:
-            _write(repo, state, wanted, report)
+            _write(repo, state, sorted({*wanted, *signable}), report)
             probe = _probe(repo)  # after the indexing, which a caller's git refresh may overlap
         except BaseException:
             kept.state = None  # half-applied to the parsed copy: parse the file again next time
@@ -92,20 +82,4 @@ def _write(repo: Store, state: State, rels: list[str], report: SyncReport) -> No
         ix = open_dir(repo.cache_dir / state.index_dir)
     except Exception as exc:
         raise NeedsSync(f"it could not be opened ({type(exc).__name__})") from None
-    writer = _LazyWriter(ix, SYNC_WAIT)
-    try:
-        for rel in rels:
-            stat = _stat(repo.root, rel)
-            if stat is None:
-                entry = state.drop(rel)
-                if entry is not None:
-                    if entry.lengths is not None:
-                        writer.get().delete_by_term("path", rel)
-                    report.removed += 1
-                continue
-            what = _index_one(repo, writer, state, rel, stat, fresh=False)
-            if what in ("added", "updated", "removed"):
-                setattr(report, what, getattr(report, what) + 1)
-        writer.finish(commit=True)
-    finally:
-        writer.finish(commit=False)
+    index_paths(repo, state, ix, rels, report, SYNC_WAIT)

@@ -20,6 +20,8 @@ again. The writer that next finds such a line writes a whole file instead of app
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import json
 import os
 import secrets
@@ -55,20 +57,27 @@ Key = tuple[int, ...]
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One file as it was indexed. Never changed in place (a change is a new entry); slotted and
-    with a tuple of lengths, as one is kept per memory."""
+    with a tuple of lengths, as one is kept per memory. ``unsigned``: a memory read too soon after
+    its last change to be signed, so its document keeps no parse and every search reads its file;
+    the next catch-up after the racy margin indexes the same bytes again, signed."""
 
     mtime_ns: int
     size: int
     digest: str
     lengths: tuple[int, ...] | None
     broken: str | None = None
+    unsigned: bool = False
 
     def to_json(self) -> list[Any]:
         return [self.mtime_ns, self.size, self.digest, None if self.lengths is None else list(self.lengths),
-                self.broken]
+                self.broken, *([1] if self.unsigned else [])]
 
     @classmethod
     def from_json(cls, raw: list[Any]) -> Entry:
+        if len(raw) == 6:
+            if raw[5] != 1:
+                raise TypeError("unsigned")
+            return dataclasses.replace(cls.from_json(raw[:5]), unsigned=True)
         mtime, size, digest, lengths, broken = raw
         if not isinstance(mtime, int) or not isinstance(size, int) or not isinstance(digest, str):
             raise TypeError("entry")
@@ -81,7 +90,8 @@ class Entry:
         return cls(mtime, size, digest, lengths, broken)
 
 
-#: one entry packed: mtime_ns, size, the 12-byte digest, whether it has lengths, the lengths
+#: one entry packed: mtime_ns, size, the 12-byte digest, whether it has lengths (bit 0) and is
+#: unsigned (bit 1), the lengths
 _PACKED = struct.Struct(f"<qq12sB{len(TEXT_FIELDS)}I")
 _STAT = struct.Struct("<qq")
 Packed = bytes | Entry
@@ -101,14 +111,15 @@ def _pack(entry: Entry) -> Packed:
         return entry
     if raw.hex() != digest:
         return entry
-    return _PACKED.pack(entry.mtime_ns, entry.size, raw, lengths is not None, *(lengths or (0,) * len(TEXT_FIELDS)))
+    flags = (lengths is not None) | (entry.unsigned << 1)
+    return _PACKED.pack(entry.mtime_ns, entry.size, raw, flags, *(lengths or (0,) * len(TEXT_FIELDS)))
 
 
 def _unpack(kept: Packed) -> Entry:
     if isinstance(kept, Entry):
         return kept
-    mtime, size, raw, has, *lengths = _PACKED.unpack(kept)
-    return Entry(mtime, size, raw.hex(), tuple(lengths) if has else None)
+    mtime, size, raw, flags, *lengths = _PACKED.unpack(kept)
+    return Entry(mtime, size, raw.hex(), tuple(lengths) if flags & 1 else None, None, bool(flags & 2))
 
 
 class Files(Mapping[str, Entry]):
@@ -160,6 +171,7 @@ class State:
         self._totals = [0] * len(TEXT_FIELDS)
         self._having = [0] * len(TEXT_FIELDS)
         self._broken: dict[str, str] = {}
+        self._unsigned: dict[str, int] = {}
         self.disk = Disk()
         #: guards the kept sums against a writer in another thread of a process sharing this object
         self._lock = threading.Lock()
@@ -193,6 +205,10 @@ class State:
                 self._broken[rel] = entry.broken
             else:
                 self._broken.pop(rel, None)
+            if entry.unsigned:
+                self._unsigned[rel] = entry.mtime_ns
+            else:
+                self._unsigned.pop(rel, None)
             self.disk.dirty.add(rel)
 
     def drop(self, rel: str) -> Entry | None:
@@ -202,8 +218,18 @@ class State:
             if old is not None:
                 self._count(old, -1)
                 self._broken.pop(rel, None)
+                self._unsigned.pop(rel, None)
                 self.disk.dirty.add(rel)
             return old
+
+    def signable(self, before_ns: int, limit: int | None = None) -> list[str]:
+        """Up to ``limit`` of the unsigned memories (:attr:`Entry.unsigned`) last changed before
+        ``before_ns``: old enough now to be signed by indexing them again. Kept beside the entries,
+        so asking walks only the unsigned ones: usually a few, those saved within the racy margin
+        of their indexing; after a rebuild of files just checked out, possibly many."""
+        with self._lock:
+            found = (rel for rel, mtime in self._unsigned.items() if mtime < before_ns)
+            return sorted(itertools.islice(found, limit))
 
     def _count(self, entry: Entry, sign: int) -> None:
         if entry.lengths is not None:
@@ -238,6 +264,7 @@ class State:
             copy._files = dict(self._files)
             copy._totals, copy._having = list(self._totals), list(self._having)
             copy._broken = dict(self._broken)
+            copy._unsigned = dict(self._unsigned)
             disk = self.disk
             copy.disk = Disk(disk.token if not disk.dirty else "", disk.key, set(), disk.base_bytes, disk.journal_bytes)
         return copy

@@ -10,9 +10,11 @@ new mtime of its own, so a rewrite within the same timestamp tick still shows.""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from memfs import MemoryRepo, index
 from memfs.index import query
+from memfs.index import state as index_state
 from memfs.index.reader import Handle
 from memfs.index.results import SearchResult
 from memfs.store import paths
@@ -216,3 +219,119 @@ def test_a_folder_made_unlistable_is_read(mem: MemoryRepo, reads: list[str], mon
         assert _answer(found) == _as_before(mem, monkeypatch, "marmalade")
     finally:
         folder.chmod(0o755)
+
+
+# --- memories indexed too soon after their change to be signed -----------------------------------
+HOUR = 3_600 * 10**9
+
+
+def _entry(mem: MemoryRepo, rel: str) -> index_state.Entry:
+    return index_state.read(mem.store.cache_dir).files[rel]
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
+    """Memories indexed as soon as they were written: an hour's racy margin makes "just now" too
+    recent to sign, whatever the machine's speed."""
+    monkeypatch.setattr(paths, "RACY_NS", HOUR)
+    repo = new_repo(tmp_path / "mem")
+    for word in ("quince", "orchid"):
+        (repo.root / f"notes/{word}.md").parent.mkdir(exist_ok=True)
+        (repo.root / f"notes/{word}.md").write_text(_memory(word), encoding="utf-8")
+    commit_all(repo.root, "memories")
+    index.sync(repo.store)
+    return repo
+
+
+def _unsigned(mem: MemoryRepo) -> list[str]:
+    return index_state.read(mem.store.cache_dir).signable(2**62)
+
+
+def _another(mem: MemoryRepo, word: str) -> None:
+    """A change for the next catch-up to index (a new memory)."""
+    (mem.root / f"notes/{word}.md").write_text(_memory(word), encoding="utf-8")
+
+
+def test_a_memory_indexed_too_soon_is_signed_by_the_next_catch_up_that_writes_after_the_margin(
+        fresh: MemoryRepo, reads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    waiting = _unsigned(fresh)
+    assert {"notes/quince.md", "notes/orchid.md"} <= set(waiting)
+    assert _paths(_search(fresh, "quince")) == ["notes/quince.md"]
+    assert reads == ["notes/quince.md"]
+    _another(fresh, "pylon")
+    report = index.sync(fresh.store)
+    assert (report.added, report.signed) == (1, 0)  # still within the margin: nothing to sign yet
+    monkeypatch.setattr(paths, "RACY_NS", 0)  # the margin has passed
+    assert index.sync(fresh.store).signed == 0  # nothing else to write: no commit for a cache alone
+    _another(fresh, "saffron")
+    report = index.sync(fresh.store)
+    assert (report.signed, report.added, report.updated, report.removed) == (len(waiting) + 1, 1, 0, 0)
+    assert _unsigned(fresh) == []
+    reads.clear()
+    assert _paths(_search(fresh, "quince orchid")) == ["notes/orchid.md", "notes/quince.md"]
+    assert reads == []
+    assert _answer(_search(fresh, "quince")) == _as_before(fresh, monkeypatch, "quince")
+
+
+def test_an_edit_within_the_margin_is_signed_with_its_new_bytes(fresh: MemoryRepo, reads: list[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    (fresh.root / "notes/quince.md").write_text(_memory("quince", description="quince, edited"), encoding="utf-8")
+    assert index.sync(fresh.store).updated == 1
+    waiting = _unsigned(fresh)
+    assert "notes/quince.md" in waiting
+    monkeypatch.setattr(paths, "RACY_NS", 0)
+    _another(fresh, "pylon")
+    assert index.sync(fresh.store).signed == len(waiting) and _unsigned(fresh) == []
+    reads.clear()
+    assert [h.memory.description for h in _search(fresh, "quince").hits] == ["quince, edited"]
+    assert reads == []
+
+
+def test_a_memory_changed_long_ago_by_its_mtime_waits_for_its_ctime(fresh: MemoryRepo, reads: list[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written just now with an old mtime (``touch -d``, a restored backup): its ctime says
+    now, so its bytes cannot be signed yet; a catch-up before the margin has passed tries and
+    leaves it unsigned, and the first one after it signs."""
+    target = fresh.root / "notes/tundra.md"
+    target.write_text(_memory("tundra"), encoding="utf-8")
+    stamp = time.time_ns() - 2 * HOUR
+    os.utime(target, ns=(stamp, stamp))
+    assert index.sync(fresh.store).added == 1
+    _another(fresh, "pylon")
+    report = index.sync(fresh.store)
+    assert (report.signed, report.added) == (0, 1) and "notes/tundra.md" in report.unsigned
+    assert "notes/tundra.md" in _unsigned(fresh)
+    monkeypatch.setattr(paths, "RACY_NS", 0)
+    _another(fresh, "saffron")
+    assert index.sync(fresh.store).signed >= 1 and _unsigned(fresh) == []
+    reads.clear()
+    assert _paths(_search(fresh, "tundra")) == ["notes/tundra.md"]
+    assert reads == []
+
+
+def test_unsigned_is_kept_in_the_state_file_and_its_journal() -> None:
+    entry = index_state.Entry(5, 10, "ab" * 12, (1,) * len(index_state.TEXT_FIELDS), None, True)
+    assert index_state.Entry.from_json(entry.to_json()) == entry
+    assert len(index_state.Entry.from_json(entry.to_json()[:5]).to_json()) == 5
+    with pytest.raises(TypeError):
+        index_state.Entry.from_json([*entry.to_json()[:5], 2])
+    state = index_state.State("ix")
+    state.put("a.md", entry)
+    assert state.files["a.md"] == entry and state.signable(6) == ["a.md"] and state.signable(5) == []
+    state.put("a.md", dataclasses.replace(entry, unsigned=False))
+    assert not state.files["a.md"].unsigned and state.signable(6) == []
+
+
+def test_one_catch_up_signs_a_bounded_number(fresh: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a rebuild over files just checked out, many may wait: each search signs a few."""
+    from memfs.index import catchup
+
+    monkeypatch.setattr(catchup, "SIGN_EACH", 2)
+    monkeypatch.setattr(paths, "RACY_NS", 0)
+    assert len(_unsigned(fresh)) == 3
+    signed = []
+    for word in ("pylon", "saffron", "lantern"):
+        _another(fresh, word)
+        signed.append(index.sync(fresh.store).signed)
+    assert signed == [2, 1, 0]  # each new memory is signed as it is added: the margin has passed
+    assert _unsigned(fresh) == []

@@ -26,7 +26,8 @@ from memfs import MemoryRepo
 from memfs.agents.live import listener, wire
 from memfs.agents.live.server import AlreadyRunning, Batch, _jumped
 from memfs.agents.live.view import search_view
-from memfs.store import locking
+from memfs.index import state as index_state
+from memfs.store import locking, paths
 from tests.helpers import ACTOR, TIMEOUT, copy_repo, git, memory_text, wait_for
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning"),
@@ -139,6 +140,25 @@ def test_a_save_is_visible_to_the_next_query_once_processed(live: Live) -> None:
     (repo.root / "facts/rocket.md").unlink()
     live.wait_path(since, "facts/rocket.md")
     assert paths_of(via_server(repo, "rocket")) == []
+
+
+def test_a_save_indexed_too_soon_to_sign_is_signed_by_a_later_update_after_the_margin(
+        live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save is indexed within the racy margin of its change, so its document keeps no parse and
+    every search reads the file; the first update the server makes after the margin signs it."""
+    repo, rel = live.repo, "facts/rocket.md"
+    monkeypatch.setattr(paths, "RACY_NS", 3_600 * 10**9)
+    since = live.mark()
+    write(repo, rel, fact("The rocket launches on friday."))
+    live.wait_path(since, rel)
+    assert index_state.read(repo.store.cache_dir).files[rel].unsigned
+    monkeypatch.setattr(paths, "RACY_NS", 0)  # the margin has passed
+    since = live.mark()
+    write(repo, "facts/garden.md", fact("The garden needs water."))
+    live.wait_path(since, "facts/garden.md")
+    files = index_state.read(repo.store.cache_dir).files
+    assert not files[rel].unsigned and not files["facts/garden.md"].unsigned
+    assert paths_of(via_server(repo, "rocket")) == [rel]
 
 
 def test_an_atomic_save_and_a_rename_are_seen(live: Live) -> None:
