@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ from hypothesis import strategies as st
 from memfs import MemoryRepo, index
 from memfs.index.analysis import tokens
 from memfs.policy import recall
+from memfs.store.gitcli import watch
+from memfs.store.paths import stat_memory_files
 from tests.helpers import ACTOR, copy_repo, hit_paths, put
 
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
@@ -124,11 +127,21 @@ def test_ranking_rules_hold_on_generated_corpora(template_repo: Path, corpus: tu
                                                  scoped: bool) -> None:
     specs, words, padding = corpus
     repo, made = _build(template_repo, specs, padding)
+    try:
+        _check_ranking(repo, made, words, padding, scoped)
+    finally:  # each example's repository, in the system's temporary folder, goes with it
+        index.close_all()
+        watch.close_all()
+        shutil.rmtree(repo.root.parent)
+
+
+def _check_ranking(repo: MemoryRepo, made: dict[str, Spec], words: tuple[str, ...], padding: int,
+                   scoped: bool) -> None:
     query = " ".join(words)
     scope = "user:U5" if scoped else None
     result = index.search(repo.store, query, scope=scope, at=NOW, limit=50)
     paths = hit_paths(result)
-    counted = _counted(made, words, len(made) + padding)
+    counted = _counted(made, words, len(stat_memory_files(repo.root)))  # the template's system/ file too
     terms = {t for w in words for t in tokens(w)}
 
     eligible = {rel for rel, s in made.items() if s.status == "active" and (scope is None or s.scope == scope)}
