@@ -29,6 +29,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import tests.ramtemp  # noqa: F401  (first: it may move the temporary folders every later line uses)
+
 #: Where compiled bytecode goes when the environment asks Python not to write it beside the
 #: sources (``PYTHONDONTWRITEBYTECODE``): otherwise every ``python -m memfs`` a test starts, and
 #: every worker, compiles memfs again (~0.2 s of CPU a process). A folder of its own, outside the
