@@ -140,14 +140,19 @@ def without_host_paths(text: str, root: os.PathLike[str] | str) -> str:
     return text.replace(shown + "/", "").replace(shown, ".") if shown and shown in text else text
 
 
-def one_line(exc: BaseException, limit: int = 500) -> str:
+def one_line(exc: BaseException, limit: int = 500, *, roots: Sequence[os.PathLike[str] | str] = ()) -> str:
     """One line for any exception, for the doors' last resort (the CLI without ``--debug``, the
     file tools, MCP): a memfs error's message, an operating-system error's file and reason, or
-    for anything else (a bug) its class and first line. Never a traceback, never several lines."""
+    for anything else (a bug) its class and first line. Never a traceback, never several lines.
+    An operating-system error's file is shown relative to the first of ``roots`` it is below
+    (:func:`without_host_paths`) before a long one is cut: cut first, a long root left only its
+    own start in the line, and the file's name was lost."""
     if isinstance(exc, MemfsError):
         text = str(exc)
     elif isinstance(exc, OSError):
         name = exc.filename if isinstance(exc.filename, str) else ""
+        for root in roots:
+            name = without_host_paths(name, root)
         if len(name) > 100:
             name = name[:100] + "..."
         text = f"{name}: {exc.strerror or exc}".lstrip(": ")

@@ -103,7 +103,7 @@ def handle(repo: Store, request: Mapping[str, Any], context: ToolContext | None 
         text = without_host_paths(str(exc), repo.root)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     except Exception as exc:  # a tool loop gets one error line, never a traceback
-        text = without_host_paths(one_line(exc), repo.root)
+        text = without_host_paths(one_line(exc, roots=(repo.root,)), repo.root)
         return ToolResult(False, command, f"Error: {text}", error=text, error_type=type(exc).__name__)
     return ToolResult(True, command, done.text, path=done.path, commit=done.commit, revision=done.revision)
 

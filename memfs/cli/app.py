@@ -144,7 +144,9 @@ class LazyGroup(click.Group):
         except Exception as exc:  # OSError and any bug: one line, the traceback only with --debug
             if _debug(ctx):
                 raise
-            _fail(ctx, one_line(exc), exits.FAILED, type(exc).__name__)
+            repo = ctx.obj._repo if isinstance(ctx.obj, State) else None
+            roots = () if repo is None else (repo.root, repo.store.git.workdir)
+            _fail(ctx, one_line(exc, roots=roots), exits.FAILED, type(exc).__name__)
 
 
 def _fail(ctx: click.Context, text: str, code: int, kind: str) -> None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import errno
 import inspect
+from pathlib import Path
 
 import pytest
 
 from memfs import MemoryRepo, errors
 from memfs.cli import COMMANDS
 from memfs.policy.gate import check
-from tests.helpers import NOTE, VALID, candidate, cli, options, raw_memory, run_cli, write_file
+from tests.helpers import NOTE, VALID, candidate, cli, new_repo, options, raw_memory, run_cli, write_file
 
 #: MemfsError and every subclass memfs defines.
 ERRORS = sorted(
@@ -153,3 +154,14 @@ def test_force_is_offered_only_where_the_verb_has_it(repo: MemoryRepo, monkeypat
     assert cli(repo, "ls").stderr == "memfs: error: a rule says no\n"
     raising(monkeypatch, "run", errors.Refused("a rule says no"))
     assert cli(repo, "write", "a.md", "--body", "x").stderr == "memfs: error: a rule says no\n"
+
+
+def test_an_operating_system_error_names_its_file_below_a_long_root(tmp_path: Path) -> None:
+    """The file is shown relative to the root before a long name is cut: cut first, a root of
+    ~100 characters left only its own start in the line (seen when the suite's folders moved)."""
+    repo = new_repo(tmp_path / ("deep-" * 20) / "mem")
+    lock = repo.store.git.git_dir / "memfs.lock"
+    lock.unlink()
+    lock.mkdir()
+    done = cli(repo, "write", "a.md", *options(NOTE))
+    assert done.returncode == 3 and done.stderr == "memfs: error: .git/memfs.lock: Is a directory\n"
