@@ -287,7 +287,9 @@ def _server_class() -> type[MCPServer]:
             except UnexpectedToolError:
                 raise
             except ToolError as exc:
-                raise ToolError(without_host_paths(tool_error_text(exc), self.root)) from exc.__cause__
+                failed = _os_error(exc)
+                text = tool_error_text(exc) if failed is None else one_line(failed, roots=(self.root,))
+                raise ToolError(without_host_paths(text, self.root)) from exc.__cause__
 
     return Server
 
@@ -300,6 +302,15 @@ def tool_error_text(exc: BaseException) -> str:
     if isinstance(cause, ValidationError):
         return "; ".join(_argument_error(error) for error in cause.errors(include_url=False)) + "."
     return " ".join(str(cause if cause is not None else exc).split())
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The operating-system error a tool's failure came from (:func:`_guarded` keeps it as the
+    cause), so its file can be shown relative to the root before a long name is cut."""
+    seen: BaseException | None = exc
+    while seen is not None and not isinstance(seen, OSError):
+        seen = seen.__cause__
+    return seen
 
 
 def _argument_error(error: Any) -> str:
@@ -320,7 +331,7 @@ def _guarded(fn: Callable[..., _R]) -> Callable[..., _R]:
             except ToolError:
                 raise
             except Exception as exc:
-                raise ToolError(one_line(exc)) from None
+                raise ToolError(one_line(exc)) from (exc if isinstance(exc, OSError) else None)
 
         return cast(Callable[..., _R], asking)
 
@@ -331,7 +342,7 @@ def _guarded(fn: Callable[..., _R]) -> Callable[..., _R]:
         except ToolError:
             raise
         except Exception as exc:
-            raise ToolError(one_line(exc)) from None
+            raise ToolError(one_line(exc)) from (exc if isinstance(exc, OSError) else None)
 
     return tool
 

@@ -165,3 +165,22 @@ def test_an_operating_system_error_names_its_file_below_a_long_root(tmp_path: Pa
     lock.mkdir()
     done = cli(repo, "write", "a.md", *options(NOTE))
     assert done.returncode == 3 and done.stderr == "memfs: error: .git/memfs.lock: Is a directory\n"
+
+
+def test_an_mcp_tool_names_the_file_below_a_long_root_and_no_part_of_the_root(tmp_path: Path) -> None:
+    """The same through MCP, whose reply goes to a model: cut before the root was taken out, the
+    reply kept a fragment of the host path."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from memfs.mcp_server import build_server
+
+    repo = new_repo(tmp_path / ("deep-" * 20) / "mem")
+    lock = repo.store.git.git_dir / "memfs.lock"
+    lock.unlink()
+    lock.mkdir()
+    server = build_server(repo.session("user:U5", actor="agent:mcp-test"))
+    with pytest.raises(ToolError) as raised:
+        anyio.run(server.call_tool, "memory_remember",
+                  {"body": "The quokka lives on Rottnest.", "type": "fact", "source": "conversation:C1"})
+    assert str(raised.value) == ".git/memfs.lock: Is a directory"
