@@ -197,11 +197,11 @@ class _LazyWriter:
 
 
 def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: tuple[int, int], *,
-               fresh: bool, unsigned: list[str] | None = None) -> str:
+               fresh: bool) -> str:
     """(Re)index one file into ``writer`` and ``state``; returns what happened. A memory read too
     soon after its last change to be signed (:func:`memfs.store.paths.read_signed`) is indexed
-    without a kept parse, recorded so (:attr:`Entry.unsigned`) and appended to ``unsigned``: every
-    search reads its file until it is indexed again. Indexed again with the same bytes, now old
+    without a kept parse and recorded so (:attr:`Entry.unsigned`): every search reads its file
+    until it is indexed again. Indexed again with the same bytes, now old
     enough to sign, its document is written again with the kept parse (``"signed"``)."""
     old = state.files.get(rel)
     limits = repo.limits()
@@ -219,8 +219,6 @@ def _index_one(repo: Store, writer: _LazyWriter, state: State, rel: str, stat: t
             return "removed"
         return "none"
     digest = _digest(data)
-    if memory is not None and signature is None and unsigned is not None:
-        unsigned.append(rel)
     if old is not None and old.digest == digest and not (old.unsigned and signature is not None):
         state.put(rel, dataclasses.replace(old, mtime_ns=stat[0], size=stat[1]))
         return "same"
@@ -251,7 +249,7 @@ def index_paths(repo: Store, state: State, ix: Any, rels: list[str], report: Syn
                         writer.get().delete_by_term("path", rel)
                     report.removed += 1
                 continue
-            what = _index_one(repo, writer, state, rel, stat, fresh=False, unsigned=report.unsigned)
+            what = _index_one(repo, writer, state, rel, stat, fresh=False)
             if what in ("added", "updated", "removed", "signed"):
                 setattr(report, what, getattr(report, what) + 1)
         writer.finish(commit=True)
@@ -412,7 +410,7 @@ def _apply(repo: Store, state: State, report: SyncReport, wait: float,
             state.drop(rel)
             report.removed += 1
         for done, rel in enumerate(changed, start=1):
-            what = _index_one(repo, writer, state, rel, current[rel], fresh=False, unsigned=report.unsigned)
+            what = _index_one(repo, writer, state, rel, current[rel], fresh=False)
             if what in ("added", "updated", "removed", "signed"):
                 setattr(report, what, getattr(report, what) + 1)
             repo.progress("catching up the index", done, len(changed))

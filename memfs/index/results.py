@@ -130,14 +130,12 @@ class SearchResult:
 class SyncReport:
     """What one catch-up did. ``stale`` means another process held the index lock too long.
     ``signed``: documents indexed again only to keep their parse (same bytes, now old enough to
-    sign); ``unsigned``: the memories read too soon after their last change to be signed, which a
-    later update that writes anyway signs (:meth:`~memfs.index.state.State.signable`)."""
+    sign: :meth:`~memfs.index.state.State.signable`)."""
 
     added: int = 0
     updated: int = 0
     removed: int = 0
     signed: int = 0
-    unsigned: list[str] = field(default_factory=list)
     rebuilt: bool = False
     stale: bool = False
     notices: list[str] = field(default_factory=list)

@@ -59,7 +59,8 @@ class Entry:
     """One file as it was indexed. Never changed in place (a change is a new entry); slotted and
     with a tuple of lengths, as one is kept per memory. ``unsigned``: a memory read too soon after
     its last change to be signed, so its document keeps no parse and every search reads its file;
-    the next catch-up after the racy margin indexes the same bytes again, signed."""
+    the first index update after the racy margin that writes anyway indexes the same bytes again,
+    signed (:meth:`State.signable`)."""
 
     mtime_ns: int
     size: int
