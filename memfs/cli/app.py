@@ -144,9 +144,7 @@ class LazyGroup(click.Group):
         except Exception as exc:  # OSError and any bug: one line, the traceback only with --debug
             if _debug(ctx):
                 raise
-            repo = ctx.obj._repo if isinstance(ctx.obj, State) else None
-            roots = () if repo is None else (repo.root, repo.store.git.workdir)
-            _fail(ctx, one_line(exc, roots=roots), exits.FAILED, type(exc).__name__)
+            _fail(ctx, one_line(exc, roots=_roots(ctx)), exits.FAILED, type(exc).__name__)
 
 
 def _fail(ctx: click.Context, text: str, code: int, kind: str) -> None:
@@ -156,11 +154,17 @@ def _fail(ctx: click.Context, text: str, code: int, kind: str) -> None:
     from memfs.cli import output
     from memfs.errors import without_host_paths
 
-    repo = ctx.obj._repo if isinstance(ctx.obj, State) else None
-    if repo is not None:
-        text = without_host_paths(without_host_paths(text, repo.root), repo.store.git.workdir)
+    for root in _roots(ctx):
+        text = without_host_paths(text, root)
     output.failure(text, code, kind, bool(ctx.meta.get("memfs.json")))
     ctx.exit(code)
+
+
+def _roots(ctx: click.Context) -> tuple[Path, ...]:
+    """Where the repository the command opened lives (its memory root, then the work tree's top),
+    to be taken out of an error's paths; none before a repository was opened."""
+    repo = ctx.obj._repo if isinstance(ctx.obj, State) else None
+    return () if repo is None else (repo.root, repo.store.git.workdir)
 
 
 def _stopped(exc: BaseException) -> str:
